@@ -1,0 +1,37 @@
+/**
+ * The database adapter interface, method for method as Auth.js's `Adapter`, so that existing `@auth/*-adapter`
+ * packages can be passed as `adapter`. Every method is optional; each feature checks for the ones it needs.
+ */
+import type {
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  Awaitable,
+  VerificationToken,
+} from './types.js';
+
+export type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken };
+
+/** Storage for users, accounts, sessions, verification tokens and WebAuthn authenticators. */
+export interface Adapter {
+  createUser?(user: AdapterUser): Awaitable<AdapterUser>;
+  getUser?(id: string): Awaitable<AdapterUser | null>;
+  getUserByEmail?(email: string): Awaitable<AdapterUser | null>;
+  getUserByAccount?(providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>): Awaitable<AdapterUser | null>;
+  updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Awaitable<AdapterUser>;
+  deleteUser?(userId: string): Promise<void> | Awaitable<AdapterUser | null | undefined>;
+  linkAccount?(account: AdapterAccount): Promise<void> | Awaitable<AdapterAccount | null | undefined>;
+  unlinkAccount?(providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>): Promise<void> | Awaitable<AdapterAccount | undefined>;
+  createSession?(session: { sessionToken: string; userId: string; expires: Date }): Awaitable<AdapterSession>;
+  getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>;
+  updateSession?(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Awaitable<AdapterSession | null | undefined>;
+  deleteSession?(sessionToken: string): Promise<void> | Awaitable<AdapterSession | null | undefined>;
+  createVerificationToken?(verificationToken: VerificationToken): Awaitable<VerificationToken | null | undefined>;
+  useVerificationToken?(params: { identifier: string; token: string }): Awaitable<VerificationToken | null>;
+  getAccount?(providerAccountId: AdapterAccount['providerAccountId'], provider: AdapterAccount['provider']): Awaitable<AdapterAccount | null>;
+  getAuthenticator?(credentialID: AdapterAuthenticator['credentialID']): Awaitable<AdapterAuthenticator | null>;
+  createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
+  listAuthenticatorsByUserId?(userId: AdapterAuthenticator['userId']): Awaitable<AdapterAuthenticator[]>;
+  updateAuthenticatorCounter?(credentialID: AdapterAuthenticator['credentialID'], newCounter: AdapterAuthenticator['counter']): Awaitable<AdapterAuthenticator>;
+}

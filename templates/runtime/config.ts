@@ -1,0 +1,313 @@
+/**
+ * `FrameworkAuthConfig` (the core auth config without Auth.js's `raw` option) and its one-time resolution: the
+ * factory checks the config once, so a short secret fails at startup, and the user's object is never mutated.
+ */
+import type { Request } from 'express';
+import type { Adapter } from './adapter.js';
+import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './cookies.js';
+import { MissingSecret, UnsupportedStrategy, type AuthError } from './errors.js';
+import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './jwt.js';
+import { resolveProviders, type ResolvedProvider } from './providers/resolve.js';
+import type { ProviderInput } from './providers/types.js';
+import type { Account, AdapterUser, Awaitable, DefaultSession, JWT, Profile, Session, User } from './types.js';
+
+/** Callbacks that decide what happens at each step. All may be async. */
+export interface CallbacksOptions {
+  /**
+   * Allows or refuses a sign-in. Return false to refuse (AccessDenied), or a same-origin URL to redirect to.
+   * @default () => true
+   */
+  signIn: (params: {
+    user: User | AdapterUser;
+    account: Account | null;
+    profile?: Profile;
+    email?: { verificationRequest?: boolean };
+    credentials?: Record<string, unknown>;
+  }) => Awaitable<boolean | string>;
+  /**
+   * Decides where to send the user after sign-in or sign-out. Whatever it returns, a URL of another origin is
+   * replaced by `baseUrl`.
+   * @default relative URLs are resolved against baseUrl; same-origin URLs are kept; anything else is baseUrl
+   */
+  redirect: (params: { url: string; baseUrl: string }) => Awaitable<string>;
+  /** Shapes the session the app sees. @default the session as built from the token */
+  session: (params: { session: Session; token: JWT; user?: AdapterUser; trigger?: 'update'; newSession?: unknown }) => Awaitable<Session | DefaultSession>;
+  /**
+   * Shapes the session JWT. Called at sign-in (with `user`, `account`, `profile`), on every session read, and on
+   * update. Return null to end the session.
+   * @default the token unchanged
+   */
+  jwt: (params: {
+    token: JWT;
+    user?: User | AdapterUser;
+    account?: Account | null;
+    profile?: Profile;
+    trigger?: 'signIn' | 'signUp' | 'update';
+    isNewUser?: boolean;
+    session?: unknown;
+  }) => Awaitable<JWT | null>;
+}
+
+/** Events: side effects after something happened. Errors in them are logged, never shown to the user. */
+export interface EventCallbacks {
+  signIn: (message: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }) => Awaitable<void>;
+  signOut: (message: { token: JWT | null } | { session: unknown }) => Awaitable<void>;
+  createUser: (message: { user: User }) => Awaitable<void>;
+  updateUser: (message: { user: User }) => Awaitable<void>;
+  linkAccount: (message: { user: User | AdapterUser; account: Account; profile: User | AdapterUser }) => Awaitable<void>;
+  session: (message: { session: Session; token: JWT }) => Awaitable<void>;
+}
+
+/** Paths of your own pages, used instead of the built-in ones (they receive `error` and `callbackUrl`). */
+export interface PagesOptions {
+  signIn: string;
+  signOut: string;
+  error: string;
+  verifyRequest: string;
+  newUser: string;
+}
+
+/** The look of the built-in pages. */
+export interface Theme {
+  /** @default 'auto' */
+  colorScheme?: 'auto' | 'dark' | 'light';
+  logo?: string;
+  brandColor?: string;
+  buttonText?: string;
+}
+
+/** Warnings the runtime can log. */
+export type WarningCode = 'debug-enabled' | 'csrf-disabled' | 'experimental-webauthn' | 'env-url-basepath-redundant' | 'env-url-basepath-mismatch';
+
+/** Where the runtime logs. Never receives a secret or a token. */
+export interface LoggerInstance {
+  error: (error: Error) => void;
+  warn: (code: WarningCode) => void;
+  debug: (message: string, metadata?: unknown) => void;
+}
+
+/** Session options. */
+export interface SessionOptions {
+  /**
+   * `jwt` keeps the session in an encrypted cookie; `database` keeps it in the adapter.
+   * @default 'jwt', or 'database' when an adapter is set
+   */
+  strategy: 'jwt' | 'database';
+  /** Seconds until an idle session expires. @default 2592000 (30 days) */
+  maxAge: number;
+  /**
+   * Seconds between refreshes of the session's expiry (its cookie is re-issued, or its database row updated).
+   * 0 re-issues on every read.
+   * @default 86400 (24 hours)
+   */
+  updateAge: number;
+  /** Generates database session tokens. @default crypto.randomUUID */
+  generateSessionToken: () => string;
+}
+
+/** Everything `FrameworkAuth` and `getSession` accept. */
+export interface FrameworkAuthConfig {
+  /** Sign-in methods; a button or form appears for each on the sign-in page. */
+  providers: ProviderInput[];
+  /**
+   * Secret(s) for encrypting tokens and signing cookies, newest first. Each at least 32 characters.
+   * @default process.env.AUTH_SECRET (comma-separated for rotation)
+   */
+  secret?: string | string[];
+  /**
+   * The mount path (`/auth`). Inferred from the request when absent, so mounting anywhere works.
+   */
+  basePath?: string;
+  session?: Partial<SessionOptions>;
+  jwt?: Partial<JWTOptions>;
+  callbacks?: Partial<CallbacksOptions>;
+  events?: Partial<EventCallbacks>;
+  pages?: Partial<PagesOptions>;
+  theme?: Theme;
+  logger?: Partial<LoggerInstance>;
+  /** Logs each step at debug level (never secrets or tokens). @default false */
+  debug?: boolean;
+  /**
+   * Trust the request's Host header (and `X-Forwarded-Host` when Express's `trust proxy` trusts the hop) to build
+   * URLs. Without it, `AUTH_URL` must be set.
+   * @default AUTH_TRUST_HOST, else true when AUTH_URL is set or NODE_ENV is not 'production'
+   */
+  trustHost?: boolean;
+  /** @default true when the request is HTTPS (`req.protocol`, so Express's `trust proxy` matters) */
+  useSecureCookies?: boolean;
+  cookies?: CookiesOverrides;
+  /** An origin that receives OAuth callbacks for preview deployments and forwards them. @default AUTH_REDIRECT_PROXY_URL */
+  redirectProxyUrl?: string;
+  adapter?: Adapter;
+}
+
+/** The config after checks and defaults, computed once per config object. */
+export interface ResolvedConfig {
+  source: FrameworkAuthConfig;
+  secrets: string[];
+  basePath: string | undefined;
+  /** `AUTH_URL`'s origin when set: every URL the app builds uses it. */
+  envOrigin: string | undefined;
+  trustHost: boolean;
+  providers: ResolvedProvider[];
+  providersById: Map<string, ResolvedProvider>;
+  session: SessionOptions;
+  jwt: JWTOptions;
+  callbacks: CallbacksOptions;
+  events: Partial<EventCallbacks>;
+  pages: Partial<PagesOptions>;
+  theme: Required<Pick<Theme, 'colorScheme'>> & Theme;
+  logger: LoggerInstance;
+  debug: boolean;
+  useSecureCookies: boolean | undefined;
+  cookies: { secure: CookiesOptions; plain: CookiesOptions };
+  redirectProxyUrl: string | undefined;
+  adapter: Adapter | undefined;
+}
+
+/** Environment variables the runtime reads. */
+export type AuthEnv = Partial<Record<string, string>>;
+
+/** The minimum length of every secret (seed §8). */
+export const MIN_SECRET_LENGTH = 32;
+
+/** Reads the secrets: the config's, or `AUTH_SECRET` (comma-separated, newest first). */
+export function readSecrets(config: Pick<FrameworkAuthConfig, 'secret'>, env: AuthEnv): string[] {
+  const fromConfig = config.secret === undefined ? undefined : Array.isArray(config.secret) ? config.secret : [config.secret];
+  const secrets = (fromConfig ?? (env.AUTH_SECRET ?? '').split(',')).map((secret) => secret.trim()).filter(Boolean);
+  if (secrets.length === 0) {
+    throw new MissingSecret(
+      'AUTH_SECRET is not set. Put a random string of at least 32 characters in .env (`npx framework-auth secret` writes one), or pass `secret` in the config.',
+    );
+  }
+  secrets.forEach((secret, index) => {
+    if (secret.length < MIN_SECRET_LENGTH) {
+      const which = secrets.length > 1 ? `Secret #${index + 1} of AUTH_SECRET` : 'AUTH_SECRET';
+      throw new MissingSecret(
+        `${which} is ${secret.length} characters long; it must be at least ${MIN_SECRET_LENGTH}. Generate one with \`npx framework-auth secret\`.`,
+      );
+    }
+  });
+  return secrets;
+}
+
+/** `true`/`1`/`yes` are true, `false`/`0`/`no` are false (Auth.js treats "false" as true; we don't). */
+export function parseBooleanEnv(value: string | undefined): boolean | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const normalised = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(normalised)) return true;
+  if (['false', '0', 'no', 'off'].includes(normalised)) return false;
+  return undefined;
+}
+
+function normaliseBasePath(basePath: string | undefined): string | undefined {
+  if (basePath === undefined) return undefined;
+  if (!basePath.startsWith('/') || basePath.includes('*') || /[?#]/.test(basePath)) {
+    throw new TypeError(`basePath must be a path starting with "/" and without wildcards (got "${basePath}")`);
+  }
+  return basePath === '/' ? '' : basePath.replace(/\/+$/, '');
+}
+
+function defaultRedirect({ url, baseUrl }: { url: string; baseUrl: string }): string {
+  if (url.startsWith('/')) return `${baseUrl}${url}`;
+  try {
+    if (new URL(url).origin === baseUrl) return url;
+  } catch {
+    // not a URL: fall back to the base URL
+  }
+  return baseUrl;
+}
+
+const defaultCallbacks: CallbacksOptions = {
+  signIn: () => true,
+  redirect: defaultRedirect,
+  session: ({ session }) => session,
+  jwt: ({ token }) => token,
+};
+
+function createLogger(config: FrameworkAuthConfig, debug: boolean): LoggerInstance {
+  const custom = config.logger ?? {};
+  return {
+    error: custom.error ?? ((error) => {
+      const authError = error as AuthError;
+      const cause = authError.cause?.err;
+      console.error(`[auth][error] ${authError.type ?? error.name}: ${error.message}${cause ? `\n[auth][cause] ${cause.stack ?? cause.message}` : ''}`);
+    }),
+    warn: custom.warn ?? ((code) => console.warn(`[auth][warn] ${code}`)),
+    debug: debug ? (custom.debug ?? ((message, metadata) => console.debug(`[auth][debug] ${message}`, metadata ?? ''))) : () => {},
+  };
+}
+
+function readEnvOrigin(env: AuthEnv): string | undefined {
+  const url = env.AUTH_URL?.trim();
+  if (!url) return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    throw new TypeError(`AUTH_URL must be an absolute URL such as https://app.example.com (got "${url}")`);
+  }
+}
+
+/** Checks a config and fills in its defaults. Throws at once on a missing or short secret. */
+export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = process.env): ResolvedConfig {
+  if (!config || !Array.isArray(config.providers)) {
+    throw new TypeError('FrameworkAuth(config) needs a config object with a `providers` array');
+  }
+  const secrets = readSecrets(config, env);
+  const debug = config.debug ?? false;
+  const logger = createLogger(config, debug);
+  const envOrigin = readEnvOrigin(env);
+  const trustHost = config.trustHost ?? parseBooleanEnv(env.AUTH_TRUST_HOST) ?? (envOrigin !== undefined || env.NODE_ENV !== 'production');
+  const redirectProxyUrl = config.redirectProxyUrl ?? (env.AUTH_REDIRECT_PROXY_URL || undefined);
+  const providers = resolveProviders(config.providers, { env, redirectProxyUrl });
+  const strategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
+  if (strategy === 'database' && !config.adapter) {
+    throw new UnsupportedStrategy('session.strategy "database" needs an `adapter`; remove the strategy to use JWT sessions.');
+  }
+  if (strategy === 'database' && providers.some((provider) => provider.type === 'credentials')) {
+    throw new UnsupportedStrategy('Credentials sign-in works with JWT sessions only: set session.strategy to "jwt".');
+  }
+  const maxAge = config.session?.maxAge ?? DEFAULT_MAX_AGE;
+  if (debug) logger.warn('debug-enabled');
+  return {
+    source: config,
+    secrets,
+    basePath: normaliseBasePath(config.basePath),
+    envOrigin,
+    trustHost,
+    providers,
+    providersById: new Map(providers.map((provider) => [provider.id, provider])),
+    session: {
+      strategy,
+      maxAge,
+      updateAge: config.session?.updateAge ?? 24 * 60 * 60,
+      generateSessionToken: config.session?.generateSessionToken ?? (() => crypto.randomUUID()),
+    },
+    jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode ?? encode, decode: config.jwt?.decode ?? decode },
+    callbacks: { ...defaultCallbacks, ...config.callbacks },
+    events: { ...config.events },
+    pages: { ...config.pages },
+    theme: { colorScheme: 'auto', ...config.theme },
+    logger,
+    debug,
+    useSecureCookies: config.useSecureCookies,
+    cookies: { secure: mergeCookies(defaultCookies(true), config.cookies), plain: mergeCookies(defaultCookies(false), config.cookies) },
+    redirectProxyUrl,
+    adapter: config.adapter,
+  };
+}
+
+const resolved = new WeakMap<FrameworkAuthConfig, ResolvedConfig>();
+
+/** `resolveConfig`, once per config object (getSession is called per request). */
+export function resolveConfigOnce(config: FrameworkAuthConfig): ResolvedConfig {
+  let options = resolved.get(config);
+  if (!options) {
+    options = resolveConfig(config);
+    resolved.set(config, options);
+  }
+  return options;
+}
+
+/** The Express request type the callbacks and guards receive. */
+export type FrameworkRequest = Request;

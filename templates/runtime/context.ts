@@ -1,0 +1,103 @@
+/**
+ * The per-request state every route shares: the resolved config, origin, mount path, cookies read and cookies to
+ * write, and the helpers that answer (JSON, HTML, redirects that honour `X-Auth-Return-Redirect`).
+ */
+import type { Request, Response } from 'express';
+import type { ResolvedConfig } from './config.js';
+import { type CookieOption, type CookiesOptions, type OutgoingCookie, serializeCookie } from './cookies.js';
+import { requestCookies, requestOrigin, usesSecureCookies } from './request.js';
+
+export interface RequestContext {
+  req: Request;
+  res: Response;
+  options: ResolvedConfig;
+  /** `https://app.example.com`: where every URL the app builds starts. */
+  origin: string;
+  /** `/auth`: the mount path as the browser sees it. */
+  mountPath: string;
+  cookieOptions: CookiesOptions;
+  cookies: Map<string, string>;
+  /** Cookies to send with the response. */
+  outgoing: OutgoingCookie[];
+}
+
+/** Builds the context of a request below the mount path. */
+export function createContext(req: Request, res: Response, options: ResolvedConfig, mountPath: string): RequestContext {
+  const secure = usesSecureCookies(req, options);
+  return {
+    req,
+    res,
+    options,
+    origin: requestOrigin(req, options),
+    mountPath,
+    cookieOptions: secure ? options.cookies.secure : options.cookies.plain,
+    cookies: requestCookies(req),
+    outgoing: [],
+  };
+}
+
+/** `<origin><mount>/<action>`. */
+export function actionUrl(context: RequestContext, action: string): string {
+  return `${context.origin}${context.mountPath}/${action}`;
+}
+
+/** Queues a cookie with the options of `option` (or deletes it when `value` is null). */
+export function setCookie(context: RequestContext, option: CookieOption, value: string | null): void {
+  context.outgoing.push(
+    value === null
+      ? { name: option.name, value: '', options: { ...option.options, maxAge: 0, expires: new Date(0) } }
+      : { name: option.name, value, options: { ...option.options } },
+  );
+}
+
+/** Writes the queued cookies onto the response. */
+export function flushCookies(res: Response, cookies: OutgoingCookie[]): void {
+  if (cookies.length === 0) return;
+  const existing = res.getHeader('Set-Cookie');
+  const previous = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
+  res.setHeader('Set-Cookie', [...previous, ...cookies.map(serializeCookie)]);
+}
+
+const noStore = 'private, no-cache, no-store';
+
+/** Answers JSON (with the queued cookies). */
+export function sendJson(context: RequestContext, status: number, body: unknown): void {
+  flushCookies(context.res, context.outgoing);
+  context.res.status(status);
+  context.res.setHeader('Cache-Control', noStore);
+  context.res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  context.res.end(JSON.stringify(body));
+}
+
+/** Answers an HTML page (with the queued cookies). */
+export function sendHtml(context: RequestContext, status: number, page: string): void {
+  flushCookies(context.res, context.outgoing);
+  context.res.status(status);
+  context.res.setHeader('Cache-Control', noStore);
+  context.res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  context.res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'");
+  context.res.end(page);
+}
+
+/**
+ * Redirects with 302, a Location and a Content-Type (Auth.js omits it). With `X-Auth-Return-Redirect` the URL is
+ * answered as `200 { url }` instead, for clients that navigate themselves.
+ */
+export function sendRedirect(context: RequestContext, url: string): void {
+  if (context.req.headers['x-auth-return-redirect']) {
+    sendJson(context, 200, { url });
+    return;
+  }
+  sendRedirectResponse(context.res, url, context.outgoing);
+}
+
+/** A redirect on a bare response (also used where no context exists). */
+export function sendRedirectResponse(res: Response, url: string, cookies: OutgoingCookie[] = []): void {
+  flushCookies(res, cookies);
+  res.status(302);
+  res.setHeader('Location', url);
+  res.setHeader('Cache-Control', noStore);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  const escaped = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  res.end(`<!DOCTYPE html><meta charset="utf-8"><title>Redirecting</title><p>Redirecting to <a href="${escaped}">${escaped}</a></p>`);
+}

@@ -1,0 +1,298 @@
+/**
+ * Errors, shaped as Auth.js's so that code which catches them keeps working: one `AuthError` base with a `type`
+ * from a fixed union, the original failure in `cause.err`, and subclasses that set a static `type` (and `kind`
+ * for errors that send the user back to the sign-in page).
+ */
+
+/** Every error type the runtime can raise. */
+export const errorTypes = [
+  'AccessDenied',
+  'AccountNotLinked',
+  'AdapterError',
+  'CallbackRouteError',
+  'Configuration',
+  'CredentialsSignin',
+  'EmailSignInError',
+  'ErrorPageLoop',
+  'EventError',
+  'InvalidCallbackUrl',
+  'InvalidCheck',
+  'InvalidEndpoints',
+  'InvalidProvider',
+  'InvalidRequest',
+  'JWTSessionError',
+  'MethodNotAllowed',
+  'MissingAdapter',
+  'MissingAdapterMethods',
+  'MissingAuthorize',
+  'MissingCSRF',
+  'MissingSecret',
+  'MissingWebAuthnAutocomplete',
+  'OAuthAccountNotLinked',
+  'OAuthCallbackError',
+  'OAuthProfileParseError',
+  'OAuthSignInError',
+  'SessionTokenError',
+  'SignOutError',
+  'UnknownAction',
+  'UnsupportedStrategy',
+  'UntrustedHost',
+  'Verification',
+  'WebAuthnVerificationError',
+] as const;
+
+/** Identifies an error in logs and, for client-safe types, in the `error` query parameter. */
+export type ErrorType = (typeof errorTypes)[number];
+
+/** Where an error sends the user: back to the sign-in page, or to the error page. */
+export type ErrorPageKind = 'signIn' | 'error';
+
+/**
+ * Types that may appear in a URL. Anything else is shown as `Configuration`, and the details go to `logger.error`
+ * only, so that no internal detail reaches the browser.
+ */
+export const clientSafeErrorTypes: ReadonlySet<ErrorType> = new Set<ErrorType>([
+  'AccessDenied',
+  'AccountNotLinked',
+  'CredentialsSignin',
+  'MissingCSRF',
+  'OAuthAccountNotLinked',
+  'OAuthCallbackError',
+  'OAuthSignInError',
+  'Verification',
+  'WebAuthnVerificationError',
+  'EmailSignInError',
+]);
+
+/** The `cause` of an `AuthError`: the original error plus any safe details for logs. */
+export type ErrorCause = Record<string, unknown> & { err?: Error };
+
+/**
+ * Base class of every error the runtime raises. Formatted for server logs through `logger.error`.
+ * @example
+ * throw new AuthError('Could not reach the provider', { cause: { err: fetchError } })
+ */
+export class AuthError extends Error {
+  /** Identifies the error in logs. */
+  type: ErrorType;
+  /** HTTP status the handler answers with when this error ends a request. */
+  status: number;
+  /** Where the user is sent: the sign-in page or the error page. */
+  kind: ErrorPageKind;
+  declare cause?: ErrorCause;
+
+  constructor(message?: string | ErrorOptions, errorOptions?: ErrorOptions) {
+    if (message instanceof Error) {
+      super(undefined, { cause: { err: message, ...(message.cause as object | undefined) } });
+    } else if (typeof message === 'string') {
+      if (errorOptions?.cause instanceof Error) {
+        errorOptions = { cause: { err: errorOptions.cause } };
+      }
+      super(message, errorOptions);
+    } else {
+      super(undefined, message);
+    }
+    const constructor = new.target as unknown as { type?: ErrorType; kind?: ErrorPageKind; status?: number };
+    this.name = new.target.name;
+    this.type = constructor.type ?? 'Configuration';
+    this.kind = constructor.kind ?? 'error';
+    this.status = constructor.status ?? 400;
+    Error.captureStackTrace?.(this, new.target);
+  }
+}
+
+/** Sign-in failures that send the user back to the sign-in page with `?error=<type>`. */
+export class SignInError extends AuthError {
+  static kind: ErrorPageKind = 'signIn';
+}
+
+/** The `signIn` callback returned false, or the provider answered `access_denied`. */
+export class AccessDenied extends AuthError {
+  static type: ErrorType = 'AccessDenied';
+  static status = 403;
+}
+
+/** An adapter method failed (the database is down, a constraint was hit). */
+export class AdapterError extends AuthError {
+  static type: ErrorType = 'AdapterError';
+  static status = 503;
+}
+
+/** Something in the callback route failed; the original error is in `cause.err`. */
+export class CallbackRouteError extends AuthError {
+  static type: ErrorType = 'CallbackRouteError';
+}
+
+/** The error page redirected to itself. */
+export class ErrorPageLoop extends AuthError {
+  static type: ErrorType = 'ErrorPageLoop';
+}
+
+/** An `events.*` handler threw; logged, never shown to the user. */
+export class EventError extends AuthError {
+  static type: ErrorType = 'EventError';
+}
+
+/** A `callbackUrl` that is not a same-origin URL. */
+export class InvalidCallbackUrl extends AuthError {
+  static type: ErrorType = 'InvalidCallbackUrl';
+}
+
+/** The request is malformed: a bad body, a bad encoding, an oversized payload. */
+export class InvalidRequest extends AuthError {
+  static type: ErrorType = 'InvalidRequest';
+}
+
+/** A method the route does not accept. */
+export class MethodNotAllowed extends AuthError {
+  static type: ErrorType = 'MethodNotAllowed';
+  static status = 405;
+}
+
+/** A `credentials` provider has no `authorize` function. */
+export class MissingAuthorize extends AuthError {
+  static type: ErrorType = 'MissingAuthorize';
+}
+
+/** A database session or an email/WebAuthn provider was configured without an adapter. */
+export class MissingAdapter extends AuthError {
+  static type: ErrorType = 'MissingAdapter';
+}
+
+/** The adapter lacks methods that the configured features need. */
+export class MissingAdapterMethods extends AuthError {
+  static type: ErrorType = 'MissingAdapterMethods';
+}
+
+/** `AUTH_SECRET` is missing or shorter than 32 characters. */
+export class MissingSecret extends AuthError {
+  static type: ErrorType = 'MissingSecret';
+}
+
+/** A provider's endpoints are missing or not URLs. */
+export class InvalidEndpoints extends AuthError {
+  static type: ErrorType = 'InvalidEndpoints';
+}
+
+/** PKCE, `state` or `nonce` could not be verified on the callback. */
+export class InvalidCheck extends AuthError {
+  static type: ErrorType = 'InvalidCheck';
+}
+
+/** The session token could not be decoded or encoded. */
+export class JWTSessionError extends AuthError {
+  static type: ErrorType = 'JWTSessionError';
+}
+
+/** The email is already linked to another provider's account and linking was not allowed. */
+export class OAuthAccountNotLinked extends SignInError {
+  static type: ErrorType = 'OAuthAccountNotLinked';
+}
+
+/** The provider answered the callback with an error, or its answer could not be processed. */
+export class OAuthCallbackError extends SignInError {
+  static type: ErrorType = 'OAuthCallbackError';
+}
+
+/** `profile()` failed or returned no id. */
+export class OAuthProfileParseError extends AuthError {
+  static type: ErrorType = 'OAuthProfileParseError';
+}
+
+/** Starting the OAuth sign-in failed (discovery unreachable, bad configuration). */
+export class OAuthSignInError extends SignInError {
+  static type: ErrorType = 'OAuthSignInError';
+}
+
+/** Reading the session from the adapter failed. */
+export class SessionTokenError extends AuthError {
+  static type: ErrorType = 'SessionTokenError';
+}
+
+/** Ending the session failed. */
+export class SignOutError extends AuthError {
+  static type: ErrorType = 'SignOutError';
+}
+
+/** No route of the handler matches the request path. */
+export class UnknownAction extends AuthError {
+  static type: ErrorType = 'UnknownAction';
+  static status = 404;
+}
+
+/** The session strategy does not fit the provider (credentials with database sessions). */
+export class UnsupportedStrategy extends AuthError {
+  static type: ErrorType = 'UnsupportedStrategy';
+}
+
+/** The provider id in the URL is not configured, or is of the wrong type for the route. */
+export class InvalidProvider extends AuthError {
+  static type: ErrorType = 'InvalidProvider';
+  static status = 404;
+}
+
+/** The Host header is not trusted: set `AUTH_URL`, or `trustHost: true` / `AUTH_TRUST_HOST=true`. */
+export class UntrustedHost extends AuthError {
+  static type: ErrorType = 'UntrustedHost';
+}
+
+/** An email sign-in link was used twice, expired, or never existed. */
+export class Verification extends AuthError {
+  static type: ErrorType = 'Verification';
+  static status = 403;
+}
+
+/** The CSRF token is missing or does not match the CSRF cookie. */
+export class MissingCSRF extends SignInError {
+  static type: ErrorType = 'MissingCSRF';
+  static status = 403;
+}
+
+/** Sending the email sign-in link failed. */
+export class EmailSignInError extends SignInError {
+  static type: ErrorType = 'EmailSignInError';
+}
+
+/** The WebAuthn response could not be verified. */
+export class WebAuthnVerificationError extends AuthError {
+  static type: ErrorType = 'WebAuthnVerificationError';
+}
+
+/** A WebAuthn field lacks `autocomplete="webauthn"`. */
+export class MissingWebAuthnAutocomplete extends AuthError {
+  static type: ErrorType = 'MissingWebAuthnAutocomplete';
+}
+
+/** The email belongs to a user who has no account with this provider. */
+export class AccountNotLinked extends SignInError {
+  static type: ErrorType = 'AccountNotLinked';
+}
+
+/**
+ * Thrown from a credentials provider's `authorize()` when the credentials are wrong. The user is sent back to the
+ * sign-in page with `error=CredentialsSignin&code=<code>`.
+ *
+ * `code` appears in the URL: keep it generic ("credentials", "invalid_credentials"), never say whether the user
+ * name or the password was wrong. The full error is logged on the server.
+ * @example
+ * class InvalidLogin extends CredentialsSignin { code = 'invalid_credentials' }
+ */
+export class CredentialsSignin extends SignInError {
+  static override kind: ErrorPageKind = 'signIn';
+  static type: ErrorType = 'CredentialsSignin';
+  static status = 401;
+  /** Placed in the `code` query parameter of the redirect. */
+  code = 'credentials';
+}
+
+/** True when `error` is one of ours (also across copies of the module, by duck typing the `type`). */
+export function isAuthError(error: unknown): error is AuthError {
+  return error instanceof AuthError || (error instanceof Error && errorTypes.includes((error as AuthError).type));
+}
+
+/** The type that may be shown in a URL for this error: its own when client-safe, otherwise `Configuration`. */
+export function publicErrorType(error: AuthError): ErrorType {
+  if (clientSafeErrorTypes.has(error.type)) return error.type;
+  if (error.type === 'InvalidCheck' || error.type === 'OAuthProfileParseError') return 'OAuthCallbackError';
+  return 'Configuration';
+}

@@ -1,0 +1,84 @@
+/**
+ * `getSession(req, config)` and the two middlewares built on it: `createSessionLocals` (the session in
+ * `res.locals.session`, rolling sessions kept alive) and `createRequireAuth` (the guard of seed §4 rules 2–3).
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { type FrameworkAuthConfig, resolveConfigOnce } from './config.js';
+import { flushCookies, sendRedirectResponse } from './context.js';
+import { prefersJson } from './request.js';
+import { readSession } from './session.js';
+import type { GetSessionResult, Session } from './types.js';
+
+/**
+ * The current session, or null when there is none. Never throws for a bad cookie: a tampered, expired or foreign
+ * session is simply no session. Writes nothing; use `createSessionLocals` to keep rolling sessions alive.
+ * @example
+ * const session = await getSession(req, authConfig)
+ * if (!session?.user) return res.redirect('/login')
+ */
+export async function getSession(req: Request, config: FrameworkAuthConfig): GetSessionResult {
+  const options = resolveConfigOnce(config);
+  try {
+    return (await readSession(req, options, { write: false })).session;
+  } catch (error) {
+    options.logger.error(error instanceof Error ? error : new Error(String(error)));
+    return null;
+  }
+}
+
+/**
+ * Middleware that stores the session (or null) in `res.locals.session` for the routes after it, and re-issues the
+ * session cookie when `session.updateAge` has passed, so that active users stay signed in.
+ */
+export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler {
+  const options = resolveConfigOnce(config);
+  return async function sessionLocals(req: Request, res: Response, next: NextFunction): Promise<void> {
+    try {
+      const result = await readSession(req, options, { write: true });
+      if (result.cookies.length > 0 && !res.headersSent) flushCookies(res, result.cookies);
+      res.locals.session = result.session;
+    } catch (error) {
+      options.logger.error(error instanceof Error ? error : new Error(String(error)));
+      res.locals.session = null;
+    }
+    next();
+  };
+}
+
+/** Options of `createRequireAuth`. */
+export interface RequireAuthOptions {
+  /**
+   * Where to send visitors without a session (they get `?callbackUrl=<the page they asked for>`).
+   * @default the sign-in page (`pages.signIn`, or `<basePath>/signin`)
+   */
+  redirectTo?: string;
+}
+
+/**
+ * A guard for routes or routers: with no `session.user` it redirects to the sign-in page with a `callbackUrl`
+ * (or to `redirectTo`), or answers 401 JSON when the request prefers JSON; otherwise it calls `next()`. It reads
+ * `res.locals.session` when `sessionLocals` ran before it, and `getSession` otherwise.
+ * @example
+ * app.get('/me', createRequireAuth(authConfig), (req, res) => res.json({ user: res.locals.session.user }))
+ */
+export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: RequireAuthOptions = {}): RequestHandler {
+  const options = resolveConfigOnce(config);
+  const signInPath = guardOptions.redirectTo ?? options.pages.signIn ?? `${options.basePath ?? '/auth'}/signin`;
+  return async function requireAuth(req: Request, res: Response, next: NextFunction): Promise<void> {
+    let session = res.locals.session as Session | null | undefined;
+    if (session === undefined) {
+      session = await getSession(req, config);
+      res.locals.session = session;
+    }
+    if (session?.user) return next();
+    if (prefersJson(req)) {
+      res.status(401);
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Cache-Control', 'private, no-cache, no-store');
+      res.end(JSON.stringify({ error: 'Unauthorized', message: 'Sign in to access this resource.' }));
+      return;
+    }
+    const separator = signInPath.includes('?') ? '&' : '?';
+    sendRedirectResponse(res, `${signInPath}${separator}callbackUrl=${encodeURIComponent(req.originalUrl ?? req.url)}`);
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * framework-auth: authentication for Express, owned by your project. Mount `FrameworkAuth(config)` below a path,
+ * read sessions with `getSession(req, config)`, guard routes with `createRequireAuth(config)`.
+ */
+export { FrameworkAuth } from './handler.js';
+export type { FrameworkAuthHandler } from './handler.js';
+export { getSession, createSessionLocals, createRequireAuth } from './get-session.js';
+export type { RequireAuthOptions } from './get-session.js';
+export { resolveConfig, readSecrets, MIN_SECRET_LENGTH } from './config.js';
+export type {
+  FrameworkAuthConfig,
+  CallbacksOptions,
+  EventCallbacks,
+  PagesOptions,
+  Theme,
+  LoggerInstance,
+  WarningCode,
+  SessionOptions,
+} from './config.js';
+export { encode, decode, DEFAULT_MAX_AGE } from './jwt.js';
+export type { JWTOptions, JWTEncodeParams, JWTDecodeParams } from './jwt.js';
+export type { CookieOption, CookiesOptions, CookiesOverrides } from './cookies.js';
+export type { Adapter } from './adapter.js';
+export {
+  AuthError,
+  SignInError,
+  AccessDenied,
+  AccountNotLinked,
+  AdapterError,
+  CallbackRouteError,
+  CredentialsSignin,
+  EmailSignInError,
+  ErrorPageLoop,
+  EventError,
+  InvalidCallbackUrl,
+  InvalidCheck,
+  InvalidEndpoints,
+  InvalidProvider,
+  InvalidRequest,
+  JWTSessionError,
+  MethodNotAllowed,
+  MissingAdapter,
+  MissingAdapterMethods,
+  MissingAuthorize,
+  MissingCSRF,
+  MissingSecret,
+  MissingWebAuthnAutocomplete,
+  OAuthAccountNotLinked,
+  OAuthCallbackError,
+  OAuthProfileParseError,
+  OAuthSignInError,
+  SessionTokenError,
+  SignOutError,
+  UnknownAction,
+  UnsupportedStrategy,
+  UntrustedHost,
+  Verification,
+  WebAuthnVerificationError,
+  errorTypes,
+} from './errors.js';
+export type { ErrorType, ErrorCause, ErrorPageKind } from './errors.js';
+export { customFetch } from './providers/types.js';
+export type {
+  AppProvider,
+  AnyProvider,
+  AuthorizationEndpointHandler,
+  ClientOverrides,
+  CommonProviderOptions,
+  CredentialInput,
+  CredentialsConfig,
+  CustomFetch,
+  EmailConfig,
+  EndpointHandler,
+  OAuthChecks,
+  OAuthConfig,
+  OAuthEndpointType,
+  OAuthProviderButtonStyles,
+  OAuthUserConfig,
+  OIDCChecks,
+  OIDCConfig,
+  OIDCUserConfig,
+  Provider,
+  ProviderInput,
+  TokenEndpointHandler,
+  TokenRequestContext,
+  UserinfoEndpointHandler,
+  UserinfoRequestContext,
+  WebAuthnConfig,
+} from './providers/types.js';
+export type {
+  Account,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  Awaitable,
+  DefaultSession,
+  GetSessionResult,
+  JWT,
+  JsonValue,
+  Profile,
+  ProfileAddress,
+  ProviderId,
+  ProviderType,
+  Session,
+  TokenSet,
+  User,
+  VerificationToken,
+  WebAuthnProviderType,
+} from './types.js';

@@ -1,0 +1,170 @@
+/**
+ * Finishing an OAuth 2 / OpenID Connect sign-in: the authorization response is validated (state, `iss`), the code
+ * exchanged with the PKCE verifier, the ID token checked (signature, audience, expiry, nonce), the profile read
+ * from the ID token or the userinfo endpoint, and mapped to a user and an account. Every step is oauth4webapi's.
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#CodeFlowAuth
+ */
+import * as oauth from 'oauth4webapi';
+import type { RequestContext } from '../context.js';
+import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError } from '../errors.js';
+import type { ResolvedOAuthProvider } from '../providers/resolve.js';
+import type { Account, Profile, TokenSet, User } from '../types.js';
+import { consumeCheckCookie } from './check-cookies.js';
+import { redirectUri } from './authorization-url.js';
+import { authorizationServer, httpOptions, oauthClient } from './server.js';
+
+/** What a completed OAuth callback yields. */
+export interface OAuthCallbackResult {
+  user: User;
+  account: Account;
+  profile: Profile;
+}
+
+function asError(error: unknown): Error | undefined {
+  return error instanceof Error ? error : undefined;
+}
+
+/** Adds `expires_at` (seconds since the epoch) from `expires_in`, and lowercases `token_type`. */
+export function normaliseTokens(tokens: TokenSet): TokenSet {
+  const normalised: Record<string, unknown> = { ...tokens };
+  if (typeof tokens.expires_in === 'number' && tokens.expires_at === undefined) {
+    normalised.expires_at = Math.floor(Date.now() / 1000) + tokens.expires_in;
+  }
+  if (typeof tokens.token_type === 'string') normalised.token_type = tokens.token_type.toLowerCase();
+  return normalised as TokenSet;
+}
+
+/** Runs the callback of `provider` with the authorization response `parameters`. */
+export async function handleOAuthCallback(
+  context: RequestContext,
+  provider: ResolvedOAuthProvider,
+  parameters: URLSearchParams,
+): Promise<OAuthCallbackResult> {
+  const { cookieOptions, options } = context;
+  const as = await authorizationServer(provider);
+  const { client, clientAuth } = oauthClient(provider);
+
+  const checks: { state?: string; code_verifier?: string; nonce?: string } = {};
+  // Read (and delete) every check cookie first, so that a failing callback cannot be replayed either.
+  const stateCookie = provider.checks.includes('state') ? await consumeCheckCookie(context, cookieOptions.state, 'state') : undefined;
+  const pkceCookie = provider.checks.includes('pkce') ? await consumeCheckCookie(context, cookieOptions.pkceCodeVerifier, 'PKCE verifier') : undefined;
+  const nonceCookie = provider.checks.includes('nonce') ? await consumeCheckCookie(context, cookieOptions.nonce, 'nonce') : undefined;
+  if (stateCookie) checks.state = String(stateCookie.value ?? '');
+  if (pkceCookie) checks.code_verifier = String(pkceCookie.value ?? '');
+  if (nonceCookie) checks.nonce = String(nonceCookie.value ?? '');
+
+  const received = new URLSearchParams(parameters);
+  if (!provider.issuer && !provider.wellKnown) {
+    // Explicit endpoints without a configured issuer: there is nothing to compare `iss` with.
+    received.delete('iss');
+  }
+  let callbackParameters: URLSearchParams;
+  try {
+    callbackParameters = oauth.validateAuthResponse(as, client, received, checks.state ?? oauth.skipStateCheck);
+  } catch (error) {
+    if (error instanceof oauth.AuthorizationResponseError) {
+      const ErrorClass = error.error === 'access_denied' ? AccessDenied : OAuthCallbackError;
+      throw new ErrorClass(`Provider "${provider.id}" answered the sign-in with "${error.error}"`, { cause: error });
+    }
+    throw new InvalidCheck(`Provider "${provider.id}": the authorization response failed validation`, { cause: asError(error) });
+  }
+
+  const redirect_uri = redirectUri(context, provider);
+  let tokens: TokenSet;
+  let idTokenClaims: oauth.IDToken | undefined;
+  const processOptions: oauth.ProcessAuthorizationCodeResponseOptions = {
+    expectedNonce: checks.nonce ?? oauth.expectNoNonce,
+    requireIdToken: provider.type === 'oidc',
+  };
+  try {
+    if (provider.token.request) {
+      const result = await provider.token.request({
+        checks,
+        params: { ...Object.fromEntries(callbackParameters), redirect_uri },
+        provider: provider.config,
+      });
+      tokens = result.tokens;
+      if (provider.type === 'oidc') {
+        // A custom token request still gets its ID token validated like any other.
+        const response = new Response(JSON.stringify(tokens), { status: 200, headers: { 'content-type': 'application/json' } });
+        const processed = await oauth.processAuthorizationCodeResponse(as, client, response, processOptions);
+        idTokenClaims = oauth.getValidatedIdTokenClaims(processed);
+      }
+    } else {
+      if (!as.token_endpoint) throw new InvalidEndpoints(`Provider "${provider.id}" has no token endpoint`);
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        clientAuth,
+        callbackParameters,
+        redirect_uri,
+        checks.code_verifier ?? oauth.nopkce,
+        httpOptions(provider, as.token_endpoint),
+      );
+      const processed = await oauth.processAuthorizationCodeResponse(as, client, response, processOptions);
+      tokens = processed as TokenSet;
+      idTokenClaims = oauth.getValidatedIdTokenClaims(processed);
+    }
+  } catch (error) {
+    if (error instanceof InvalidEndpoints) throw error;
+    throw new OAuthCallbackError(`Provider "${provider.id}": the token exchange failed`, { cause: asError(error) });
+  }
+  tokens = normaliseTokens(tokens);
+
+  let profile: Profile;
+  try {
+    if (provider.userinfo.request) {
+      profile = await provider.userinfo.request({ tokens, provider: provider.config });
+    } else if (provider.type === 'oidc' && provider.idToken && idTokenClaims) {
+      profile = { ...idTokenClaims } as Profile;
+    } else {
+      if (!as.userinfo_endpoint) throw new InvalidEndpoints(`Provider "${provider.id}" has no userinfo endpoint`);
+      if (!tokens.access_token) throw new OAuthCallbackError(`Provider "${provider.id}" returned no access token`);
+      const response = await oauth.userInfoRequest(as, client, tokens.access_token, httpOptions(provider, as.userinfo_endpoint));
+      profile = (await oauth.processUserInfoResponse(as, client, idTokenClaims?.sub ?? oauth.skipSubjectCheck, response)) as Profile;
+    }
+  } catch (error) {
+    if (error instanceof InvalidEndpoints || error instanceof OAuthCallbackError) throw error;
+    throw new OAuthCallbackError(`Provider "${provider.id}": reading the user profile failed`, { cause: asError(error) });
+  }
+
+  let user: User;
+  try {
+    user = await provider.profile(profile, tokens);
+  } catch (error) {
+    throw new OAuthProfileParseError(`Provider "${provider.id}": profile() failed`, { cause: asError(error) });
+  }
+  if (!user || user.id === undefined || user.id === null || String(user.id) === '') {
+    throw new OAuthProfileParseError(`Provider "${provider.id}": profile() returned no id`);
+  }
+  user = { ...user, id: String(user.id) };
+  const stored = provider.account(tokens) ?? {};
+  const account: Account = {
+    ...normaliseTokens(stored as TokenSet),
+    provider: provider.id,
+    type: provider.type,
+    providerAccountId: user.id as string,
+  };
+  options.logger.debug('oauth callback completed', { provider: provider.id });
+  return { user, account, profile };
+}
+
+/**
+ * On the redirect proxy: a callback whose (encrypted, so unforgeable) state names another origin's callback URL is
+ * forwarded there with its parameters. Returns that URL, or null when the callback is for this app.
+ */
+export async function proxiedCallbackTarget(context: RequestContext, parameters: URLSearchParams): Promise<string | null> {
+  const state = parameters.get('state');
+  if (!state || state.split('.').length !== 5) return null;
+  try {
+    const payload = await context.options.jwt.decode({ token: state, secret: context.options.secrets, salt: context.cookieOptions.state.name });
+    const origin = typeof payload?.origin === 'string' ? payload.origin : undefined;
+    if (!origin) return null;
+    const target = new URL(origin);
+    if (target.origin === context.origin) return null;
+    target.search = parameters.toString();
+    return target.href;
+  } catch {
+    return null;
+  }
+}

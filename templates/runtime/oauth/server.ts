@@ -1,0 +1,136 @@
+/**
+ * The authorization server and client of a provider, as oauth4webapi needs them: discovered from `issuer` or
+ * `wellKnown` (once, then cached; a failed discovery is retried on the next sign-in), or built from explicit
+ * endpoints. Explicit endpoints override discovered ones.
+ */
+import * as oauth from 'oauth4webapi';
+import { InvalidEndpoints, OAuthSignInError } from '../errors.js';
+import type { ResolvedOAuthProvider } from '../providers/resolve.js';
+
+/** How long any single call to a provider may take. */
+export const PROVIDER_TIMEOUT_MS = 10_000;
+
+const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function isLoopback(url: string): boolean {
+  try {
+    const { hostname } = new URL(url);
+    return loopbackHosts.has(hostname) || hostname.startsWith('127.');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Options for every oauth4webapi HTTP call: the provider's `customFetch`, a timeout, and plain HTTP allowed only
+ * for loopback addresses (local development providers), never for remote ones.
+ */
+export function httpOptions(provider: ResolvedOAuthProvider, url: string | undefined): oauth.HttpRequestOptions<'GET' | 'POST', unknown> {
+  const options: oauth.HttpRequestOptions<'GET' | 'POST', unknown> & { [oauth.allowInsecureRequests]?: boolean } = {
+    signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+  };
+  if (provider.customFetch) {
+    const userFetch = provider.customFetch;
+    options[oauth.customFetch] = (input, init) => userFetch(input, init as RequestInit);
+  }
+  if (url && url.startsWith('http:') && isLoopback(url)) options[oauth.allowInsecureRequests] = true;
+  return options;
+}
+
+const discovered = new WeakMap<ResolvedOAuthProvider, Promise<oauth.AuthorizationServer>>();
+
+async function discover(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
+  const issuer = provider.issuer;
+  if (provider.wellKnown) {
+    const response = await fetchWith(provider, provider.wellKnown);
+    if (issuer) return oauth.processDiscoveryResponse(new URL(issuer), response);
+    // Without a configured issuer, the document's own issuer is the expected one; it must still be consistent.
+    const metadata = (await response.clone().json().catch(() => null)) as { issuer?: unknown } | null;
+    if (!metadata || typeof metadata.issuer !== 'string') throw new InvalidEndpoints(`Provider "${provider.id}": ${provider.wellKnown} has no issuer`);
+    return oauth.processDiscoveryResponse(new URL(metadata.issuer), response);
+  }
+  if (!issuer) throw new InvalidEndpoints(`Provider "${provider.id}" has no issuer`);
+  const issuerUrl = new URL(issuer);
+  const response = await oauth.discoveryRequest(issuerUrl, {
+    ...(httpOptions(provider, issuer) as oauth.DiscoveryRequestOptions),
+    algorithm: provider.type === 'oidc' ? 'oidc' : 'oauth2',
+  });
+  return oauth.processDiscoveryResponse(issuerUrl, response);
+}
+
+async function fetchWith(provider: ResolvedOAuthProvider, url: string): Promise<Response> {
+  const init = { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) };
+  return provider.customFetch ? provider.customFetch(url, init) : fetch(url, init);
+}
+
+function needsDiscovery(provider: ResolvedOAuthProvider): boolean {
+  if (provider.wellKnown) return true;
+  if (provider.type === 'oidc') return !(provider.authorization.url && provider.token.url && provider.issuer && provider.config.jwks_endpoint);
+  return !(provider.authorization.url && (provider.token.url || provider.token.request)) && Boolean(provider.issuer);
+}
+
+/**
+ * The provider's authorization server metadata. Throws `OAuthSignInError` naming what is missing when the provider
+ * cannot be reached or is not configured.
+ */
+export async function authorizationServer(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
+  let metadata: oauth.AuthorizationServer;
+  if (needsDiscovery(provider)) {
+    let pending = discovered.get(provider);
+    if (!pending) {
+      pending = discover(provider);
+      discovered.set(provider, pending);
+      pending.catch(() => discovered.delete(provider));
+    }
+    try {
+      metadata = await pending;
+    } catch (error) {
+      throw new OAuthSignInError(
+        `Provider "${provider.id}": discovery at ${provider.wellKnown ?? provider.issuer} failed`,
+        { cause: error instanceof Error ? error : undefined },
+      );
+    }
+  } else {
+    if (!provider.authorization.url) {
+      throw new InvalidEndpoints(
+        `Provider "${provider.id}" has neither an issuer (set ${provider.env.issuer}) nor an authorization endpoint`,
+      );
+    }
+    // Without discovery the issuer is only known when configured; its absence disables the `iss` mix-up check.
+    metadata = { issuer: provider.issuer ?? new URL(provider.authorization.url).origin };
+  }
+  return {
+    ...metadata,
+    ...(provider.authorization.url && { authorization_endpoint: provider.authorization.url }),
+    ...(provider.token.url && { token_endpoint: provider.token.url }),
+    ...(provider.userinfo.url && { userinfo_endpoint: provider.userinfo.url }),
+    ...(provider.config.jwks_endpoint && { jwks_uri: provider.config.jwks_endpoint }),
+  };
+}
+
+/** The oauth4webapi client and its token endpoint authentication. */
+export function oauthClient(provider: ResolvedOAuthProvider): { client: oauth.Client; clientAuth: oauth.ClientAuth } {
+  if (!provider.clientId) {
+    throw new OAuthSignInError(`Provider "${provider.id}" has no client id: set ${provider.env.id} in .env`);
+  }
+  const { token_endpoint_auth_method: method, ...metadata } = provider.client;
+  const client: oauth.Client = { ...metadata, client_id: provider.clientId };
+  const authMethod = method ?? (provider.clientSecret ? 'client_secret_basic' : 'none');
+  if (authMethod !== 'none' && !provider.clientSecret) {
+    throw new OAuthSignInError(`Provider "${provider.id}" has no client secret: set ${provider.env.secret} in .env`);
+  }
+  switch (authMethod) {
+    case 'client_secret_basic':
+      return { client, clientAuth: oauth.ClientSecretBasic(provider.clientSecret!) };
+    case 'client_secret_post':
+      return { client, clientAuth: oauth.ClientSecretPost(provider.clientSecret!) };
+    case 'client_secret_jwt':
+      return { client, clientAuth: oauth.ClientSecretJwt(provider.clientSecret!) };
+    case 'none':
+      return { client, clientAuth: oauth.None() };
+    default:
+      throw new OAuthSignInError(
+        `Provider "${provider.id}": token_endpoint_auth_method "${authMethod}" is not supported; use client_secret_basic, client_secret_post, client_secret_jwt or none`,
+      );
+  }
+}

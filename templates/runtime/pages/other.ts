@@ -1,0 +1,25 @@
+/** The sign-out confirmation, error and "check your email" pages. */
+import type { Theme } from '../config.js';
+import { html } from './html.js';
+import { layout } from './layout.js';
+import { errorPageMessages } from './messages.js';
+
+/** The sign-out confirmation: a form that POSTs with the CSRF token. */
+export function renderSignOutPage(params: { mountPath: string; csrfToken: string; callbackUrl: string | undefined; theme: Theme }): string {
+  const body = html`<h1>Sign out</h1><p class="muted">Are you sure you want to sign out?</p><form action="${params.mountPath}/signout" method="POST"><input type="hidden" name="csrfToken" value="${params.csrfToken}">${params.callbackUrl ? html`<input type="hidden" name="callbackUrl" value="${params.callbackUrl}">` : ''}<button type="submit">Sign out</button></form>`;
+  return layout({ title: 'Sign out', theme: params.theme, body });
+}
+
+/** The error page for `?error=<type>`; its link goes back to the sign-in page of this mount. */
+export function renderErrorPage(params: { error: string | undefined; mountPath: string; theme: Theme }): { status: number; body: string } {
+  const entry = (params.error && errorPageMessages[params.error]) || errorPageMessages.default!;
+  const body = html`<h1>${entry.heading}</h1><p>${entry.message}</p><a class="button" href="${params.mountPath}/signin">Sign in</a>`;
+  return { status: entry.status, body: layout({ title: entry.heading, theme: params.theme, body }) };
+}
+
+/** "Check your email" after an email sign-in link was sent. */
+export function renderVerifyRequestPage(params: { origin: string; theme: Theme }): string {
+  const host = new URL(params.origin).host;
+  const body = html`<h1>Check your email</h1><p>A sign-in link has been sent to your email address.</p><p class="muted"><a href="${params.origin}">${host}</a></p>`;
+  return layout({ title: 'Check your email', theme: params.theme, body });
+}

@@ -1,0 +1,224 @@
+/**
+ * Turns the `providers` list into checked, normalised providers once, at startup. The user's objects are copied,
+ * never changed. Env defaults follow Auth.js: `AUTH_<ID>_ID`, `AUTH_<ID>_SECRET`, `AUTH_<ID>_ISSUER`.
+ */
+import type { AuthEnv } from '../config.js';
+import type { Awaitable, Profile, TokenSet, User } from '../types.js';
+import {
+  customFetch,
+  type AnyProvider,
+  type AuthorizationEndpointHandler,
+  type ClientOverrides,
+  type CredentialInput,
+  type CredentialsConfig,
+  type CustomFetch,
+  type EmailConfig,
+  type OAuthConfig,
+  type OAuthProviderButtonStyles,
+  type OIDCConfig,
+  type ProviderInput,
+  type TokenEndpointHandler,
+  type TokenRequestContext,
+  type UserinfoEndpointHandler,
+  type UserinfoRequestContext,
+  type WebAuthnConfig,
+} from './types.js';
+
+/** An OAuth 2 or OpenID Connect provider, ready for the sign-in and callback routes. */
+export interface ResolvedOAuthProvider {
+  id: string;
+  name: string;
+  type: 'oauth' | 'oidc';
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  issuer: string | undefined;
+  wellKnown: string | undefined;
+  authorization: { url: string | undefined; params: Record<string, string> };
+  token: { url: string | undefined; request: ((context: TokenRequestContext) => Awaitable<{ tokens: TokenSet }>) | undefined };
+  userinfo: { url: string | undefined; request: ((context: UserinfoRequestContext) => Awaitable<Profile>) | undefined };
+  checks: ReadonlyArray<'pkce' | 'state' | 'nonce'>;
+  client: ClientOverrides;
+  idToken: boolean;
+  profile: (profile: Profile, tokens: TokenSet) => Awaitable<User>;
+  account: (tokens: TokenSet) => TokenSet | undefined | void;
+  allowDangerousEmailAccountLinking: boolean;
+  redirectProxyUrl: string | undefined;
+  style: OAuthProviderButtonStyles | undefined;
+  customFetch: CustomFetch | undefined;
+  /** The env var names that configure it, for error messages. */
+  env: { id: string; secret: string; issuer: string };
+  /** The merged configuration, handed to custom endpoint handlers. */
+  config: OAuthConfig<Profile> | OIDCConfig<Profile>;
+}
+
+/** A credentials provider. */
+export interface ResolvedCredentialsProvider {
+  id: string;
+  name: string;
+  type: 'credentials';
+  credentials: Record<string, CredentialInput>;
+  authorize: CredentialsConfig['authorize'];
+}
+
+/** Email and WebAuthn providers: listed, and answered with a clear error until their routes land. */
+export interface ResolvedPendingProvider {
+  id: string;
+  name: string;
+  type: 'email' | 'webauthn';
+  config: EmailConfig | WebAuthnConfig;
+}
+
+export type ResolvedProvider = ResolvedOAuthProvider | ResolvedCredentialsProvider | ResolvedPendingProvider;
+
+/** `AUTH_<ID>_…`: the id upper-cased, `-` turned into `_` (`microsoft-entra-id` → `AUTH_MICROSOFT_ENTRA_ID_ID`). */
+export function envPrefix(providerId: string): string {
+  return `AUTH_${providerId.toUpperCase().replace(/-/g, '_')}`;
+}
+
+const providerIdPattern = /^[A-Za-z0-9_-]+$/;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** Merges `options` over `defaults`: plain objects merge key by key, everything else is replaced. */
+export function mergeDeep<T extends object>(defaults: T, overrides: object | undefined): T {
+  if (!overrides) return { ...defaults };
+  const merged: Record<string | symbol, unknown> = { ...(defaults as Record<string | symbol, unknown>) };
+  for (const key of Reflect.ownKeys(overrides)) {
+    const value = (overrides as Record<string | symbol, unknown>)[key];
+    if (value === undefined) continue;
+    const current = merged[key];
+    merged[key] = isPlainObject(current) && isPlainObject(value) ? mergeDeep(current, value) : value;
+  }
+  return merged as T;
+}
+
+function defaultProfile(profile: Profile): User {
+  const id = profile.sub ?? profile.id;
+  const user: User = {};
+  if (id !== undefined && id !== null) user.id = String(id);
+  const name = profile.name ?? profile.nickname ?? profile.preferred_username;
+  if (name !== undefined) user.name = name;
+  if (profile.email !== undefined) user.email = profile.email;
+  if (typeof profile.picture === 'string' || profile.picture === null) user.image = profile.picture;
+  return user;
+}
+
+const defaultAccountFields = ['access_token', 'id_token', 'refresh_token', 'expires_at', 'scope', 'token_type', 'session_state'] as const;
+
+function defaultAccount(tokens: TokenSet): TokenSet {
+  const account: Record<string, unknown> = {};
+  for (const field of defaultAccountFields) {
+    if (tokens[field] !== undefined) account[field] = tokens[field];
+  }
+  return account as TokenSet;
+}
+
+function endpointUrl(endpoint: AuthorizationEndpointHandler | TokenEndpointHandler | UserinfoEndpointHandler | undefined): string | undefined {
+  if (typeof endpoint === 'string') return endpoint;
+  if (endpoint && typeof endpoint === 'object') return endpoint.url;
+  return undefined;
+}
+
+function endpointRequest<Context, Result>(
+  endpoint: string | { request?: (context: Context) => Awaitable<Result> } | ((context: Context) => Awaitable<Result>) | undefined,
+): ((context: Context) => Awaitable<Result>) | undefined {
+  if (typeof endpoint === 'function') return endpoint;
+  if (endpoint && typeof endpoint === 'object') return endpoint.request;
+  return undefined;
+}
+
+function stringParams(params: Record<string, unknown> | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params ?? {})) {
+    if (value !== undefined && value !== null) result[key] = String(value);
+  }
+  return result;
+}
+
+function resolveOAuth(
+  provider: OAuthConfig<Profile> | OIDCConfig<Profile>,
+  context: { env: AuthEnv; redirectProxyUrl: string | undefined },
+): ResolvedOAuthProvider {
+  const merged = mergeDeep(provider, provider.options) as OAuthConfig<Profile> | OIDCConfig<Profile>;
+  const prefix = envPrefix(merged.id);
+  const env = { id: `${prefix}_ID`, secret: `${prefix}_SECRET`, issuer: `${prefix}_ISSUER` };
+  const redirectProxyUrl = merged.redirectProxyUrl ?? context.redirectProxyUrl;
+  const checks = new Set<'pkce' | 'state' | 'nonce' | 'none'>(merged.checks ?? ['pkce']);
+  if (redirectProxyUrl) checks.add('state');
+  if (merged.type === 'oauth' && checks.has('nonce' as never)) {
+    throw new TypeError(`Provider "${merged.id}": the "nonce" check exists only for OpenID Connect (type "oidc")`);
+  }
+  for (const check of checks) {
+    if (!['pkce', 'state', 'nonce', 'none'].includes(check)) {
+      throw new TypeError(`Provider "${merged.id}": unknown check "${String(check)}"; valid checks are none, state, pkce, nonce`);
+    }
+  }
+  checks.delete('none');
+  const authorization = merged.authorization;
+  const issuer = merged.issuer ?? (context.env[env.issuer] || undefined);
+  return {
+    id: merged.id,
+    name: merged.name,
+    type: merged.type,
+    clientId: merged.clientId ?? (context.env[env.id] || undefined),
+    clientSecret: merged.clientSecret ?? (context.env[env.secret] || undefined),
+    issuer,
+    wellKnown: merged.wellKnown,
+    authorization: {
+      url: endpointUrl(authorization),
+      params: stringParams(typeof authorization === 'object' ? authorization.params : undefined),
+    },
+    token: { url: endpointUrl(merged.token), request: endpointRequest(merged.token) },
+    userinfo: { url: endpointUrl(merged.userinfo), request: endpointRequest(merged.userinfo) },
+    checks: [...checks] as ResolvedOAuthProvider['checks'],
+    client: { ...merged.client },
+    idToken: merged.type === 'oidc' ? (merged.idToken ?? true) : false,
+    profile: merged.profile ?? defaultProfile,
+    account: merged.account ?? defaultAccount,
+    allowDangerousEmailAccountLinking: merged.allowDangerousEmailAccountLinking ?? false,
+    redirectProxyUrl,
+    style: merged.style,
+    customFetch: merged[customFetch],
+    env,
+    config: merged,
+  };
+}
+
+/** Checks and normalises the providers list. Throws on a structural mistake (duplicate id, missing authorize). */
+export function resolveProviders(
+  inputs: readonly ProviderInput[],
+  context: { env: AuthEnv; redirectProxyUrl: string | undefined },
+): ResolvedProvider[] {
+  const seen = new Set<string>();
+  return inputs.map((input, index) => {
+    const provider = (typeof input === 'function' ? input() : input) as AnyProvider;
+    if (!provider || typeof provider !== 'object') throw new TypeError(`providers[${index}] is not a provider configuration`);
+    const withOptions = 'options' in provider && provider.options ? { ...provider, ...provider.options } : provider;
+    const { id, type } = withOptions;
+    if (typeof id !== 'string' || !providerIdPattern.test(id)) {
+      throw new TypeError(`providers[${index}] has an invalid id "${String(id)}": use letters, digits, "-" and "_"`);
+    }
+    if (seen.has(id)) throw new TypeError(`Two providers have the id "${id}"; ids must be unique`);
+    seen.add(id);
+    const name = typeof withOptions.name === 'string' && withOptions.name ? withOptions.name : id;
+    switch (type) {
+      case 'oauth':
+      case 'oidc':
+        return resolveOAuth({ ...provider, name } as OAuthConfig<Profile>, context);
+      case 'credentials': {
+        const credentials = withOptions as CredentialsConfig;
+        if (typeof credentials.authorize !== 'function') {
+          throw new TypeError(`Credentials provider "${id}" needs an authorize(credentials, request) function`);
+        }
+        return { id, name, type, credentials: { ...credentials.credentials }, authorize: credentials.authorize };
+      }
+      case 'email':
+      case 'webauthn':
+        return { id, name, type, config: withOptions as EmailConfig | WebAuthnConfig };
+      default:
+        throw new TypeError(`Provider "${id}" has an unknown type "${String(type)}"; valid types are oauth, oidc, credentials, email, webauthn`);
+    }
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * Reading what the runtime needs from an Express request: the origin (honouring `AUTH_URL`, `trustHost` and
+ * Express's `trust proxy`), the mount path and action, cookies, and a size-limited form or JSON body.
+ */
+import type { Request } from 'express';
+import type { ResolvedConfig } from './config.js';
+import { parseCookieHeader } from './cookies.js';
+import { InvalidRequest, UntrustedHost } from './errors.js';
+
+function withStatus(error: InvalidRequest, status: number): InvalidRequest {
+  error.status = status;
+  return error;
+}
+
+/** Bodies of sign-in forms are small; anything larger is refused with 413. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
+
+function forwardedHost(req: Request): string | undefined {
+  // Express 5's req.host does exactly this; Express 4's req.host drops the port, so read the headers directly.
+  const trust = req.app?.get('trust proxy fn') as ((address: string | undefined, hop: number) => boolean) | undefined;
+  const header = req.headers['x-forwarded-host'];
+  if (!header || !trust?.(req.socket?.remoteAddress, 0)) return undefined;
+  const value = Array.isArray(header) ? header[0] : header;
+  return value?.split(',')[0]?.trim() || undefined;
+}
+
+/**
+ * The origin every URL is built on: `AUTH_URL`'s when set, otherwise the request's protocol (`req.protocol`, which
+ * follows `X-Forwarded-Proto` only when `trust proxy` trusts the hop) and host (which must be trusted).
+ */
+export function requestOrigin(req: Request, options: ResolvedConfig): string {
+  if (options.envOrigin) return options.envOrigin;
+  if (!options.trustHost) {
+    throw new UntrustedHost('The Host header is not trusted: set AUTH_URL to the app URL, or AUTH_TRUST_HOST=true behind a trusted proxy.');
+  }
+  const host = forwardedHost(req) ?? req.headers.host;
+  if (!host || !hostPattern.test(host)) throw new InvalidRequest('The request has no valid Host header.');
+  const protocol = req.protocol === 'https' ? 'https' : 'http';
+  return `${protocol}://${host.toLowerCase()}`;
+}
+
+/** Whether cookies get `Secure` and the `__Secure-`/`__Host-` prefixes for this request. */
+export function usesSecureCookies(req: Request, options: ResolvedConfig): boolean {
+  if (options.useSecureCookies !== undefined) return options.useSecureCookies;
+  if (options.envOrigin) return options.envOrigin.startsWith('https:');
+  return req.protocol === 'https';
+}
+
+/** The request's path (no query), as sent. */
+export function requestPathname(req: Request): string {
+  const url = req.originalUrl ?? req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** Where the handler is mounted and what is asked of it. */
+export interface RoutedRequest {
+  /** The mount path as the browser sees it (`/auth`, `/api/auth`, `''` at the root). */
+  mountPath: string;
+  /** The decoded path segments below the mount (`['callback', 'github']`). */
+  segments: string[];
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new InvalidRequest('The request path is not valid percent-encoding.');
+  }
+}
+
+/**
+ * Splits the path into mount and action. The mount comes from `basePath` when configured; otherwise from the
+ * wildcard parameter (`/auth/*splat` on Express 5, `/auth/*` on Express 4), whose segment count is taken off the
+ * end of the raw path; otherwise from `req.baseUrl` (`app.use('/auth', handler)`). Because the action is never
+ * searched for by name, a mount path that contains an action name (`/providers/auth`) still routes correctly.
+ */
+export function routeRequest(req: Request, basePath: string | undefined): RoutedRequest | null {
+  const pathname = requestPathname(req);
+  const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  if (basePath !== undefined) {
+    if (trimmed !== basePath && !trimmed.startsWith(`${basePath}/`)) return null;
+    return { mountPath: basePath, segments: splitSegments(trimmed.slice(basePath.length)) };
+  }
+  const params = (req.params ?? {}) as Record<string, unknown>;
+  const wildcard = params.splat ?? params[0];
+  const rawSegments = splitSegments(trimmed, false);
+  if (wildcard !== undefined) {
+    const count = Array.isArray(wildcard) ? wildcard.filter((part) => part !== '').length : String(wildcard).split('/').filter(Boolean).length;
+    const mountSegments = rawSegments.slice(0, Math.max(0, rawSegments.length - count));
+    return { mountPath: mountSegments.length ? `/${mountSegments.join('/')}` : '', segments: rawSegments.slice(mountSegments.length).map(decodeSegment) };
+  }
+  const baseUrl = (req.baseUrl ?? '').replace(/\/+$/, '');
+  const mountCount = splitSegments(baseUrl, false).length;
+  return { mountPath: baseUrl, segments: rawSegments.slice(mountCount).map(decodeSegment) };
+}
+
+function splitSegments(path: string, decode = true): string[] {
+  const segments = path.split('/').filter(Boolean);
+  return decode ? segments.map(decodeSegment) : segments;
+}
+
+/** The request's query parameters as single strings (the first of repeated ones). */
+export function queryParams(req: Request): URLSearchParams {
+  const url = req.originalUrl ?? req.url ?? '';
+  const index = url.indexOf('?');
+  return new URLSearchParams(index === -1 ? '' : url.slice(index + 1));
+}
+
+/** The request's cookies. */
+export function requestCookies(req: Request): Map<string, string> {
+  return parseCookieHeader(req.headers.cookie);
+}
+
+function parseBodyText(text: string, contentType: string): Record<string, unknown> {
+  if (contentType.includes('application/json')) {
+    if (!text.trim()) return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new InvalidRequest('The request body is not valid JSON.');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new InvalidRequest('The request body must be a JSON object.');
+    }
+    return parsed as Record<string, unknown>;
+  }
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+/**
+ * The POST body: whatever a body parser already put on `req.body`, or the raw form/JSON body read here (so the
+ * handler works without `express.urlencoded()`), limited to 64 KiB. Read single fields with `bodyField`.
+ */
+export async function readBody(req: Request): Promise<Record<string, unknown>> {
+  const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
+  const parsed: unknown = req.body;
+  if (parsed !== undefined && parsed !== null) {
+    if (typeof parsed === 'string') return parseBodyText(parsed, contentType);
+    if (Buffer.isBuffer(parsed)) return parseBodyText(parsed.toString('utf8'), contentType);
+    if (typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  }
+  if (req.readableEnded || req.method === 'GET' || req.method === 'HEAD') return {};
+  if (contentType && !contentType.includes('application/x-www-form-urlencoded') && !contentType.includes('application/json')) {
+    throw withStatus(new InvalidRequest('Send the form as application/x-www-form-urlencoded or application/json.'), 415);
+  }
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) throw withStatus(new InvalidRequest('The request body is too large.'), 413);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw withStatus(new InvalidRequest('The request body is too large.'), 413);
+    chunks.push(buffer);
+  }
+  return parseBodyText(Buffer.concat(chunks).toString('utf8'), contentType);
+}
+
+/** A body field as a string (the first of repeated ones); anything else is absent. */
+export function bodyField(body: Record<string, unknown>, name: string): string | undefined {
+  const value = body[name];
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
+  return undefined;
+}
+
+/** True when the client asked for JSON rather than a page. */
+export function prefersJson(req: Request): boolean {
+  const accept = String(req.headers.accept ?? '');
+  if (!accept) return false;
+  const json = accept.indexOf('application/json');
+  const html = accept.indexOf('text/html');
+  return json !== -1 && (html === -1 || json < html);
+}

@@ -1,0 +1,148 @@
+/**
+ * Reading and writing JWT sessions. A session that cannot be read for any reason (tampered, expired, another
+ * secret, truncated chunks) is no session: it fails closed, and its cookies are cleared where a response exists.
+ */
+import type { Request } from 'express';
+import type { ResolvedConfig } from './config.js';
+import { type CookiesOptions, type OutgoingCookie, chunkCookie, clearChunkedCookie, readChunkedCookie } from './cookies.js';
+import { EventError, JWTSessionError } from './errors.js';
+import { requestCookies, usesSecureCookies } from './request.js';
+import type { Account, JWT, Profile, Session, User } from './types.js';
+
+/** What reading a session produced: the session (or null) and the cookies the response should carry. */
+export interface SessionResult {
+  session: Session | null;
+  token: JWT | null;
+  cookies: OutgoingCookie[];
+}
+
+/** Runs an event handler; its failure is logged, never raised. */
+export async function emitEvent<Name extends keyof NonNullable<ResolvedConfig['events']>>(
+  options: ResolvedConfig,
+  name: Name,
+  message: Parameters<NonNullable<ResolvedConfig['events'][Name]>>[0],
+): Promise<void> {
+  const handler = options.events[name] as ((message: unknown) => unknown) | undefined;
+  if (!handler) return;
+  try {
+    await handler(message);
+  } catch (error) {
+    options.logger.error(new EventError(`events.${String(name)} failed`, { cause: error instanceof Error ? error : undefined }));
+  }
+}
+
+function sameToken(a: JWT, b: JWT): boolean {
+  if (a === b) return true;
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
+/** Cookie names for this request: `__Secure-` prefixed on HTTPS. */
+export function cookieOptionsFor(req: Request, options: ResolvedConfig): CookiesOptions {
+  return usesSecureCookies(req, options) ? options.cookies.secure : options.cookies.plain;
+}
+
+/**
+ * Reads the session of a request. With `write`, an expiring session is re-issued (rolling sessions) and a bad one
+ * is cleared; without it (plain `getSession`), nothing is written.
+ */
+export async function readSession(
+  req: Request,
+  options: ResolvedConfig,
+  params: { write: boolean; cookies?: Map<string, string>; cookieOptions?: CookiesOptions; trigger?: 'update'; newSession?: unknown },
+): Promise<SessionResult> {
+  // Cheap exits first: a request without a session cookie costs no key derivation and no decryption.
+  const header = req.headers.cookie;
+  if (!header) return { session: null, token: null, cookies: [] };
+  const cookieOptions = params.cookieOptions ?? cookieOptionsFor(req, options);
+  const sessionCookie = cookieOptions.sessionToken;
+  if (!header.includes(sessionCookie.name)) return { session: null, token: null, cookies: [] };
+  const cookies = params.cookies ?? requestCookies(req);
+  const raw = readChunkedCookie(cookies, sessionCookie.name);
+  if (raw === undefined) return { session: null, token: null, cookies: [] };
+  const clear = () => ({ session: null, token: null, cookies: params.write ? clearChunkedCookie(cookies, sessionCookie) : [] });
+
+  let decoded: JWT | null;
+  try {
+    decoded = await options.jwt.decode({ token: raw, secret: options.secrets, salt: sessionCookie.name });
+  } catch (error) {
+    options.logger.debug('session cookie rejected', { reason: error instanceof Error ? error.name : 'unknown' });
+    return clear();
+  }
+  if (!decoded) return clear();
+
+  let token: JWT | null;
+  try {
+    token = await options.callbacks.jwt({
+      token: decoded,
+      ...(params.trigger && { trigger: params.trigger, session: params.newSession }),
+    });
+  } catch (error) {
+    options.logger.error(new JWTSessionError('The jwt callback failed', { cause: error instanceof Error ? error : undefined }));
+    return clear();
+  }
+  if (!token) return clear();
+
+  const now = Math.floor(Date.now() / 1000);
+  const issuedAt = typeof decoded.iat === 'number' ? decoded.iat : 0;
+  const refresh =
+    params.write && (params.trigger === 'update' || !sameToken(decoded, token) || now - issuedAt >= options.session.updateAge);
+  const expiresAt = refresh ? now + options.jwt.maxAge : typeof decoded.exp === 'number' ? decoded.exp : now + options.jwt.maxAge;
+  const expires = new Date(expiresAt * 1000);
+
+  const user: User = {};
+  if (token.sub !== undefined) user.id = token.sub;
+  if (token.name !== undefined) user.name = token.name;
+  if (token.email !== undefined) user.email = token.email;
+  if (token.picture !== undefined) user.image = token.picture;
+  let session: Session;
+  try {
+    session = (await options.callbacks.session({
+      session: { user, expires: expires.toISOString() },
+      token,
+      ...(params.trigger && { trigger: params.trigger, newSession: params.newSession }),
+    })) as Session;
+  } catch (error) {
+    options.logger.error(new JWTSessionError('The session callback failed', { cause: error instanceof Error ? error : undefined }));
+    return clear();
+  }
+
+  const outgoing: OutgoingCookie[] = [];
+  if (refresh) {
+    const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge: options.jwt.maxAge });
+    outgoing.push(...chunkCookie(cookies, sessionCookie, encoded, { expires }));
+  }
+  if (options.events.session) await emitEvent(options, 'session', { session, token });
+  return { session, token, cookies: outgoing };
+}
+
+/** The session cookies for a new sign-in: the default token, through the `jwt` callback, encrypted and chunked. */
+export async function createSessionCookies(
+  options: ResolvedConfig,
+  cookies: Map<string, string>,
+  cookieOptions: CookiesOptions,
+  params: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean },
+): Promise<{ cookies: OutgoingCookie[]; token: JWT | null }> {
+  const { user } = params;
+  const initial: JWT = {};
+  if (user.name !== undefined) initial.name = user.name;
+  if (user.email !== undefined) initial.email = user.email;
+  if (user.image !== undefined) initial.picture = user.image;
+  if (user.id !== undefined) initial.sub = user.id;
+  const token = await options.callbacks.jwt({
+    token: initial,
+    user,
+    account: params.account,
+    ...(params.profile && { profile: params.profile }),
+    trigger: params.isNewUser ? 'signUp' : 'signIn',
+    isNewUser: params.isNewUser ?? false,
+  });
+  const sessionCookie = cookieOptions.sessionToken;
+  if (!token) return { cookies: clearChunkedCookie(cookies, sessionCookie), token: null };
+  const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge: options.jwt.maxAge });
+  const expires = new Date(Date.now() + options.jwt.maxAge * 1000);
+  return { cookies: chunkCookie(cookies, sessionCookie, encoded, { expires }), token };
+}
