@@ -34,7 +34,7 @@ export async function resolveRedirect(context: RequestContext, requested: string
     decided = await options.callbacks.redirect({ url: candidate, baseUrl: origin });
   } catch (error) {
     options.logger.error(error instanceof Error ? error : new Error(String(error)));
-    return origin;
+    return `${origin}/`;
   }
-  return (typeof decided === 'string' && sameOriginUrl(decided, origin)) || origin;
+  return (typeof decided === 'string' && sameOriginUrl(decided, origin)) || `${origin}/`;
 }
