@@ -29,7 +29,7 @@ export interface CookiesOptions {
 }
 
 /** Partial overrides, merged over the defaults per cookie. */
-export type CookiesOverrides = { [K in keyof CookiesOptions]?: Partial<CookieOption> & { options?: Partial<CookieOption['options']> } };
+export type CookiesOverrides = { [K in keyof CookiesOptions]?: { name?: string; options?: Partial<CookieOption['options']> } };
 
 /** Short-lived cookies of the OAuth checks live 15 minutes, as in Auth.js. */
 export const CHECK_COOKIE_MAX_AGE = 15 * 60;

@@ -51,6 +51,9 @@ type Action = keyof typeof routes;
 /** Errors answered where they happen rather than by a redirect: their message is safe to show. */
 const requestErrors = new Set(['InvalidRequest', 'UnknownAction', 'InvalidProvider', 'MethodNotAllowed', 'UntrustedHost']);
 
+/** Public error types shown on the sign-in page (the user can simply try again) rather than the error page. */
+const signInPageErrors = new Set(['OAuthCallbackError', 'OAuthSignInError', 'OAuthAccountNotLinked', 'AccountNotLinked', 'CredentialsSignin', 'MissingCSRF', 'EmailSignInError']);
+
 /** Actions whose failures send the browser to the sign-in or error page (they are form posts and provider redirects). */
 const redirectingActions = new Set<Action>(['signin', 'callback', 'signout']);
 
@@ -373,7 +376,7 @@ function respondWithError(
     context.outgoing = context.outgoing.filter((cookie) => cookie.options.maxAge === 0);
     const params = new URLSearchParams({ error: type });
     if (error instanceof CredentialsSignin || error.type === 'CredentialsSignin') params.set('code', (error as CredentialsSignin).code ?? 'credentials');
-    const pageKind = error.kind === 'signIn' ? 'signIn' : 'error';
+    const pageKind = error.kind === 'signIn' || signInPageErrors.has(type) ? 'signIn' : 'error';
     const custom = options.pages[pageKind];
     const base = custom ? new URL(custom, `${context.origin}/`).href : actionUrl(context, pageKind === 'signIn' ? 'signin' : 'error');
     return sendRedirect(context, `${base}${base.includes('?') ? '&' : '?'}${params}`);

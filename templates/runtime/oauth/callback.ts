@@ -34,6 +34,18 @@ export function normaliseTokens(tokens: TokenSet): TokenSet {
   return normalised as TokenSet;
 }
 
+/**
+ * A plain OAuth 2 provider without a configured issuer may still return an ID token (some do, unasked). With no
+ * issuer there is nothing to validate it against, so it is dropped rather than trusted or wrongly refused.
+ */
+async function withoutUnverifiableIdToken(provider: ResolvedOAuthProvider, response: Response): Promise<Response> {
+  if (provider.type !== 'oauth' || provider.issuer || provider.wellKnown || !response.ok) return response;
+  const body = (await response.clone().json().catch(() => null)) as Record<string, unknown> | null;
+  if (!body || typeof body !== 'object' || !('id_token' in body)) return response;
+  const { id_token: _unverifiable, ...rest } = body;
+  return new Response(JSON.stringify(rest), { status: response.status, headers: response.headers });
+}
+
 /** Runs the callback of `provider` with the authorization response `parameters`. */
 export async function handleOAuthCallback(
   context: RequestContext,
@@ -101,7 +113,7 @@ export async function handleOAuthCallback(
         checks.code_verifier ?? oauth.nopkce,
         httpOptions(provider, as.token_endpoint),
       );
-      const processed = await oauth.processAuthorizationCodeResponse(as, client, response, processOptions);
+      const processed = await oauth.processAuthorizationCodeResponse(as, client, await withoutUnverifiableIdToken(provider, response), processOptions);
       tokens = processed as TokenSet;
       idTokenClaims = oauth.getValidatedIdTokenClaims(processed);
     }
