@@ -22,6 +22,7 @@ import {
 } from './errors.js';
 import { createAuthorizationUrl } from './oauth/authorization-url.js';
 import { handleOAuthCallback, proxiedCallbackTarget } from './oauth/callback.js';
+import { createOAuth1AuthorizationUrl, handleOAuth1Callback, usesOAuth1 } from './oauth1/flow.js';
 import { renderErrorPage, renderSignOutPage, renderVerifyRequestPage } from './pages/other.js';
 import { renderSignInPage } from './pages/signin.js';
 import type { ResolvedCredentialsProvider, ResolvedOAuthProvider, ResolvedProvider } from './providers/resolve.js';
@@ -228,7 +229,7 @@ async function signInRoute(context: RequestContext, provider: ResolvedProvider):
   if (callbackUrl) {
     setCookie(context, context.cookieOptions.callbackUrl, await resolveRedirect(context, callbackUrl));
   }
-  const url = await createAuthorizationUrl(context, provider, query);
+  const url = usesOAuth1(provider) ? await createOAuth1AuthorizationUrl(context, provider) : await createAuthorizationUrl(context, provider, query);
   sendRedirect(context, url);
 }
 
@@ -258,7 +259,9 @@ async function oauthCallback(context: RequestContext, provider: ResolvedOAuthPro
   const callbackCookie = context.cookieOptions.callbackUrl;
   const callbackUrl = context.cookies.get(callbackCookie.name);
   if (callbackUrl !== undefined) setCookie(context, callbackCookie, null);
-  const { user, account, profile } = await handleOAuthCallback(context, provider, parameters);
+  const { user, account, profile } = usesOAuth1(provider)
+    ? await handleOAuth1Callback(context, provider, parameters)
+    : await handleOAuthCallback(context, provider, parameters);
   await completeSignIn(context, { user, account, profile, callbackUrl });
 }
 

@@ -46,6 +46,17 @@ async function withoutUnverifiableIdToken(provider: ResolvedOAuthProvider, respo
   return new Response(JSON.stringify(rest), { status: response.status, headers: response.headers });
 }
 
+/**
+ * The userinfo answer of a plain OAuth 2 provider. Only OpenID Connect requires a `sub` claim; GitHub, Discord,
+ * GitLab and the microblog network answer with their own JSON (`id`, or `data.id`), as Auth.js reads it.
+ */
+async function readOAuthProfile(response: Response): Promise<Profile> {
+  if (response.status !== 200) throw new Error(`the userinfo endpoint answered HTTP ${response.status}`);
+  const body: unknown = await response.json();
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('the userinfo endpoint did not answer a JSON object');
+  return body as Profile;
+}
+
 /** Runs the callback of `provider` with the authorization response `parameters`. */
 export async function handleOAuthCallback(
   context: RequestContext,
@@ -133,7 +144,9 @@ export async function handleOAuthCallback(
       if (!as.userinfo_endpoint) throw new InvalidEndpoints(`Provider "${provider.id}" has no userinfo endpoint`);
       if (!tokens.access_token) throw new OAuthCallbackError(`Provider "${provider.id}" returned no access token`);
       const response = await oauth.userInfoRequest(as, client, tokens.access_token, httpOptions(provider, as.userinfo_endpoint));
-      profile = (await oauth.processUserInfoResponse(as, client, idTokenClaims?.sub ?? oauth.skipSubjectCheck, response)) as Profile;
+      profile = provider.type === 'oidc'
+        ? ((await oauth.processUserInfoResponse(as, client, idTokenClaims?.sub ?? oauth.skipSubjectCheck, response)) as Profile)
+        : await readOAuthProfile(response);
     }
   } catch (error) {
     if (error instanceof InvalidEndpoints || error instanceof OAuthCallbackError) throw error;

@@ -12,7 +12,8 @@ export const PROVIDER_TIMEOUT_MS = 10_000;
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-function isLoopback(url: string): boolean {
+/** True for URLs of this machine (`localhost`, `127.*`, `::1`), where plain HTTP is allowed for development providers. */
+export function isLoopback(url: string): boolean {
   try {
     const { hostname } = new URL(url);
     return loopbackHosts.has(hostname) || hostname.startsWith('127.');
@@ -76,6 +77,9 @@ function needsDiscovery(provider: ResolvedOAuthProvider): boolean {
 export async function authorizationServer(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
   let metadata: oauth.AuthorizationServer;
   if (needsDiscovery(provider)) {
+    if (!provider.wellKnown && !provider.issuer) {
+      throw new InvalidEndpoints(`Provider "${provider.id}" has no issuer: set ${provider.env.issuer} in .env`);
+    }
     let pending = discovered.get(provider);
     if (!pending) {
       pending = discover(provider);

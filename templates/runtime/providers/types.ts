@@ -158,8 +158,13 @@ export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
   [customFetch]?: CustomFetch;
   /** Internal flag. */
   conformInternal?: true;
-  /** The microblog provider's API version. */
+  /**
+   * The protocol: OAuth 2 when absent or `'2.0'`; `'1.0A'` signs in over OAuth 1.0a (HMAC-SHA1 signed requests),
+   * as the microblog provider can.
+   */
   version?: string;
+  /** OAuth 1.0a only: where the request token (temporary credentials) is obtained. */
+  requestTokenUrl?: string;
 }
 
 /** The configuration of an OpenID Connect provider (`type: 'oidc'`). */
