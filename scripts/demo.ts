@@ -1,0 +1,153 @@
+// `npm run demo`: builds the CLI, scaffolds ./demo-app with the default answers, installs it, starts a local
+// OpenID provider (oidc-provider, the one the tests use) on 127.0.0.1 beside it, and runs the app until Ctrl-C.
+// Sign-in works with nothing registered anywhere. `--self-test` signs in over HTTP instead of waiting, then stops.
+//
+// Environment: PORT (default 3000), DEMO_DIR (default ./demo-app).
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { applyEdits, modify } from 'jsonc-parser';
+import { cliVersion } from '../src/cli/version.js';
+import { setEnvValue } from '../src/generator/merge/env-file.js';
+import { createJar, formBody } from '../test/support/cookie-jar.js';
+import { DEFAULT_ACCOUNTS, loginThroughProvider, startOidcProvider } from '../test/support/oidc-provider.js';
+import type { RunningOidcProvider } from '../test/support/oidc-provider.js';
+
+const repoRoot = fileURLToPath(new URL('../', import.meta.url));
+const demoDir = resolve(repoRoot, process.env.DEMO_DIR ?? 'demo-app');
+const port = process.env.PORT ?? '3000';
+const selfTest = process.argv.includes('--self-test');
+const mount = '/auth';
+
+function say(line: string): void {
+  console.log(`\x1b[36m[demo]\x1b[0m ${line}`);
+}
+
+/** Builds and packs this repo, so that the demo app installs the CLI the way a user's project would. */
+async function buildAndPack(): Promise<string> {
+  say('Building the CLI (npm run build)...');
+  await execa('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'inherit' });
+  const packDir = join(tmpdir(), 'create-framework-auth-demo');
+  await rm(packDir, { recursive: true, force: true });
+  await mkdir(packDir, { recursive: true });
+  await execa('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: repoRoot });
+  return join(packDir, `create-framework-auth-${cliVersion}.tgz`);
+}
+
+/**
+ * Points the app's create-framework-auth devDependency at the fresh tarball (the version is not on the registry
+ * while it is being developed). On a later run the old tarball's lock entry would fail its integrity check.
+ */
+async function seedPackageJson(tarball: string): Promise<void> {
+  const path = join(demoDir, 'package.json');
+  await mkdir(demoDir, { recursive: true });
+  const text = existsSync(path)
+    ? await readFile(path, 'utf8')
+    : `${JSON.stringify({ name: 'demo-app', version: '0.1.0', private: true }, null, 2)}\n`;
+  const edits = modify(text, ['devDependencies', 'create-framework-auth'], `file:${tarball}`, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
+  await writeFile(path, applyEdits(text, edits));
+  await rm(join(demoDir, 'package-lock.json'), { force: true });
+  await rm(join(demoDir, 'node_modules/create-framework-auth'), { recursive: true, force: true });
+}
+
+async function fillEnv(values: Record<string, string>): Promise<void> {
+  const path = join(demoDir, '.env');
+  let text = await readFile(path, 'utf8');
+  for (const [key, value] of Object.entries(values)) text = setEnvValue(text, key, value);
+  await writeFile(path, text);
+}
+
+function startApp(): Promise<{ child: ChildProcess; url: string }> {
+  const tsx = join(demoDir, 'node_modules/tsx/dist/cli.mjs');
+  const child = spawn(process.execPath, [tsx, 'src/server.ts'], {
+    cwd: demoDir,
+    env: { ...process.env, PORT: port, HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolvePromise, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      process.stdout.write(chunk);
+      const match = /Listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolvePromise({ child, url: match[1] });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the demo app exited with ${code} (is port ${port} free? set PORT=...)`)));
+  });
+}
+
+/** What a user does in the browser, over HTTP: sign in with the test login and read /me. */
+async function signInOverHttp(appUrl: string): Promise<unknown> {
+  const jar = createJar();
+  const { csrfToken } = (await (await jar.fetch(`${appUrl}${mount}/csrf`)).json()) as { csrfToken: string };
+  const start = await jar.fetch(`${appUrl}${mount}/signin/oidc`, { method: 'POST', ...formBody({ csrfToken, callbackUrl: `${appUrl}/me` }) });
+  const callback = await loginThroughProvider(jar, start.headers.get('location') ?? '', { login: 'alice' });
+  await jar.fetch(callback);
+  const me = await jar.fetch(`${appUrl}/me`, { headers: { accept: 'application/json' } });
+  if (me.status !== 200) throw new Error(`/me answered ${me.status} after signing in`);
+  return me.json();
+}
+
+async function main(): Promise<void> {
+  const tarball = await buildAndPack();
+  await seedPackageJson(tarball);
+  say(`Scaffolding ${demoDir} with the default answers (create-framework-auth --yes)...`);
+  await execa(process.execPath, [join(repoRoot, 'bin/create-framework-auth.js'), demoDir, '--yes', '--package-manager', 'npm'], {
+    stdio: 'inherit',
+    env: { npm_config_prefer_offline: 'true' },
+  });
+
+  const provider: RunningOidcProvider = await startOidcProvider();
+  const clientSecret = randomBytes(24).toString('base64url');
+  await fillEnv({ AUTH_OIDC_ID: 'demo-app', AUTH_OIDC_SECRET: clientSecret, AUTH_OIDC_ISSUER: provider.issuer });
+  say(`Local OpenID provider: ${provider.issuer} (client "demo-app" written to ${join(demoDir, '.env')})`);
+
+  const app = await startApp();
+  const appPort = new URL(app.url).port;
+  // The app listens on 127.0.0.1 only; `localhost` works too in browsers that try IPv4.
+  const origins = [`http://127.0.0.1:${appPort}`, `http://localhost:${appPort}`];
+  await provider.setClient({
+    client_id: 'demo-app',
+    client_secret: clientSecret,
+    redirect_uris: origins.map((origin) => `${origin}${mount}/callback/oidc`),
+  });
+
+  let stopping = false;
+  const stop = async (code: number): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    app.child.kill('SIGTERM');
+    await provider.close();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  if (selfTest) {
+    const me = await signInOverHttp(app.url);
+    say(`Self-test: signed in, /me answered ${JSON.stringify(me)}`);
+    await stop(0);
+    return;
+  }
+  const account = DEFAULT_ACCOUNTS.alice;
+  console.log(`
+  The demo app is running: ${origins[0]}
+    sign in:   ${origins[0]}${mount}/signin   (or open ${origins[0]}/me)
+    test login: "alice" with any password  (${account?.name ?? 'Alice'}, ${account?.email ?? ''})
+    session:   ${origins[0]}${mount}/session
+  The code is yours to read in ${join(demoDir, 'src')}. Press Ctrl-C to stop the app and the provider.
+`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

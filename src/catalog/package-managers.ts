@@ -1,0 +1,30 @@
+/** Package managers the CLI can install with. */
+export const packageManagers = ['npm', 'pnpm', 'yarn', 'bun'] as const;
+
+/** A supported package manager. */
+export type PackageManager = (typeof packageManagers)[number];
+
+/** Whether `value` names a supported package manager. */
+export function isPackageManager(value: string): value is PackageManager {
+  return (packageManagers as readonly string[]).includes(value);
+}
+
+/** Lockfiles by package manager, checked in this order. */
+export const lockfiles = [
+  ['package-lock.json', 'npm'],
+  ['npm-shrinkwrap.json', 'npm'],
+  ['pnpm-lock.yaml', 'pnpm'],
+  ['yarn.lock', 'yarn'],
+  ['bun.lock', 'bun'],
+  ['bun.lockb', 'bun'],
+] as const satisfies readonly (readonly [string, PackageManager])[];
+
+/** The command that installs a project's dependencies. */
+export function installCommand(pm: PackageManager): { command: PackageManager; args: string[] } {
+  return { command: pm, args: pm === 'npm' ? ['install', '--no-audit', '--no-fund'] : ['install'] };
+}
+
+/** `npm run dev`, `pnpm dev`, ...: how a user runs a package.json script. */
+export function runScriptCommand(pm: PackageManager, script: string): string {
+  return pm === 'npm' || pm === 'bun' ? `${pm} run ${script}` : `${pm} ${script}`;
+}

@@ -1,0 +1,108 @@
+import { oauthEnvVars } from './env-names.js';
+
+/** One provider the CLI can write into a project. Adding a provider to the CLI is adding one of these. */
+export interface ProviderEntry {
+  /** Catalog id: the runtime file `templates/runtime/providers/<id>.ts`, the URL segment and the env prefix. */
+  readonly id: string;
+  /** Display name, as on the default sign-in page. */
+  readonly name: string;
+  /** One line shown beside the name in the multiselect. */
+  readonly hint: string;
+  /** Other names accepted by `--providers` and `add-provider`; they resolve to `id`. */
+  readonly aliases: readonly string[];
+  /** Whether the user must register a callback URL with the provider (printed in the next steps). */
+  readonly oauth: boolean;
+  /** Env vars the provider reads; written empty to `.env` and `.env.example`. */
+  readonly env: readonly string[];
+  /** Local name of the default import of the factory in `src/auth/config.ts`. */
+  readonly importName: string;
+  /** The factory's module, relative to `src/auth/config.ts`. */
+  readonly importPath: string;
+  /** The element written into `providers: [...]`; may span lines (indented by the writer). */
+  readonly snippet: string;
+  /** npm dependencies the provider needs beyond the runtime's own. */
+  readonly dependencies: Readonly<Record<string, string>>;
+}
+
+const credentialsSnippet = `Credentials({
+  credentials: {
+    username: { label: 'Username' },
+    password: { label: 'Password', type: 'password' },
+  },
+  // Look the user up and check the password here; return null to refuse (the sign-in page shows an error).
+  authorize: async () => null,
+})`;
+
+/**
+ * The providers whose runtime factory exists in templates/runtime/providers/. One list feeds the prompt, the flag
+ * check, `--help` and error messages.
+ */
+export const providerCatalog = [
+  {
+    id: 'oidc',
+    name: 'OpenID Connect',
+    hint: 'any OpenID provider, found by its issuer URL',
+    aliases: [],
+    oauth: true,
+    env: oauthEnvVars('oidc', { issuer: true }),
+    importName: 'OIDC',
+    importPath: './core/providers/oidc.js',
+    snippet: 'OIDC()',
+    dependencies: {},
+  },
+  {
+    id: 'microblog',
+    name: 'Microblog (X, formerly Twitter)',
+    hint: 'OAuth 2 with PKCE; aliases twitter, x',
+    aliases: ['twitter', 'x'],
+    oauth: true,
+    env: oauthEnvVars('microblog', { issuer: false }),
+    importName: 'Microblog',
+    importPath: './core/providers/microblog.js',
+    snippet: 'Microblog()',
+    dependencies: {},
+  },
+  {
+    id: 'credentials',
+    name: 'Credentials',
+    hint: 'username and password checked by your own authorize()',
+    aliases: [],
+    oauth: false,
+    env: [],
+    importName: 'Credentials',
+    importPath: './core/providers/credentials.js',
+    snippet: credentialsSnippet,
+    dependencies: {},
+  },
+] as const satisfies readonly ProviderEntry[];
+
+/** A catalog provider id. */
+export type ProviderId = (typeof providerCatalog)[number]['id'];
+
+/** Every catalog id, in catalog order. */
+export const providerIds: readonly ProviderId[] = providerCatalog.map((entry) => entry.id);
+
+/** The provider selected when the user accepts the defaults. */
+export const defaultProviderIds: readonly ProviderId[] = ['oidc'];
+
+/** The catalog entry of an id or alias (case-insensitive), or undefined. */
+export function findProvider(idOrAlias: string): (typeof providerCatalog)[number] | undefined {
+  const wanted = idOrAlias.trim().toLowerCase();
+  return providerCatalog.find(
+    (entry) => entry.id === wanted || (entry.aliases as readonly string[]).includes(wanted),
+  );
+}
+
+/** The catalog entry of a known id. */
+export function getProvider(id: ProviderId): ProviderEntry {
+  const entry = findProvider(id);
+  if (!entry) throw new Error(`No catalog entry for provider "${id}"`);
+  return entry;
+}
+
+/** `oidc, microblog (twitter, x), credentials`: the valid values for error messages and help. */
+export function describeProviderIds(): string {
+  return providerCatalog
+    .map((entry) => (entry.aliases.length > 0 ? `${entry.id} (${entry.aliases.join(', ')})` : entry.id))
+    .join(', ');
+}

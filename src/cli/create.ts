@@ -1,0 +1,113 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { adapterIds } from '../catalog/adapters.js';
+import { defaultMountPath } from '../catalog/mount-path.js';
+import { isPackageManager, packageManagers } from '../catalog/package-managers.js';
+import type { PackageManager } from '../catalog/package-managers.js';
+import { describeProviderIds } from '../catalog/providers.js';
+import { assertPackageManagerRuns, detectPackageManager, installDependencies } from '../generator/install.js';
+import { planProject } from '../generator/plan-project.js';
+import { writePlannedFiles } from '../generator/write-plan.js';
+import { parseAdapter, parseMountPath, parseProviderList } from '../prompts/answers.js';
+import type { Answers } from '../prompts/answers.js';
+import { askAnswers } from '../prompts/ask-answers.js';
+import { cancelledError, usageError } from './errors.js';
+import type { CliIo } from './io.js';
+import { describeFiles, nextSteps, summariseFiles } from './plan-report.js';
+import { createUi } from './ui.js';
+import { cliVersion } from './version.js';
+
+/** Flags of `create-framework-auth`, as commander parses them. */
+export interface CreateFlags {
+  providers?: string;
+  mount?: string;
+  adapter?: string;
+  yes?: boolean;
+  install: boolean;
+  packageManager?: string;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+const examples = `
+Examples:
+  $ npx create-framework-auth                      ask, then scaffold into the current project
+  $ npx create-framework-auth my-app --yes         new project with the defaults (oidc, /auth, no database)
+  $ npx create-framework-auth . --providers oidc,microblog --mount /api/auth --adapter none
+  $ npx create-framework-auth my-app --yes --dry-run     show the files it would write, write nothing
+  $ npx create-framework-auth my-app --yes --no-install --package-manager pnpm
+`;
+
+/** Parses `--package-manager`. */
+export function parsePackageManager(value: string): PackageManager {
+  if (!isPackageManager(value)) {
+    throw usageError(`Unknown package manager "${value}" in --package-manager. Valid: ${packageManagers.join(', ')}`);
+  }
+  return value;
+}
+
+/** Scaffolds the auth module into `dir`: flags and questions, plan, atomic write, install, next steps. */
+export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Promise<void> {
+  // Every flag is checked before anything else, so bad input leaves the directory untouched (exit 2).
+  const known: Partial<Answers> = {};
+  if (flags.providers !== undefined) known.providers = parseProviderList(flags.providers);
+  if (flags.mount !== undefined) known.mount = parseMountPath(flags.mount);
+  if (flags.adapter !== undefined) known.adapter = parseAdapter(flags.adapter);
+  const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
+  const root = resolve(io.cwd, dir);
+
+  const ui = createUi(io);
+  ui.intro(`create-framework-auth ${cliVersion}`);
+  const answers = await askAnswers(known, { input: io.stdin, output: io.stdout, interactive: io.interactive, yes: flags.yes === true });
+  const force = flags.force === true;
+  const plan = await ui.step(
+    'Planning the auth module',
+    async () => planProject({ root, answers, force, version: cliVersion }),
+    (result) => `Planned ${result.files.length} files: ${summariseFiles(result.files)}`,
+  );
+  for (const note of plan.notes) ui.info(note);
+  for (const file of plan.files.filter((candidate) => candidate.action === 'conflict')) {
+    ui.warn(`${file.path}: ${file.reason ?? 'kept as it is'}`);
+  }
+
+  const { pm, source } = detectPackageManager(root, pmFlag, io.env);
+  if (flags.dryRun) {
+    ui.lines(`Plan for ${root}`, describeFiles(plan.files));
+    const added = Object.entries(plan.addedDependencies).map(([name, range]) => `${name}@${range}`);
+    if (added.length > 0) ui.info(`Dependencies to add: ${added.join(', ')}${flags.install ? ` (installed with ${pm})` : ''}`);
+    ui.outro('Dry run: nothing was written.');
+    return;
+  }
+
+  const needsInstall = flags.install && (Object.keys(plan.addedDependencies).length > 0 || !existsSync(join(root, 'node_modules')));
+  if (needsInstall) await ui.step(`Checking ${pm} (${source})`, () => assertPackageManagerRuns(pm), () => `Using ${pm} (${source})`);
+  if (io.signal.aborted) throw cancelledError();
+  const written = await ui.step(
+    'Writing files',
+    () => writePlannedFiles(root, plan.files, { signal: io.signal }),
+    (paths) => (paths.length === 0 ? 'Nothing to write: the project is up to date' : `Wrote ${paths.length} files`),
+  );
+  if (needsInstall) {
+    await ui.step(`Installing dependencies with ${pm}`, () => installDependencies(root, pm, io.signal), () => `Installed dependencies with ${pm}`);
+  }
+  ui.lines('Next steps', nextSteps(plan, { cwd: io.cwd, pm, installed: flags.install }));
+  ui.outro(written.length === 0 ? 'Already up to date.' : 'The auth module is ready.');
+}
+
+/** The `create-framework-auth` program. */
+export function createCreateCommand(io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
+  return new Command('create-framework-auth')
+    .description('Scaffold a complete authentication module (OAuth 2 / OpenID Connect, credentials, sessions) into an Express project.')
+    .argument('[dir]', 'project directory; created when missing, extended when it exists', '.')
+    .option('--providers <ids>', `comma list of providers: ${describeProviderIds()}`)
+    .option('--mount <path>', `mount path of the auth routes (default ${defaultMountPath}; starts with "/", no trailing "/" or wildcard)`)
+    .addOption(new Option('--adapter <name>', `session storage: ${adapterIds.join(', ')} (default none: JWT sessions)`))
+    .option('-y, --yes', 'accept the default of every unanswered question; never prompt')
+    .option('--no-install', 'write the files only; print the install command')
+    .option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected from packageManager, lockfile, user agent)`)
+    .option('--dry-run', 'print the plan (files created/changed, dependencies) and write nothing')
+    .option('--force', 'overwrite generated files that differ from what this version writes')
+    .addHelpText('after', examples)
+    .action((dir: string, flags: CreateFlags) => run(() => runCreate(dir, flags, io)));
+}

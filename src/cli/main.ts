@@ -1,0 +1,101 @@
+import { Command, CommanderError } from 'commander';
+import { createAddProviderCommand } from './add-provider.js';
+import { createCreateCommand } from './create.js';
+import { CliError, exitCodes } from './errors.js';
+import type { CliIo } from './io.js';
+import { createSecretCommand } from './secret.js';
+import { cliVersion } from './version.js';
+
+/** The two bins of this package. */
+export const binNames = ['create-framework-auth', 'framework-auth'] as const;
+
+/** One of {@link binNames}. */
+export type BinName = (typeof binNames)[number];
+
+const frameworkAuthExamples = `
+Examples:
+  $ npx framework-auth add-provider microblog
+  $ npx framework-auth secret
+  $ npx framework-auth secret --raw
+  $ npx framework-auth add-provider --help
+`;
+
+function configure(command: Command, io: CliIo): Command {
+  return command
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .showHelpAfterError('(add --help for usage and examples)');
+}
+
+function buildProgram(bin: BinName, io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
+  if (bin === 'create-framework-auth') {
+    return configure(createCreateCommand(io, run), io).version(cliVersion, '-v, --version', 'print the version');
+  }
+  const program = configure(new Command('framework-auth'), io)
+    .description('Work on a project scaffolded by create-framework-auth.')
+    .version(cliVersion, '-v, --version', 'print the version')
+    .addHelpText('after', frameworkAuthExamples);
+  for (const command of [createAddProviderCommand(io, run), createSecretCommand(io, run)]) {
+    program.addCommand(configure(command, io));
+  }
+  return program;
+}
+
+function report(error: unknown, io: CliIo): number {
+  if (error instanceof CommanderError) {
+    // Commander printed the message already; help and version are not errors.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+      return error.exitCode === 0 ? 0 : exitCodes.usage;
+    }
+    return exitCodes.usage;
+  }
+  if (error instanceof CliError) {
+    io.stderr.write(`✖ ${error.message}\n${error.hint ? `  ${error.hint}\n` : ''}`);
+    return error.exitCode;
+  }
+  io.stderr.write(`✖ Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return exitCodes.failure;
+}
+
+/**
+ * Runs one bin with `argv` (the arguments after the bin name) and returns the exit code; never exits the process.
+ * Usage errors are 2, failures after a write 1, Ctrl-C 130.
+ */
+export async function run(bin: BinName, argv: readonly string[], io: CliIo): Promise<number> {
+  const program = buildProgram(bin, io, (action) => action());
+  if (bin === 'framework-auth' && argv.length === 0) {
+    program.outputHelp({ error: true });
+    return exitCodes.usage;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    return report(error, io);
+  }
+  return io.signal.aborted ? exitCodes.cancelled : 0;
+}
+
+/** Entry of the bin launchers: runs with the real process, maps Ctrl-C to 130, and exits. */
+export async function main(bin: BinName): Promise<never> {
+  const controller = new AbortController();
+  const onInterrupt = (): void => {
+    // A second Ctrl-C does not wait for the rollback.
+    if (controller.signal.aborted) process.exit(exitCodes.cancelled);
+    controller.abort();
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
+  const code = await run(bin, process.argv.slice(2), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+    signal: controller.signal,
+  });
+  process.exit(code);
+}

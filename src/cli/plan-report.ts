@@ -1,0 +1,63 @@
+import { posix } from 'node:path';
+import type { PackageManager } from '../catalog/package-managers.js';
+import { runScriptCommand } from '../catalog/package-managers.js';
+import { getProvider } from '../catalog/providers.js';
+import { callbackUrl } from '../generator/env-groups.js';
+import type { PlannedFile } from '../generator/planned-file.js';
+import type { ProjectPlan } from '../generator/plan-project.js';
+
+/** `create  src/auth/config.ts  (adds microblog to the providers)`, one line per file, for `--dry-run`. */
+export function describeFiles(files: readonly PlannedFile[]): string {
+  const width = Math.max(...files.map((file) => file.action.length));
+  return files
+    .map((file) => `${file.action.padEnd(width)}  ${file.path}${file.reason ? `  (${file.reason})` : ''}`)
+    .join('\n');
+}
+
+/** `12 created, 2 updated, 3 unchanged, 1 conflict`. */
+export function summariseFiles(files: readonly PlannedFile[]): string {
+  const count = (action: PlannedFile['action']): number => files.filter((file) => file.action === action).length;
+  const parts = [
+    [count('create'), 'created'],
+    [count('update'), 'updated'],
+    [count('unchanged'), 'unchanged'],
+    [count('conflict'), count('conflict') === 1 ? 'conflict kept' : 'conflicts kept'],
+  ] as const;
+  return parts
+    .filter(([number]) => number > 0)
+    .map(([number, word]) => `${number} ${word}`)
+    .join(', ');
+}
+
+/** What the user does next: install, fill .env, register callback URLs, mount (existing server), start. */
+export function nextSteps(plan: ProjectPlan, options: { cwd: string; pm: PackageManager; installed: boolean }): string {
+  const lines: string[] = [];
+  const relativeRoot = posix.normalize(options.cwd === plan.root ? '.' : plan.root.startsWith(`${options.cwd}/`) ? plan.root.slice(options.cwd.length + 1) : plan.root);
+  if (relativeRoot !== '.') lines.push(`cd ${relativeRoot}`);
+  if (!options.installed) lines.push(`${options.pm} install`);
+  const providers = plan.answers.providers.map((id) => getProvider(id));
+  const envVars = providers.flatMap((entry) => entry.env);
+  if (envVars.length > 0) lines.push('', 'Fill in .env:', ...envVars.map((name) => `  ${name}=`));
+  const oauth = providers.filter((entry) => entry.oauth);
+  if (oauth.length > 0) {
+    lines.push('', 'Register these callback URLs with the providers:');
+    for (const entry of oauth) lines.push(`  ${entry.name}: ${callbackUrl(plan.origin, plan.answers.mount, entry.id)}`);
+  }
+  const entry = plan.serverEntry;
+  if (entry && !entry.generated) {
+    const fromEntry = posix.relative(posix.dirname(entry.path), 'src/auth/index.js');
+    const importPath = fromEntry.startsWith('.') ? fromEntry : `./${fromEntry}`;
+    lines.push(
+      '',
+      `Mount the auth module in ${entry.path}:`,
+      `  import { authHandler, requireAuth, sessionLocals } from '${importPath}';`,
+      `  app.set('trust proxy', true);`,
+      `  app.use('${plan.mountPattern}', authHandler);`,
+      '  app.use(sessionLocals);',
+      `  app.get('/me', requireAuth(), (req, res) => res.json({ user: res.locals.session.user }));`,
+    );
+  } else {
+    lines.push('', `Start: ${runScriptCommand(options.pm, 'dev')}  →  ${plan.origin} (sign in at ${plan.origin}${plan.answers.mount}/signin)`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,50 @@
+import type { AdapterEntry } from '../catalog/adapters.js';
+import type { ProviderEntry } from '../catalog/providers.js';
+import type { EnvGroup } from './merge/env-file.js';
+import { findEnvLine } from './merge/env-file.js';
+
+/** The origin the app is reached at: `AUTH_URL`'s origin from .env, else `http://localhost:<PORT or 3000>`. */
+export function appOrigin(envText: string | undefined): string {
+  const authUrl = envText === undefined ? undefined : findEnvLine(envText, 'AUTH_URL')?.value;
+  if (authUrl) {
+    try {
+      return new URL(authUrl).origin;
+    } catch {
+      // An invalid AUTH_URL is reported by the runtime at startup; the default origin is still a useful hint here.
+    }
+  }
+  const port = envText === undefined ? undefined : findEnvLine(envText, 'PORT')?.value;
+  return `http://localhost:${port && /^\d+$/.test(port) ? port : '3000'}`;
+}
+
+/** The callback URL to register with an OAuth provider (seed §5 rule 3: it moves with the mount path). */
+export function callbackUrl(origin: string, mount: string, providerId: string): string {
+  return `${origin}${mount}/callback/${providerId}`;
+}
+
+/** The `AUTH_SECRET` group of .env (with the secret) or .env.example (with an empty value). */
+export function secretEnvGroup(secret: string): EnvGroup {
+  return {
+    comment: [
+      'Encrypts sessions and signs CSRF tokens: 32+ random characters, never committed.',
+      'Replace it with `npx framework-auth secret --force` (signs everyone out).',
+    ],
+    entries: [{ key: 'AUTH_SECRET', value: secret }],
+  };
+}
+
+/** The placeholders of one provider, or undefined when it reads no env vars. */
+export function providerEnvGroup(entry: ProviderEntry, origin: string, mount: string): EnvGroup | undefined {
+  if (entry.env.length === 0) return undefined;
+  const comment = entry.oauth
+    ? [`${entry.name}: register ${callbackUrl(origin, mount, entry.id)} as the callback URL.`]
+    : [`${entry.name}.`];
+  return { comment, entries: entry.env.map((key) => ({ key, value: '' })) };
+}
+
+/** The env vars of an adapter (a database URL), or undefined. */
+export function adapterEnvGroup(entry: AdapterEntry): EnvGroup | undefined {
+  const entries = Object.entries(entry.env).map(([key, value]) => ({ key, value }));
+  if (entries.length === 0) return undefined;
+  return { comment: [`${entry.name} adapter.`], entries };
+}

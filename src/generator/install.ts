@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { installCommand, isPackageManager, lockfiles } from '../catalog/package-managers.js';
+import type { PackageManager } from '../catalog/package-managers.js';
+import { CliError, cancelledError, usageError } from '../cli/errors.js';
+import { readProjectFile } from './planned-file.js';
+
+/** Where the package manager choice came from, for the messages. */
+export type PackageManagerSource = 'flag' | 'packageManager field' | 'lockfile' | 'user agent' | 'default';
+
+/**
+ * The package manager of a project: `--package-manager`, else package.json's `packageManager` field, else a
+ * lockfile, else the one running this CLI (`npm_config_user_agent`, e.g. `pnpm dlx`), else npm.
+ */
+export function detectPackageManager(
+  root: string,
+  flag: PackageManager | undefined,
+  env: NodeJS.ProcessEnv,
+): { pm: PackageManager; source: PackageManagerSource } {
+  if (flag) return { pm: flag, source: 'flag' };
+  const packageText = readProjectFile(root, 'package.json');
+  if (packageText !== undefined) {
+    try {
+      const field = (JSON.parse(packageText) as { packageManager?: unknown }).packageManager;
+      const name = typeof field === 'string' ? field.split('@')[0] ?? '' : '';
+      if (isPackageManager(name)) return { pm: name, source: 'packageManager field' };
+    } catch {
+      // An invalid package.json is reported by the planner with a better message.
+    }
+  }
+  for (const [file, pm] of lockfiles) {
+    if (existsSync(join(root, file))) return { pm, source: 'lockfile' };
+  }
+  const agent = env.npm_config_user_agent?.split('/')[0] ?? '';
+  if (isPackageManager(agent)) return { pm: agent, source: 'user agent' };
+  return { pm: 'npm', source: 'default' };
+}
+
+/** Fails before anything is written when the package manager cannot run. */
+export async function assertPackageManagerRuns(pm: PackageManager): Promise<void> {
+  try {
+    await execa(pm, ['--version'], { timeout: 30_000 });
+  } catch {
+    throw usageError(`${pm} was not found on this machine`, `Pass --package-manager <npm|pnpm|yarn|bun>, or --no-install.`);
+  }
+}
+
+/** Runs `<pm> install` in the project; Ctrl-C (the signal) stops it. The files written stay as they are. */
+export async function installDependencies(root: string, pm: PackageManager, signal?: AbortSignal): Promise<void> {
+  const { command, args } = installCommand(pm);
+  try {
+    await execa(command, args, { cwd: root, all: true, ...(signal ? { cancelSignal: signal } : {}) });
+  } catch (error) {
+    if (signal?.aborted) throw cancelledError(`Install cancelled. The files are written; run "${command} ${args.join(' ')}" to finish.`);
+    const output = (error as { all?: string }).all ?? (error instanceof Error ? error.message : String(error));
+    throw new CliError('install-failed', `${command} install failed:\n${output.trim().split('\n').slice(-15).join('\n')}`, {
+      hint: `The files are written. Fix the problem, then run "${command} ${args.join(' ')}" in ${root}.`,
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,65 @@
+import { findNodeAtLocation, parse, parseTree } from 'jsonc-parser';
+import type { ParseError } from 'jsonc-parser';
+import { detectFormatting, setJsoncPrimitive } from './json-format.js';
+
+/** The merged tsconfig text and one line per change, for the plan. */
+export interface TsconfigMerge {
+  content: string;
+  changes: string[];
+}
+
+interface CompilerOptionsShape {
+  module?: unknown;
+  moduleResolution?: unknown;
+  strict?: unknown;
+  outDir?: unknown;
+  target?: unknown;
+  types?: unknown;
+}
+
+// Targets too old for the runtime (private fields, top-level await, Error cause).
+const tooOldTargets = new Set(['es3', 'es5', 'es6', 'es2015', 'es2016', 'es2017', 'es2018', 'es2019', 'es2020', 'es2021']);
+
+/**
+ * Makes an existing tsconfig compile the generated ESM code: `module`/`moduleResolution` NodeNext, `strict` on,
+ * `outDir` set. Edits in place with a JSONC editor so comments, order and every other option survive.
+ */
+export function mergeTsconfig(text: string): TsconfigMerge {
+  const errors: ParseError[] = [];
+  const current = parse(text, errors, { allowTrailingComma: true, disallowComments: false }) as
+    | { compilerOptions?: CompilerOptionsShape }
+    | undefined;
+  if (errors.length > 0 || current === undefined || typeof current !== 'object' || Array.isArray(current)) {
+    throw new SyntaxError('tsconfig.json is not valid JSONC');
+  }
+  const options = current.compilerOptions ?? {};
+  const formattingOptions = detectFormatting(text);
+  let content = text;
+  const changes: string[] = [];
+  const set = (key: string, value: string | boolean, why: string): void => {
+    content = setJsoncPrimitive(content, ['compilerOptions', key], value, formattingOptions);
+    changes.push(why);
+  };
+  const lower = (value: unknown): string => (typeof value === 'string' ? value.toLowerCase() : '');
+
+  if (lower(options.module) !== 'nodenext') set('module', 'NodeNext', `compilerOptions.module → "NodeNext"`);
+  if (lower(options.moduleResolution) !== 'nodenext') {
+    set('moduleResolution', 'NodeNext', `compilerOptions.moduleResolution → "NodeNext"`);
+  }
+  if (options.strict !== true) set('strict', true, 'compilerOptions.strict → true');
+  if (options.outDir === undefined) set('outDir', 'dist', 'compilerOptions.outDir → "dist"');
+  if (tooOldTargets.has(lower(options.target))) set('target', 'ES2022', 'compilerOptions.target → "ES2022"');
+  if (Array.isArray(options.types) && !options.types.includes('node')) {
+    // Appended by hand: jsonc-parser's array insertion would reformat a one-line array over several lines.
+    const types = findNodeAtLocation(parseTree(content) ?? { type: 'null', offset: 0, length: 0 }, ['compilerOptions', 'types']);
+    const last = types?.children?.at(-1);
+    if (types && last) {
+      const position = last.offset + last.length;
+      content = `${content.slice(0, position)}, "node"${content.slice(position)}`;
+    } else if (types) {
+      content = `${content.slice(0, types.offset + 1)}"node"${content.slice(types.offset + 1)}`;
+    }
+    changes.push('compilerOptions.types += "node"');
+  }
+  return { content, changes };
+}

@@ -1,0 +1,68 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { usageError } from '../cli/errors.js';
+
+/** What the writer will do with one file. */
+export const fileActions = ['create', 'update', 'unchanged', 'conflict'] as const;
+
+/** One of {@link fileActions}. */
+export type FileAction = (typeof fileActions)[number];
+
+/** One file of a plan: the decision and the content, made before anything is written. */
+export interface PlannedFile {
+  /** Path relative to the project root, with "/" separators. */
+  path: string;
+  action: FileAction;
+  /** The content written for create/update; for a conflict, what would have been written. */
+  content: string;
+  /** The file's current content, or undefined when it does not exist (used to roll back). */
+  previous: string | undefined;
+  /** File mode for a created file (e.g. 0o600 for .env). */
+  mode?: number;
+  /** Why: the merge's changes, or why a conflict was kept. */
+  reason?: string;
+}
+
+/** The text of `root/path`, or undefined when there is no such file. A directory in its place is bad input. */
+export function readProjectFile(root: string, path: string): string | undefined {
+  const full = join(root, path);
+  let isFile: boolean;
+  try {
+    isFile = statSync(full).isFile();
+  } catch {
+    return undefined;
+  }
+  if (!isFile) throw usageError(`${path} exists but is not a file`);
+  return readFileSync(full, 'utf8');
+}
+
+/**
+ * A file the CLI generates in full (runtime copy, auth module): created, unchanged, or — when the user changed it —
+ * a conflict kept as it is, unless `force`.
+ */
+export function planOwnedFile(root: string, path: string, content: string, force: boolean): PlannedFile {
+  const previous = readProjectFile(root, path);
+  if (previous === undefined) return { path, action: 'create', content, previous };
+  if (previous === content) return { path, action: 'unchanged', content, previous };
+  if (force) return { path, action: 'update', content, previous, reason: 'your changes are overwritten (--force)' };
+  return {
+    path,
+    action: 'conflict',
+    content,
+    previous,
+    reason: 'differs from what this version generates (changed by you?); kept as it is, --force overwrites it',
+  };
+}
+
+/** A file the CLI merges into (package.json, tsconfig, .env, ...): the merge already kept everything of the user's. */
+export function planMergedFile(path: string, previous: string | undefined, content: string, reason?: string, mode?: number): PlannedFile {
+  const action: FileAction = previous === undefined ? 'create' : previous === content ? 'unchanged' : 'update';
+  return {
+    path,
+    action,
+    content,
+    previous,
+    ...(mode !== undefined && previous === undefined ? { mode } : {}),
+    ...(reason !== undefined && action !== 'unchanged' ? { reason } : {}),
+  };
+}

@@ -1,0 +1,261 @@
+import { CliError } from '../cli/errors.js';
+import type { TypeScriptApi } from './typescript-api.js';
+import type ts from 'typescript';
+
+/** What the CLI needs to know about a project's `src/auth/config.ts`. */
+export interface AuthConfigInfo {
+  /** The `basePath` string, when it is a literal. */
+  basePath: string | undefined;
+  /** Normalised module of each provider in the list that comes from an import (`core/providers/oidc`). */
+  providerModules: string[];
+  /** Whether the config object sets `adapter`. */
+  hasAdapter: boolean;
+}
+
+/** A provider to add: the factory import and the list element. */
+export interface ProviderInsertion {
+  importName: string;
+  importPath: string;
+  snippet: string;
+}
+
+/** Result of an edit: the new text, and whether anything changed. */
+export interface ProviderListEdit {
+  content: string;
+  changed: boolean;
+}
+
+interface ParsedConfig {
+  sourceFile: ts.SourceFile;
+  configObject: ts.ObjectLiteralExpression;
+  providers: ts.ArrayLiteralExpression | undefined;
+  /** Local name → module specifier of every value import. */
+  imports: Map<string, string>;
+  topLevelNames: Set<string>;
+}
+
+interface TextEdit {
+  position: number;
+  deleteCount: number;
+  text: string;
+}
+
+const configPath = 'src/auth/config.ts';
+
+function unsupported(message: string): CliError {
+  return new CliError('unsupported-edit', `${configPath}: ${message}`, {
+    hint: 'Edit the providers list by hand, or pass --force to regenerate the file.',
+  });
+}
+
+/** `./core/providers/oidc.js` and `./core/providers/oidc` are the same module. */
+export function normaliseModule(specifier: string): string {
+  return specifier.replace(/^\.\//, '').replace(/\.(js|ts|mjs|mts)$/, '');
+}
+
+function unwrap(api: TypeScriptApi, expression: ts.Expression): ts.Expression {
+  let current = expression;
+  while (api.isAsExpression(current) || api.isSatisfiesExpression(current) || api.isParenthesizedExpression(current)) {
+    current = current.expression;
+  }
+  return current;
+}
+
+function propertyName(api: TypeScriptApi, name: ts.PropertyName): string | undefined {
+  if (api.isIdentifier(name) || api.isStringLiteral(name)) return name.text;
+  return undefined;
+}
+
+function parseConfig(api: TypeScriptApi, source: string): ParsedConfig {
+  const sourceFile = api.createSourceFile('config.ts', source, api.ScriptTarget.Latest, true, api.ScriptKind.TS);
+  const imports = new Map<string, string>();
+  const topLevelNames = new Set<string>();
+  let configObject: ts.ObjectLiteralExpression | undefined;
+  for (const statement of sourceFile.statements) {
+    if (api.isImportDeclaration(statement) && api.isStringLiteral(statement.moduleSpecifier)) {
+      const clause = statement.importClause;
+      if (!clause) continue;
+      const from = statement.moduleSpecifier.text;
+      if (clause.name) {
+        topLevelNames.add(clause.name.text);
+        if (!clause.isTypeOnly) imports.set(clause.name.text, from);
+      }
+      const bindings = clause.namedBindings;
+      if (bindings && api.isNamedImports(bindings)) {
+        for (const element of bindings.elements) {
+          topLevelNames.add(element.name.text);
+          if (!clause.isTypeOnly && !element.isTypeOnly) imports.set(element.name.text, from);
+        }
+      } else if (bindings) {
+        topLevelNames.add(bindings.name.text);
+      }
+    } else if (api.isVariableStatement(statement)) {
+      for (const declaration of statement.declarationList.declarations) {
+        if (!api.isIdentifier(declaration.name)) continue;
+        topLevelNames.add(declaration.name.text);
+        if (declaration.name.text === 'authConfig' && declaration.initializer) {
+          const value = unwrap(api, declaration.initializer);
+          if (api.isObjectLiteralExpression(value)) configObject = value;
+        }
+      }
+    } else if ((api.isFunctionDeclaration(statement) || api.isClassDeclaration(statement)) && statement.name) {
+      topLevelNames.add(statement.name.text);
+    }
+  }
+  if (!configObject) throw unsupported('no `export const authConfig = { ... }` object literal found');
+  let providers: ts.ArrayLiteralExpression | undefined;
+  for (const property of configObject.properties) {
+    if (api.isShorthandPropertyAssignment(property) && property.name.text === 'providers') {
+      throw unsupported('`providers` is a variable, not an array literal');
+    }
+    if (!api.isPropertyAssignment(property) || propertyName(api, property.name) !== 'providers') continue;
+    const value = unwrap(api, property.initializer);
+    if (!api.isArrayLiteralExpression(value)) throw unsupported('`providers` is not an array literal');
+    providers = value;
+  }
+  return { sourceFile, configObject, providers, imports, topLevelNames };
+}
+
+function providerModulesOf(api: TypeScriptApi, parsed: ParsedConfig): string[] {
+  const modules: string[] = [];
+  for (const element of parsed.providers?.elements ?? []) {
+    let callee: ts.Expression = element;
+    if (api.isCallExpression(callee)) callee = callee.expression;
+    if (api.isIdentifier(callee)) {
+      const from = parsed.imports.get(callee.text);
+      if (from !== undefined) modules.push(normaliseModule(from));
+    }
+  }
+  return modules;
+}
+
+/** Reads `basePath`, the providers and whether an adapter is set from the text of `src/auth/config.ts`. */
+export function readAuthConfig(api: TypeScriptApi, source: string): AuthConfigInfo {
+  const parsed = parseConfig(api, source);
+  let basePath: string | undefined;
+  let hasAdapter = false;
+  for (const property of parsed.configObject.properties) {
+    if (!api.isPropertyAssignment(property) && !api.isShorthandPropertyAssignment(property)) continue;
+    const name = propertyName(api, property.name);
+    if (name === 'adapter') hasAdapter = true;
+    if (name === 'basePath' && api.isPropertyAssignment(property)) {
+      const value = unwrap(api, property.initializer);
+      if (api.isStringLiteral(value) || api.isNoSubstitutionTemplateLiteral(value)) basePath = value.text;
+    }
+  }
+  return { basePath, providerModules: providerModulesOf(api, parsed), hasAdapter };
+}
+
+function lineStart(text: string, position: number): number {
+  return text.lastIndexOf('\n', position - 1) + 1;
+}
+
+function indentationAt(text: string, position: number): string {
+  const start = lineStart(text, position);
+  return /^[ \t]*/.exec(text.slice(start))?.[0] ?? '';
+}
+
+function indentSnippet(snippet: string, indent: string): string {
+  return snippet
+    .split('\n')
+    .map((line, index) => (index === 0 || line === '' ? line : indent + line))
+    .join('\n');
+}
+
+function freeName(wanted: string, taken: Set<string>): string {
+  if (!taken.has(wanted)) return wanted;
+  for (let counter = 0; ; counter += 1) {
+    const candidate = counter === 0 ? `${wanted}Provider` : `${wanted}Provider${counter + 1}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+function applyTextEdits(text: string, edits: TextEdit[]): string {
+  let result = text;
+  for (const edit of [...edits].sort((a, b) => b.position - a.position)) {
+    result = result.slice(0, edit.position) + edit.text + result.slice(edit.position + edit.deleteCount);
+  }
+  return result;
+}
+
+function importEdit(api: TypeScriptApi, parsed: ParsedConfig, localName: string, importPath: string): TextEdit {
+  const { sourceFile } = parsed;
+  const text = sourceFile.text;
+  const lastImport = [...sourceFile.statements].reverse().find((statement) => api.isImportDeclaration(statement));
+  if (!lastImport || !api.isImportDeclaration(lastImport)) {
+    const first = sourceFile.statements[0];
+    const position = first ? first.getStart(sourceFile) : text.length;
+    return { position, deleteCount: 0, text: `import ${localName} from './${importPath.replace(/^\.\//, '')}';\n` };
+  }
+  const quote = lastImport.moduleSpecifier.getText(sourceFile).startsWith('"') ? '"' : "'";
+  const semicolon = lastImport.getText(sourceFile).trimEnd().endsWith(';') ? ';' : '';
+  return {
+    position: lastImport.end,
+    deleteCount: 0,
+    text: `\nimport ${localName} from ${quote}${importPath}${quote}${semicolon}`,
+  };
+}
+
+function listEdits(api: TypeScriptApi, parsed: ParsedConfig, element: string): TextEdit[] {
+  const { sourceFile, providers } = parsed;
+  const text = sourceFile.text;
+  if (!providers) throw unsupported('`authConfig` has no `providers: [...]` list');
+  const open = providers.getStart(sourceFile);
+  const close = providers.end - 1;
+  const elements = providers.elements;
+  const last = elements[elements.length - 1];
+  if (!last) {
+    const outer = indentationAt(text, open);
+    const inner = `${outer}  `;
+    return [{ position: open + 1, deleteCount: close - open - 1, text: `\n${inner}${indentSnippet(element, inner)},\n${outer}` }];
+  }
+  const lastStart = last.getStart(sourceFile);
+  const sameLine = lineStart(text, lastStart) === lineStart(text, open);
+  if (sameLine) {
+    const indent = indentationAt(text, open);
+    return [{ position: last.end, deleteCount: 0, text: `, ${indentSnippet(element, indent)}` }];
+  }
+  const indent = indentationAt(text, lastStart);
+  const afterLast = elements.hasTrailingComma ? text.indexOf(',', last.end) + 1 : last.end;
+  const lineEnd = text.indexOf('\n', afterLast);
+  // Insert at the end of the last element's line so that a trailing comment stays with its element.
+  const position = lineEnd === -1 || lineEnd > close ? close : lineEnd;
+  const newElement = `\n${indent}${indentSnippet(element, indent)}${elements.hasTrailingComma ? ',' : ''}`;
+  const edits: TextEdit[] = [{ position, deleteCount: 0, text: newElement }];
+  if (!elements.hasTrailingComma) edits.push({ position: last.end, deleteCount: 0, text: ',' });
+  return edits;
+}
+
+function syntaxErrors(api: TypeScriptApi, source: string): string[] {
+  const output = api.transpileModule(source, {
+    reportDiagnostics: true,
+    compilerOptions: { module: api.ModuleKind.ESNext, target: api.ScriptTarget.ES2022 },
+  });
+  return (output.diagnostics ?? []).map((diagnostic) => api.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+}
+
+/**
+ * Adds a provider to the `providers` array of `authConfig` and its factory import, editing the syntax tree's
+ * positions so that everything else (comments, formatting, other providers) stays byte-for-byte. A provider whose
+ * factory module is already in the list is left alone (adding it again, or through an alias, is a no-op).
+ */
+export function addProviderToConfig(api: TypeScriptApi, source: string, provider: ProviderInsertion): ProviderListEdit {
+  const parsed = parseConfig(api, source);
+  const wantedModule = normaliseModule(provider.importPath);
+  if (providerModulesOf(api, parsed).includes(wantedModule)) return { content: source, changed: false };
+
+  const existingLocal = [...parsed.imports].find(([, from]) => normaliseModule(from) === wantedModule)?.[0];
+  const localName = existingLocal ?? freeName(provider.importName, parsed.topLevelNames);
+  const element = provider.snippet.startsWith(provider.importName)
+    ? localName + provider.snippet.slice(provider.importName.length)
+    : provider.snippet;
+  const edits = listEdits(api, parsed, element);
+  if (existingLocal === undefined) edits.push(importEdit(api, parsed, localName, provider.importPath));
+  const content = applyTextEdits(source, edits);
+
+  const errors = syntaxErrors(api, content);
+  if (errors.length > 0 || !readAuthConfig(api, content).providerModules.includes(wantedModule)) {
+    throw unsupported(`adding ${provider.importName} would not produce valid code (${errors.join('; ') || 'provider not found after the edit'})`);
+  }
+  return { content, changed: true };
+}

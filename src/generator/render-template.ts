@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Handlebars from 'handlebars';
+import { projectTemplateDir } from './paths.js';
+
+/**
+ * A TypeScript string literal for `value` (single quotes, escaped), so a template never builds one by hand.
+ */
+export function quoteTs(value: string): string {
+  const escaped = value
+    .replace(/\\/g, '\\\\')
+    .replace(/'/g, "\\'")
+    .replace(/\r/g, '\\r')
+    .replace(/\n/g, '\\n')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+  return `'${escaped}'`;
+}
+
+/** Indents every line but the first of `text` by `spaces` spaces (for multi-line snippets inside a list). */
+export function indentLines(text: string, spaces: number): string {
+  const pad = ' '.repeat(spaces);
+  return text
+    .split('\n')
+    .map((line, index) => (index === 0 || line === '' ? line : pad + line))
+    .join('\n');
+}
+
+const handlebars = Handlebars.create();
+handlebars.registerHelper('quote', (value: unknown) => {
+  if (typeof value !== 'string') throw new TypeError(`quote expects a string, got ${typeof value}`);
+  return quoteTs(value);
+});
+handlebars.registerHelper('indent', (value: unknown, spaces: unknown) => {
+  if (typeof value !== 'string' || typeof spaces !== 'number') throw new TypeError('indent expects (string, number)');
+  return indentLines(value, spaces);
+});
+
+const compiled = new Map<string, HandlebarsTemplateDelegate>();
+
+/**
+ * Renders `templates/project/<name>` (a `.hbs` file) with `data`. Templates only fill blanks: strict (a missing
+ * value throws), no HTML escaping (the output is code).
+ */
+export function renderTemplate(name: string, data: Record<string, unknown>): string {
+  let template = compiled.get(name);
+  if (!template) {
+    const source = readFileSync(join(projectTemplateDir, name), 'utf8');
+    template = handlebars.compile(source, { strict: true, noEscape: true });
+    compiled.set(name, template);
+  }
+  return template(data);
+}
+
+/** Reads a static file of `templates/project/` (a dotfile stored under an npm-safe name such as `_gitignore`). */
+export function readProjectTemplate(name: string): string {
+  return readFileSync(join(projectTemplateDir, name), 'utf8');
+}

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { CliError, cancelledError } from '../cli/errors.js';
+import type { PlannedFile } from './planned-file.js';
+
+/** Options of {@link writePlannedFiles}. */
+export interface WriteOptions {
+  /** Aborting (Ctrl-C) between two steps rolls back everything written so far. */
+  signal?: AbortSignal;
+  /** Called before each rename; tests use it to fail or interrupt half-way. */
+  beforeCommit?: (file: PlannedFile) => void | Promise<void>;
+}
+
+interface Committed {
+  file: PlannedFile;
+  full: string;
+  mode: number | undefined;
+}
+
+function tempPathFor(full: string): string {
+  return `${full}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+}
+
+async function writeAtomically(full: string, content: string, mode: number | undefined): Promise<void> {
+  const temp = tempPathFor(full);
+  try {
+    await writeFile(temp, content, mode === undefined ? {} : { mode });
+    await rename(temp, full);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/** The directories to create (outermost first) so that every file's parent exists. */
+function missingDirectories(root: string, files: readonly PlannedFile[]): string[] {
+  const missing = new Set<string>();
+  const visit = (directory: string): void => {
+    if (missing.has(directory) || existsSync(directory)) return;
+    const parent = dirname(directory);
+    if (parent !== directory) visit(parent);
+    missing.add(directory);
+  };
+  for (const file of files) visit(dirname(join(root, file.path)));
+  return [...missing];
+}
+
+/**
+ * Writes the create/update files of a plan as one unit: every file is first written to a temp file beside its
+ * target, then all are renamed into place. On an error or an abort at any point, files already renamed get their
+ * previous content back, created files and directories are removed, and temp files are deleted, so the project
+ * is left as it was. Returns the paths written.
+ */
+export async function writePlannedFiles(root: string, files: readonly PlannedFile[], options: WriteOptions = {}): Promise<string[]> {
+  const changes = files.filter((file) => file.action === 'create' || file.action === 'update');
+  const createdDirectories: string[] = [];
+  const temps = new Map<PlannedFile, string>();
+  const committed: Committed[] = [];
+  const modes = new Map<PlannedFile, number | undefined>();
+  const checkAbort = (): void => {
+    if (options.signal?.aborted) throw cancelledError('Cancelled; every change was rolled back.');
+  };
+  try {
+    for (const directory of missingDirectories(root, changes)) {
+      checkAbort();
+      await mkdir(directory);
+      createdDirectories.push(directory);
+    }
+    for (const file of changes) {
+      checkAbort();
+      const full = join(root, file.path);
+      const temp = tempPathFor(full);
+      temps.set(file, temp);
+      const mode = file.previous === undefined ? file.mode : (await stat(full)).mode & 0o777;
+      modes.set(file, mode);
+      await writeFile(temp, file.content, mode === undefined ? {} : { mode });
+      if (mode !== undefined) await chmod(temp, mode);
+    }
+    for (const file of changes) {
+      checkAbort();
+      await options.beforeCommit?.(file);
+      const full = join(root, file.path);
+      await rename(temps.get(file) ?? '', full);
+      temps.delete(file);
+      committed.push({ file, full, mode: modes.get(file) });
+    }
+    return changes.map((file) => file.path);
+  } catch (error) {
+    await rollBack(committed, temps, createdDirectories);
+    if (error instanceof CliError) throw error;
+    throw new CliError('write-failed', `Could not write the project: ${error instanceof Error ? error.message : String(error)}`, {
+      hint: 'Nothing was changed.',
+      cause: error,
+    });
+  }
+}
+
+async function rollBack(committed: readonly Committed[], temps: ReadonlyMap<PlannedFile, string>, createdDirectories: readonly string[]): Promise<void> {
+  for (const temp of temps.values()) await rm(temp, { force: true });
+  for (const { file, full, mode } of [...committed].reverse()) {
+    if (file.previous === undefined) await rm(full, { force: true });
+    else await writeAtomically(full, file.previous, mode);
+  }
+  for (const directory of [...createdDirectories].reverse()) {
+    await rmdir(directory).catch(() => undefined);
+  }
+}

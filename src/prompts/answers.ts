@@ -1,0 +1,65 @@
+import { adapterCatalog, adapterIds, findAdapter } from '../catalog/adapters.js';
+import type { AdapterId } from '../catalog/adapters.js';
+import { checkMountPath } from '../catalog/mount-path.js';
+import { describeProviderIds, findProvider } from '../catalog/providers.js';
+import type { ProviderId } from '../catalog/providers.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { runtimeTemplateDir } from '../generator/paths.js';
+import { usageError } from '../cli/errors.js';
+
+/** The answers that decide what `create-framework-auth` writes. */
+export interface Answers {
+  providers: ProviderId[];
+  mount: string;
+  adapter: AdapterId;
+}
+
+/** Parses `--providers a,b`: ids or aliases, de-duplicated in the given order. Throws a usage error listing valid ids. */
+export function parseProviderList(value: string, label = '--providers'): ProviderId[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 0) {
+    throw usageError(`${label} must name at least one provider (valid: ${describeProviderIds()})`);
+  }
+  const ids: ProviderId[] = [];
+  for (const name of names) {
+    const entry = findProvider(name);
+    if (!entry) {
+      throw usageError(`Unknown provider "${name}" in ${label}. Valid providers: ${describeProviderIds()}`);
+    }
+    if (!ids.includes(entry.id)) ids.push(entry.id);
+  }
+  return ids;
+}
+
+/** Checks `--mount`; throws a usage error saying what is valid. */
+export function parseMountPath(value: string, label = '--mount'): string {
+  const problem = checkMountPath(value, label);
+  if (problem !== undefined) throw usageError(problem);
+  return value;
+}
+
+/** Whether the runtime this CLI ships has the files an adapter needs. */
+export function isAdapterAvailable(id: AdapterId): boolean {
+  const entry = findAdapter(id);
+  return entry !== undefined && (entry.runtimeFile === null || existsSync(join(runtimeTemplateDir, entry.runtimeFile)));
+}
+
+/** Checks `--adapter`; unknown names and adapters whose runtime has not shipped yet are usage errors. */
+export function parseAdapter(value: string, label = '--adapter'): AdapterId {
+  const entry = findAdapter(value);
+  if (!entry) {
+    throw usageError(`Unknown adapter "${value}" in ${label}. Valid adapters: ${adapterIds.join(', ')}`);
+  }
+  if (!isAdapterAvailable(entry.id)) {
+    const available = adapterCatalog.filter((candidate) => isAdapterAvailable(candidate.id)).map((candidate) => candidate.id);
+    throw usageError(
+      `The "${entry.id}" adapter is not available in this version of create-framework-auth yet. Available: ${available.join(', ')}`,
+      'Use --adapter none for JWT sessions without a database.',
+    );
+  }
+  return entry.id;
+}

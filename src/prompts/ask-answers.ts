@@ -1,0 +1,84 @@
+import { isCancel, multiselect, select, text } from '@clack/prompts';
+import type { Readable, Writable } from 'node:stream';
+import { adapterCatalog, defaultAdapterId } from '../catalog/adapters.js';
+import type { AdapterId } from '../catalog/adapters.js';
+import { checkMountPath, defaultMountPath } from '../catalog/mount-path.js';
+import { defaultProviderIds, providerCatalog } from '../catalog/providers.js';
+import type { ProviderId } from '../catalog/providers.js';
+import { cancelledError, usageError } from '../cli/errors.js';
+import { isAdapterAvailable } from './answers.js';
+import type { Answers } from './answers.js';
+
+/** Where and whether to ask. */
+export interface PromptContext {
+  input: Readable;
+  output: Writable;
+  /** False without a terminal: a missing answer is then a usage error naming its flag. */
+  interactive: boolean;
+  /** `--yes`: take the default of every unanswered question, never ask. */
+  yes: boolean;
+}
+
+const flagOf = { providers: '--providers <ids>', mount: '--mount <path>', adapter: '--adapter <name>' } as const;
+
+function unwrap<T>(value: T): Exclude<T, symbol> {
+  if (isCancel(value) || typeof value === 'symbol') throw cancelledError();
+  return value as Exclude<T, symbol>;
+}
+
+/**
+ * Completes the answers given by flags: defaults under `--yes`, questions in a terminal, otherwise a usage error
+ * that names the missing flags (never a prompt that waits forever on a pipe).
+ */
+export async function askAnswers(known: Partial<Answers>, context: PromptContext): Promise<Answers> {
+  if (context.yes) {
+    return {
+      providers: known.providers ?? [...defaultProviderIds],
+      mount: known.mount ?? defaultMountPath,
+      adapter: known.adapter ?? defaultAdapterId,
+    };
+  }
+  const missing = (Object.keys(flagOf) as (keyof typeof flagOf)[]).filter((key) => known[key] === undefined);
+  if (missing.length > 0 && !context.interactive) {
+    throw usageError(
+      `Missing ${missing.map((key) => flagOf[key]).join(', ')}: there is no terminal to ask in.`,
+      'Pass the flags, or --yes to accept the defaults (--providers oidc --mount /auth --adapter none).',
+    );
+  }
+  const common = { input: context.input, output: context.output };
+  const providers =
+    known.providers ??
+    unwrap(
+      await multiselect<ProviderId>({
+        ...common,
+        message: 'Which sign-in providers? (space to toggle, enter to confirm)',
+        options: providerCatalog.map((entry) => ({ value: entry.id, label: entry.name, hint: entry.hint })),
+        initialValues: [...defaultProviderIds],
+        required: true,
+      }),
+    );
+  const mount =
+    known.mount ??
+    unwrap(
+      await text({
+        ...common,
+        message: 'Mount path of the auth routes?',
+        initialValue: defaultMountPath,
+        validate: (value) => checkMountPath(value ?? '', 'The mount path'),
+      }),
+    );
+  const adapter =
+    known.adapter ??
+    unwrap(
+      await select<AdapterId>({
+        ...common,
+        message: 'Where should sessions live?',
+        initialValue: defaultAdapterId,
+        options: adapterCatalog.map((entry) => {
+          const available = isAdapterAvailable(entry.id);
+          return { value: entry.id, label: entry.name, hint: available ? entry.hint : 'not available in this version yet', disabled: !available };
+        }),
+      }),
+    );
+  return { providers, mount, adapter };
+}

@@ -1,0 +1,114 @@
+// The questions of create-framework-auth, answered through injected input/output streams as a user would type.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/main.js';
+import { makeTempDir, removeTempDirs } from './helpers/run-cli.js';
+
+afterAll(removeTempDirs);
+
+const keys = { down: '\x1b[B', space: ' ', enter: '\r', backspace: '\x7f', ctrlC: '\x03' } as const;
+
+/** A scripted terminal session: waits for a question to appear, then types. */
+function terminal() {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const stderr = new PassThrough();
+  let screen = '';
+  let errors = '';
+  output.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const waitFor = async (text: string, from: number): Promise<void> => {
+    const deadline = Date.now() + 5_000;
+    while (!stripVTControlCharacters(screen.slice(from)).includes(text)) {
+      if (Date.now() > deadline) throw new Error(`"${text}" never appeared; the screen shows:\n${stripVTControlCharacters(screen)}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  return {
+    input,
+    output,
+    stderr,
+    screen: () => stripVTControlCharacters(screen),
+    errors: () => stripVTControlCharacters(errors),
+    /** Waits until `question` is on screen (after what was there before), then types `typed`, one key at a time. */
+    async answer(question: string, ...typed: string[]): Promise<void> {
+      await waitFor(question, 0);
+      for (const key of typed) {
+        input.write(key);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
+  };
+}
+
+function start(argv: string[], cwd: string, session: ReturnType<typeof terminal>) {
+  return run('create-framework-auth', argv, {
+    stdin: session.input,
+    stdout: session.output,
+    stderr: session.stderr,
+    env: {},
+    cwd,
+    interactive: true,
+    signal: new AbortController().signal,
+  });
+}
+
+describe('create-framework-auth asks what the flags did not say', () => {
+  it('asks for providers, mount path and adapter and scaffolds with the answers', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install'], parent, session);
+    // oidc is preselected; move to microblog and select it too.
+    await session.answer('Which sign-in providers?', keys.down, keys.space, keys.enter);
+    await session.answer('Mount path of the auth routes?', ...Array<string>(5).fill(keys.backspace), ...'/api/auth', keys.enter);
+    await session.answer('Where should sessions live?', keys.enter);
+    expect(await done).toBe(0);
+    const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
+    expect(config).toContain("basePath: '/api/auth',");
+    expect(config).toContain('    OIDC(),\n    Microblog(),\n');
+    expect(session.screen()).toContain('Microblog (X, formerly Twitter): http://localhost:3000/api/auth/callback/microblog');
+  });
+
+  it('asks only what the flags left open', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install', '--providers', 'credentials', '--adapter', 'none'], parent, session);
+    await session.answer('Mount path of the auth routes?', keys.enter);
+    expect(await done).toBe(0);
+    expect(session.screen()).not.toContain('Which sign-in providers?');
+    expect(session.screen()).not.toContain('Where should sessions live?');
+    expect(await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8')).toContain("basePath: '/auth',");
+  });
+
+  it('shows why a typed mount path is invalid and takes the corrected one', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install', '--providers', 'oidc', '--adapter', 'none'], parent, session);
+    await session.answer('Mount path of the auth routes?', keys.backspace, keys.backspace, keys.backspace, keys.backspace, keys.backspace, ...'auth', keys.enter);
+    await session.answer('The mount path must start with "/" (got "auth")', ...Array<string>(4).fill(keys.backspace), ...'/login', keys.enter);
+    expect(await done).toBe(0);
+    expect(await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8')).toContain("basePath: '/login',");
+  });
+
+  it('does not let the last provider be unselected', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install', '--mount', '/auth', '--adapter', 'none'], parent, session);
+    await session.answer('Which sign-in providers?', keys.space, keys.enter);
+    await session.answer('Please select at least one option', keys.space, keys.enter);
+    expect(await done).toBe(0);
+  });
+
+  it('exits 130 on Ctrl-C and writes nothing', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install'], parent, session);
+    await session.answer('Which sign-in providers?', keys.ctrlC);
+    expect(await done).toBe(130);
+    expect(session.errors()).toContain('Cancelled; nothing was changed.');
+    expect(await readdir(parent)).toEqual([]);
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { mergePackageJson } from '../../src/generator/merge/package-json.js';
+
+const wants = {
+  name: 'my-app',
+  scripts: { dev: 'tsx watch src/server.ts', build: 'tsc' },
+  dependencies: { express: '^5.1.0', jose: '^6.1.0' },
+  devDependencies: { typescript: '^6.0.3' },
+};
+
+describe('mergePackageJson', () => {
+  it('creates a package.json when there is none', () => {
+    expect(mergePackageJson(undefined, wants).content).toMatchInlineSnapshot(`
+      "{
+        "name": "my-app",
+        "version": "0.1.0",
+        "private": true,
+        "type": "module",
+        "scripts": {
+          "dev": "tsx watch src/server.ts",
+          "build": "tsc"
+        },
+        "dependencies": {
+          "express": "^5.1.0",
+          "jose": "^6.1.0"
+        },
+        "devDependencies": {
+          "typescript": "^6.0.3"
+        }
+      }
+      "
+    `);
+  });
+
+  it('keeps the user\'s ranges, scripts, order and tab indentation, and sorts new dependencies in', () => {
+    const text = '{\n\t"name": "svc",\n\t"scripts": {\n\t\t"dev": "nodemon"\n\t},\n\t"dependencies": {\n\t\t"axios": "^1.0.0",\n\t\t"express": "^4.21.0",\n\t\t"zod": "^3.0.0"\n\t}\n}\n';
+    const merge = mergePackageJson(text, wants);
+    expect(merge.content).toMatchInlineSnapshot(`
+      "{
+      	"name": "svc",
+      	"type": "module",
+      	"scripts": {
+      		"dev": "nodemon",
+      		"build": "tsc"
+      	},
+      	"dependencies": {
+      		"axios": "^1.0.0",
+      		"express": "^4.21.0",
+      		"jose": "^6.1.0",
+      		"zod": "^3.0.0"
+      	},
+      	"devDependencies": {
+      		"typescript": "^6.0.3"
+      	}
+      }
+      "
+    `);
+    expect(merge.added).toEqual({ jose: '^6.1.0', typescript: '^6.0.3' });
+    expect(merge.notes).toEqual(['kept your "dev" script ("nodemon")']);
+  });
+
+  it('does not add a dependency the user has under devDependencies', () => {
+    const text = JSON.stringify({ name: 'x', type: 'module', devDependencies: { express: '^5.0.0' } }, null, 2);
+    expect(mergePackageJson(text, wants).added).toEqual({ jose: '^6.1.0', typescript: '^6.0.3' });
+  });
+
+  it('switches "type" to module and says so', () => {
+    const merge = mergePackageJson('{ "name": "x", "type": "commonjs" }', { ...wants, dependencies: {}, devDependencies: {}, scripts: {} });
+    expect(merge.content).toBe('{ "name": "x", "type": "module" }');
+    expect(merge.notes[0]).toContain('"type" changed from "commonjs" to "module"');
+  });
+
+  it('changes nothing when everything is there', () => {
+    const first = mergePackageJson(undefined, wants).content;
+    expect(mergePackageJson(first, wants).content).toBe(first);
+  });
+
+  it('refuses invalid JSON', () => {
+    expect(() => mergePackageJson('{ "name": ', wants)).toThrow(SyntaxError);
+  });
+});

@@ -1,0 +1,134 @@
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { getProvider } from '../../src/catalog/providers.js';
+import { CliError } from '../../src/cli/errors.js';
+import { addProviderToConfig, readAuthConfig } from '../../src/generator/provider-list.js';
+
+const microblog = getProvider('microblog');
+const credentials = getProvider('credentials');
+
+const generated = `import './env.js';
+import type { FrameworkAuthConfig } from './core/index.js';
+import OIDC from './core/providers/oidc.js';
+
+export const authConfig: FrameworkAuthConfig = {
+  basePath: '/auth',
+  providers: [
+    OIDC(), // the company IdP
+  ],
+};
+`;
+
+describe('addProviderToConfig', () => {
+  it('adds the import and the list element, keeping comments and formatting', () => {
+    const edit = addProviderToConfig(ts, generated, microblog);
+    expect(edit.changed).toBe(true);
+    expect(edit.content).toMatchInlineSnapshot(`
+      "import './env.js';
+      import type { FrameworkAuthConfig } from './core/index.js';
+      import OIDC from './core/providers/oidc.js';
+      import Microblog from './core/providers/microblog.js';
+
+      export const authConfig: FrameworkAuthConfig = {
+        basePath: '/auth',
+        providers: [
+          OIDC(), // the company IdP
+          Microblog(),
+        ],
+      };
+      "
+    `);
+  });
+
+  it('is a no-op when the provider is already in the list', () => {
+    const once = addProviderToConfig(ts, generated, microblog).content;
+    expect(addProviderToConfig(ts, once, microblog)).toEqual({ content: once, changed: false });
+  });
+
+  it('indents a multi-line snippet and keeps a list without trailing comma that way', () => {
+    const source = `import OIDC from "./core/providers/oidc.js"
+export const authConfig = {
+  providers: [
+    OIDC({ issuer: process.env.ISSUER })
+  ]
+} satisfies Record<string, unknown>
+`;
+    expect(addProviderToConfig(ts, source, credentials).content).toMatchInlineSnapshot(`
+      "import OIDC from "./core/providers/oidc.js"
+      import Credentials from "./core/providers/credentials.js"
+      export const authConfig = {
+        providers: [
+          OIDC({ issuer: process.env.ISSUER }),
+          Credentials({
+            credentials: {
+              username: { label: 'Username' },
+              password: { label: 'Password', type: 'password' },
+            },
+            // Look the user up and check the password here; return null to refuse (the sign-in page shows an error).
+            authorize: async () => null,
+          })
+        ]
+      } satisfies Record<string, unknown>
+      "
+    `);
+  });
+
+  it('fills an empty list', () => {
+    const source = `import type { FrameworkAuthConfig } from './core/index.js';\nexport const authConfig: FrameworkAuthConfig = { providers: [] };\n`;
+    expect(addProviderToConfig(ts, source, microblog).content).toMatchInlineSnapshot(`
+      "import type { FrameworkAuthConfig } from './core/index.js';
+      import Microblog from './core/providers/microblog.js';
+      export const authConfig: FrameworkAuthConfig = { providers: [
+        Microblog(),
+      ] };
+      "
+    `);
+  });
+
+  it('adds to a one-line list on the same line', () => {
+    const source = `import OIDC from './core/providers/oidc.js';\nexport const authConfig = { basePath: '/auth', providers: [OIDC()] };\n`;
+    expect(addProviderToConfig(ts, source, microblog).content).toMatchInlineSnapshot(`
+      "import OIDC from './core/providers/oidc.js';
+      import Microblog from './core/providers/microblog.js';
+      export const authConfig = { basePath: '/auth', providers: [OIDC(), Microblog()] };
+      "
+    `);
+  });
+
+  it('picks another local name when the factory name is taken', () => {
+    const source = `import Microblog from './my-own-microblog.js';\nexport const authConfig = { providers: [Microblog()] };\n`;
+    const content = addProviderToConfig(ts, source, microblog).content;
+    expect(content).toContain("import MicroblogProvider from './core/providers/microblog.js';");
+    expect(content).toContain('providers: [Microblog(), MicroblogProvider()]');
+  });
+
+  it('reuses an import that is there but not in the list', () => {
+    const source = `import Microblog from './core/providers/microblog';\nexport const authConfig = {\n  providers: [\n  ],\n};\n`;
+    const content = addProviderToConfig(ts, source, microblog).content;
+    expect(content.match(/import Microblog/g)).toHaveLength(1);
+    expect(content).toContain('providers: [\n    Microblog(),\n  ]');
+  });
+
+  it('refuses a config whose providers are not an array literal, with a hint', () => {
+    const source = `const list = [];\nexport const authConfig = { providers: list };\n`;
+    let error: unknown;
+    try {
+      addProviderToConfig(ts, source, microblog);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).type).toBe('unsupported-edit');
+    expect((error as CliError).message).toContain('`providers` is not an array literal');
+  });
+
+  it('refuses a file without authConfig', () => {
+    expect(() => addProviderToConfig(ts, 'export const config = {};\n', microblog)).toThrow(/no `export const authConfig/);
+  });
+});
+
+describe('readAuthConfig', () => {
+  it('reads the base path, the provider modules and the adapter flag', () => {
+    expect(readAuthConfig(ts, generated)).toEqual({ basePath: '/auth', providerModules: ['core/providers/oidc'], hasAdapter: false });
+  });
+});

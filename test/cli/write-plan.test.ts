@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
+import type { PlannedFile } from '../../src/generator/planned-file.js';
+import { writePlannedFiles } from '../../src/generator/write-plan.js';
+import { makeTempDir, removeTempDirs } from './helpers/run-cli.js';
+
+afterAll(removeTempDirs);
+
+async function listTree(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true });
+  return entries.map(String).sort();
+}
+
+async function projectWithOneFile(): Promise<string> {
+  const root = await makeTempDir();
+  await writeFile(join(root, 'package.json'), '{ "name": "mine" }\n');
+  return root;
+}
+
+function plan(): PlannedFile[] {
+  return [
+    { path: 'package.json', action: 'update', content: '{ "name": "mine", "type": "module" }\n', previous: '{ "name": "mine" }\n' },
+    { path: 'src/auth/core/index.ts', action: 'create', content: 'export {};\n', previous: undefined },
+    { path: 'src/auth/config.ts', action: 'create', content: 'export const authConfig = {};\n', previous: undefined },
+    { path: '.env', action: 'create', content: 'AUTH_SECRET=x\n', previous: undefined, mode: 0o600 },
+    { path: 'README.md', action: 'unchanged', content: 'same', previous: 'same' },
+    { path: 'tsconfig.json', action: 'conflict', content: 'ours', previous: 'theirs' },
+  ];
+}
+
+describe('writePlannedFiles', () => {
+  it('writes created and updated files, skipping unchanged ones and conflicts', async () => {
+    const root = await projectWithOneFile();
+    const written = await writePlannedFiles(root, plan());
+    expect(written).toEqual(['package.json', 'src/auth/core/index.ts', 'src/auth/config.ts', '.env']);
+    expect(await readFile(join(root, 'src/auth/config.ts'), 'utf8')).toBe('export const authConfig = {};\n');
+    expect(existsSync(join(root, 'tsconfig.json'))).toBe(false);
+    expect((await stat(join(root, '.env'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('rolls everything back when a write fails half-way: old content, no new files, no new folders, no temp files', async () => {
+    const root = await projectWithOneFile();
+    let commits = 0;
+    const attempt = writePlannedFiles(root, plan(), {
+      beforeCommit: () => {
+        commits += 1;
+        if (commits === 3) throw new Error('disk full');
+      },
+    });
+    await expect(attempt).rejects.toMatchObject({ type: 'write-failed', exitCode: 1 });
+    expect(await listTree(root)).toEqual(['package.json']);
+    expect(await readFile(join(root, 'package.json'), 'utf8')).toBe('{ "name": "mine" }\n');
+  });
+
+  it('rolls back and reports a cancel (exit 130) when aborted between two files', async () => {
+    const root = await projectWithOneFile();
+    const controller = new AbortController();
+    let commits = 0;
+    const attempt = writePlannedFiles(root, plan(), {
+      signal: controller.signal,
+      beforeCommit: () => {
+        commits += 1;
+        if (commits === 2) controller.abort();
+      },
+    });
+    const error = await attempt.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CliError);
+    expect(error).toMatchObject({ type: 'cancelled', exitCode: 130 });
+    expect(await listTree(root)).toEqual(['package.json']);
+  });
+
+  it('creates a missing project directory and removes it again on rollback', async () => {
+    const parent = await makeTempDir();
+    const root = join(parent, 'new-app');
+    const files = plan().filter((file) => file.previous === undefined);
+    await expect(
+      writePlannedFiles(root, files, {
+        beforeCommit: (file) => {
+          if (file.path === '.env') throw new Error('boom');
+        },
+      }),
+    ).rejects.toThrow(/boom/);
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it('keeps the mode of an updated file', async () => {
+    const root = await makeTempDir();
+    await mkdir(join(root, 'bin'));
+    await writeFile(join(root, 'bin/run'), 'old', { mode: 0o755 });
+    await writePlannedFiles(root, [{ path: 'bin/run', action: 'update', content: 'new', previous: 'old' }]);
+    expect((await stat(join(root, 'bin/run'))).mode & 0o777).toBe(0o755);
+  });
+});

@@ -1,0 +1,31 @@
+// `npm run demo` (the README's main command) end to end: scaffold, install, local OpenID provider, app, and a
+// sign-in over HTTP (its --self-test mode, which stops instead of waiting for Ctrl-C).
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDir, removeTempDirs } from './helpers/project.js';
+import { prepareSharedDeps, repoRoot, withSharedLock } from './helpers/shared-deps.js';
+
+afterAll(removeTempDirs);
+
+describe('npm run demo', () => {
+  it('scaffolds, installs and starts the demo app beside a local OpenID provider, where sign-in works', async () => {
+    await prepareSharedDeps();
+    const demoDir = join(await makeTempDir(), 'demo-app');
+    // The demo builds and packs the repo itself: keep other test processes from doing the same at that moment.
+    const result = await withSharedLock(() =>
+      execa(process.execPath, [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), 'scripts/demo.ts', '--self-test'], {
+        cwd: repoRoot,
+        env: { DEMO_DIR: demoDir, PORT: '0' },
+        reject: false,
+        all: true,
+        timeout: 240_000,
+      }),
+    );
+    const output = stripVTControlCharacters(String(result.all));
+    expect(output).toContain('Installed dependencies with npm');
+    expect(output).toContain('Self-test: signed in, /me answered {"user":{"id":"alice-sub","name":"Alice Example"');
+    expect(result.exitCode).toBe(0);
+  }, 600_000);
+});
