@@ -2,6 +2,7 @@
  * The database adapter interface, method for method as Auth.js's `Adapter`, so that existing `@auth/*-adapter`
  * packages can be passed as `adapter`. Every method is optional; each feature checks for the ones it needs.
  */
+import { AdapterError, MissingAdapterMethods } from './errors.js';
 import type {
   AdapterAccount,
   AdapterAuthenticator,
@@ -34,4 +35,21 @@ export interface Adapter {
   createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
   listAuthenticatorsByUserId?(userId: AdapterAuthenticator['userId']): Awaitable<AdapterAuthenticator[]>;
   updateAuthenticatorCounter?(credentialID: AdapterAuthenticator['credentialID'], newCounter: AdapterAuthenticator['counter']): Awaitable<AdapterAuthenticator>;
+}
+
+type AdapterMethod = keyof Adapter;
+
+/** Calls an adapter method, turning its failure into `AdapterError` (the original kept as cause). */
+export async function callAdapter<Method extends AdapterMethod>(
+  adapter: Adapter,
+  method: Method,
+  ...args: Parameters<NonNullable<Adapter[Method]>>
+): Promise<Awaited<ReturnType<NonNullable<Adapter[Method]>>>> {
+  const implementation = adapter[method] as ((...params: unknown[]) => unknown) | undefined;
+  if (typeof implementation !== 'function') throw new MissingAdapterMethods(`The adapter has no ${method}() method`);
+  try {
+    return (await implementation.apply(adapter, args)) as Awaited<ReturnType<NonNullable<Adapter[Method]>>>;
+  } catch (error) {
+    throw new AdapterError(`adapter.${method}() failed`, { cause: error instanceof Error ? error : undefined });
+  }
 }

@@ -111,7 +111,7 @@ export interface FrameworkAuthConfig {
   providers: ProviderInput[];
   /**
    * Secret(s) for encrypting tokens and signing cookies, newest first. Each at least 32 characters.
-   * @default process.env.AUTH_SECRET (comma-separated for rotation)
+   * @default process.env['AUTH_SECRET'] (comma-separated for rotation)
    */
   secret?: string | string[];
   /**
@@ -174,7 +174,7 @@ export const MIN_SECRET_LENGTH = 32;
 /** Reads the secrets: the config's, or `AUTH_SECRET` (comma-separated, newest first). */
 export function readSecrets(config: Pick<FrameworkAuthConfig, 'secret'>, env: AuthEnv): string[] {
   const fromConfig = config.secret === undefined ? undefined : Array.isArray(config.secret) ? config.secret : [config.secret];
-  const secrets = (fromConfig ?? (env.AUTH_SECRET ?? '').split(',')).map((secret) => secret.trim()).filter(Boolean);
+  const secrets = (fromConfig ?? (env['AUTH_SECRET'] ?? '').split(',')).map((secret) => secret.trim()).filter(Boolean);
   if (secrets.length === 0) {
     throw new MissingSecret(
       'AUTH_SECRET is not set. Put a random string of at least 32 characters in .env (`npx framework-auth secret` writes one), or pass `secret` in the config.',
@@ -239,7 +239,7 @@ function createLogger(config: FrameworkAuthConfig, debug: boolean): LoggerInstan
 }
 
 function readEnvOrigin(env: AuthEnv): string | undefined {
-  const url = env.AUTH_URL?.trim();
+  const url = env['AUTH_URL']?.trim();
   if (!url) return undefined;
   try {
     return new URL(url).origin;
@@ -257,8 +257,8 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
   const debug = config.debug ?? false;
   const logger = createLogger(config, debug);
   const envOrigin = readEnvOrigin(env);
-  const trustHost = config.trustHost ?? parseBooleanEnv(env.AUTH_TRUST_HOST) ?? (envOrigin !== undefined || env.NODE_ENV !== 'production');
-  const redirectProxyUrl = config.redirectProxyUrl ?? (env.AUTH_REDIRECT_PROXY_URL || undefined);
+  const trustHost = config.trustHost ?? parseBooleanEnv(env['AUTH_TRUST_HOST']) ?? (envOrigin !== undefined || env['NODE_ENV'] !== 'production');
+  const redirectProxyUrl = config.redirectProxyUrl ?? (env['AUTH_REDIRECT_PROXY_URL'] || undefined);
   const providers = resolveProviders(config.providers, { env, redirectProxyUrl });
   const strategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
   if (strategy === 'database' && !config.adapter) {

@@ -1,6 +1,6 @@
 /**
  * `getSession(req, config)` and the two middlewares built on it: `createSessionLocals` (the session in
- * `res.locals.session`, rolling sessions kept alive) and `createRequireAuth` (the guard of seed §4 rules 2–3).
+ * `res.locals['session']`, rolling sessions kept alive) and `createRequireAuth` (the guard of seed §4 rules 2–3).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type FrameworkAuthConfig, resolveConfigOnce } from './config.js';
@@ -27,7 +27,7 @@ export async function getSession(req: Request, config: FrameworkAuthConfig): Get
 }
 
 /**
- * Middleware that stores the session (or null) in `res.locals.session` for the routes after it, and re-issues the
+ * Middleware that stores the session (or null) in `res.locals['session']` for the routes after it, and re-issues the
  * session cookie when `session.updateAge` has passed, so that active users stay signed in.
  */
 export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler {
@@ -36,10 +36,10 @@ export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler
     try {
       const result = await readSession(req, options, { write: true });
       if (result.cookies.length > 0 && !res.headersSent) flushCookies(res, result.cookies);
-      res.locals.session = result.session;
+      res.locals['session'] = result.session;
     } catch (error) {
       options.logger.error(error instanceof Error ? error : new Error(String(error)));
-      res.locals.session = null;
+      res.locals['session'] = null;
     }
     next();
   };
@@ -57,18 +57,18 @@ export interface RequireAuthOptions {
 /**
  * A guard for routes or routers: with no `session.user` it redirects to the sign-in page with a `callbackUrl`
  * (or to `redirectTo`), or answers 401 JSON when the request prefers JSON; otherwise it calls `next()`. It reads
- * `res.locals.session` when `sessionLocals` ran before it, and `getSession` otherwise.
+ * `res.locals['session']` when `sessionLocals` ran before it, and `getSession` otherwise.
  * @example
- * app.get('/me', createRequireAuth(authConfig), (req, res) => res.json({ user: res.locals.session.user }))
+ * app.get('/me', createRequireAuth(authConfig), (req, res) => res.json({ user: res.locals['session'].user }))
  */
 export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: RequireAuthOptions = {}): RequestHandler {
   const options = resolveConfigOnce(config);
   const signInPath = guardOptions.redirectTo ?? options.pages.signIn ?? `${options.basePath ?? '/auth'}/signin`;
   return async function requireAuth(req: Request, res: Response, next: NextFunction): Promise<void> {
-    let session = res.locals.session as Session | null | undefined;
+    let session = res.locals['session'] as Session | null | undefined;
     if (session === undefined) {
       session = await getSession(req, config);
-      res.locals.session = session;
+      res.locals['session'] = session;
     }
     if (session?.user) return next();
     if (prefersJson(req)) {

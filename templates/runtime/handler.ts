@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
 import { type RequestContext, actionUrl, createContext, sendHtml, sendJson, sendRedirect, setCookie } from './context.js';
-import { clearChunkedCookie, readChunkedCookie } from './cookies.js';
+import { chunkCookie, clearChunkedCookie, readChunkedCookie } from './cookies.js';
 import { createCsrfToken, safeEqual, verifyCsrfCookie } from './csrf.js';
 import {
   AccessDenied,
@@ -28,7 +28,10 @@ import { renderSignInPage } from './pages/signin.js';
 import type { ResolvedCredentialsProvider, ResolvedOAuthProvider, ResolvedProvider } from './providers/resolve.js';
 import { sameOriginUrl, resolveRedirect } from './redirect.js';
 import { bodyField, prefersJson, queryParams, readBody, routeRequest } from './request.js';
-import { createSessionCookies, emitEvent, readSession } from './session.js';
+import { callAdapter } from './adapter.js';
+import { emitEvent } from './events.js';
+import { createSessionCookies, readSession } from './session.js';
+import { existingUserOf, resolveSignIn } from './sign-in.js';
 import type { Account, JWT, Profile, User } from './types.js';
 
 /** The Express middleware returned by `FrameworkAuth`. */
@@ -183,7 +186,7 @@ async function updateSessionRoute(context: RequestContext): Promise<void> {
     cookies: context.cookies,
     cookieOptions: context.cookieOptions,
     trigger: 'update',
-    newSession: body.data,
+    newSession: body['data'],
   });
   context.outgoing.push(...result.cookies);
   sendJson(context, 200, result.session);
@@ -262,7 +265,7 @@ async function oauthCallback(context: RequestContext, provider: ResolvedOAuthPro
   const { user, account, profile } = usesOAuth1(provider)
     ? await handleOAuth1Callback(context, provider, parameters)
     : await handleOAuthCallback(context, provider, parameters);
-  await completeSignIn(context, { user, account, profile, callbackUrl });
+  await completeSignIn(context, { user, account, profile, callbackUrl, allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking });
 }
 
 async function credentialsCallback(context: RequestContext, provider: ResolvedCredentialsProvider, body: Record<string, unknown>): Promise<void> {
@@ -286,17 +289,28 @@ async function credentialsCallback(context: RequestContext, provider: ResolvedCr
   });
 }
 
-/** The shared end of every sign-in: the `signIn` callback, the session cookie, the event, the redirect. */
+/**
+ * The shared end of every sign-in: the `signIn` callback, the user and account in the database (with an adapter),
+ * the session (cookie or database row), the event, and the redirect (`pages.newUser` for a new user).
+ */
 async function completeSignIn(
   context: RequestContext,
-  params: { user: User; account: Account; profile?: Profile; credentials?: Record<string, unknown>; callbackUrl: string | undefined },
+  params: {
+    user: User;
+    account: Account;
+    profile?: Profile;
+    credentials?: Record<string, unknown>;
+    callbackUrl: string | undefined;
+    allowDangerousEmailAccountLinking?: boolean;
+  },
 ): Promise<void> {
   const { options } = context;
-  const { user, account, profile } = params;
+  const { account, profile } = params;
+  const storedUser = account.type === 'credentials' ? null : await existingUserOf(options, account);
   let allowed: boolean | string;
   try {
     allowed = await options.callbacks.signIn({
-      user,
+      user: storedUser ?? params.user,
       account,
       ...(profile && { profile }),
       ...(params.credentials && { credentials: params.credentials }),
@@ -307,10 +321,24 @@ async function completeSignIn(
   if (allowed === false) throw new AccessDenied('The signIn callback refused the sign-in');
   if (typeof allowed === 'string') return sendRedirect(context, await resolveRedirect(context, allowed));
 
-  const session = await createSessionCookies(options, context.cookies, context.cookieOptions, { user, account, ...(profile && { profile }) });
-  context.outgoing.push(...session.cookies);
-  await emitEvent(options, 'signIn', { user, account, ...(profile && { profile }), isNewUser: false });
-  sendRedirect(context, await resolveRedirect(context, params.callbackUrl));
+  const resolved =
+    account.type === 'credentials'
+      ? { user: params.user, isNewUser: false, session: undefined }
+      : await resolveSignIn(context, { user: params.user, account, ...(profile && { profile }), allowDangerousEmailAccountLinking: params.allowDangerousEmailAccountLinking ?? false });
+  const { user, isNewUser } = resolved;
+  if (resolved.session) {
+    const { sessionToken, expires } = resolved.session;
+    context.outgoing.push(...chunkCookie(context.cookies, context.cookieOptions.sessionToken, sessionToken, { expires }));
+  } else {
+    const session = await createSessionCookies(options, context.cookies, context.cookieOptions, { user, account, isNewUser, ...(profile && { profile }) });
+    context.outgoing.push(...session.cookies);
+  }
+  await emitEvent(options, 'signIn', { user, account, ...(profile && { profile }), isNewUser });
+  const destination = await resolveRedirect(context, params.callbackUrl);
+  if (isNewUser && options.pages.newUser) {
+    return sendRedirect(context, customPageUrl(context, options.pages.newUser, { callbackUrl: destination }));
+  }
+  sendRedirect(context, destination);
 }
 
 function signOutPage(context: RequestContext): void {
@@ -327,12 +355,24 @@ async function signOutRoute(context: RequestContext): Promise<void> {
   const { options } = context;
   const sessionCookie = context.cookieOptions.sessionToken;
   const raw = readChunkedCookie(context.cookies, sessionCookie.name);
-  let token: JWT | null = null;
-  if (raw !== undefined) {
-    token = await options.jwt.decode({ token: raw, secret: options.secrets, salt: sessionCookie.name }).catch(() => null);
-  }
   context.outgoing.push(...clearChunkedCookie(context.cookies, sessionCookie));
-  await emitEvent(options, 'signOut', { token });
+  if (options.session.strategy === 'database' && options.adapter) {
+    let session: unknown = null;
+    if (raw !== undefined) {
+      // The row is deleted so that the session ends everywhere; an outage still clears this browser's cookie.
+      session = await callAdapter(options.adapter, 'deleteSession', raw).catch((error: Error) => {
+        options.logger.error(error);
+        return null;
+      });
+    }
+    await emitEvent(options, 'signOut', { session });
+  } else {
+    let token: JWT | null = null;
+    if (raw !== undefined) {
+      token = await options.jwt.decode({ token: raw, secret: options.secrets, salt: sessionCookie.name }).catch(() => null);
+    }
+    await emitEvent(options, 'signOut', { token });
+  }
   sendRedirect(context, await resolveRedirect(context, bodyField(body, 'callbackUrl')));
 }
 

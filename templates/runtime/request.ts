@@ -85,7 +85,7 @@ export function routeRequest(req: Request, basePath: string | undefined): Routed
     return { mountPath: basePath, segments: splitSegments(trimmed.slice(basePath.length)) };
   }
   const params = (req.params ?? {}) as Record<string, unknown>;
-  const wildcard = params.splat ?? params[0];
+  const wildcard = params['splat'] ?? params[0];
   const rawSegments = splitSegments(trimmed, false);
   if (wildcard !== undefined) {
     const count = Array.isArray(wildcard) ? wildcard.filter((part) => part !== '').length : String(wildcard).split('/').filter(Boolean).length;

@@ -5,30 +5,17 @@
 import type { Request } from 'express';
 import type { ResolvedConfig } from './config.js';
 import { type CookiesOptions, type OutgoingCookie, chunkCookie, clearChunkedCookie, readChunkedCookie } from './cookies.js';
-import { EventError, JWTSessionError } from './errors.js';
+import { callAdapter } from './adapter.js';
+import { JWTSessionError } from './errors.js';
+import { emitEvent } from './events.js';
 import { requestCookies, usesSecureCookies } from './request.js';
-import type { Account, JWT, Profile, Session, User } from './types.js';
+import type { Account, AdapterUser, JWT, Profile, Session, User } from './types.js';
 
 /** What reading a session produced: the session (or null) and the cookies the response should carry. */
 export interface SessionResult {
   session: Session | null;
   token: JWT | null;
   cookies: OutgoingCookie[];
-}
-
-/** Runs an event handler; its failure is logged, never raised. */
-export async function emitEvent<Name extends keyof NonNullable<ResolvedConfig['events']>>(
-  options: ResolvedConfig,
-  name: Name,
-  message: Parameters<NonNullable<ResolvedConfig['events'][Name]>>[0],
-): Promise<void> {
-  const handler = options.events[name] as ((message: unknown) => unknown) | undefined;
-  if (!handler) return;
-  try {
-    await handler(message);
-  } catch (error) {
-    options.logger.error(new EventError(`events.${String(name)} failed`, { cause: error instanceof Error ? error : undefined }));
-  }
 }
 
 function sameToken(a: JWT, b: JWT): boolean {
@@ -64,6 +51,7 @@ export async function readSession(
   const raw = readChunkedCookie(cookies, sessionCookie.name);
   if (raw === undefined) return { session: null, token: null, cookies: [] };
   const clear = () => ({ session: null, token: null, cookies: params.write ? clearChunkedCookie(cookies, sessionCookie) : [] });
+  if (options.session.strategy === 'database') return readDatabaseSession(options, raw, params, cookies, cookieOptions, clear);
 
   let decoded: JWT | null;
   try {
@@ -119,12 +107,74 @@ export async function readSession(
   return { session, token, cookies: outgoing };
 }
 
+/**
+ * A database session: the cookie holds the session token, the adapter holds the row. An unknown or expired row is
+ * no session (and is cleared); a row older than `updateAge` gets its expiry extended. When the database is down the
+ * session is absent for this request but the cookie is kept, so that users are not signed out by an outage.
+ */
+async function readDatabaseSession(
+  options: ResolvedConfig,
+  sessionToken: string,
+  params: { write: boolean; trigger?: 'update'; newSession?: unknown },
+  cookies: Map<string, string>,
+  cookieOptions: CookiesOptions,
+  clear: () => SessionResult,
+): Promise<SessionResult> {
+  const adapter = options.adapter!;
+  let found: Awaited<ReturnType<typeof callAdapter<'getSessionAndUser'>>>;
+  try {
+    found = await callAdapter(adapter, 'getSessionAndUser', sessionToken);
+  } catch (error) {
+    options.logger.error(error as Error);
+    return { session: null, token: null, cookies: [] };
+  }
+  if (!found) return clear();
+  const { session: row, user } = found;
+  const now = Date.now();
+  if (row.expires.valueOf() <= now) {
+    if (params.write) await callAdapter(adapter, 'deleteSession', sessionToken).catch((error: Error) => options.logger.error(error));
+    return clear();
+  }
+  let expires = row.expires;
+  const outgoing: OutgoingCookie[] = [];
+  const dueForUpdate = row.expires.valueOf() - options.session.maxAge * 1000 + options.session.updateAge * 1000 <= now;
+  if (params.write && (dueForUpdate || params.trigger === 'update')) {
+    expires = new Date(now + options.session.maxAge * 1000);
+    try {
+      await callAdapter(adapter, 'updateSession', { sessionToken, expires });
+      outgoing.push(...chunkCookie(cookies, cookieOptions.sessionToken, sessionToken, { expires }));
+    } catch (error) {
+      options.logger.error(error as Error);
+      expires = row.expires;
+    }
+  }
+  const sessionUser: User = { id: user.id };
+  if (user.name !== undefined) sessionUser.name = user.name;
+  if (user.email !== undefined) sessionUser.email = user.email;
+  if (user.image !== undefined) sessionUser.image = user.image;
+  let session: Session;
+  try {
+    session = (await options.callbacks.session({
+      session: { user: sessionUser, expires: expires.toISOString() },
+      // Database sessions have no JWT; an empty token keeps `token.x` reads from throwing in shared callbacks.
+      token: {},
+      user,
+      ...(params.trigger && { trigger: params.trigger, newSession: params.newSession }),
+    })) as Session;
+  } catch (error) {
+    options.logger.error(new JWTSessionError('The session callback failed', { cause: error instanceof Error ? error : undefined }));
+    return { session: null, token: null, cookies: [] };
+  }
+  if (options.events.session) await emitEvent(options, 'session', { session, token: {} });
+  return { session, token: null, cookies: outgoing };
+}
+
 /** The session cookies for a new sign-in: the default token, through the `jwt` callback, encrypted and chunked. */
 export async function createSessionCookies(
   options: ResolvedConfig,
   cookies: Map<string, string>,
   cookieOptions: CookiesOptions,
-  params: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean },
+  params: { user: User | AdapterUser; account: Account | null; profile?: Profile; isNewUser?: boolean },
 ): Promise<{ cookies: OutgoingCookie[]; token: JWT | null }> {
   const { user } = params;
   const initial: JWT = {};

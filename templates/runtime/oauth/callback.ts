@@ -28,9 +28,9 @@ function asError(error: unknown): Error | undefined {
 export function normaliseTokens(tokens: TokenSet): TokenSet {
   const normalised: Record<string, unknown> = { ...tokens };
   if (typeof tokens.expires_in === 'number' && tokens.expires_at === undefined) {
-    normalised.expires_at = Math.floor(Date.now() / 1000) + tokens.expires_in;
+    normalised['expires_at'] = Math.floor(Date.now() / 1000) + tokens.expires_in;
   }
-  if (typeof tokens.token_type === 'string') normalised.token_type = tokens.token_type.toLowerCase();
+  if (typeof tokens.token_type === 'string') normalised['token_type'] = tokens.token_type.toLowerCase();
   return normalised as TokenSet;
 }
 
@@ -72,9 +72,9 @@ export async function handleOAuthCallback(
   const stateCookie = provider.checks.includes('state') ? await consumeCheckCookie(context, cookieOptions.state, 'state') : undefined;
   const pkceCookie = provider.checks.includes('pkce') ? await consumeCheckCookie(context, cookieOptions.pkceCodeVerifier, 'PKCE verifier') : undefined;
   const nonceCookie = provider.checks.includes('nonce') ? await consumeCheckCookie(context, cookieOptions.nonce, 'nonce') : undefined;
-  if (stateCookie) checks.state = String(stateCookie.value ?? '');
-  if (pkceCookie) checks.code_verifier = String(pkceCookie.value ?? '');
-  if (nonceCookie) checks.nonce = String(nonceCookie.value ?? '');
+  if (stateCookie) checks.state = String(stateCookie['value'] ?? '');
+  if (pkceCookie) checks.code_verifier = String(pkceCookie['value'] ?? '');
+  if (nonceCookie) checks.nonce = String(nonceCookie['value'] ?? '');
 
   const received = new URLSearchParams(parameters);
   if (!provider.issuer && !provider.wellKnown) {
@@ -183,7 +183,7 @@ export async function proxiedCallbackTarget(context: RequestContext, parameters:
   if (!state || state.split('.').length !== 5) return null;
   try {
     const payload = await context.options.jwt.decode({ token: state, secret: context.options.secrets, salt: context.cookieOptions.state.name });
-    const origin = typeof payload?.origin === 'string' ? payload.origin : undefined;
+    const origin = typeof payload?.['origin'] === 'string' ? payload['origin'] : undefined;
     if (!origin) return null;
     const target = new URL(origin);
     if (target.origin === context.origin) return null;

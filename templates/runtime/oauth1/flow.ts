@@ -110,8 +110,8 @@ export async function handleOAuth1Callback(
   parameters: URLSearchParams,
 ): Promise<OAuth1CallbackResult> {
   const stored = await consumeCheckCookie(context, context.cookieOptions.state, 'OAuth 1.0a request token');
-  const storedToken = typeof stored.oauth_token === 'string' ? stored.oauth_token : '';
-  const storedSecret = typeof stored.oauth_token_secret === 'string' ? stored.oauth_token_secret : '';
+  const storedToken = typeof stored['oauth_token'] === 'string' ? stored['oauth_token'] : '';
+  const storedSecret = typeof stored['oauth_token_secret'] === 'string' ? stored['oauth_token_secret'] : '';
   // The microblog network answers a cancelled authorization with `denied=<request token>`.
   if (parameters.has('denied')) throw new AccessDenied(`Provider "${provider.id}": the user did not authorize the app`);
   const token = parameters.get('oauth_token') ?? '';

@@ -12,7 +12,7 @@ export function renderSignOutPage(params: { mountPath: string; csrfToken: string
 
 /** The error page for `?error=<type>`; its link goes back to the sign-in page of this mount. */
 export function renderErrorPage(params: { error: string | undefined; mountPath: string; theme: Theme }): { status: number; body: string } {
-  const entry = (params.error && errorPageMessages[params.error]) || errorPageMessages.default!;
+  const entry = (params.error && errorPageMessages[params.error]) || errorPageMessages['default']!;
   const body = html`<h1>${entry.heading}</h1><p>${entry.message}</p><a class="button" href="${params.mountPath}/signin">Sign in</a>`;
   return { status: entry.status, body: layout({ title: entry.heading, theme: params.theme, body }) };
 }

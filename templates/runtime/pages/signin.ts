@@ -33,7 +33,7 @@ export function renderSignInPage(params: {
       sections.push(html`<form action="${mountPath}/callback/${encodeURIComponent(provider.id)}" method="POST">${hidden}${fields}<button type="submit">Sign in with ${provider.name}</button></form>`);
     }
   }
-  const message = error ? (signInErrorMessages[error] ?? signInErrorMessages.default) : undefined;
+  const message = error ? (signInErrorMessages[error] ?? signInErrorMessages['default']) : undefined;
   const body = html`<h1>Sign in</h1>${message ? html`<div class="error" role="alert">${message}</div>` : ''}${sections}${sections.length ? '' : html`<p class="muted">No sign-in methods are configured.</p>`}`;
   return layout({ title: 'Sign in', theme: params.theme, body });
 }
