@@ -1,0 +1,203 @@
+/**
+ * An adapter that keeps everything in this process's memory: for tests and demos. Every restart forgets all users
+ * and signs everyone out, and two app processes do not share anything; use the SQLite or PostgreSQL adapter for
+ * real sessions.
+ */
+import { randomUUID } from 'node:crypto';
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from '../adapter.js';
+
+/** Accounts are found by provider and the provider's id for the user: one key for the pair. */
+function accountKey(provider: string, providerAccountId: string): string {
+  return JSON.stringify([provider, providerAccountId]);
+}
+
+function verificationKey(identifier: string, token: string): string {
+  return JSON.stringify([identifier, token]);
+}
+
+/**
+ * Callers get copies, so changing a returned object never changes what is stored (as with a real database).
+ * `structuredClone` keeps `Date` values as dates.
+ */
+function copy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** The fields that have a value: in an update, `undefined` leaves a field as it is (and `null` clears it). */
+function definedFields<T extends object>(changes: T): Partial<T> {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/**
+ * Creates an empty in-memory adapter. Each call has its own storage.
+ *
+ * @example
+ * ```ts
+ * const authConfig: FrameworkAuthConfig = { adapter: MemoryAdapter(), providers: [GitHub] };
+ * ```
+ */
+export function MemoryAdapter(): Adapter {
+  const users = new Map<string, AdapterUser>();
+  const accounts = new Map<string, AdapterAccount>();
+  const sessions = new Map<string, AdapterSession>();
+  const verificationTokens = new Map<string, VerificationToken>();
+  const authenticators = new Map<string, AdapterAuthenticator>();
+
+  // The same rule as the SQL adapters' unique index: at most one user per email (users without email are many).
+  function assertEmailFree(email: string | null | undefined, exceptUserId?: string): void {
+    if (email === null || email === undefined) return;
+    for (const user of users.values()) {
+      if (user.email === email && user.id !== exceptUserId) {
+        throw new Error(`Another user already has the email ${JSON.stringify(email)}`);
+      }
+    }
+  }
+
+  function findUser(id: string): AdapterUser | null {
+    const user = users.get(id);
+    return user ? copy(user) : null;
+  }
+
+  return {
+    createUser(user) {
+      // Auth.js passes a fresh random id; keep it, and make one when it is missing.
+      const id = user.id || randomUUID();
+      if (users.has(id)) throw new Error(`A user with id ${JSON.stringify(id)} already exists`);
+      assertEmailFree(user.email);
+      const stored: AdapterUser = { ...copy(user), id, emailVerified: user.emailVerified ?? null };
+      users.set(id, stored);
+      return copy(stored);
+    },
+
+    getUser(id) {
+      return findUser(id);
+    },
+
+    getUserByEmail(email) {
+      for (const user of users.values()) {
+        if (user.email === email) return copy(user);
+      }
+      return null;
+    },
+
+    getUserByAccount({ provider, providerAccountId }) {
+      const account = accounts.get(accountKey(provider, providerAccountId));
+      return account ? findUser(account.userId) : null;
+    },
+
+    updateUser(user) {
+      const stored = users.get(user.id);
+      if (!stored) throw new Error(`updateUser: no user has the id ${JSON.stringify(user.id)}`);
+      assertEmailFree(user.email, user.id);
+      const updated: AdapterUser = { ...stored, ...definedFields(copy(user)) };
+      users.set(user.id, updated);
+      return copy(updated);
+    },
+
+    deleteUser(userId) {
+      const user = users.get(userId);
+      if (!user) return null;
+      users.delete(userId);
+      // What ON DELETE CASCADE does in the SQL adapters.
+      for (const [key, account] of accounts) if (account.userId === userId) accounts.delete(key);
+      for (const [key, session] of sessions) if (session.userId === userId) sessions.delete(key);
+      for (const [key, authenticator] of authenticators) if (authenticator.userId === userId) authenticators.delete(key);
+      return user;
+    },
+
+    linkAccount(account) {
+      if (!users.has(account.userId)) throw new Error(`linkAccount: no user has the id ${JSON.stringify(account.userId)}`);
+      const key = accountKey(account.provider, account.providerAccountId);
+      if (accounts.has(key)) throw new Error(`The ${account.provider} account is already linked to a user`);
+      accounts.set(key, copy(account));
+      return copy(account);
+    },
+
+    unlinkAccount({ provider, providerAccountId }) {
+      const key = accountKey(provider, providerAccountId);
+      const account = accounts.get(key);
+      accounts.delete(key);
+      return account;
+    },
+
+    getAccount(providerAccountId, provider) {
+      const account = accounts.get(accountKey(provider, providerAccountId));
+      return account ? copy(account) : null;
+    },
+
+    createSession(session) {
+      if (!users.has(session.userId)) throw new Error(`createSession: no user has the id ${JSON.stringify(session.userId)}`);
+      if (sessions.has(session.sessionToken)) throw new Error('createSession: the session token is already in use');
+      const stored: AdapterSession = { sessionToken: session.sessionToken, userId: session.userId, expires: new Date(session.expires) };
+      sessions.set(stored.sessionToken, stored);
+      return copy(stored);
+    },
+
+    getSessionAndUser(sessionToken) {
+      // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
+      const session = sessions.get(sessionToken);
+      const user = session ? users.get(session.userId) : undefined;
+      if (!session || !user) return null;
+      return { session: copy(session), user: copy(user) };
+    },
+
+    updateSession(session) {
+      const stored = sessions.get(session.sessionToken);
+      if (!stored) return null;
+      const updated: AdapterSession = { ...stored, ...definedFields(copy(session)) };
+      sessions.set(updated.sessionToken, updated);
+      return copy(updated);
+    },
+
+    deleteSession(sessionToken) {
+      const session = sessions.get(sessionToken);
+      sessions.delete(sessionToken);
+      return session ?? null;
+    },
+
+    createVerificationToken(verificationToken) {
+      verificationTokens.set(verificationKey(verificationToken.identifier, verificationToken.token), copy(verificationToken));
+      return copy(verificationToken);
+    },
+
+    useVerificationToken({ identifier, token }) {
+      // Single use: the token is gone once read.
+      const key = verificationKey(identifier, token);
+      const stored = verificationTokens.get(key);
+      verificationTokens.delete(key);
+      return stored ?? null;
+    },
+
+    createAuthenticator(authenticator) {
+      if (!users.has(authenticator.userId)) {
+        throw new Error(`createAuthenticator: no user has the id ${JSON.stringify(authenticator.userId)}`);
+      }
+      if (authenticators.has(authenticator.credentialID)) throw new Error('createAuthenticator: the credential ID is already registered');
+      authenticators.set(authenticator.credentialID, copy(authenticator));
+      return copy(authenticator);
+    },
+
+    getAuthenticator(credentialID) {
+      const authenticator = authenticators.get(credentialID);
+      return authenticator ? copy(authenticator) : null;
+    },
+
+    listAuthenticatorsByUserId(userId) {
+      return [...authenticators.values()].filter((authenticator) => authenticator.userId === userId).map(copy);
+    },
+
+    updateAuthenticatorCounter(credentialID, newCounter) {
+      const authenticator = authenticators.get(credentialID);
+      if (!authenticator) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
+      authenticator.counter = newCounter;
+      return copy(authenticator);
+    },
+  };
+}
