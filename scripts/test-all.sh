@@ -4,6 +4,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian packages the tests need: the PostgreSQL server binaries (the adapter tests start their own cluster on a
+# free port, test/support/postgres.ts, so a cluster the package starts on 5432 is left alone), and a C++ toolchain
+# because `npm ci` builds better-sqlite3 from source (package.json "allowScripts").
+packages=()
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then packages+=(postgresql); fi
+for tool in python3 make g++; do
+  if ! command -v "$tool" >/dev/null 2>&1; then packages+=(python3 make g++); break; fi
+done
+if [ "${#packages[@]}" -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y "${packages[@]}"
+fi
+
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi

@@ -148,7 +148,7 @@ async function readDatabaseSession(
       expires = row.expires;
     }
   }
-  const sessionUser: User = { id: user.id };
+  const sessionUser: User = { id: String(user.id) };
   if (user.name !== undefined) sessionUser.name = user.name;
   if (user.email !== undefined) sessionUser.email = user.email;
   if (user.image !== undefined) sessionUser.image = user.image;
@@ -181,7 +181,8 @@ export async function createSessionCookies(
   if (user.name !== undefined) initial.name = user.name;
   if (user.email !== undefined) initial.email = user.email;
   if (user.image !== undefined) initial.picture = user.image;
-  if (user.id !== undefined) initial.sub = user.id;
+  // Some Auth.js adapters return numeric ids (SERIAL keys): the JWT subject is always a string.
+  if (user.id !== undefined && user.id !== null) initial.sub = String(user.id);
   const token = await options.callbacks.jwt({
     token: initial,
     user,

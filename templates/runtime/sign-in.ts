@@ -66,7 +66,7 @@ export async function resolveSignIn(
   const owner = await existingUserOf(options, account);
 
   if (owner) {
-    if (signedIn && signedIn.id !== owner.id) {
+    if (signedIn && String(signedIn.id) !== String(owner.id)) {
       throw new OAuthAccountNotLinked(`The ${account.provider} account is already linked to another user`);
     }
     return { user: owner, isNewUser: false, session: await openSession(options, adapter, owner.id) };

@@ -1,0 +1,471 @@
+/**
+ * An adapter that keeps users, accounts, sessions, verification tokens and WebAuthn authenticators in PostgreSQL
+ * (`pg`). Every app process that uses the same database sees the same sessions, so signing out (or deleting a
+ * session row) ends the session everywhere.
+ *
+ * The tables are created before the first query (`CREATE TABLE IF NOT EXISTS`, once per adapter), or ahead of
+ * time by `npx framework-auth migrate`, which calls `migrate()` below.
+ */
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import type { QueryResultRow } from 'pg';
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from '../adapter.js';
+
+/** Where the database is: a connection URL, or a `pg` pool the app already has. */
+export type PostgresAdapterOptions =
+  | {
+      /**
+       * A connection URL such as `postgres://user:password@localhost:5432/app`.
+       * @default process.env['DATABASE_URL']
+       */
+      url?: string;
+    }
+  | {
+      /** A `pg` pool. The adapter only runs queries on it; it never ends it. */
+      pool: Pool;
+    };
+
+/**
+ * The schema: every statement is idempotent, so running it on an existing database changes nothing.
+ * `counter` is a bigint because WebAuthn signature counters are unsigned 32-bit numbers.
+ */
+export const postgresSchema = `
+CREATE TABLE IF NOT EXISTS users (
+  id text PRIMARY KEY,
+  name text,
+  email text UNIQUE,
+  email_verified timestamptz,
+  image text
+);
+
+CREATE TABLE IF NOT EXISTS accounts (
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  type text NOT NULL,
+  provider text NOT NULL,
+  provider_account_id text NOT NULL,
+  access_token text,
+  refresh_token text,
+  id_token text,
+  expires_at bigint,
+  scope text,
+  token_type text,
+  session_state text,
+  oauth_token text,
+  oauth_token_secret text,
+  PRIMARY KEY (provider, provider_account_id)
+);
+CREATE INDEX IF NOT EXISTS accounts_user_id_index ON accounts (user_id);
+
+CREATE TABLE IF NOT EXISTS sessions (
+  session_token text PRIMARY KEY,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  expires timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_user_id_index ON sessions (user_id);
+
+CREATE TABLE IF NOT EXISTS verification_tokens (
+  identifier text NOT NULL,
+  token text NOT NULL,
+  expires timestamptz NOT NULL,
+  PRIMARY KEY (identifier, token)
+);
+
+CREATE TABLE IF NOT EXISTS authenticators (
+  credential_id text NOT NULL UNIQUE,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  provider_account_id text NOT NULL,
+  credential_public_key text NOT NULL,
+  counter bigint NOT NULL,
+  credential_device_type text NOT NULL,
+  credential_backed_up boolean NOT NULL,
+  transports text,
+  PRIMARY KEY (user_id, credential_id)
+);
+`;
+
+/**
+ * Key of the advisory lock that migrations hold, so that app processes starting together do not race on
+ * `CREATE TABLE IF NOT EXISTS` (which is not safe to run concurrently in PostgreSQL).
+ */
+const migrationLockKey = 7_412_730_214;
+
+interface UserRow {
+  id: string;
+  name: string | null;
+  email: string | null;
+  email_verified: Date | null;
+  image: string | null;
+}
+
+interface AccountRow {
+  user_id: string;
+  type: string;
+  provider: string;
+  provider_account_id: string;
+  access_token: string | null;
+  refresh_token: string | null;
+  id_token: string | null;
+  /** `pg` returns bigint columns as strings. */
+  expires_at: string | null;
+  scope: string | null;
+  token_type: string | null;
+  session_state: string | null;
+  oauth_token: string | null;
+  oauth_token_secret: string | null;
+}
+
+interface SessionRow {
+  session_token: string;
+  user_id: string;
+  expires: Date;
+}
+
+interface VerificationTokenRow {
+  identifier: string;
+  token: string;
+  expires: Date;
+}
+
+interface AuthenticatorRow {
+  credential_id: string;
+  user_id: string;
+  provider_account_id: string;
+  credential_public_key: string;
+  counter: string;
+  credential_device_type: string;
+  credential_backed_up: boolean;
+  transports: string | null;
+}
+
+/** The token columns of `accounts`, named as the fields of the token set. */
+const tokenFields = [
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'expires_at',
+  'scope',
+  'token_type',
+  'session_state',
+  'oauth_token',
+  'oauth_token_secret',
+] as const;
+
+function toDate(value: Date | string | number | null | undefined): Date | null {
+  if (value === null || value === undefined) return null;
+  return new Date(value);
+}
+
+function userFromRow(row: UserRow): AdapterUser {
+  return {
+    id: row.id,
+    name: row.name,
+    // A provider without an email (the microblog network over OAuth 2) stores none.
+    email: row.email as string,
+    emailVerified: row.email_verified,
+    image: row.image,
+  };
+}
+
+function accountFromRow(row: AccountRow): AdapterAccount {
+  const account: Record<string, unknown> = {
+    userId: row.user_id,
+    type: row.type,
+    provider: row.provider,
+    providerAccountId: row.provider_account_id,
+  };
+  // Absent tokens stay absent (not null), as in the token set the provider returned.
+  for (const field of tokenFields) {
+    const value = row[field];
+    if (value !== null) account[field] = field === 'expires_at' ? Number(value) : value;
+  }
+  return account as unknown as AdapterAccount;
+}
+
+function sessionFromRow(row: SessionRow): AdapterSession {
+  return { sessionToken: row.session_token, userId: row.user_id, expires: row.expires };
+}
+
+function authenticatorFromRow(row: AuthenticatorRow): AdapterAuthenticator {
+  return {
+    credentialID: row.credential_id,
+    userId: row.user_id,
+    providerAccountId: row.provider_account_id,
+    credentialPublicKey: row.credential_public_key,
+    counter: Number(row.counter),
+    credentialDeviceType: row.credential_device_type,
+    credentialBackedUp: row.credential_backed_up,
+    transports: row.transports,
+  };
+}
+
+/** A token field as a column value: text stays text, `expires_at` is whole seconds. */
+function tokenParameter(account: AdapterAccount, field: (typeof tokenFields)[number]): string | number | null {
+  const value = account[field];
+  if (value === undefined || value === null) return null;
+  if (field === 'expires_at') return Math.floor(Number(value));
+  return String(value);
+}
+
+function connectionUrl(url: string | undefined): string {
+  const resolved = url ?? process.env['DATABASE_URL'];
+  if (!resolved) {
+    throw new Error('PostgresAdapter needs a database: set DATABASE_URL (postgres://user:password@host:5432/database) or pass { url } or { pool }');
+  }
+  return resolved;
+}
+
+async function migrateWith(pool: Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
+    await client.query(postgresSchema);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Creates the tables and indexes when they are missing. Safe to run on every start, from several processes at
+ * once, and on an up-to-date database. `npx framework-auth migrate` calls it with `DATABASE_URL`.
+ *
+ * @example
+ * ```ts
+ * await migrate({ url: process.env['DATABASE_URL'] });
+ * ```
+ */
+export async function migrate(options: PostgresAdapterOptions = {}): Promise<void> {
+  if ('pool' in options) return migrateWith(options.pool);
+  const pool = new Pool({ connectionString: connectionUrl(options.url) });
+  try {
+    await migrateWith(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * Creates the PostgreSQL adapter. Nothing connects until the first call, which creates the tables if needed.
+ *
+ * @example
+ * ```ts
+ * const authConfig: FrameworkAuthConfig = { adapter: PostgresAdapter(), providers: [GitHub] };
+ * const withOwnPool = PostgresAdapter({ pool: new Pool({ connectionString: process.env['DATABASE_URL'], max: 5 }) });
+ * ```
+ */
+export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
+  const pool = 'pool' in options ? options.pool : createPool(connectionUrl(options.url));
+  let ready: Promise<void> | undefined;
+
+  async function query<Row extends QueryResultRow>(sql: string, parameters: unknown[]): Promise<Row[]> {
+    // One migration per adapter; a failed one (database not up yet) is tried again by the next query.
+    ready ??= migrateWith(pool).catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    await ready;
+    const result = await pool.query<Row>(sql, parameters);
+    return result.rows;
+  }
+
+  async function first<Row extends QueryResultRow>(sql: string, parameters: unknown[]): Promise<Row | undefined> {
+    const rows = await query<Row>(sql, parameters);
+    return rows[0];
+  }
+
+  return {
+    async createUser(user) {
+      // Auth.js passes a fresh random id; keep it, and make one when it is missing.
+      const row = await first<UserRow>(
+        `INSERT INTO users (id, name, email, email_verified, image) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+        [user.id || randomUUID(), user.name ?? null, user.email ?? null, toDate(user.emailVerified), user.image ?? null],
+      );
+      return userFromRow(row as UserRow);
+    },
+
+    async getUser(id) {
+      const row = await first<UserRow>('SELECT * FROM users WHERE id = $1', [id]);
+      return row ? userFromRow(row) : null;
+    },
+
+    async getUserByEmail(email) {
+      const row = await first<UserRow>('SELECT * FROM users WHERE email = $1', [email]);
+      return row ? userFromRow(row) : null;
+    },
+
+    async getUserByAccount({ provider, providerAccountId }) {
+      const row = await first<UserRow>(
+        `SELECT users.* FROM users JOIN accounts ON accounts.user_id = users.id
+         WHERE accounts.provider = $1 AND accounts.provider_account_id = $2`,
+        [provider, providerAccountId],
+      );
+      return row ? userFromRow(row) : null;
+    },
+
+    async updateUser(user) {
+      // Only the fields given are set: `undefined` leaves a column as it is, `null` clears it.
+      const changes: [column: string, value: unknown][] = [];
+      if (user.name !== undefined) changes.push(['name', user.name]);
+      if (user.email !== undefined) changes.push(['email', user.email]);
+      if (user.emailVerified !== undefined) changes.push(['email_verified', toDate(user.emailVerified)]);
+      if (user.image !== undefined) changes.push(['image', user.image]);
+      const row =
+        changes.length === 0
+          ? await first<UserRow>('SELECT * FROM users WHERE id = $1', [user.id])
+          : await first<UserRow>(
+              `UPDATE users SET ${changes.map(([column], index) => `${column} = $${index + 2}`).join(', ')}
+               WHERE id = $1 RETURNING *`,
+              [user.id, ...changes.map(([, value]) => value)],
+            );
+      if (!row) throw new Error(`updateUser: no user has the id ${JSON.stringify(user.id)}`);
+      return userFromRow(row);
+    },
+
+    async deleteUser(userId) {
+      // Accounts, sessions and authenticators go with the user (ON DELETE CASCADE).
+      const row = await first<UserRow>('DELETE FROM users WHERE id = $1 RETURNING *', [userId]);
+      return row ? userFromRow(row) : null;
+    },
+
+    async linkAccount(account) {
+      const row = await first<AccountRow>(
+        `INSERT INTO accounts (user_id, type, provider, provider_account_id, ${tokenFields.join(', ')})
+         VALUES ($1, $2, $3, $4, ${tokenFields.map((_field, index) => `$${index + 5}`).join(', ')})
+         RETURNING *`,
+        [
+          account.userId,
+          account.type,
+          account.provider,
+          account.providerAccountId,
+          ...tokenFields.map((field) => tokenParameter(account, field)),
+        ],
+      );
+      return accountFromRow(row as AccountRow);
+    },
+
+    async unlinkAccount({ provider, providerAccountId }) {
+      const row = await first<AccountRow>('DELETE FROM accounts WHERE provider = $1 AND provider_account_id = $2 RETURNING *', [
+        provider,
+        providerAccountId,
+      ]);
+      return row ? accountFromRow(row) : undefined;
+    },
+
+    async getAccount(providerAccountId, provider) {
+      const row = await first<AccountRow>('SELECT * FROM accounts WHERE provider = $1 AND provider_account_id = $2', [
+        provider,
+        providerAccountId,
+      ]);
+      return row ? accountFromRow(row) : null;
+    },
+
+    async createSession({ sessionToken, userId, expires }) {
+      const row = await first<SessionRow>('INSERT INTO sessions (session_token, user_id, expires) VALUES ($1, $2, $3) RETURNING *', [
+        sessionToken,
+        userId,
+        toDate(expires),
+      ]);
+      return sessionFromRow(row as SessionRow);
+    },
+
+    async getSessionAndUser(sessionToken) {
+      // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
+      const row = await first<SessionRow & UserRow>(
+        `SELECT sessions.session_token, sessions.user_id, sessions.expires,
+                users.id, users.name, users.email, users.email_verified, users.image
+         FROM sessions JOIN users ON users.id = sessions.user_id
+         WHERE sessions.session_token = $1`,
+        [sessionToken],
+      );
+      return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
+    },
+
+    async updateSession(session) {
+      const row = await first<SessionRow>(
+        `UPDATE sessions SET user_id = coalesce($2, user_id), expires = coalesce($3, expires)
+         WHERE session_token = $1 RETURNING *`,
+        [session.sessionToken, session.userId ?? null, toDate(session.expires)],
+      );
+      return row ? sessionFromRow(row) : null;
+    },
+
+    async deleteSession(sessionToken) {
+      const row = await first<SessionRow>('DELETE FROM sessions WHERE session_token = $1 RETURNING *', [sessionToken]);
+      return row ? sessionFromRow(row) : null;
+    },
+
+    async createVerificationToken({ identifier, token, expires }) {
+      await query('INSERT INTO verification_tokens (identifier, token, expires) VALUES ($1, $2, $3)', [identifier, token, toDate(expires)]);
+      return { identifier, token, expires };
+    },
+
+    async useVerificationToken({ identifier, token }) {
+      // Single use: DELETE … RETURNING reads and removes the row atomically, so two requests with the same link
+      // cannot both get it.
+      const row = await first<VerificationTokenRow>(
+        'DELETE FROM verification_tokens WHERE identifier = $1 AND token = $2 RETURNING *',
+        [identifier, token],
+      );
+      return row ? ({ identifier: row.identifier, token: row.token, expires: row.expires } satisfies VerificationToken) : null;
+    },
+
+    async createAuthenticator(authenticator) {
+      const row = await first<AuthenticatorRow>(
+        `INSERT INTO authenticators (credential_id, user_id, provider_account_id, credential_public_key, counter,
+           credential_device_type, credential_backed_up, transports)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+        [
+          authenticator.credentialID,
+          authenticator.userId,
+          authenticator.providerAccountId,
+          authenticator.credentialPublicKey,
+          authenticator.counter,
+          authenticator.credentialDeviceType,
+          authenticator.credentialBackedUp,
+          authenticator.transports ?? null,
+        ],
+      );
+      return authenticatorFromRow(row as AuthenticatorRow);
+    },
+
+    async getAuthenticator(credentialID) {
+      const row = await first<AuthenticatorRow>('SELECT * FROM authenticators WHERE credential_id = $1', [credentialID]);
+      return row ? authenticatorFromRow(row) : null;
+    },
+
+    async listAuthenticatorsByUserId(userId) {
+      const rows = await query<AuthenticatorRow>('SELECT * FROM authenticators WHERE user_id = $1 ORDER BY credential_id', [userId]);
+      return rows.map(authenticatorFromRow);
+    },
+
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      const row = await first<AuthenticatorRow>('UPDATE authenticators SET counter = $2 WHERE credential_id = $1 RETURNING *', [
+        credentialID,
+        newCounter,
+      ]);
+      if (!row) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
+      return authenticatorFromRow(row);
+    },
+  };
+}
+
+function createPool(connectionString: string): Pool {
+  const pool = new Pool({ connectionString });
+  // An idle connection that the server closes (restart, failover) is an 'error' event on the pool; without a
+  // listener Node would end the process. The pool drops that connection and the next query opens a new one.
+  pool.on('error', (error) => {
+    console.warn(`PostgresAdapter: an idle database connection failed (${error.message}); it will be replaced`);
+  });
+  return pool;
+}

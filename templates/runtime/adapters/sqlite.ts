@@ -1,0 +1,492 @@
+/**
+ * An adapter that keeps users, accounts, sessions, verification tokens and WebAuthn authenticators in a SQLite
+ * file (better-sqlite3): the embedded default for database sessions. Several app processes on one machine can share
+ * the file; for several machines use the PostgreSQL adapter.
+ *
+ * The tables are created on first use (`CREATE TABLE IF NOT EXISTS`), or ahead of time by
+ * `npx framework-auth migrate`, which calls `migrate()` below. Dates are stored as milliseconds since the epoch.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+} from '../adapter.js';
+
+/** Where the database is: a `file:` URL or path, or a better-sqlite3 connection the app already opened. */
+export type SqliteAdapterOptions =
+  | {
+      /**
+       * A `file:` URL (`file:./data/auth.db`, relative to the working directory) or a plain path. The folder is
+       * created when missing. `:memory:` keeps the database in memory.
+       * @default process.env['DATABASE_URL'] ?? 'file:./data/auth.db'
+       */
+      url?: string;
+    }
+  | {
+      /**
+       * An open better-sqlite3 connection. The adapter turns on `foreign_keys` for it (SQLite's default is off),
+       * so that deleting a user deletes its rows; it never closes it.
+       */
+      database: Database.Database;
+    };
+
+/**
+ * The schema: every statement is idempotent, so running it on an existing database changes nothing.
+ * Dates are integers (milliseconds since the epoch), `credential_backed_up` is 0 or 1.
+ */
+export const sqliteSchema = `
+CREATE TABLE IF NOT EXISTS users (
+  id TEXT NOT NULL PRIMARY KEY,
+  name TEXT,
+  email TEXT UNIQUE,
+  email_verified INTEGER,
+  image TEXT
+);
+
+CREATE TABLE IF NOT EXISTS accounts (
+  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  provider_account_id TEXT NOT NULL,
+  access_token TEXT,
+  refresh_token TEXT,
+  id_token TEXT,
+  expires_at INTEGER,
+  scope TEXT,
+  token_type TEXT,
+  session_state TEXT,
+  oauth_token TEXT,
+  oauth_token_secret TEXT,
+  PRIMARY KEY (provider, provider_account_id)
+);
+CREATE INDEX IF NOT EXISTS accounts_user_id_index ON accounts (user_id);
+
+CREATE TABLE IF NOT EXISTS sessions (
+  session_token TEXT NOT NULL PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  expires INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_user_id_index ON sessions (user_id);
+
+CREATE TABLE IF NOT EXISTS verification_tokens (
+  identifier TEXT NOT NULL,
+  token TEXT NOT NULL,
+  expires INTEGER NOT NULL,
+  PRIMARY KEY (identifier, token)
+);
+
+CREATE TABLE IF NOT EXISTS authenticators (
+  credential_id TEXT NOT NULL UNIQUE,
+  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  provider_account_id TEXT NOT NULL,
+  credential_public_key TEXT NOT NULL,
+  counter INTEGER NOT NULL,
+  credential_device_type TEXT NOT NULL,
+  credential_backed_up INTEGER NOT NULL,
+  transports TEXT,
+  PRIMARY KEY (user_id, credential_id)
+);
+`;
+
+interface UserRow {
+  id: string;
+  name: string | null;
+  email: string | null;
+  email_verified: number | null;
+  image: string | null;
+}
+
+interface AccountRow {
+  user_id: string;
+  type: string;
+  provider: string;
+  provider_account_id: string;
+  access_token: string | null;
+  refresh_token: string | null;
+  id_token: string | null;
+  expires_at: number | null;
+  scope: string | null;
+  token_type: string | null;
+  session_state: string | null;
+  oauth_token: string | null;
+  oauth_token_secret: string | null;
+}
+
+interface SessionRow {
+  session_token: string;
+  user_id: string;
+  expires: number;
+}
+
+interface VerificationTokenRow {
+  identifier: string;
+  token: string;
+  expires: number;
+}
+
+interface AuthenticatorRow {
+  credential_id: string;
+  user_id: string;
+  provider_account_id: string;
+  credential_public_key: string;
+  counter: number;
+  credential_device_type: string;
+  credential_backed_up: number;
+  transports: string | null;
+}
+
+/** The token columns of `accounts`, named as the fields of the token set. */
+const tokenFields = [
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'expires_at',
+  'scope',
+  'token_type',
+  'session_state',
+  'oauth_token',
+  'oauth_token_secret',
+] as const;
+
+/** The file a `file:` URL or path names; `:memory:` stays as it is. */
+function databasePath(url: string): string {
+  if (url === ':memory:' || url === 'file::memory:') return ':memory:';
+  if (url.startsWith('file://')) return fileURLToPath(url);
+  if (url.startsWith('file:')) return url.slice('file:'.length).replace(/\?.*$/, '');
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
+  // Only the scheme is shown: a database URL may hold a password.
+  if (scheme) throw new Error(`SqliteAdapter: the database URL must be a file: URL or a path (got a ${scheme[1]}:// URL)`);
+  return url;
+}
+
+function openDatabase(url: string): Database.Database {
+  const path = databasePath(url);
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const database = new Database(path);
+  // WAL lets readers and one writer (other app processes sharing the file) work at the same time.
+  database.pragma('journal_mode = WAL');
+  return database;
+}
+
+/** The fields that have a value: in an update, `undefined` leaves a column as it is (and `null` clears it). */
+function definedFields<T extends object>(changes: T): Partial<T> {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+function toEpochMilliseconds(date: Date | string | number | null | undefined): number | null {
+  if (date === null || date === undefined) return null;
+  return new Date(date).getTime();
+}
+
+function toDate(milliseconds: number | null): Date | null {
+  return milliseconds === null ? null : new Date(milliseconds);
+}
+
+function userFromRow(row: UserRow): AdapterUser {
+  return {
+    id: row.id,
+    name: row.name,
+    // A provider without an email (the microblog network over OAuth 2) stores none.
+    email: row.email as string,
+    emailVerified: toDate(row.email_verified),
+    image: row.image,
+  };
+}
+
+function accountFromRow(row: AccountRow): AdapterAccount {
+  const account: Record<string, unknown> = {
+    userId: row.user_id,
+    type: row.type,
+    provider: row.provider,
+    providerAccountId: row.provider_account_id,
+  };
+  // Absent tokens stay absent (not null), as in the token set the provider returned.
+  for (const field of tokenFields) {
+    if (row[field] !== null) account[field] = row[field];
+  }
+  return account as unknown as AdapterAccount;
+}
+
+function sessionFromRow(row: SessionRow): AdapterSession {
+  return { sessionToken: row.session_token, userId: row.user_id, expires: new Date(row.expires) };
+}
+
+function authenticatorFromRow(row: AuthenticatorRow): AdapterAuthenticator {
+  return {
+    credentialID: row.credential_id,
+    userId: row.user_id,
+    providerAccountId: row.provider_account_id,
+    credentialPublicKey: row.credential_public_key,
+    counter: row.counter,
+    credentialDeviceType: row.credential_device_type,
+    credentialBackedUp: row.credential_backed_up === 1,
+    transports: row.transports,
+  };
+}
+
+function userParameters(user: Partial<AdapterUser>): Omit<UserRow, 'id'> {
+  return {
+    name: user.name ?? null,
+    email: user.email ?? null,
+    email_verified: toEpochMilliseconds(user.emailVerified),
+    image: user.image ?? null,
+  };
+}
+
+/** A token field as a column value: text stays text, `expires_at` is whole seconds. */
+function tokenParameter(account: AdapterAccount, field: (typeof tokenFields)[number]): string | number | null {
+  const value = account[field];
+  if (value === undefined || value === null) return null;
+  if (field === 'expires_at') return Math.floor(Number(value));
+  return String(value);
+}
+
+/**
+ * Creates the tables and indexes when they are missing. Safe to run on every start and on an up-to-date database.
+ * `npx framework-auth migrate` calls it with `DATABASE_URL`.
+ *
+ * @example
+ * ```ts
+ * migrate({ url: 'file:./data/auth.db' });
+ * ```
+ */
+export function migrate(options: SqliteAdapterOptions = {}): void {
+  if ('database' in options) {
+    options.database.exec(sqliteSchema);
+    return;
+  }
+  const database = openDatabase(options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db');
+  try {
+    database.exec(sqliteSchema);
+  } finally {
+    database.close();
+  }
+}
+
+/**
+ * Creates the SQLite adapter. The file is opened and its tables are created on the first call, not here, so that
+ * importing the config never touches the disk.
+ *
+ * @example
+ * ```ts
+ * const authConfig: FrameworkAuthConfig = { adapter: SqliteAdapter(), providers: [GitHub] };
+ * const shared = SqliteAdapter({ url: 'file:/var/lib/my-app/auth.db' });
+ * ```
+ */
+export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
+  let opened: Database.Database | undefined;
+  const statements = new Map<string, Database.Statement>();
+
+  function connection(): Database.Database {
+    if (!opened) {
+      const database = 'database' in options ? options.database : openDatabase(options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db');
+      database.pragma('foreign_keys = ON');
+      database.exec(sqliteSchema);
+      opened = database;
+    }
+    return opened;
+  }
+
+  /** Each SQL text is prepared once per connection. */
+  function statement(sql: string): Database.Statement {
+    let prepared = statements.get(sql);
+    if (!prepared) {
+      prepared = connection().prepare(sql);
+      statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  function selectUser(id: string): AdapterUser | null {
+    const row = statement('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+    return row ? userFromRow(row) : null;
+  }
+
+  return {
+    createUser(user) {
+      // Auth.js passes a fresh random id; keep it, and make one when it is missing.
+      const row = statement(
+        `INSERT INTO users (id, name, email, email_verified, image)
+         VALUES (@id, @name, @email, @email_verified, @image) RETURNING *`,
+      ).get({ id: user.id || randomUUID(), ...userParameters(user) }) as UserRow;
+      return userFromRow(row);
+    },
+
+    getUser(id) {
+      return selectUser(id);
+    },
+
+    getUserByEmail(email) {
+      const row = statement('SELECT * FROM users WHERE email = ?').get(email) as UserRow | undefined;
+      return row ? userFromRow(row) : null;
+    },
+
+    getUserByAccount({ provider, providerAccountId }) {
+      const row = statement(
+        `SELECT users.* FROM users JOIN accounts ON accounts.user_id = users.id
+         WHERE accounts.provider = ? AND accounts.provider_account_id = ?`,
+      ).get(provider, providerAccountId) as UserRow | undefined;
+      return row ? userFromRow(row) : null;
+    },
+
+    updateUser(user) {
+      const update = connection().transaction((changes: typeof user): AdapterUser => {
+        const stored = selectUser(changes.id);
+        if (!stored) throw new Error(`updateUser: no user has the id ${JSON.stringify(changes.id)}`);
+        const row = statement(
+          `UPDATE users SET name = @name, email = @email, email_verified = @email_verified, image = @image
+           WHERE id = @id RETURNING *`,
+        ).get({ id: changes.id, ...userParameters({ ...stored, ...definedFields(changes) }) }) as UserRow;
+        return userFromRow(row);
+      });
+      return update(user);
+    },
+
+    deleteUser(userId) {
+      // The foreign keys cascade; the explicit deletes also cover a connection opened with foreign_keys off.
+      const remove = connection().transaction((id: string): AdapterUser | null => {
+        const user = selectUser(id);
+        if (!user) return null;
+        statement('DELETE FROM accounts WHERE user_id = ?').run(id);
+        statement('DELETE FROM sessions WHERE user_id = ?').run(id);
+        statement('DELETE FROM authenticators WHERE user_id = ?').run(id);
+        statement('DELETE FROM users WHERE id = ?').run(id);
+        return user;
+      });
+      return remove(userId);
+    },
+
+    linkAccount(account) {
+      const row = statement(
+        `INSERT INTO accounts (user_id, type, provider, provider_account_id, ${tokenFields.join(', ')})
+         VALUES (@user_id, @type, @provider, @provider_account_id, ${tokenFields.map((field) => `@${field}`).join(', ')})
+         RETURNING *`,
+      ).get({
+        user_id: account.userId,
+        type: account.type,
+        provider: account.provider,
+        provider_account_id: account.providerAccountId,
+        ...Object.fromEntries(tokenFields.map((field) => [field, tokenParameter(account, field)])),
+      }) as AccountRow;
+      return accountFromRow(row);
+    },
+
+    unlinkAccount({ provider, providerAccountId }) {
+      const row = statement('DELETE FROM accounts WHERE provider = ? AND provider_account_id = ? RETURNING *').get(
+        provider,
+        providerAccountId,
+      ) as AccountRow | undefined;
+      return row ? accountFromRow(row) : undefined;
+    },
+
+    getAccount(providerAccountId, provider) {
+      const row = statement('SELECT * FROM accounts WHERE provider = ? AND provider_account_id = ?').get(
+        provider,
+        providerAccountId,
+      ) as AccountRow | undefined;
+      return row ? accountFromRow(row) : null;
+    },
+
+    createSession({ sessionToken, userId, expires }) {
+      const row = statement('INSERT INTO sessions (session_token, user_id, expires) VALUES (?, ?, ?) RETURNING *').get(
+        sessionToken,
+        userId,
+        toEpochMilliseconds(expires),
+      ) as SessionRow;
+      return sessionFromRow(row);
+    },
+
+    getSessionAndUser(sessionToken) {
+      // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
+      const row = statement(
+        `SELECT sessions.session_token, sessions.user_id, sessions.expires,
+                users.id, users.name, users.email, users.email_verified, users.image
+         FROM sessions JOIN users ON users.id = sessions.user_id
+         WHERE sessions.session_token = ?`,
+      ).get(sessionToken) as (SessionRow & UserRow) | undefined;
+      return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
+    },
+
+    updateSession(session) {
+      const row = statement(
+        `UPDATE sessions SET user_id = coalesce(@user_id, user_id), expires = coalesce(@expires, expires)
+         WHERE session_token = @session_token RETURNING *`,
+      ).get({
+        session_token: session.sessionToken,
+        user_id: session.userId ?? null,
+        expires: toEpochMilliseconds(session.expires),
+      }) as SessionRow | undefined;
+      return row ? sessionFromRow(row) : null;
+    },
+
+    deleteSession(sessionToken) {
+      const row = statement('DELETE FROM sessions WHERE session_token = ? RETURNING *').get(sessionToken) as SessionRow | undefined;
+      return row ? sessionFromRow(row) : null;
+    },
+
+    createVerificationToken({ identifier, token, expires }) {
+      statement('INSERT INTO verification_tokens (identifier, token, expires) VALUES (?, ?, ?)').run(
+        identifier,
+        token,
+        toEpochMilliseconds(expires),
+      );
+      return { identifier, token, expires };
+    },
+
+    useVerificationToken({ identifier, token }) {
+      // Single use: one DELETE … RETURNING reads and removes the row in the same statement (SQLite runs each
+      // statement in its own transaction), so two requests with the same link cannot both get it.
+      const row = statement('DELETE FROM verification_tokens WHERE identifier = ? AND token = ? RETURNING *').get(
+        identifier,
+        token,
+      ) as VerificationTokenRow | undefined;
+      return row ? { identifier: row.identifier, token: row.token, expires: new Date(row.expires) } : null;
+    },
+
+    createAuthenticator(authenticator) {
+      const row = statement(
+        `INSERT INTO authenticators (credential_id, user_id, provider_account_id, credential_public_key, counter,
+           credential_device_type, credential_backed_up, transports)
+         VALUES (@credential_id, @user_id, @provider_account_id, @credential_public_key, @counter,
+           @credential_device_type, @credential_backed_up, @transports)
+         RETURNING *`,
+      ).get({
+        credential_id: authenticator.credentialID,
+        user_id: authenticator.userId,
+        provider_account_id: authenticator.providerAccountId,
+        credential_public_key: authenticator.credentialPublicKey,
+        counter: authenticator.counter,
+        credential_device_type: authenticator.credentialDeviceType,
+        credential_backed_up: authenticator.credentialBackedUp ? 1 : 0,
+        transports: authenticator.transports ?? null,
+      }) as AuthenticatorRow;
+      return authenticatorFromRow(row);
+    },
+
+    getAuthenticator(credentialID) {
+      const row = statement('SELECT * FROM authenticators WHERE credential_id = ?').get(credentialID) as AuthenticatorRow | undefined;
+      return row ? authenticatorFromRow(row) : null;
+    },
+
+    listAuthenticatorsByUserId(userId) {
+      const rows = statement('SELECT * FROM authenticators WHERE user_id = ? ORDER BY credential_id').all(userId) as AuthenticatorRow[];
+      return rows.map(authenticatorFromRow);
+    },
+
+    updateAuthenticatorCounter(credentialID, newCounter) {
+      const row = statement('UPDATE authenticators SET counter = ? WHERE credential_id = ? RETURNING *').get(
+        newCounter,
+        credentialID,
+      ) as AuthenticatorRow | undefined;
+      if (!row) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
+      return authenticatorFromRow(row);
+    },
+  };
+}

@@ -1,0 +1,589 @@
+/**
+ * One test suite for every adapter: ours (memory, sqlite, postgres) and a published Auth.js adapter, so that the
+ * runtime can rely on the same behaviour from each and any `@auth/*-adapter` plugs in.
+ *
+ * The suite never invents ids: it passes a fresh random `id` to createUser (as Auth.js does) and then uses the id
+ * the adapter returned, because published adapters may generate their own (@auth/pg-adapter's are SERIAL
+ * integers). An "unknown" user id is the id of a user that was created and deleted, so it has the adapter's own
+ * format. Returned objects are compared with `toMatchObject`: an adapter may add its own columns (a row id).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterUser,
+  VerificationToken,
+} from '../../templates/runtime/adapter.js';
+
+/** Every method of the interface, in its order. */
+export const adapterMethods = [
+  'createUser',
+  'getUser',
+  'getUserByEmail',
+  'getUserByAccount',
+  'updateUser',
+  'deleteUser',
+  'linkAccount',
+  'unlinkAccount',
+  'createSession',
+  'getSessionAndUser',
+  'updateSession',
+  'deleteSession',
+  'createVerificationToken',
+  'useVerificationToken',
+  'getAccount',
+  'getAuthenticator',
+  'createAuthenticator',
+  'listAuthenticatorsByUserId',
+  'updateAuthenticatorCounter',
+] as const satisfies readonly (keyof Adapter)[];
+
+/** A method name of the adapter interface. */
+export type AdapterMethod = (typeof adapterMethods)[number];
+
+// Fails to compile when the interface gains a method that the list above (and so the suite) does not cover.
+const everyMethodListed: [Exclude<keyof Adapter, AdapterMethod>] extends [never] ? true : never = true;
+void everyMethodListed;
+
+/** An adapter on a fresh, empty store, and how to dispose of it. */
+export interface AdapterUnderTest {
+  adapter: Adapter;
+  cleanup(): Promise<void>;
+}
+
+/** What a published adapter documents as different from ours; our adapters use the defaults. */
+export interface AdapterSuiteOptions {
+  /**
+   * Methods the adapter does not implement. Every method of the interface is optional (the runtime checks for
+   * the ones a feature needs), so the tests that need them are skipped, and one test checks that exactly these
+   * are missing.
+   * @default []
+   */
+  missingMethods?: readonly AdapterMethod[];
+  /**
+   * Whether the store refuses duplicates: a second user with one email, a second link of one provider account, a
+   * second authenticator with one credential ID. Auth.js looks these up before writing, so an adapter whose
+   * documented schema has no such constraints still works; ours must have them.
+   * @default true
+   */
+  uniqueConstraints?: boolean;
+}
+
+/**
+ * Defines the shared adapter tests. `createAdapter` runs before each test and must give an adapter on an empty
+ * store; `cleanup` runs after it.
+ */
+export function runAdapterSuite(
+  name: string,
+  createAdapter: () => Promise<AdapterUnderTest>,
+  options: AdapterSuiteOptions = {},
+): void {
+  const missing = new Set<AdapterMethod>(options.missingMethods ?? []);
+  const uniqueConstraints = options.uniqueConstraints ?? true;
+
+  /** A test that needs these methods: skipped, and so counted as skipped, when the adapter lacks one. */
+  function test(title: string, methods: readonly AdapterMethod[], body: () => Promise<void>): void {
+    if (methods.some((method) => missing.has(method))) it.skip(title, body);
+    else it(title, body);
+  }
+
+  /** A test of a unique constraint: skipped when the adapter's schema documents none. */
+  function uniqueTest(title: string, methods: readonly AdapterMethod[], body: () => Promise<void>): void {
+    if (uniqueConstraints) test(title, methods, body);
+    else it.skip(title, body);
+  }
+
+  describe(`${name} adapter`, () => {
+    let subject: AdapterUnderTest;
+    // The tests that use a method only run when it exists (see test() above).
+    let adapter: Required<Adapter>;
+
+    beforeEach(async () => {
+      subject = await createAdapter();
+      adapter = subject.adapter as Required<Adapter>;
+    });
+
+    afterEach(async () => {
+      await subject.cleanup();
+    });
+
+    function userData(overrides: Partial<AdapterUser> = {}): AdapterUser {
+      const unique = randomUUID();
+      return {
+        id: randomUUID(),
+        name: 'Ada Lovelace',
+        email: `ada-${unique}@example.com`,
+        emailVerified: null,
+        image: `https://images.example.com/${unique}.png`,
+        ...overrides,
+      };
+    }
+
+    function accountData(userId: string, overrides: Partial<AdapterAccount> = {}): AdapterAccount {
+      const unique = randomUUID();
+      return {
+        userId,
+        type: 'oidc',
+        provider: 'example',
+        providerAccountId: `subject-${unique}`,
+        access_token: `access-${unique}`,
+        refresh_token: `refresh-${unique}`,
+        id_token: `eyJhbGciOiJSUzI1NiJ9.${unique}.signature`,
+        expires_at: 1_893_456_000,
+        scope: 'openid email profile',
+        token_type: 'bearer',
+        session_state: `session-state-${unique}`,
+        oauth_token: `oauth-token-${unique}`,
+        oauth_token_secret: `oauth-token-secret-${unique}`,
+        ...overrides,
+      };
+    }
+
+    function authenticatorData(userId: string, overrides: Partial<AdapterAuthenticator> = {}): AdapterAuthenticator {
+      const unique = randomUUID();
+      return {
+        credentialID: `credential-${unique}`,
+        userId,
+        providerAccountId: `credential-${unique}`,
+        credentialPublicKey: `public-key-${unique}`,
+        counter: 0,
+        credentialDeviceType: 'multiDevice',
+        credentialBackedUp: true,
+        transports: 'internal,hybrid',
+        ...overrides,
+      };
+    }
+
+    async function createUser(overrides: Partial<AdapterUser> = {}): Promise<AdapterUser> {
+      return adapter.createUser(userData(overrides));
+    }
+
+    /** An id in the adapter's own format that belongs to no user. */
+    async function unknownUserId(): Promise<string> {
+      const user = await createUser();
+      await adapter.deleteUser(user.id);
+      return user.id;
+    }
+
+    /** Runs an adapter call as a promise: synchronous adapters (memory, sqlite) throw instead of rejecting. */
+    async function settle<T>(call: () => T | PromiseLike<T>): Promise<T> {
+      return call();
+    }
+
+    function inOneHour(): Date {
+      return new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000);
+    }
+
+    describe('interface', () => {
+      it(`implements every method of the Adapter interface${missing.size ? ` except ${[...missing].join(', ')}` : ''}`, async () => {
+        const absent = adapterMethods.filter((method) => typeof subject.adapter[method] !== 'function');
+        expect(absent).toEqual(adapterMethods.filter((method) => missing.has(method)));
+      });
+    });
+
+    describe('users', () => {
+      test('creates a user and returns it with an id', ['createUser'], async () => {
+        const data = userData();
+        const user = await adapter.createUser(data);
+        expect(user.id).toBeTruthy();
+        expect(user).toMatchObject({ name: data.name, email: data.email, emailVerified: null, image: data.image });
+      });
+
+      test('keeps emailVerified as a Date', ['createUser', 'getUser'], async () => {
+        const emailVerified = new Date('2024-05-06T07:08:09.123Z');
+        const user = await createUser({ emailVerified });
+        const found = await adapter.getUser(user.id);
+        expect(found?.emailVerified).toBeInstanceOf(Date);
+        expect(found?.emailVerified?.toISOString()).toBe('2024-05-06T07:08:09.123Z');
+      });
+
+      test('finds a user by id', ['createUser', 'getUser'], async () => {
+        const user = await createUser();
+        expect(await adapter.getUser(user.id)).toMatchObject(user);
+      });
+
+      test('finds a user by email', ['createUser', 'getUserByEmail'], async () => {
+        const user = await createUser();
+        expect(await adapter.getUserByEmail(user.email)).toMatchObject(user);
+      });
+
+      test('finds a user by a linked account', ['createUser', 'linkAccount', 'getUserByAccount'], async () => {
+        const user = await createUser();
+        const account = accountData(user.id);
+        await adapter.linkAccount(account);
+        expect(await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })).toMatchObject(user);
+      });
+
+      test('returns null for an unknown user id', ['createUser', 'deleteUser', 'getUser'], async () => {
+        expect(await adapter.getUser(await unknownUserId())).toBeNull();
+      });
+
+      test('returns null for an unknown email', ['getUserByEmail'], async () => {
+        expect(await adapter.getUserByEmail(`nobody-${randomUUID()}@example.com`)).toBeNull();
+      });
+
+      test('returns null for an account that is linked to no user', ['getUserByAccount'], async () => {
+        expect(await adapter.getUserByAccount({ provider: 'example', providerAccountId: `nobody-${randomUUID()}` })).toBeNull();
+      });
+
+      test('stores users without an email (a provider that shares none)', ['createUser', 'getUser'], async () => {
+        // The runtime creates users with `email: null` for providers such as the microblog network over OAuth 2.
+        const first = await createUser({ email: null as unknown as string });
+        const second = await createUser({ email: null as unknown as string });
+        expect(first.id).not.toEqual(second.id);
+        expect((await adapter.getUser(second.id))?.email ?? null).toBeNull();
+      });
+
+      test('updates only the fields it is given', ['createUser', 'updateUser', 'getUser'], async () => {
+        const user = await createUser();
+        const updated = await adapter.updateUser({ id: user.id, name: 'Augusta Ada King' });
+        expect(updated).toMatchObject({ ...user, name: 'Augusta Ada King' });
+        expect(await adapter.getUser(user.id)).toMatchObject({ ...user, name: 'Augusta Ada King' });
+      });
+
+      test('updates emailVerified', ['createUser', 'updateUser', 'getUser'], async () => {
+        const user = await createUser();
+        const emailVerified = new Date('2025-01-02T03:04:05.678Z');
+        await adapter.updateUser({ id: user.id, emailVerified });
+        expect((await adapter.getUser(user.id))?.emailVerified?.toISOString()).toBe('2025-01-02T03:04:05.678Z');
+      });
+
+      test('does not change a user through a returned object', ['createUser', 'getUser'], async () => {
+        const user = await createUser();
+        const copy = await adapter.getUser(user.id);
+        if (copy) copy.name = 'Changed in memory only';
+        expect((await adapter.getUser(user.id))?.name).toBe(user.name);
+      });
+
+      uniqueTest('refuses a second user with the same email', ['createUser', 'getUserByEmail'], async () => {
+        const user = await createUser();
+        await expect(settle(() => adapter.createUser(userData({ email: user.email })))).rejects.toThrow();
+        expect(await adapter.getUserByEmail(user.email)).toMatchObject(user);
+      });
+
+      uniqueTest('refuses to give a user the email of another user', ['createUser', 'updateUser'], async () => {
+        const first = await createUser();
+        const second = await createUser();
+        await expect(settle(() => adapter.updateUser({ id: second.id, email: first.email }))).rejects.toThrow();
+      });
+
+      test('deletes a user', ['createUser', 'deleteUser', 'getUser', 'getUserByEmail'], async () => {
+        const user = await createUser();
+        await adapter.deleteUser(user.id);
+        expect(await adapter.getUser(user.id)).toBeNull();
+        expect(await adapter.getUserByEmail(user.email)).toBeNull();
+      });
+
+      test(
+        "deleting a user deletes its accounts, sessions and authenticators",
+        ['createUser', 'linkAccount', 'createSession', 'deleteUser', 'getUserByAccount', 'getSessionAndUser'],
+        async () => {
+          const user = await createUser();
+          const account = accountData(user.id);
+          await adapter.linkAccount(account);
+          const sessionToken = randomUUID();
+          await adapter.createSession({ sessionToken, userId: user.id, expires: inOneHour() });
+          const authenticator = missing.has('createAuthenticator') ? undefined : authenticatorData(user.id);
+          if (authenticator) await adapter.createAuthenticator(authenticator);
+
+          await adapter.deleteUser(user.id);
+
+          const key = { provider: account.provider, providerAccountId: account.providerAccountId };
+          expect(await adapter.getUserByAccount(key)).toBeNull();
+          expect(await adapter.getSessionAndUser(sessionToken)).toBeNull();
+          if (!missing.has('getAccount')) expect(await adapter.getAccount(account.providerAccountId, account.provider)).toBeNull();
+          if (authenticator) {
+            expect(await adapter.getAuthenticator(authenticator.credentialID)).toBeNull();
+            expect(await adapter.listAuthenticatorsByUserId(user.id)).toEqual([]);
+          }
+        },
+      );
+
+      test('deleting an unknown user does not throw', ['createUser', 'deleteUser', 'getUser'], async () => {
+        const id = await unknownUserId();
+        await adapter.deleteUser(id);
+        expect(await adapter.getUser(id)).toBeNull();
+      });
+    });
+
+    describe('accounts', () => {
+      test('returns every token field of a linked account as it was stored', ['createUser', 'linkAccount', 'getAccount'], async () => {
+        const user = await createUser();
+        const account = accountData(user.id);
+        await adapter.linkAccount(account);
+        const stored = await adapter.getAccount(account.providerAccountId, account.provider);
+        expect(stored).toMatchObject(account);
+      });
+
+      test('keeps expires_at a number of seconds and token_type lowercase', ['createUser', 'linkAccount', 'getAccount'], async () => {
+        const user = await createUser();
+        const account = accountData(user.id, { expires_at: 1_700_000_123, token_type: 'dpop' });
+        await adapter.linkAccount(account);
+        const stored = await adapter.getAccount(account.providerAccountId, account.provider);
+        expect(stored?.expires_at).toBe(1_700_000_123);
+        expect(typeof stored?.expires_at).toBe('number');
+        expect(stored?.token_type).toBe('dpop');
+      });
+
+      test('stores an account with no tokens', ['createUser', 'linkAccount', 'getAccount'], async () => {
+        const user = await createUser();
+        const account: AdapterAccount = { userId: user.id, type: 'email', provider: 'email', providerAccountId: user.email };
+        await adapter.linkAccount(account);
+        const stored = await adapter.getAccount(account.providerAccountId, account.provider);
+        expect(stored).toMatchObject(account);
+        // Absent or null: both mean "no token" to the runtime.
+        expect(stored?.access_token ?? null).toBeNull();
+        expect(stored?.expires_at ?? null).toBeNull();
+      });
+
+      test('returns what linkAccount stored, when it returns anything', ['createUser', 'linkAccount'], async () => {
+        // Auth.js allows linkAccount to return nothing; what is returned must be the account.
+        const user = await createUser();
+        const account = accountData(user.id);
+        const returned = await adapter.linkAccount(account);
+        if (returned) {
+          expect(returned).toMatchObject({
+            userId: account.userId,
+            type: account.type,
+            provider: account.provider,
+            providerAccountId: account.providerAccountId,
+            access_token: account.access_token,
+            expires_at: account.expires_at,
+          });
+        }
+      });
+
+      test('links two providers to one user', ['createUser', 'linkAccount', 'getUserByAccount'], async () => {
+        const user = await createUser();
+        const first = accountData(user.id, { provider: 'github', type: 'oauth' });
+        const second = accountData(user.id, { provider: 'google', type: 'oidc' });
+        await adapter.linkAccount(first);
+        await adapter.linkAccount(second);
+        for (const account of [first, second]) {
+          const owner = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId });
+          expect(owner?.id).toEqual(user.id);
+        }
+      });
+
+      test('tells apart the same account id at two providers', ['createUser', 'linkAccount', 'getUserByAccount'], async () => {
+        const alice = await createUser();
+        const bob = await createUser();
+        await adapter.linkAccount(accountData(alice.id, { provider: 'github', providerAccountId: '12345' }));
+        await adapter.linkAccount(accountData(bob.id, { provider: 'gitlab', providerAccountId: '12345' }));
+        expect((await adapter.getUserByAccount({ provider: 'github', providerAccountId: '12345' }))?.id).toEqual(alice.id);
+        expect((await adapter.getUserByAccount({ provider: 'gitlab', providerAccountId: '12345' }))?.id).toEqual(bob.id);
+      });
+
+      test('returns null from getAccount for an unknown account', ['getAccount'], async () => {
+        expect(await adapter.getAccount(`nobody-${randomUUID()}`, 'example')).toBeNull();
+      });
+
+      test('unlinks an account and keeps the user', ['createUser', 'linkAccount', 'unlinkAccount', 'getUserByAccount', 'getUser'], async () => {
+        const user = await createUser();
+        const account = accountData(user.id);
+        await adapter.linkAccount(account);
+        await adapter.unlinkAccount({ provider: account.provider, providerAccountId: account.providerAccountId });
+        expect(await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })).toBeNull();
+        if (!missing.has('getAccount')) expect(await adapter.getAccount(account.providerAccountId, account.provider)).toBeNull();
+        expect(await adapter.getUser(user.id)).toMatchObject(user);
+      });
+
+      test('unlinking an unknown account does not throw or touch other accounts', ['createUser', 'linkAccount', 'unlinkAccount', 'getUserByAccount'], async () => {
+        const user = await createUser();
+        const account = accountData(user.id);
+        await adapter.linkAccount(account);
+        await adapter.unlinkAccount({ provider: account.provider, providerAccountId: `nobody-${randomUUID()}` });
+        expect((await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId }))?.id).toEqual(user.id);
+      });
+
+      uniqueTest('refuses to link one provider account twice', ['createUser', 'linkAccount', 'getUserByAccount'], async () => {
+        const alice = await createUser();
+        const mallory = await createUser();
+        const account = accountData(alice.id);
+        await adapter.linkAccount(account);
+        await expect(settle(() => adapter.linkAccount({ ...account, userId: mallory.id }))).rejects.toThrow();
+        const owner = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId });
+        expect(owner?.id).toEqual(alice.id);
+      });
+    });
+
+    describe('sessions', () => {
+      test('creates a session and returns it with its user', ['createUser', 'createSession', 'getSessionAndUser'], async () => {
+        const user = await createUser();
+        const sessionToken = randomUUID();
+        const expires = inOneHour();
+        const created = await adapter.createSession({ sessionToken, userId: user.id, expires });
+        expect(created).toMatchObject({ sessionToken, userId: user.id, expires });
+        const found = await adapter.getSessionAndUser(sessionToken);
+        expect(found?.session).toMatchObject({ sessionToken, userId: user.id, expires });
+        expect(found?.session.expires).toBeInstanceOf(Date);
+        expect(found?.user).toMatchObject(user);
+      });
+
+      test('returns null for an unknown session token', ['getSessionAndUser'], async () => {
+        expect(await adapter.getSessionAndUser(randomUUID())).toBeNull();
+      });
+
+      test('returns an expired session as it is (the runtime decides)', ['createUser', 'createSession', 'getSessionAndUser'], async () => {
+        const user = await createUser();
+        const sessionToken = randomUUID();
+        const expires = new Date('2020-01-01T00:00:00.000Z');
+        await adapter.createSession({ sessionToken, userId: user.id, expires });
+        const found = await adapter.getSessionAndUser(sessionToken);
+        expect(found?.session.expires.toISOString()).toBe('2020-01-01T00:00:00.000Z');
+        expect(found?.user.id).toEqual(user.id);
+      });
+
+      test('extends a session', ['createUser', 'createSession', 'updateSession', 'getSessionAndUser'], async () => {
+        const user = await createUser();
+        const sessionToken = randomUUID();
+        await adapter.createSession({ sessionToken, userId: user.id, expires: inOneHour() });
+        const later = new Date(inOneHour().getTime() + 86_400_000);
+        const updated = await adapter.updateSession({ sessionToken, expires: later });
+        // Auth.js allows updateSession to return nothing; what is returned must be the updated session.
+        if (updated) expect(updated).toMatchObject({ sessionToken, userId: user.id, expires: later });
+        expect((await adapter.getSessionAndUser(sessionToken))?.session.expires).toEqual(later);
+      });
+
+      test('returns null when updating an unknown session', ['updateSession'], async () => {
+        expect((await adapter.updateSession({ sessionToken: randomUUID(), expires: inOneHour() })) ?? null).toBeNull();
+      });
+
+      test('deletes a session and keeps the other sessions of the user', ['createUser', 'createSession', 'deleteSession', 'getSessionAndUser'], async () => {
+        const user = await createUser();
+        const laptop = randomUUID();
+        const phone = randomUUID();
+        await adapter.createSession({ sessionToken: laptop, userId: user.id, expires: inOneHour() });
+        await adapter.createSession({ sessionToken: phone, userId: user.id, expires: inOneHour() });
+        await adapter.deleteSession(laptop);
+        expect(await adapter.getSessionAndUser(laptop)).toBeNull();
+        expect((await adapter.getSessionAndUser(phone))?.user.id).toEqual(user.id);
+      });
+
+      test('deleting an unknown session does not throw or touch other sessions', ['createUser', 'createSession', 'deleteSession', 'getSessionAndUser'], async () => {
+        const user = await createUser();
+        const sessionToken = randomUUID();
+        await adapter.createSession({ sessionToken, userId: user.id, expires: inOneHour() });
+        await adapter.deleteSession(randomUUID());
+        expect((await adapter.getSessionAndUser(sessionToken))?.user.id).toEqual(user.id);
+      });
+    });
+
+    describe('verification tokens', () => {
+      function tokenData(overrides: Partial<VerificationToken> = {}): VerificationToken {
+        return { identifier: `ada-${randomUUID()}@example.com`, token: randomUUID(), expires: inOneHour(), ...overrides };
+      }
+
+      test('uses a verification token once and returns it', ['createVerificationToken', 'useVerificationToken'], async () => {
+        const verificationToken = tokenData();
+        await adapter.createVerificationToken(verificationToken);
+        expect(await adapter.useVerificationToken({ identifier: verificationToken.identifier, token: verificationToken.token })).toEqual(
+          verificationToken,
+        );
+      });
+
+      test('returns null for a verification token that was already used', ['createVerificationToken', 'useVerificationToken'], async () => {
+        const { identifier, token } = tokenData();
+        await adapter.createVerificationToken({ identifier, token, expires: inOneHour() });
+        await adapter.useVerificationToken({ identifier, token });
+        expect(await adapter.useVerificationToken({ identifier, token })).toBeNull();
+      });
+
+      test('lets only one of two simultaneous uses have the token', ['createVerificationToken', 'useVerificationToken'], async () => {
+        const { identifier, token } = tokenData();
+        await adapter.createVerificationToken({ identifier, token, expires: inOneHour() });
+        const results = await Promise.all([
+          adapter.useVerificationToken({ identifier, token }),
+          adapter.useVerificationToken({ identifier, token }),
+        ]);
+        expect(results.filter((result) => result !== null)).toHaveLength(1);
+      });
+
+      test('returns null for an unknown verification token', ['useVerificationToken'], async () => {
+        expect(await adapter.useVerificationToken({ identifier: 'ada@example.com', token: randomUUID() })).toBeNull();
+      });
+
+      test('matches a verification token only with its identifier', ['createVerificationToken', 'useVerificationToken'], async () => {
+        const verificationToken = tokenData();
+        await adapter.createVerificationToken(verificationToken);
+        expect(await adapter.useVerificationToken({ identifier: 'mallory@example.com', token: verificationToken.token })).toBeNull();
+        expect(await adapter.useVerificationToken({ identifier: verificationToken.identifier, token: verificationToken.token })).toEqual(
+          verificationToken,
+        );
+      });
+
+      test('returns an expired verification token as it is (the runtime decides)', ['createVerificationToken', 'useVerificationToken'], async () => {
+        const verificationToken = tokenData({ expires: new Date('2020-01-01T00:00:00.000Z') });
+        await adapter.createVerificationToken(verificationToken);
+        const used = await adapter.useVerificationToken({ identifier: verificationToken.identifier, token: verificationToken.token });
+        expect(used?.expires.toISOString()).toBe('2020-01-01T00:00:00.000Z');
+      });
+    });
+
+    describe('authenticators', () => {
+      test('creates an authenticator and gets it by credential ID', ['createUser', 'createAuthenticator', 'getAuthenticator'], async () => {
+        const user = await createUser();
+        const authenticator = authenticatorData(user.id);
+        expect(await adapter.createAuthenticator(authenticator)).toMatchObject(authenticator);
+        expect(await adapter.getAuthenticator(authenticator.credentialID)).toMatchObject(authenticator);
+      });
+
+      test('stores an authenticator without transports', ['createUser', 'createAuthenticator', 'getAuthenticator'], async () => {
+        const user = await createUser();
+        const { transports: _transports, ...authenticator } = authenticatorData(user.id, { credentialBackedUp: false, credentialDeviceType: 'singleDevice' });
+        await adapter.createAuthenticator(authenticator);
+        const stored = await adapter.getAuthenticator(authenticator.credentialID);
+        expect(stored).toMatchObject(authenticator);
+        expect(stored?.transports ?? null).toBeNull();
+      });
+
+      test('returns null for an unknown credential ID', ['getAuthenticator'], async () => {
+        expect(await adapter.getAuthenticator(`credential-${randomUUID()}`)).toBeNull();
+      });
+
+      test("lists a user's authenticators and no one else's", ['createUser', 'createAuthenticator', 'listAuthenticatorsByUserId'], async () => {
+        const user = await createUser();
+        const other = await createUser();
+        const laptop = authenticatorData(user.id);
+        const phone = authenticatorData(user.id);
+        await adapter.createAuthenticator(laptop);
+        await adapter.createAuthenticator(phone);
+        await adapter.createAuthenticator(authenticatorData(other.id));
+        const listed = await adapter.listAuthenticatorsByUserId(user.id);
+        expect(listed.map((entry) => entry.credentialID).sort()).toEqual([laptop.credentialID, phone.credentialID].sort());
+      });
+
+      test('lists no authenticators for a user without any', ['createUser', 'listAuthenticatorsByUserId'], async () => {
+        const user = await createUser();
+        expect(await adapter.listAuthenticatorsByUserId(user.id)).toEqual([]);
+      });
+
+      test('updates the signature counter', ['createUser', 'createAuthenticator', 'updateAuthenticatorCounter', 'getAuthenticator'], async () => {
+        const user = await createUser();
+        const authenticator = authenticatorData(user.id);
+        await adapter.createAuthenticator(authenticator);
+        expect(await adapter.updateAuthenticatorCounter(authenticator.credentialID, 42)).toMatchObject({ ...authenticator, counter: 42 });
+        expect((await adapter.getAuthenticator(authenticator.credentialID))?.counter).toBe(42);
+      });
+
+      test('keeps a signature counter above 2^31', ['createUser', 'createAuthenticator', 'updateAuthenticatorCounter', 'getAuthenticator'], async () => {
+        // WebAuthn counters are unsigned 32-bit numbers.
+        const user = await createUser();
+        const authenticator = authenticatorData(user.id);
+        await adapter.createAuthenticator(authenticator);
+        await adapter.updateAuthenticatorCounter(authenticator.credentialID, 4_294_967_295);
+        expect((await adapter.getAuthenticator(authenticator.credentialID))?.counter).toBe(4_294_967_295);
+      });
+
+      uniqueTest('refuses a second authenticator with the same credential ID', ['createUser', 'createAuthenticator'], async () => {
+        const user = await createUser();
+        const other = await createUser();
+        const authenticator = authenticatorData(user.id);
+        await adapter.createAuthenticator(authenticator);
+        await expect(settle(() => adapter.createAuthenticator({ ...authenticator, userId: other.id }))).rejects.toThrow();
+      });
+    });
+  });
+}

@@ -1,0 +1,169 @@
+import { Client, Pool } from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PostgresAdapter, migrate } from '../../templates/runtime/adapters/postgres.js';
+import type { Adapter, AdapterUser } from '../../templates/runtime/adapter.js';
+import { startPostgres } from '../support/postgres.js';
+import type { RunningPostgres } from '../support/postgres.js';
+import { runAdapterSuite } from './adapter-suite.js';
+
+let server: RunningPostgres;
+let pool: Pool;
+
+beforeAll(async () => {
+  server = await startPostgres();
+  pool = new Pool({ connectionString: server.url });
+});
+
+afterAll(async () => {
+  await pool?.end();
+  // Adapters made from a URL own their pool and never end it: stopping the server closes those connections,
+  // which the adapter reports (see "survives the server closing an idle connection").
+  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  await server?.stop();
+  vi.restoreAllMocks();
+});
+
+/** Every test starts without tables, so each new adapter creates them again before its first query. */
+async function dropTables(): Promise<void> {
+  await pool.query('DROP TABLE IF EXISTS authenticators, sessions, accounts, verification_tokens, users');
+}
+
+/** A fresh database on the same server, for tests that look at a schema from scratch. */
+async function createDatabase(name: string): Promise<string> {
+  await pool.query(`CREATE DATABASE ${name}`);
+  const url = new URL(server.url);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+async function newUser(adapter: Adapter, id = 'user-1'): Promise<AdapterUser> {
+  return adapter.createUser!({ id, name: 'Ada', email: `${id}@example.com`, emailVerified: null });
+}
+
+runAdapterSuite('postgres', async () => ({ adapter: PostgresAdapter({ pool }), cleanup: dropTables }));
+
+describe('postgres adapter database', () => {
+  afterEach(async () => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+    await dropTables();
+  });
+
+  it('creates the tables and indexes before its first query', async () => {
+    const url = await createDatabase('first_query');
+    const ownPool = new Pool({ connectionString: url });
+    const adapter = PostgresAdapter({ pool: ownPool });
+    expect(await adapter.getUser!('nobody')).toBeNull();
+    await ownPool.end();
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
+      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'authenticators', 'sessions', 'users', 'verification_tokens']);
+      const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname");
+      expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual([
+        'accounts_pkey',
+        'accounts_user_id_index',
+        'authenticators_credential_id_key',
+        'authenticators_pkey',
+        'sessions_pkey',
+        'sessions_user_id_index',
+        'users_email_key',
+        'users_pkey',
+        'verification_tokens_pkey',
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('migrate() can run again, and from several processes at once', async () => {
+    const url = await createDatabase('concurrent_migrations');
+    await Promise.all([migrate({ url }), migrate({ url }), migrate({ url }), migrate({ url })]);
+    await migrate({ url });
+    const adapter = PostgresAdapter({ url });
+    expect((await newUser(adapter)).id).toBe('user-1');
+  });
+
+  it('reads DATABASE_URL when no url is given', async () => {
+    vi.stubEnv('DATABASE_URL', server.url);
+    const adapter = PostgresAdapter();
+    await newUser(adapter);
+    expect((await pool.query('SELECT id FROM users')).rows).toEqual([{ id: 'user-1' }]);
+  });
+
+  it('refuses to start without a database URL, naming DATABASE_URL', () => {
+    vi.stubEnv('DATABASE_URL', undefined);
+    expect(() => PostgresAdapter()).toThrow(/set DATABASE_URL/);
+  });
+
+  it('creates the tables once for many queries at the same time', async () => {
+    const adapter = PostgresAdapter({ pool });
+    const users = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((id) => newUser(adapter, id)));
+    expect(users.map((user) => user.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('shares sessions between two adapters on one database (two app processes)', async () => {
+    const pools = [new Pool({ connectionString: server.url }), new Pool({ connectionString: server.url })] as const;
+    try {
+      const first = PostgresAdapter({ pool: pools[0] });
+      const second = PostgresAdapter({ pool: pools[1] });
+      const user = await newUser(first);
+      const expires = new Date('2030-01-01T00:00:00.000Z');
+      await first.createSession!({ sessionToken: 'session-1', userId: user.id, expires });
+      expect(await second.getSessionAndUser!('session-1')).toEqual({ session: { sessionToken: 'session-1', userId: user.id, expires }, user });
+      await second.deleteSession!('session-1');
+      expect(await first.getSessionAndUser!('session-1')).toBeNull();
+    } finally {
+      await Promise.all(pools.map((each) => each.end()));
+    }
+  });
+
+  it('survives the server closing an idle connection, and reconnects', async () => {
+    const url = await createDatabase('idle_failure');
+    const adapter = PostgresAdapter({ url });
+    await newUser(adapter);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    // What a server restart or failover does to the adapter's idle pooled connection.
+    await pool.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'idle_failure'");
+    await vi.waitFor(() => expect(warn).toHaveBeenCalledWith(expect.stringContaining('an idle database connection failed')));
+    expect((await adapter.getUser!('user-1'))?.email).toBe('user-1@example.com');
+  });
+
+  it('deleting a user row cascades to its accounts, sessions and authenticators', async () => {
+    const adapter = PostgresAdapter({ pool });
+    const user = await newUser(adapter);
+    await adapter.linkAccount!({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '42' });
+    await adapter.createSession!({ sessionToken: 'session-1', userId: user.id, expires: new Date() });
+    await adapter.createAuthenticator!({
+      credentialID: 'credential-1',
+      userId: user.id,
+      providerAccountId: 'credential-1',
+      credentialPublicKey: 'key',
+      counter: 0,
+      credentialDeviceType: 'singleDevice',
+      credentialBackedUp: false,
+    });
+
+    // Straight SQL, not deleteUser(): the schema's foreign keys do the work.
+    await pool.query('DELETE FROM users WHERE id = $1', [user.id]);
+
+    for (const table of ['accounts', 'sessions', 'authenticators']) {
+      expect((await pool.query(`SELECT count(*)::int AS count FROM ${table}`)).rows).toEqual([{ count: 0 }]);
+    }
+  });
+
+  it('stores dates as timestamptz', async () => {
+    const adapter = PostgresAdapter({ pool });
+    await newUser(adapter);
+    const types = await pool.query(
+      `SELECT table_name, column_name FROM information_schema.columns
+       WHERE table_schema = 'public' AND data_type = 'timestamp with time zone' ORDER BY table_name, column_name`,
+    );
+    expect(types.rows).toEqual([
+      { table_name: 'sessions', column_name: 'expires' },
+      { table_name: 'users', column_name: 'email_verified' },
+      { table_name: 'verification_tokens', column_name: 'expires' },
+    ]);
+  });
+});

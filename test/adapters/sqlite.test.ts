@@ -1,0 +1,152 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SqliteAdapter, migrate } from '../../templates/runtime/adapters/sqlite.js';
+import type { Adapter, AdapterUser } from '../../templates/runtime/adapter.js';
+import { runAdapterSuite } from './adapter-suite.js';
+
+runAdapterSuite('sqlite', async () => {
+  const folder = await mkdtemp(join(tmpdir(), 'framework-auth-sqlite-'));
+  const database = new Database(join(folder, 'auth.db'));
+  return {
+    adapter: SqliteAdapter({ database }),
+    async cleanup() {
+      database.close();
+      await rm(folder, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('sqlite adapter files', () => {
+  let folder: string;
+  const opened: Database.Database[] = [];
+
+  function open(path: string): Database.Database {
+    const database = new Database(path);
+    opened.push(database);
+    return database;
+  }
+
+  function tableNames(database: Database.Database): string[] {
+    const rows = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
+    return rows.map((row) => row.name);
+  }
+
+  async function newUser(adapter: Adapter): Promise<AdapterUser> {
+    return adapter.createUser!({ id: 'user-1', name: 'Ada', email: 'ada@example.com', emailVerified: null });
+  }
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'framework-auth-sqlite-'));
+  });
+
+  afterEach(async () => {
+    for (const database of opened.splice(0)) database.close();
+    vi.unstubAllEnvs();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('creates the folder of a file: URL and the tables on first use', async () => {
+    const path = join(folder, 'nested', 'data', 'auth.db');
+    const adapter = SqliteAdapter({ url: `file:${path}` });
+    expect(existsSync(path)).toBe(false);
+    await newUser(adapter);
+    expect(tableNames(open(path))).toEqual(['accounts', 'authenticators', 'sessions', 'users', 'verification_tokens']);
+  });
+
+  it('accepts a plain path and a file:// URL', async () => {
+    const plain = join(folder, 'plain.db');
+    const url = join(folder, 'url.db');
+    await newUser(SqliteAdapter({ url: plain }));
+    await newUser(SqliteAdapter({ url: pathToFileURL(url).href }));
+    expect(open(plain).prepare('SELECT email FROM users').get()).toEqual({ email: 'ada@example.com' });
+    expect(open(url).prepare('SELECT email FROM users').get()).toEqual({ email: 'ada@example.com' });
+  });
+
+  it('reads DATABASE_URL when no url is given', async () => {
+    const path = join(folder, 'from-env.db');
+    vi.stubEnv('DATABASE_URL', `file:${path}`);
+    await newUser(SqliteAdapter());
+    expect(open(path).prepare('SELECT id FROM users').get()).toEqual({ id: 'user-1' });
+  });
+
+  it('refuses a database URL that is not a file, without showing it', async () => {
+    const adapter = SqliteAdapter({ url: 'postgres://app:hunter2@db.example.com/app' });
+    let message = '';
+    try {
+      await newUser(adapter);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('must be a file: URL or a path (got a postgres:// URL)');
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('keeps the data in the file for a new adapter instance', async () => {
+    const url = `file:${join(folder, 'auth.db')}`;
+    const first = SqliteAdapter({ url });
+    const user = await newUser(first);
+    await first.linkAccount!({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '42', access_token: 'gho_x', expires_at: 1_900_000_000, token_type: 'bearer' });
+    const expires = new Date('2030-01-01T00:00:00.000Z');
+    await first.createSession!({ sessionToken: 'session-1', userId: user.id, expires });
+
+    const second = SqliteAdapter({ url });
+    expect(await second.getUserByAccount!({ provider: 'github', providerAccountId: '42' })).toEqual(user);
+    expect(await second.getSessionAndUser!('session-1')).toEqual({ session: { sessionToken: 'session-1', userId: user.id, expires }, user });
+    expect(await second.getAccount!('42', 'github')).toEqual({
+      userId: user.id,
+      type: 'oauth',
+      provider: 'github',
+      providerAccountId: '42',
+      access_token: 'gho_x',
+      expires_at: 1_900_000_000,
+      token_type: 'bearer',
+    });
+  });
+
+  it('migrate() creates the schema and can run again', () => {
+    const path = join(folder, 'migrated.db');
+    migrate({ url: `file:${path}` });
+    migrate({ url: `file:${path}` });
+    const database = open(path);
+    expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'sessions', 'users', 'verification_tokens']);
+    const indexes = database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name").all();
+    expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'sessions_user_id_index' }]);
+  });
+
+  it('deleting a user row cascades to its accounts, sessions and authenticators', async () => {
+    const database = open(join(folder, 'cascade.db'));
+    const adapter = SqliteAdapter({ database });
+    const user = await newUser(adapter);
+    await adapter.linkAccount!({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '42' });
+    await adapter.createSession!({ sessionToken: 'session-1', userId: user.id, expires: new Date() });
+    await adapter.createAuthenticator!({
+      credentialID: 'credential-1',
+      userId: user.id,
+      providerAccountId: 'credential-1',
+      credentialPublicKey: 'key',
+      counter: 0,
+      credentialDeviceType: 'singleDevice',
+      credentialBackedUp: false,
+    });
+
+    // Straight SQL, not deleteUser(): the schema's foreign keys do the work.
+    database.prepare('DELETE FROM users WHERE id = ?').run(user.id);
+
+    for (const table of ['accounts', 'sessions', 'authenticators']) {
+      expect(database.prepare(`SELECT count(*) AS count FROM ${table}`).get()).toEqual({ count: 0 });
+    }
+  });
+
+  it('stores dates as milliseconds since the epoch', async () => {
+    const database = open(join(folder, 'dates.db'));
+    const adapter = SqliteAdapter({ database });
+    const user = await newUser(adapter);
+    await adapter.createSession!({ sessionToken: 'session-1', userId: user.id, expires: new Date('2030-01-01T00:00:00.000Z') });
+    expect(database.prepare('SELECT expires FROM sessions').get()).toEqual({ expires: Date.parse('2030-01-01T00:00:00.000Z') });
+  });
+});
