@@ -23,16 +23,17 @@ describe('provider catalog', () => {
   it('resolves the aliases twitter and x to microblog, case-insensitively', () => {
     expect(findProvider('twitter')?.id).toBe('microblog');
     expect(findProvider('X')?.id).toBe('microblog');
-    expect(findProvider('github')).toBeUndefined();
+    expect(findProvider('GitHub')?.id).toBe('github');
+    expect(findProvider('facebook')).toBeUndefined();
   });
 
   it('lists ids with their aliases for errors and help', () => {
-    expect(describeProviderIds()).toBe('oidc, microblog (twitter, x), credentials');
-    expect(providerIds).toEqual(['oidc', 'microblog', 'credentials']);
+    expect(describeProviderIds()).toBe('oidc, github, google, microblog (twitter, x), discord, gitlab, microsoft-entra-id, auth0, keycloak, credentials');
+    expect(providerIds).toEqual(['oidc', 'github', 'google', 'microblog', 'discord', 'gitlab', 'microsoft-entra-id', 'auth0', 'keycloak', 'credentials']);
   });
 
   it('marks OAuth providers, whose callback URL must be registered', () => {
-    expect(providerCatalog.filter((entry) => entry.oauth).map((entry) => entry.id)).toEqual(['oidc', 'microblog']);
+    expect(providerCatalog.filter((entry) => entry.oauth).map((entry) => entry.id)).toEqual(['oidc', 'github', 'google', 'microblog', 'discord', 'gitlab', 'microsoft-entra-id', 'auth0', 'keycloak']);
   });
 });
 

@@ -61,8 +61,8 @@ describe('create-framework-auth asks what the flags did not say', () => {
     const parent = await makeTempDir();
     const session = terminal();
     const done = start(['app', '--no-install'], parent, session);
-    // oidc is preselected; move to microblog and select it too.
-    await session.answer('Which sign-in providers?', keys.down, keys.space, keys.enter);
+    // oidc is preselected; move down past github and google to microblog and select it too.
+    await session.answer('Which sign-in providers?', keys.down, keys.down, keys.down, keys.space, keys.enter);
     await session.answer('Mount path of the auth routes?', ...Array<string>(5).fill(keys.backspace), ...'/api/auth', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     expect(await done).toBe(0);
