@@ -9,7 +9,7 @@ export interface AdapterEntry {
    * exists the adapter is refused with exit 2: the CLI never writes code that cannot run.
    */
   readonly runtimeFile: string | null;
-  /** Local name of the factory import in `src/auth/config.ts`. */
+  /** The factory's named export in the runtime file, imported by that name in `src/auth/config.ts`. */
   readonly importName: string | null;
   /** The factory's module, relative to `src/auth/config.ts`. */
   readonly importPath: string | null;
@@ -17,13 +17,30 @@ export interface AdapterEntry {
   readonly snippet: string | null;
   /** Env vars with their default values (written to `.env`; `.env.example` gets the same default). */
   readonly env: Readonly<Record<string, string>>;
+  /** The `#` lines above the env vars in `.env` and `.env.example`. */
+  readonly envComment: readonly string[];
+  /**
+   * Runtime dependencies, name → range. The range here is a fallback: generated projects get the range this repo
+   * tests the runtime with (its package.json), see `testedRanges`.
+   */
   readonly dependencies: Readonly<Record<string, string>>;
+  /** Dev dependencies (the driver's types), name → fallback range as for {@link dependencies}. */
+  readonly devDependencies: Readonly<Record<string, string>>;
+  /**
+   * Dependencies whose install script must run (a native build). npm 11 skips dependency install scripts unless
+   * package.json `allowScripts` names them; pnpm wants `pnpm.onlyBuiltDependencies`, bun `trustedDependencies`.
+   */
+  readonly installScripts: readonly string[];
+  /** `.gitignore` lines for files the adapter creates in the project (a database file). */
+  readonly gitignore: readonly string[];
+  /** Whether the runtime file exports `migrate()`, which `framework-auth migrate` runs. */
+  readonly migrate: boolean;
 }
 
-/**
- * Storage choices. `none` works today; the others are completed by the adapters issue, which fixes their import
- * names and snippets together with the runtime files.
- */
+/** The URL form shown in `.env` and in messages for PostgreSQL. */
+export const postgresUrlExample = 'postgres://user:password@127.0.0.1:5432/app';
+
+/** Storage choices: one list for the prompt, `--adapter`, the config, `.env`, dependencies and `migrate`. */
 export const adapterCatalog = [
   {
     id: 'none',
@@ -34,7 +51,12 @@ export const adapterCatalog = [
     importPath: null,
     snippet: null,
     env: {},
+    envComment: [],
     dependencies: {},
+    devDependencies: {},
+    installScripts: [],
+    gitignore: [],
+    migrate: false,
   },
   {
     id: 'memory',
@@ -45,18 +67,31 @@ export const adapterCatalog = [
     importPath: './core/adapters/memory.js',
     snippet: 'MemoryAdapter()',
     env: {},
+    envComment: [],
     dependencies: {},
+    devDependencies: {},
+    installScripts: [],
+    gitignore: [],
+    migrate: false,
   },
   {
     id: 'sqlite',
     name: 'SQLite',
     hint: 'database sessions in a local file',
     runtimeFile: 'adapters/sqlite.ts',
-    importName: 'SQLiteAdapter',
+    importName: 'SqliteAdapter',
     importPath: './core/adapters/sqlite.js',
-    snippet: 'SQLiteAdapter()',
+    snippet: 'SqliteAdapter()',
     env: { DATABASE_URL: 'file:./data/auth.db' },
-    dependencies: {},
+    envComment: [
+      'SQLite adapter: the database file (a file: URL or a path, relative to where the app starts).',
+      'Its tables are created on first use, or now with `npx framework-auth migrate`.',
+    ],
+    dependencies: { 'better-sqlite3': '^12.11.1' },
+    devDependencies: { '@types/better-sqlite3': '^9.6.0' },
+    installScripts: ['better-sqlite3'],
+    gitignore: ['data/'],
+    migrate: true,
   },
   {
     id: 'postgres',
@@ -67,7 +102,15 @@ export const adapterCatalog = [
     importPath: './core/adapters/postgres.js',
     snippet: 'PostgresAdapter()',
     env: { DATABASE_URL: '' },
-    dependencies: { pg: '^8.16.3' },
+    envComment: [
+      `PostgreSQL adapter: the connection URL, e.g. ${postgresUrlExample}`,
+      'Then create the tables with `npx framework-auth migrate`.',
+    ],
+    dependencies: { pg: '^8.23.1' },
+    devDependencies: { '@types/pg': '^8.23.1' },
+    installScripts: [],
+    gitignore: [],
+    migrate: true,
   },
 ] as const satisfies readonly AdapterEntry[];
 
@@ -85,3 +128,11 @@ export function findAdapter(id: string): (typeof adapterCatalog)[number] | undef
   const wanted = id.trim().toLowerCase();
   return adapterCatalog.find((entry) => entry.id === wanted);
 }
+
+/** The catalog entry whose factory lives in `module` (normalised: `core/adapters/sqlite`), or undefined. */
+export function findAdapterByModule(module: string): (typeof adapterCatalog)[number] | undefined {
+  return adapterCatalog.find((entry) => entry.importPath !== null && entry.importPath.replace(/^\.\//, '').replace(/\.js$/, '') === module);
+}
+
+/** The ids of the adapters `framework-auth migrate` works for. */
+export const migratableAdapterIds: readonly AdapterId[] = adapterCatalog.filter((entry) => entry.migrate).map((entry) => entry.id);

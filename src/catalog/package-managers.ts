@@ -28,3 +28,9 @@ export function installCommand(pm: PackageManager): { command: PackageManager; a
 export function runScriptCommand(pm: PackageManager, script: string): string {
   return pm === 'npm' || pm === 'bun' ? `${pm} run ${script}` : `${pm} ${script}`;
 }
+
+/** `npx framework-auth migrate`, `pnpm exec ...`: how a user runs a bin of the project's own dependencies. */
+export function runBinCommand(pm: PackageManager, command: string): string {
+  const runner = { npm: 'npx', pnpm: 'pnpm exec', yarn: 'yarn', bun: 'bunx' } as const satisfies Record<PackageManager, string>;
+  return `${runner[pm]} ${command}`;
+}

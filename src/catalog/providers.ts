@@ -22,6 +22,11 @@ export interface ProviderEntry {
   readonly snippet: string;
   /** npm dependencies the provider needs beyond the runtime's own. */
   readonly dependencies: Readonly<Record<string, string>>;
+  /**
+   * The provider stores what it signs in with (email links, passkeys) through an adapter: the CLI refuses it with
+   * `--adapter none`, and the runtime refuses to start without an adapter.
+   */
+  readonly requiresAdapter?: boolean;
 }
 
 const credentialsSnippet = `Credentials({
@@ -158,6 +163,32 @@ export const providerCatalog = [
     snippet: credentialsSnippet,
     dependencies: {},
   },
+  {
+    id: 'email',
+    name: 'Email',
+    hint: 'a sign-in link by email over SMTP (nodemailer); needs an adapter',
+    aliases: [],
+    oauth: false,
+    env: ['AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM'],
+    importName: 'Email',
+    importPath: './core/providers/email.js',
+    snippet: 'Email()',
+    dependencies: { nodemailer: '^10.6.0' },
+    requiresAdapter: true,
+  },
+  {
+    id: 'passkey',
+    name: 'Passkey',
+    hint: 'WebAuthn passkeys (@simplewebauthn/server); needs an adapter',
+    aliases: ['webauthn'],
+    oauth: false,
+    env: [],
+    importName: 'Passkey',
+    importPath: './core/providers/passkey.js',
+    snippet: 'Passkey()',
+    dependencies: { '@simplewebauthn/server': '^14.0.3' },
+    requiresAdapter: true,
+  },
 ] as const satisfies readonly ProviderEntry[];
 
 /** A catalog provider id. */
@@ -182,6 +213,11 @@ export function getProvider(id: ProviderId): ProviderEntry {
   const entry = findProvider(id);
   if (!entry) throw new Error(`No catalog entry for provider "${id}"`);
   return entry;
+}
+
+/** The providers of `ids` that need an adapter (email, passkey), in the given order. */
+export function providersRequiringAdapter(ids: readonly ProviderId[]): ProviderId[] {
+  return ids.filter((id) => getProvider(id).requiresAdapter === true);
 }
 
 /** `oidc, microblog (twitter, x), credentials`: the valid values for error messages and help. */

@@ -2,11 +2,9 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { packageManagers } from '../catalog/package-managers.js';
-import { describeProviderIds, findProvider } from '../catalog/providers.js';
+import { describeProviderIds, findProvider, getProvider } from '../catalog/providers.js';
 import { appOrigin, callbackUrl, providerEnvGroup } from '../generator/env-groups.js';
-import { assertPackageManagerRuns, detectPackageManager, installDependencies } from '../generator/install.js';
 import { appendEnvGroups } from '../generator/merge/env-file.js';
-import { mergePackageJson } from '../generator/merge/package-json.js';
 import { runtimeTargetDir } from '../generator/paths.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import type { PlannedFile } from '../generator/planned-file.js';
@@ -18,7 +16,6 @@ import { parsePackageManager } from './create.js';
 import { CliError, cancelledError, usageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { describeFiles } from './plan-report.js';
-import { createUi } from './ui.js';
 import { cliVersion } from './version.js';
 
 /** Flags of `framework-auth add-provider`. */
@@ -59,9 +56,22 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
     });
   }
 
+  // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and
+  // `--version`, `--help` and `secret --raw` need none of them (issue 8).
+  const [{ createUi }, { mergePackageJson }, { assertPackageManagerRuns, detectPackageManager, installDependencies }] = await Promise.all([
+    import('./ui.js'),
+    import('../generator/merge/package-json.js'),
+    import('../generator/install.js'),
+  ]);
   const ui = createUi(io);
   ui.intro(`framework-auth add-provider ${entry.id}${entry.id === idOrAlias.trim().toLowerCase() ? '' : ` (alias "${idOrAlias}")`}`);
   const info = readAuthConfig(api, configText);
+  if (getProvider(entry.id).requiresAdapter === true && !info.hasAdapter) {
+    throw usageError(
+      `The ${entry.id} provider needs a database adapter, and ${configPath} sets none: ${entry.id === 'email' ? 'email sign-in links' : 'passkeys'} are stored through the adapter.`,
+      'Re-run "npx create-framework-auth" with --adapter memory, sqlite or postgres first, or set `adapter:` in src/auth/config.ts.',
+    );
+  }
   const mount = info.basePath ?? '/auth';
   const envText = readProjectFile(root, '.env');
   const origin = appOrigin(envText);

@@ -6,16 +6,13 @@ import { defaultMountPath } from '../catalog/mount-path.js';
 import { isPackageManager, packageManagers } from '../catalog/package-managers.js';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { describeProviderIds } from '../catalog/providers.js';
-import { assertPackageManagerRuns, detectPackageManager, installDependencies } from '../generator/install.js';
-import { planProject } from '../generator/plan-project.js';
+import { readProjectAdapter } from '../generator/project-adapter.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
-import { parseAdapter, parseMountPath, parseProviderList } from '../prompts/answers.js';
+import { checkProvidersFitAdapter, parseAdapter, parseMountPath, parseProviderList } from '../prompts/answers.js';
 import type { Answers } from '../prompts/answers.js';
-import { askAnswers } from '../prompts/ask-answers.js';
 import { cancelledError, usageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { describeFiles, nextSteps, summariseFiles } from './plan-report.js';
-import { createUi } from './ui.js';
 import { cliVersion } from './version.js';
 
 /** Flags of `create-framework-auth`, as commander parses them. */
@@ -36,6 +33,7 @@ Examples:
   $ npx create-framework-auth my-app --yes         new project with the defaults (oidc, /auth, no database)
   $ npx create-framework-auth . --providers oidc,microblog --mount /api/auth --adapter none
   $ npx create-framework-auth my-app --yes --dry-run     show the files it would write, write nothing
+  $ npx create-framework-auth . --yes --adapter sqlite   database sessions in ./data/auth.db (then: npx framework-auth migrate)
   $ npx create-framework-auth my-app --yes --no-install --package-manager pnpm
 `;
 
@@ -55,15 +53,28 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   if (flags.mount !== undefined) known.mount = parseMountPath(flags.mount);
   if (flags.adapter !== undefined) known.adapter = parseAdapter(flags.adapter);
   const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
+  if (known.providers && known.adapter) checkProvidersFitAdapter({ providers: known.providers, adapter: known.adapter });
   const root = resolve(io.cwd, dir);
 
+  // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and
+  // `--version`, `--help` and `secret --raw` need none of them (issue 8).
+  const [{ createUi }, { askAnswers }, { planProject }, { assertPackageManagerRuns, detectPackageManager, installDependencies }] = await Promise.all([
+    import('./ui.js'),
+    import('../prompts/ask-answers.js'),
+    import('../generator/plan-project.js'),
+    import('../generator/install.js'),
+  ]);
   const ui = createUi(io);
   ui.intro(`create-framework-auth ${cliVersion}`);
-  const answers = await askAnswers(known, { input: io.stdin, output: io.stdout, interactive: io.interactive, yes: flags.yes === true });
+  // A re-run keeps the project's database unless --adapter says otherwise.
+  const currentAdapter = existsSync(root) ? readProjectAdapter(root)?.entry?.id : undefined;
+  const answers = await askAnswers(known, { input: io.stdin, output: io.stdout, interactive: io.interactive, yes: flags.yes === true, currentAdapter });
+  checkProvidersFitAdapter(answers);
   const force = flags.force === true;
+  const { pm, source } = detectPackageManager(root, pmFlag, io.env);
   const plan = await ui.step(
     'Planning the auth module',
-    async () => planProject({ root, answers, force, version: cliVersion }),
+    async () => planProject({ root, answers, force, version: cliVersion, packageManager: pm }),
     (result) => `Planned ${result.files.length} files: ${summariseFiles(result.files)}`,
   );
   for (const note of plan.notes) ui.info(note);
@@ -71,7 +82,6 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
     ui.warn(`${file.path}: ${file.reason ?? 'kept as it is'}`);
   }
 
-  const { pm, source } = detectPackageManager(root, pmFlag, io.env);
   if (flags.dryRun) {
     ui.lines(`Plan for ${root}`, describeFiles(plan.files));
     const added = Object.entries(plan.addedDependencies).map(([name, range]) => `${name}@${range}`);

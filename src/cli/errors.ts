@@ -6,6 +6,7 @@ export const cliErrorTypes = [
   'unsupported-edit',
   'write-failed',
   'install-failed',
+  'migrate-failed',
 ] as const;
 
 /** A CLI error type. */

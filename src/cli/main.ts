@@ -1,9 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { createAddProviderCommand } from './add-provider.js';
-import { createCreateCommand } from './create.js';
 import { CliError, exitCodes } from './errors.js';
 import type { CliIo } from './io.js';
-import { createSecretCommand } from './secret.js';
 import { cliVersion } from './version.js';
 
 /** The two bins of this package. */
@@ -17,6 +14,7 @@ Examples:
   $ npx framework-auth add-provider microblog
   $ npx framework-auth secret
   $ npx framework-auth secret --raw
+  $ npx framework-auth migrate
   $ npx framework-auth add-provider --help
 `;
 
@@ -30,16 +28,38 @@ function configure(command: Command, io: CliIo): Command {
     .showHelpAfterError('(add --help for usage and examples)');
 }
 
-function buildProgram(bin: BinName, io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
+type CommandFactory = (io: CliIo, run: (action: () => Promise<void>) => Promise<void>) => Command;
+
+/**
+ * The subcommands of `framework-auth`, in help order. Each module is imported only when the arguments may need it:
+ * it pulls in its part of the generator, which `--version` and the other commands do without (issue 8: cold start).
+ */
+const frameworkAuthCommands: Record<string, () => Promise<CommandFactory>> = {
+  'add-provider': async () => (await import('./add-provider.js')).createAddProviderCommand,
+  secret: async () => (await import('./secret.js')).createSecretCommand,
+  migrate: async () => (await import('./migrate.js')).createMigrateCommand,
+};
+
+/** The subcommands `argv` may run: none for `--version`, the one it names, or all (help, errors, suggestions). */
+function commandsFor(argv: readonly string[]): string[] {
+  const [first] = argv;
+  if (first === '-v' || first === '--version') return [];
+  if (first !== undefined && Object.hasOwn(frameworkAuthCommands, first)) return [first];
+  return Object.keys(frameworkAuthCommands);
+}
+
+async function buildProgram(bin: BinName, argv: readonly string[], io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Promise<Command> {
   if (bin === 'create-framework-auth') {
+    const { createCreateCommand } = await import('./create.js');
     return configure(createCreateCommand(io, run), io).version(cliVersion, '-v, --version', 'print the version');
   }
   const program = configure(new Command('framework-auth'), io)
     .description('Work on a project scaffolded by create-framework-auth.')
     .version(cliVersion, '-v, --version', 'print the version')
     .addHelpText('after', frameworkAuthExamples);
-  for (const command of [createAddProviderCommand(io, run), createSecretCommand(io, run)]) {
-    program.addCommand(configure(command, io));
+  const factories = await Promise.all(commandsFor(argv).map((name) => frameworkAuthCommands[name]!()));
+  for (const createCommand of factories) {
+    program.addCommand(configure(createCommand(io, run), io));
   }
   return program;
 }
@@ -65,7 +85,7 @@ function report(error: unknown, io: CliIo): number {
  * Usage errors are 2, failures after a write 1, Ctrl-C 130.
  */
 export async function run(bin: BinName, argv: readonly string[], io: CliIo): Promise<number> {
-  const program = buildProgram(bin, io, (action) => action());
+  const program = await buildProgram(bin, argv, io, (action) => action());
   if (bin === 'framework-auth' && argv.length === 0) {
     program.outputHelp({ error: true });
     return exitCodes.usage;

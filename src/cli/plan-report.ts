@@ -1,8 +1,10 @@
 import { posix } from 'node:path';
 import type { PackageManager } from '../catalog/package-managers.js';
-import { runScriptCommand } from '../catalog/package-managers.js';
+import { findAdapter, postgresUrlExample } from '../catalog/adapters.js';
+import { runBinCommand, runScriptCommand } from '../catalog/package-managers.js';
 import { getProvider } from '../catalog/providers.js';
 import { callbackUrl } from '../generator/env-groups.js';
+import { findEnvLine } from '../generator/merge/env-file.js';
 import type { PlannedFile } from '../generator/planned-file.js';
 import type { ProjectPlan } from '../generator/plan-project.js';
 
@@ -29,6 +31,35 @@ export function summariseFiles(files: readonly PlannedFile[]): string {
     .join(', ');
 }
 
+/** What the chosen adapter needs before the first start: the database URL and `framework-auth migrate`. */
+function databaseSteps(plan: ProjectPlan, pm: PackageManager): string[] {
+  const adapter = findAdapter(plan.answers.adapter);
+  const migrate = runBinCommand(pm, 'framework-auth migrate');
+  switch (adapter?.id) {
+    case 'sqlite': {
+      const envText = plan.files.find((file) => file.path === '.env')?.content ?? '';
+      const url = findEnvLine(envText, 'DATABASE_URL')?.value || adapter.env.DATABASE_URL;
+      // Only a file: URL is shown: another kind of URL may hold a password.
+      return [
+        '',
+        `Database (SQLite): ${url.startsWith('file:') ? `${url}, from ` : 'the file in '}DATABASE_URL in .env.`,
+        `  The tables are created automatically on first use; to create them now: ${migrate}`,
+      ];
+    }
+    case 'postgres':
+      return [
+        '',
+        'Database (PostgreSQL): set DATABASE_URL in .env, e.g.',
+        `  DATABASE_URL=${postgresUrlExample}`,
+        `  then create the tables: ${migrate}`,
+      ];
+    case 'memory':
+      return ['', 'Sessions are kept in memory (memory adapter): everyone is signed out when the server restarts.'];
+    default:
+      return [];
+  }
+}
+
 /** What the user does next: install, fill .env, register callback URLs, mount (existing server), start. */
 export function nextSteps(plan: ProjectPlan, options: { cwd: string; pm: PackageManager; installed: boolean }): string {
   const lines: string[] = [];
@@ -43,6 +74,7 @@ export function nextSteps(plan: ProjectPlan, options: { cwd: string; pm: Package
     lines.push('', 'Register these callback URLs with the providers:');
     for (const entry of oauth) lines.push(`  ${entry.name}: ${callbackUrl(plan.origin, plan.answers.mount, entry.id)}`);
   }
+  lines.push(...databaseSteps(plan, options.pm));
   const entry = plan.serverEntry;
   if (entry && !entry.generated) {
     const fromEntry = posix.relative(posix.dirname(entry.path), 'src/auth/index.js');

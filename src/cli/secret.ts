@@ -7,7 +7,6 @@ import { generateSecret } from '../generator/secret.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
 import { usageError } from './errors.js';
 import type { CliIo } from './io.js';
-import { createUi } from './ui.js';
 
 /** Flags of `framework-auth secret`. */
 export interface SecretFlags {
@@ -35,6 +34,8 @@ export async function runSecret(flags: SecretFlags, io: CliIo): Promise<void> {
   }
   const root = resolve(io.cwd, flags.cwd ?? '.');
   if (!existsSync(root) || !statSync(root).isDirectory()) throw usageError(`--cwd ${root} is not a directory`);
+  // clack is loaded on use: `secret --raw` prints without it (issue 8).
+  const { createUi } = await import('./ui.js');
   const ui = createUi(io);
   const text = readProjectFile(root, '.env');
   const existing = text === undefined ? undefined : findEnvLine(text, 'AUTH_SECRET');

@@ -16,6 +16,14 @@ function testedRange(name: string, fallback: string): string {
   return own.devDependencies?.[name] ?? own.dependencies?.[name] ?? fallback;
 }
 
+/**
+ * The same dependencies with the ranges this repo tests with (its package.json), keeping the given range for a
+ * package it does not list. Used for the catalog's provider and adapter dependencies (a driver such as `pg`).
+ */
+export function testedRanges(dependencies: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(dependencies).map(([name, fallback]) => [name, testedRange(name, fallback)]));
+}
+
 /** Runtime dependencies of every generated project. */
 export function runtimeDependencies(): Record<string, string> {
   return {

@@ -46,5 +46,5 @@ export function providerEnvGroup(entry: ProviderEntry, origin: string, mount: st
 export function adapterEnvGroup(entry: AdapterEntry): EnvGroup | undefined {
   const entries = Object.entries(entry.env).map(([key, value]) => ({ key, value }));
   if (entries.length === 0) return undefined;
-  return { comment: [`${entry.name} adapter.`], entries };
+  return { comment: entry.envComment.length > 0 ? entry.envComment : [`${entry.name} adapter.`], entries };
 }

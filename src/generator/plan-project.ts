@@ -1,14 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parse } from 'jsonc-parser';
-import { findAdapter } from '../catalog/adapters.js';
+import { findAdapter, findAdapterByModule } from '../catalog/adapters.js';
+import type { PackageManager } from '../catalog/package-managers.js';
 import { getProvider } from '../catalog/providers.js';
 import type { ProviderEntry } from '../catalog/providers.js';
 import { CliError, usageError } from '../cli/errors.js';
 import type { Answers } from '../prompts/answers.js';
-import { runtimeDependencies, toolDevDependencies } from './dependencies.js';
+import { runtimeDependencies, testedRanges, toolDevDependencies } from './dependencies.js';
 import { adapterEnvGroup, appOrigin, providerEnvGroup, secretEnvGroup } from './env-groups.js';
-import { appendEnvGroups } from './merge/env-file.js';
+import { appendEnvGroups, readEnvLines } from './merge/env-file.js';
 import type { EnvGroup } from './merge/env-file.js';
 import { ensureGitignoreEntries } from './merge/gitignore.js';
 import { mergePackageJson } from './merge/package-json.js';
@@ -16,7 +17,8 @@ import { mergeTsconfig } from './merge/tsconfig.js';
 import { runtimeTargetDir } from './paths.js';
 import { planMergedFile, planOwnedFile, readProjectFile } from './planned-file.js';
 import type { PlannedFile } from './planned-file.js';
-import { addProviderToConfig, readAuthConfig } from './provider-list.js';
+import { addProviderToConfig, normaliseModule, readAuthConfig, setAdapterInConfig } from './provider-list.js';
+import type { AuthConfigInfo } from './provider-list.js';
 import { readProjectTemplate, renderTemplate } from './render-template.js';
 import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
 import { generateSecret } from './secret.js';
@@ -47,6 +49,8 @@ export interface ProjectPlanOptions {
   answers: Answers;
   force: boolean;
   version: string;
+  /** The project's package manager: pnpm and bun get their own list of dependencies allowed to build. */
+  packageManager: PackageManager;
 }
 
 /** The first line of every file the CLI generates (runtime copies have their own). */
@@ -83,11 +87,32 @@ function expressMajor(pkg: PackageJsonInfo | undefined): number | undefined {
   return major === undefined ? undefined : Number(major);
 }
 
-function configImports(providers: readonly ProviderEntry[], answers: Answers): { name: string; path: string }[] {
-  const imports = providers.map((entry) => ({ name: entry.importName, path: entry.importPath }));
+/** The names of the env keys the groups add to a .env text, for the plan's reason. */
+function addedEnvKeys(text: string | undefined, groups: readonly EnvGroup[]): string[] {
+  const existing = new Set(readEnvLines(text ?? '').map((line) => line.key));
+  return groups.flatMap((group) => group.entries.map((entry) => entry.key)).filter((key) => !existing.has(key));
+}
+
+/** The adapter's factory as the config edit needs it, or undefined for `none`. */
+function adapterInsertion(answers: Answers): { importName: string; importPath: string; snippet: string } | undefined {
   const adapter = findAdapter(answers.adapter);
-  if (adapter?.importName && adapter.importPath) imports.push({ name: adapter.importName, path: adapter.importPath });
-  return imports;
+  if (!adapter?.importName || !adapter.importPath || !adapter.snippet) return undefined;
+  return { importName: adapter.importName, importPath: adapter.importPath, snippet: adapter.snippet };
+}
+
+/**
+ * Switching a project to another database is refused before anything is written: a kept config beside the new
+ * adapter's files and dependencies would leave the project half on one database and half on another, and where
+ * users and sessions live is the user's decision, never a side effect of a re-run.
+ */
+function assertSameAdapter(info: AuthConfigInfo, answers: Answers): void {
+  const wanted = findAdapter(answers.adapter);
+  if (!wanted?.importPath || !info.hasAdapter || info.adapterModule === normaliseModule(wanted.importPath)) return;
+  const current = info.adapterModule === undefined ? undefined : findAdapterByModule(info.adapterModule);
+  throw usageError(
+    `src/auth/config.ts already uses ${current ? `the ${current.id} adapter` : 'an adapter of its own'}; --adapter ${answers.adapter} would replace it.`,
+    `To move to ${wanted.name}, change \`adapter:\` in src/auth/config.ts to ${wanted.snippet} (import { ${wanted.importName} } from '${wanted.importPath}') and run again to add its files and dependencies, or pass --force to regenerate config.ts (--force also overwrites your changes to the other generated files).`,
+  );
 }
 
 function planConfigFile(root: string, rendered: string, answers: Answers, providers: readonly ProviderEntry[], force: boolean): PlannedFile {
@@ -99,22 +124,36 @@ function planConfigFile(root: string, rendered: string, answers: Answers, provid
   if (!api) return conflict('differs from what this version generates; kept as it is, --force regenerates it');
   try {
     const info = readAuthConfig(api, previous);
+    assertSameAdapter(info, answers);
     if (info.basePath !== answers.mount) {
       return conflict(`its basePath is ${JSON.stringify(info.basePath)}, not ${JSON.stringify(answers.mount)}; kept as it is, --force regenerates it`);
     }
-    if (answers.adapter !== 'none' && !info.hasAdapter) {
-      return conflict(`it sets no adapter, but --adapter is ${answers.adapter}; kept as it is, --force regenerates it`);
-    }
     // A re-run with more providers adds them to the user's list, as add-provider would.
     let content = previous;
+    const changes: string[] = [];
     const added: string[] = [];
     for (const entry of providers) {
       const edit = addProviderToConfig(api, content, entry);
       if (edit.changed) added.push(entry.id);
       content = edit.content;
     }
-    return planMergedFile(path, previous, content, added.length > 0 ? `adds ${added.join(', ')} to the providers` : undefined);
+    if (added.length > 0) changes.push(`adds ${added.join(', ')} to the providers`);
+    const adapter = adapterInsertion(answers);
+    if (adapter) {
+      let edit;
+      try {
+        edit = setAdapterInConfig(api, content, adapter);
+      } catch (error) {
+        // Kept as a conflict, the config would miss the adapter whose files and dependencies the run adds.
+        if (error instanceof CliError) throw usageError(error.message, error.hint);
+        throw error;
+      }
+      if (edit.changed) changes.push(`sets adapter: ${adapter.snippet}`);
+      content = edit.content;
+    }
+    return planMergedFile(path, previous, content, changes.length > 0 ? changes.join('; ') : undefined);
   } catch (error) {
+    if (error instanceof CliError && error.type === 'usage') throw error;
     if (error instanceof CliError) return conflict(`${error.message}; kept as it is`);
     throw error;
   }
@@ -143,7 +182,7 @@ function planServer(root: string, pkg: PackageJsonInfo | undefined, content: str
  * content. A second run with the same answers plans only "unchanged".
  */
 export function planProject(options: ProjectPlanOptions): ProjectPlan {
-  const { root, answers, force, version } = options;
+  const { root, answers, force, version, packageManager } = options;
   const rootExists = existsSync(root);
   if (rootExists && !statSync(root).isDirectory()) throw usageError(`${root} exists and is not a directory`);
 
@@ -166,7 +205,8 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   files.push(planOwnedFile(root, 'src/auth/index.ts', renderTemplate('auth/index.ts.hbs', { header, mountPattern }), force));
   const config = renderTemplate('auth/config.ts.hbs', {
     header,
-    imports: configImports(providers, answers),
+    imports: providers.map((entry) => ({ name: entry.importName, path: entry.importPath })),
+    adapterImport: adapter?.importName && adapter.importPath ? { name: adapter.importName, path: adapter.importPath } : null,
     basePath: answers.mount,
     providers: providers.map((entry) => entry.snippet),
     adapter: adapter?.snippet ?? null,
@@ -187,7 +227,8 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   if (server.file) files.push(server.file);
 
   const dependencies: Record<string, string> = { ...runtimeDependencies() };
-  for (const entry of [...providers, ...(adapter ? [adapter] : [])]) Object.assign(dependencies, entry.dependencies);
+  for (const entry of [...providers, ...(adapter ? [adapter] : [])]) Object.assign(dependencies, testedRanges(entry.dependencies));
+  const devDependencies = { ...toolDevDependencies(version), ...testedRanges(adapter?.devDependencies ?? {}) };
   const scripts: Record<string, string> = server.entry?.generated
     ? { dev: 'tsx watch src/server.ts', build: 'tsc', start: 'node dist/server.js' }
     : { build: 'tsc' };
@@ -197,16 +238,19 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
       name: packageName(root),
       scripts,
       dependencies,
-      devDependencies: toolDevDependencies(version),
+      devDependencies,
+      installScripts: { packages: adapter?.installScripts ?? [], packageManager },
     });
   } catch (error) {
     throw usageError(`package.json in ${root} is not valid JSON`, error instanceof Error ? error.message : undefined);
   }
   notes.push(...packageMerge.notes);
   const addedNames = Object.keys(packageMerge.added);
-  files.push(
-    planMergedFile('package.json', packageText, packageMerge.content, addedNames.length > 0 ? `adds ${addedNames.join(', ')}` : undefined),
-  );
+  const packageChanges = [
+    ...(addedNames.length > 0 ? [`adds ${addedNames.join(', ')}`] : []),
+    ...packageMerge.allowedScripts.map((name) => `allows ${name}'s install script`),
+  ];
+  files.push(planMergedFile('package.json', packageText, packageMerge.content, packageChanges.length > 0 ? packageChanges.join('; ') : undefined));
 
   const tsconfigText = readProjectFile(root, 'tsconfig.json');
   if (tsconfigText === undefined) {
@@ -226,15 +270,23 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
     ...providers.flatMap((entry) => providerEnvGroup(entry, origin, answers.mount) ?? []),
     ...(adapter ? [adapterEnvGroup(adapter)] : []).filter((group): group is EnvGroup => group !== undefined),
   ];
-  files.push(planMergedFile('.env', envText, appendEnvGroups(envText, envGroups(generateSecret())), undefined, 0o600));
+  const envReason = (text: string | undefined): string | undefined => {
+    const keys = addedEnvKeys(text, envGroups(''));
+    return keys.length > 0 ? `adds ${keys.join(', ')}` : undefined;
+  };
+  files.push(planMergedFile('.env', envText, appendEnvGroups(envText, envGroups(generateSecret())), envReason(envText), 0o600));
   const exampleText = readProjectFile(root, '.env.example');
-  files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, envGroups(''))));
+  files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, envGroups('')), envReason(exampleText)));
   const gitignoreText = readProjectFile(root, '.gitignore');
+  const ignored = ['.env', ...(adapter?.gitignore ?? [])];
+  const gitignoreBase = gitignoreText ?? readProjectTemplate('_gitignore');
+  const newlyIgnored = ignored.filter((entry) => ensureGitignoreEntries(gitignoreBase, [entry]) !== gitignoreBase);
   files.push(
     planMergedFile(
       '.gitignore',
       gitignoreText,
-      gitignoreText === undefined ? readProjectTemplate('_gitignore') : ensureGitignoreEntries(gitignoreText, ['.env']),
+      ensureGitignoreEntries(gitignoreBase, ignored),
+      gitignoreText !== undefined && newlyIgnored.length > 0 ? `ignores ${newlyIgnored.join(', ')}` : undefined,
     ),
   );
 

@@ -10,6 +10,18 @@ export interface AuthConfigInfo {
   providerModules: string[];
   /** Whether the config object sets `adapter`. */
   hasAdapter: boolean;
+  /**
+   * Normalised module of the adapter's factory (`core/adapters/sqlite`) when `adapter` is a call of an imported
+   * function (`SqliteAdapter()`), an imported value, or a top-level constant made by such a call.
+   */
+  adapterModule: string | undefined;
+}
+
+/** An adapter to set: the factory (a named export of its module) and the property value. */
+export interface AdapterInsertion {
+  importName: string;
+  importPath: string;
+  snippet: string;
 }
 
 /** A provider to add: the factory import and the list element. */
@@ -32,6 +44,10 @@ interface ParsedConfig {
   /** Local name → module specifier of every value import. */
   imports: Map<string, string>;
   topLevelNames: Set<string>;
+  /** Initializers of top-level `const` declarations, by name. */
+  topLevelConstants: Map<string, ts.Expression>;
+  /** The `adapter` property of `authConfig`, when it has one. */
+  adapter: ts.ObjectLiteralElementLike | undefined;
 }
 
 interface TextEdit {
@@ -70,6 +86,7 @@ function parseConfig(api: TypeScriptApi, source: string): ParsedConfig {
   const sourceFile = api.createSourceFile('config.ts', source, api.ScriptTarget.Latest, true, api.ScriptKind.TS);
   const imports = new Map<string, string>();
   const topLevelNames = new Set<string>();
+  const topLevelConstants = new Map<string, ts.Expression>();
   let configObject: ts.ObjectLiteralExpression | undefined;
   for (const statement of sourceFile.statements) {
     if (api.isImportDeclaration(statement) && api.isStringLiteral(statement.moduleSpecifier)) {
@@ -93,6 +110,7 @@ function parseConfig(api: TypeScriptApi, source: string): ParsedConfig {
       for (const declaration of statement.declarationList.declarations) {
         if (!api.isIdentifier(declaration.name)) continue;
         topLevelNames.add(declaration.name.text);
+        if (declaration.initializer) topLevelConstants.set(declaration.name.text, declaration.initializer);
         if (declaration.name.text === 'authConfig' && declaration.initializer) {
           const value = unwrap(api, declaration.initializer);
           if (api.isObjectLiteralExpression(value)) configObject = value;
@@ -104,7 +122,11 @@ function parseConfig(api: TypeScriptApi, source: string): ParsedConfig {
   }
   if (!configObject) throw unsupported('no `export const authConfig = { ... }` object literal found');
   let providers: ts.ArrayLiteralExpression | undefined;
+  let adapter: ts.ObjectLiteralElementLike | undefined;
   for (const property of configObject.properties) {
+    if ((api.isPropertyAssignment(property) || api.isShorthandPropertyAssignment(property)) && propertyName(api, property.name) === 'adapter') {
+      adapter = property;
+    }
     if (api.isShorthandPropertyAssignment(property) && property.name.text === 'providers') {
       throw unsupported('`providers` is a variable, not an array literal');
     }
@@ -113,7 +135,7 @@ function parseConfig(api: TypeScriptApi, source: string): ParsedConfig {
     if (!api.isArrayLiteralExpression(value)) throw unsupported('`providers` is not an array literal');
     providers = value;
   }
-  return { sourceFile, configObject, providers, imports, topLevelNames };
+  return { sourceFile, configObject, providers, imports, topLevelNames, topLevelConstants, adapter };
 }
 
 function providerModulesOf(api: TypeScriptApi, parsed: ParsedConfig): string[] {
@@ -129,21 +151,39 @@ function providerModulesOf(api: TypeScriptApi, parsed: ParsedConfig): string[] {
   return modules;
 }
 
-/** Reads `basePath`, the providers and whether an adapter is set from the text of `src/auth/config.ts`. */
+function adapterModuleOf(api: TypeScriptApi, parsed: ParsedConfig): string | undefined {
+  const property = parsed.adapter;
+  if (!property) return undefined;
+  let value: ts.Expression = api.isShorthandPropertyAssignment(property) ? property.name : unwrap(api, (property as ts.PropertyAssignment).initializer);
+  // `const adapter = SqliteAdapter({ ... })` above the config, then `adapter` or `adapter: adapter`.
+  for (let depth = 0; depth < 2 && api.isIdentifier(value) && !parsed.imports.has(value.text); depth += 1) {
+    const initializer = parsed.topLevelConstants.get(value.text);
+    if (!initializer) break;
+    value = unwrap(api, initializer);
+  }
+  if (api.isCallExpression(value)) value = value.expression;
+  if (!api.isIdentifier(value)) return undefined;
+  const from = parsed.imports.get(value.text);
+  return from === undefined ? undefined : normaliseModule(from);
+}
+
+/** Reads `basePath`, the providers and the adapter from the text of `src/auth/config.ts`. */
 export function readAuthConfig(api: TypeScriptApi, source: string): AuthConfigInfo {
   const parsed = parseConfig(api, source);
   let basePath: string | undefined;
-  let hasAdapter = false;
   for (const property of parsed.configObject.properties) {
-    if (!api.isPropertyAssignment(property) && !api.isShorthandPropertyAssignment(property)) continue;
-    const name = propertyName(api, property.name);
-    if (name === 'adapter') hasAdapter = true;
-    if (name === 'basePath' && api.isPropertyAssignment(property)) {
+    if (!api.isPropertyAssignment(property)) continue;
+    if (propertyName(api, property.name) === 'basePath') {
       const value = unwrap(api, property.initializer);
       if (api.isStringLiteral(value) || api.isNoSubstitutionTemplateLiteral(value)) basePath = value.text;
     }
   }
-  return { basePath, providerModules: providerModulesOf(api, parsed), hasAdapter };
+  return {
+    basePath,
+    providerModules: providerModulesOf(api, parsed),
+    hasAdapter: parsed.adapter !== undefined,
+    adapterModule: adapterModuleOf(api, parsed),
+  };
 }
 
 function lineStart(text: string, position: number): number {
@@ -178,21 +218,23 @@ function applyTextEdits(text: string, edits: TextEdit[]): string {
   return result;
 }
 
-function importEdit(api: TypeScriptApi, parsed: ParsedConfig, localName: string, importPath: string): TextEdit {
+/** `import Name from '...'` (a provider's default export), or `import { Name } from '...'` when `exportName` is given. */
+function importEdit(api: TypeScriptApi, parsed: ParsedConfig, localName: string, importPath: string, exportName?: string): TextEdit {
   const { sourceFile } = parsed;
   const text = sourceFile.text;
+  const bindings = exportName === undefined ? localName : `{ ${exportName === localName ? localName : `${exportName} as ${localName}`} }`;
   const lastImport = [...sourceFile.statements].reverse().find((statement) => api.isImportDeclaration(statement));
   if (!lastImport || !api.isImportDeclaration(lastImport)) {
     const first = sourceFile.statements[0];
     const position = first ? first.getStart(sourceFile) : text.length;
-    return { position, deleteCount: 0, text: `import ${localName} from './${importPath.replace(/^\.\//, '')}';\n` };
+    return { position, deleteCount: 0, text: `import ${bindings} from './${importPath.replace(/^\.\//, '')}';\n` };
   }
   const quote = lastImport.moduleSpecifier.getText(sourceFile).startsWith('"') ? '"' : "'";
   const semicolon = lastImport.getText(sourceFile).trimEnd().endsWith(';') ? ';' : '';
   return {
     position: lastImport.end,
     deleteCount: 0,
-    text: `\nimport ${localName} from ${quote}${importPath}${quote}${semicolon}`,
+    text: `\nimport ${bindings} from ${quote}${importPath}${quote}${semicolon}`,
   };
 }
 
@@ -256,6 +298,57 @@ export function addProviderToConfig(api: TypeScriptApi, source: string, provider
   const errors = syntaxErrors(api, content);
   if (errors.length > 0 || !readAuthConfig(api, content).providerModules.includes(wantedModule)) {
     throw unsupported(`adding ${provider.importName} would not produce valid code (${errors.join('; ') || 'provider not found after the edit'})`);
+  }
+  return { content, changed: true };
+}
+
+function adapterUnsupported(message: string): CliError {
+  return new CliError('unsupported-edit', `${configPath}: ${message}`, {
+    hint: 'Set `adapter:` in the config by hand, or pass --force to regenerate the file.',
+  });
+}
+
+/**
+ * Sets `adapter:` in `authConfig` (a new property after the last one) and imports its factory, editing the syntax
+ * tree's positions so that everything else stays byte-for-byte. A config whose adapter already comes from the same
+ * module is left alone; one with another adapter is refused (replacing where users and sessions live is the
+ * user's decision, never a side effect of a re-run).
+ */
+export function setAdapterInConfig(api: TypeScriptApi, source: string, adapter: AdapterInsertion): ProviderListEdit {
+  const parsed = parseConfig(api, source);
+  const wantedModule = normaliseModule(adapter.importPath);
+  if (parsed.adapter) {
+    if (adapterModuleOf(api, parsed) === wantedModule) return { content: source, changed: false };
+    throw adapterUnsupported(`it already sets \`${parsed.adapter.getText(parsed.sourceFile)}\``);
+  }
+  const { sourceFile, configObject } = parsed;
+  const text = sourceFile.text;
+  const properties = configObject.properties;
+  const last = properties[properties.length - 1];
+  const open = configObject.getStart(sourceFile);
+  const close = configObject.end - 1;
+  if (!last || lineStart(text, last.getStart(sourceFile)) === lineStart(text, open)) {
+    throw adapterUnsupported('`authConfig` is not an object literal with one property per line');
+  }
+
+  const existingLocal = [...parsed.imports].find(([, from]) => normaliseModule(from) === wantedModule)?.[0];
+  let localName = existingLocal ?? adapter.importName;
+  for (let counter = 2; existingLocal === undefined && parsed.topLevelNames.has(localName); counter += 1) localName = `${adapter.importName}${counter}`;
+  const value = adapter.snippet.startsWith(adapter.importName) ? localName + adapter.snippet.slice(adapter.importName.length) : adapter.snippet;
+
+  const indent = indentationAt(text, last.getStart(sourceFile));
+  const afterLast = properties.hasTrailingComma ? text.indexOf(',', last.end) + 1 : last.end;
+  const lineEnd = text.indexOf('\n', afterLast);
+  // After the last property's line, so that a trailing comment stays with its property.
+  const position = lineEnd === -1 || lineEnd > close ? close : lineEnd;
+  const edits: TextEdit[] = [{ position, deleteCount: 0, text: `\n${indent}adapter: ${value}${properties.hasTrailingComma ? ',' : ''}` }];
+  if (!properties.hasTrailingComma) edits.push({ position: last.end, deleteCount: 0, text: ',' });
+  if (existingLocal === undefined) edits.push(importEdit(api, parsed, localName, adapter.importPath, adapter.importName));
+  const content = applyTextEdits(source, edits);
+
+  const errors = syntaxErrors(api, content);
+  if (errors.length > 0 || readAuthConfig(api, content).adapterModule !== wantedModule) {
+    throw adapterUnsupported(`setting the adapter would not produce valid code (${errors.join('; ') || 'adapter not found after the edit'})`);
   }
   return { content, changed: true };
 }

@@ -17,6 +17,8 @@ export interface PromptContext {
   interactive: boolean;
   /** `--yes`: take the default of every unanswered question, never ask. */
   yes: boolean;
+  /** The adapter the project uses already (a re-run), the default in place of `none`. */
+  currentAdapter?: AdapterId | undefined;
 }
 
 const flagOf = { providers: '--providers <ids>', mount: '--mount <path>', adapter: '--adapter <name>' } as const;
@@ -35,7 +37,7 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
     return {
       providers: known.providers ?? [...defaultProviderIds],
       mount: known.mount ?? defaultMountPath,
-      adapter: known.adapter ?? defaultAdapterId,
+      adapter: known.adapter ?? context.currentAdapter ?? defaultAdapterId,
     };
   }
   const missing = (Object.keys(flagOf) as (keyof typeof flagOf)[]).filter((key) => known[key] === undefined);
@@ -73,7 +75,7 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
       await select<AdapterId>({
         ...common,
         message: 'Where should sessions live?',
-        initialValue: defaultAdapterId,
+        initialValue: context.currentAdapter ?? defaultAdapterId,
         options: adapterCatalog.map((entry) => {
           const available = isAdapterAvailable(entry.id);
           return { value: entry.id, label: entry.name, hint: available ? entry.hint : 'not available in this version yet', disabled: !available };

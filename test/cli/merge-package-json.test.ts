@@ -78,4 +78,56 @@ describe('mergePackageJson', () => {
   it('refuses invalid JSON', () => {
     expect(() => mergePackageJson('{ "name": ', wants)).toThrow(SyntaxError);
   });
+
+  describe('install scripts (a native driver such as better-sqlite3)', () => {
+    const sqlite = (packageManager: 'npm' | 'pnpm' | 'bun') => ({ ...wants, installScripts: { packages: ['better-sqlite3'], packageManager } });
+
+    it('allows the package in allowScripts, which npm 11 needs to run its install script', () => {
+      const merge = mergePackageJson('{\n  "name": "x",\n  "type": "module"\n}\n', { ...sqlite('npm'), dependencies: {}, devDependencies: {}, scripts: {} });
+      expect(merge.content).toMatchInlineSnapshot(`
+        "{
+          "name": "x",
+          "type": "module",
+          "allowScripts": {
+            "better-sqlite3": true
+          }
+        }
+        "
+      `);
+      expect(merge.allowedScripts).toEqual(['better-sqlite3']);
+    });
+
+    it('adds to an existing allowScripts and keeps a pinned entry for the package as it is', () => {
+      const text = '{\n  "name": "x",\n  "allowScripts": {\n    "esbuild": true\n  }\n}\n';
+      const merge = mergePackageJson(text, sqlite('npm'));
+      expect(JSON.parse(merge.content).allowScripts).toEqual({ esbuild: true, 'better-sqlite3': true });
+      const pinned = '{\n  "name": "x",\n  "allowScripts": {\n    "better-sqlite3@12.4.1": true\n  }\n}\n';
+      expect(JSON.parse(mergePackageJson(pinned, sqlite('npm')).content).allowScripts).toEqual({ 'better-sqlite3@12.4.1': true });
+    });
+
+    it('keeps a denial and says that the driver will not load', () => {
+      const merge = mergePackageJson('{ "name": "x", "allowScripts": { "better-sqlite3": false } }', sqlite('npm'));
+      expect(JSON.parse(merge.content).allowScripts).toEqual({ 'better-sqlite3': false });
+      expect(merge.notes).toContain('kept your allowScripts "better-sqlite3": false; better-sqlite3 needs its install script (a native build) to load');
+    });
+
+    it('appends to pnpm.onlyBuiltDependencies for pnpm, keeping the entries there', () => {
+      const text = '{\n  "name": "x",\n  "pnpm": {\n    "onlyBuiltDependencies": ["esbuild"]\n  }\n}\n';
+      const merge = mergePackageJson(text, sqlite('pnpm'));
+      expect(JSON.parse(merge.content).pnpm).toEqual({ onlyBuiltDependencies: ['esbuild', 'better-sqlite3'] });
+      expect(mergePackageJson(merge.content, sqlite('pnpm')).content).toBe(merge.content);
+    });
+
+    it('lists the package in trustedDependencies for bun', () => {
+      const merge = mergePackageJson('{ "name": "x" }', sqlite('bun'));
+      expect(JSON.parse(merge.content).trustedDependencies).toEqual(['better-sqlite3']);
+    });
+
+    it('changes nothing on a second merge', () => {
+      const first = mergePackageJson(undefined, sqlite('npm')).content;
+      const again = mergePackageJson(first, sqlite('npm'));
+      expect(again.content).toBe(first);
+      expect(again.allowedScripts).toEqual([]);
+    });
+  });
 });

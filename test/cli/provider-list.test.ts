@@ -2,7 +2,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { getProvider } from '../../src/catalog/providers.js';
 import { CliError } from '../../src/cli/errors.js';
-import { addProviderToConfig, readAuthConfig } from '../../src/generator/provider-list.js';
+import { addProviderToConfig, readAuthConfig, setAdapterInConfig } from '../../src/generator/provider-list.js';
 
 const microblog = getProvider('microblog');
 const credentials = getProvider('credentials');
@@ -130,5 +130,64 @@ export const authConfig = {
 describe('readAuthConfig', () => {
   it('reads the base path, the provider modules and the adapter flag', () => {
     expect(readAuthConfig(ts, generated)).toEqual({ basePath: '/auth', providerModules: ['core/providers/oidc'], hasAdapter: false });
+  });
+});
+
+describe('readAuthConfig: the adapter', () => {
+  it('names the module of the adapter factory', () => {
+    const source = generated
+      .replace("import OIDC from './core/providers/oidc.js';", "import OIDC from './core/providers/oidc.js';\nimport { SqliteAdapter as Sqlite } from './core/adapters/sqlite.js';")
+      .replace('  ],\n};', '  ],\n  adapter: Sqlite({ url: \'file:./auth.db\' }),\n};');
+    expect(readAuthConfig(ts, source)).toMatchObject({ hasAdapter: true, adapterModule: 'core/adapters/sqlite' });
+  });
+
+  it('follows a top-level constant, and leaves the module unknown for an adapter made in place', () => {
+    const viaConstant = generated
+      .replace("import OIDC from './core/providers/oidc.js';", "import OIDC from './core/providers/oidc.js';\nimport { PostgresAdapter } from './core/adapters/postgres.js';\nconst adapter = PostgresAdapter();")
+      .replace('  ],\n};', '  ],\n  adapter,\n};');
+    expect(readAuthConfig(ts, viaConstant)).toMatchObject({ hasAdapter: true, adapterModule: 'core/adapters/postgres' });
+    const inPlace = generated.replace('  ],\n};', '  ],\n  adapter: { createUser: async (user) => user },\n};');
+    expect(readAuthConfig(ts, inPlace)).toMatchObject({ hasAdapter: true, adapterModule: undefined });
+  });
+});
+
+describe('setAdapterInConfig', () => {
+  const sqlite = { importName: 'SqliteAdapter', importPath: './core/adapters/sqlite.js', snippet: 'SqliteAdapter()' };
+
+  it('adds the property after the last one and the named import, keeping comments', () => {
+    const edit = setAdapterInConfig(ts, generated, sqlite);
+    expect(edit.changed).toBe(true);
+    expect(edit.content).toMatchInlineSnapshot(`
+      "import './env.js';
+      import type { FrameworkAuthConfig } from './core/index.js';
+      import OIDC from './core/providers/oidc.js';
+      import { SqliteAdapter } from './core/adapters/sqlite.js';
+
+      export const authConfig: FrameworkAuthConfig = {
+        basePath: '/auth',
+        providers: [
+          OIDC(), // the company IdP
+        ],
+        adapter: SqliteAdapter(),
+      };
+      "
+    `);
+  });
+
+  it('imports under another name when SqliteAdapter is taken, and adds a comma when the last property has none', () => {
+    const source = `import type { FrameworkAuthConfig } from './core/index.js';\nconst SqliteAdapter = 1;\n\nexport const authConfig: FrameworkAuthConfig = {\n  providers: [] // none yet\n};\n`;
+    const edit = setAdapterInConfig(ts, source, sqlite);
+    expect(edit.content).toContain("import { SqliteAdapter as SqliteAdapter2 } from './core/adapters/sqlite.js';");
+    expect(edit.content).toContain('  providers: [], // none yet\n  adapter: SqliteAdapter2()\n};');
+  });
+
+  it('leaves a config that already uses this adapter alone', () => {
+    const once = setAdapterInConfig(ts, generated, sqlite).content;
+    expect(setAdapterInConfig(ts, once, sqlite)).toEqual({ content: once, changed: false });
+  });
+
+  it('refuses to replace another adapter', () => {
+    const memory = setAdapterInConfig(ts, generated, { importName: 'MemoryAdapter', importPath: './core/adapters/memory.js', snippet: 'MemoryAdapter()' }).content;
+    expect(() => setAdapterInConfig(ts, memory, sqlite)).toThrow('src/auth/config.ts: it already sets `adapter: MemoryAdapter()`');
   });
 });

@@ -59,7 +59,7 @@ describe('the built bins', () => {
   });
 
   it('print help with examples for every command', async () => {
-    for (const [bin, args] of [['create', ['--help']], ['frameworkAuth', ['--help']], ['frameworkAuth', ['add-provider', '--help']], ['frameworkAuth', ['secret', '--help']]] as const) {
+    for (const [bin, args] of [['create', ['--help']], ['frameworkAuth', ['--help']], ['frameworkAuth', ['add-provider', '--help']], ['frameworkAuth', ['secret', '--help']], ['frameworkAuth', ['migrate', '--help']]] as const) {
       const result = await runBuiltCli(bin, args, { cwd: repoRoot });
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toContain('Examples:');

@@ -1,13 +1,18 @@
 // Every catalog provider can be added to a generated project with `framework-auth add-provider <id>`; the result
-// compiles and the running app lists them all.
+// compiles and the running app lists them all. The project has no adapter, so the providers that need one (email,
+// passkey) are refused there instead (test/cli/email-passkey.test.ts covers them with an adapter).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { providerCatalog } from '../../src/catalog/providers.js';
+import { providerCatalog as fullCatalog } from '../../src/catalog/providers.js';
+import type { ProviderEntry } from '../../src/catalog/providers.js';
 import { compileProject, makeTempDir, removeTempDirs, runBuiltCli, startApp, type RunningApp } from './helpers/project.js';
 import { linkSharedDeps, prepareSharedDeps } from './helpers/shared-deps.js';
 
 afterAll(removeTempDirs);
+
+const providerCatalog = fullCatalog.filter((entry) => (entry as ProviderEntry).requiresAdapter !== true);
+const needingAdapter = fullCatalog.filter((entry) => (entry as ProviderEntry).requiresAdapter === true);
 
 describe('add-provider for every catalog id', () => {
   let projectDir: string;
@@ -37,6 +42,14 @@ describe('add-provider for every catalog id', () => {
     const env = await readFile(join(projectDir, '.env.example'), 'utf8');
     for (const entry of providerCatalog) for (const name of entry.env) expect(env).toMatch(new RegExp(`^${name}=$`, 'm'));
   }, 120_000);
+
+  it('refuses the providers that need an adapter (exit 2)', async () => {
+    for (const entry of needingAdapter) {
+      const result = await runBuiltCli('frameworkAuth', ['add-provider', entry.id, '--cwd', projectDir], { cwd: projectDir });
+      expect(result.exitCode, entry.id).toBe(2);
+      expect(result.stderr).toContain(`The ${entry.id} provider needs a database adapter`);
+    }
+  });
 
   it('compiles with tsc with zero errors', async () => {
     const result = await compileProject(projectDir);

@@ -1,5 +1,6 @@
 import { applyEdits, modify, parse } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
+import type { PackageManager } from '../../catalog/package-managers.js';
 import { detectFormatting, sortedInsertionIndex } from './json-format.js';
 
 /** What a project's package.json must have for the generated code. */
@@ -9,6 +10,11 @@ export interface PackageJsonWants {
   scripts: Readonly<Record<string, string>>;
   dependencies: Readonly<Record<string, string>>;
   devDependencies: Readonly<Record<string, string>>;
+  /**
+   * Dependencies whose install script must run (a native build): allowed in `allowScripts` (npm 11 skips the
+   * others), and in `pnpm.onlyBuiltDependencies` or `trustedDependencies` when the project uses pnpm or bun.
+   */
+  installScripts?: { packages: readonly string[]; packageManager: PackageManager };
 }
 
 /** The merged file and what the merge did, for the plan and the warnings. */
@@ -16,6 +22,8 @@ export interface PackageJsonMerge {
   content: string;
   /** Dependencies (either kind) that were added, name → range. */
   added: Record<string, string>;
+  /** Packages whose install script the merge allowed (in any of the package managers' fields). */
+  allowedScripts: string[];
   /** Things kept as the user had them or changed against their value, worth telling the user. */
   notes: string[];
 }
@@ -34,6 +42,18 @@ interface PackageJsonShape {
   scripts?: Record<string, unknown>;
   dependencies?: Record<string, unknown>;
   devDependencies?: Record<string, unknown>;
+  allowScripts?: unknown;
+  pnpm?: { onlyBuiltDependencies?: unknown };
+  trustedDependencies?: unknown;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The `allowScripts` entry that covers `name`: `name` itself or a pinned `name@version`. */
+function allowScriptsEntry(allowScripts: Record<string, unknown>, name: string): [string, unknown] | undefined {
+  return Object.entries(allowScripts).find(([key]) => key === name || key.startsWith(`${name}@`));
 }
 
 /**
@@ -77,5 +97,39 @@ export function mergePackageJson(text: string | undefined, wants: PackageJsonWan
       added[name] = range;
     }
   }
-  return { content, added, notes };
+  const allowedScripts = new Set<string>();
+  const scripts = wants.installScripts;
+  for (const name of scripts?.packages ?? []) {
+    if (current.allowScripts !== undefined && !isObject(current.allowScripts)) {
+      notes.push(`package.json "allowScripts" is not an object; add "${name}": true to it so that npm builds ${name}`);
+    } else {
+      const entry = isObject(current.allowScripts) ? allowScriptsEntry(current.allowScripts, name) : undefined;
+      if (entry === undefined) {
+        set(['allowScripts', name], true);
+        allowedScripts.add(name);
+      } else if (entry[1] === false) {
+        notes.push(`kept your allowScripts "${entry[0]}": false; ${name} needs its install script (a native build) to load`);
+      }
+    }
+    // pnpm and bun have their own lists; an existing list is appended to, never replaced.
+    const list =
+      scripts?.packageManager === 'pnpm'
+        ? { path: ['pnpm', 'onlyBuiltDependencies'], value: current.pnpm?.onlyBuiltDependencies }
+        : scripts?.packageManager === 'bun'
+          ? { path: ['trustedDependencies'], value: current.trustedDependencies }
+          : undefined;
+    if (!list) continue;
+    if (current.pnpm !== undefined && list.path[0] === 'pnpm' && !isObject(current.pnpm)) {
+      notes.push(`package.json "pnpm" is not an object; add ${name} to pnpm.onlyBuiltDependencies so that pnpm builds it`);
+    } else if (list.value === undefined) {
+      set(list.path, [name]);
+      allowedScripts.add(name);
+    } else if (!Array.isArray(list.value)) {
+      notes.push(`package.json "${list.path.join('.')}" is not a list; add ${name} to it so that ${scripts?.packageManager} builds it`);
+    } else if (!list.value.includes(name)) {
+      content = applyEdits(content, modify(content, [...list.path, -1], name, { formattingOptions, isArrayInsertion: true }));
+      allowedScripts.add(name);
+    }
+  }
+  return { content, added, allowedScripts: [...allowedScripts], notes };
 }

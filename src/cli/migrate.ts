@@ -1,0 +1,222 @@
+import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Command } from 'commander';
+import { migratableAdapterIds, postgresUrlExample } from '../catalog/adapters.js';
+import { readEnvLines } from '../generator/merge/env-file.js';
+import { runtimeTargetDir } from '../generator/paths.js';
+import { readProjectFile } from '../generator/planned-file.js';
+import { readProjectAdapter } from '../generator/project-adapter.js';
+import { CliError, cancelledError, usageError } from './errors.js';
+import type { CliIo } from './io.js';
+
+/** Flags of `framework-auth migrate`. */
+export interface MigrateFlags {
+  cwd?: string;
+}
+
+const examples = `
+Examples:
+  $ npx framework-auth migrate                  create the tables of the project's sqlite or postgres adapter
+  $ npx framework-auth migrate --cwd apps/web
+  $ DATABASE_URL=postgres://app:secret@db.internal:5432/app npx framework-auth migrate
+
+DATABASE_URL comes from the environment, else from the project's .env. The tables are created only when missing:
+running it again, or on an up-to-date database, changes nothing.
+`;
+
+/** How long a migration may take before it is reported as a database that cannot be reached. */
+const migrateTimeoutMs = 60_000;
+
+// Runs in the project with its own tsx: imports the project's copy of the adapter, runs its migrate(), and reports
+// one JSON line. The table names come from the module's exported schema text.
+const migrateScript = `
+const report = (value) => process.stdout.write(JSON.stringify(value) + '\\n');
+try {
+  const adapter = await import(process.env.FRAMEWORK_AUTH_MIGRATE_MODULE);
+  await adapter.migrate();
+  const tables = Object.values(adapter)
+    .filter((value) => typeof value === 'string')
+    .flatMap((value) => [...value.matchAll(/CREATE TABLE IF NOT EXISTS\\s+"?(\\w+)/gi)].map((match) => match[1]));
+  report({ ok: true, tables: [...new Set(tables)] });
+} catch (error) {
+  const errors = Array.isArray(error?.errors) ? error.errors.map((inner) => String(inner?.message ?? inner)) : [];
+  report({ ok: false, code: error?.code === undefined ? undefined : String(error.code), message: String(error?.message ?? error), errors });
+  process.exitCode = 1;
+}
+`;
+
+interface MigrateReport {
+  ok: boolean;
+  tables?: string[];
+  code?: string;
+  message?: string;
+  errors?: string[];
+}
+
+/** The database URL with its password (and a `password=` parameter) replaced by `***`, for messages. */
+export function redactDatabaseUrl(url: string): string {
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:)[^@/?#]*@/i, '$1***@')
+    .replace(/([?&]password=)[^&#]*/i, '$1***');
+}
+
+/** Every form of the URL's password that could appear in a driver's message. */
+function secretsOf(url: string): string[] {
+  const secrets: string[] = [];
+  const raw = /^[a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:([^@/?#]*)@/i.exec(url)?.[1];
+  const parameter = /[?&]password=([^&#]*)/i.exec(url)?.[1];
+  for (const value of [raw, parameter]) {
+    if (!value) continue;
+    secrets.push(value);
+    try {
+      secrets.push(decodeURIComponent(value));
+    } catch {
+      // Not percent-encoded.
+    }
+  }
+  return secrets.filter((secret) => secret.length > 0);
+}
+
+function redact(text: string, url: string): string {
+  let result = text.split(url).join(redactDatabaseUrl(url));
+  for (const secret of secretsOf(url)) result = result.split(secret).join('***');
+  return result;
+}
+
+function lastJsonLine(stdout: string): MigrateReport | undefined {
+  for (const line of stdout.trim().split('\n').reverse()) {
+    try {
+      const value = JSON.parse(line) as unknown;
+      if (typeof value === 'object' && value !== null && 'ok' in value) return value as MigrateReport;
+    } catch {
+      // Output of the user's code; not the report.
+    }
+  }
+  return undefined;
+}
+
+// Error codes that mean "the database is not there or refuses us", as opposed to a bug: the hint says what to check.
+const connectionCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET', '28P01', '28000', '3D000', 'SQLITE_CANTOPEN']);
+
+/**
+ * Creates the tables of a scaffolded project's database adapter (sqlite or postgres) by running the `migrate()` of
+ * the project's own copy of the adapter with the project's `tsx`, `DATABASE_URL` taken from the environment or
+ * `.env`. Exit 2 outside a project or without a database adapter; exit 1 when the database cannot be reached.
+ */
+export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> {
+  const root = resolve(io.cwd, flags.cwd ?? '.');
+  if (!existsSync(root) || !statSync(root).isDirectory()) throw usageError(`--cwd ${root} is not a directory`);
+  const configPath = 'src/auth/config.ts';
+  const configText = readProjectFile(root, configPath);
+  if (configText === undefined || !existsSync(join(root, runtimeTargetDir, 'index.ts'))) {
+    throw new CliError('not-a-project', `No auth module in ${root} (${configText === undefined ? configPath : `${runtimeTargetDir}/index.ts`} is missing).`, {
+      hint: 'Run "npx create-framework-auth --adapter sqlite" (or postgres) in the project first, or pass --cwd <project dir>.',
+    });
+  }
+  const needing = `migrate is for the ${migratableAdapterIds.join(' and ')} adapters`;
+  const project = readProjectAdapter(root);
+  if (!project) {
+    throw usageError(`Could not tell which adapter ${configPath} uses (no \`export const authConfig = { ... }\` found); ${needing}.`);
+  }
+  const adapter = project.entry;
+  if (!adapter?.migrate || adapter.runtimeFile === null) {
+    const what =
+      adapter?.id === 'none'
+        ? 'sets no adapter (JWT sessions in a cookie): there is no database to create tables in'
+        : adapter?.id === 'memory'
+          ? 'uses the memory adapter, which keeps everything in memory: there are no tables to create'
+          : `uses an adapter of its own${project.module ? ` (from ${project.module})` : ''}: run that adapter's own migrations`;
+    throw usageError(`${configPath} ${what}; ${needing}.`, 'To move to a database: npx create-framework-auth --adapter sqlite (or postgres) in a project that has no adapter yet.');
+  }
+  const adapterFile = join(root, runtimeTargetDir, adapter.runtimeFile);
+  if (!existsSync(adapterFile)) {
+    throw new CliError('not-a-project', `${configPath} uses the ${adapter.id} adapter, but ${runtimeTargetDir}/${adapter.runtimeFile} is missing.`, {
+      hint: `Run "npx create-framework-auth --adapter ${adapter.id}" in the project to copy it again.`,
+    });
+  }
+
+  // Like the generated env.ts (process.loadEnvFile), a variable already set in the environment wins over .env.
+  const envText = readProjectFile(root, '.env');
+  const fileEnv = Object.fromEntries(readEnvLines(envText ?? '').map((line) => [line.key, line.value]));
+  const env: NodeJS.ProcessEnv = { ...fileEnv, ...io.env };
+  const defaultUrl = adapter.env.DATABASE_URL;
+  const url = env.DATABASE_URL || defaultUrl;
+  if (!url) {
+    throw usageError(
+      `DATABASE_URL is not set (neither in ${join(root, '.env')} nor in the environment); the ${adapter.name} adapter needs it.`,
+      `Set it in .env, e.g. DATABASE_URL=${postgresUrlExample}`,
+    );
+  }
+  env.DATABASE_URL = url;
+  const shownUrl = redactDatabaseUrl(url);
+
+  let tsxLoader: string;
+  try {
+    tsxLoader = createRequire(join(root, 'package.json')).resolve('tsx');
+  } catch {
+    throw new CliError('migrate-failed', `tsx is not installed in ${root}; migrate runs the project's own adapter code with it.`, {
+      hint: 'Install the project\'s dependencies first (npm install), then run migrate again.',
+    });
+  }
+
+  // Loaded on use: clack and execa cost more start-up time than the rest of the CLI (issue 8).
+  const [{ createUi }, { execa }] = await Promise.all([import('./ui.js'), import('execa')]);
+  const ui = createUi(io);
+  ui.intro(`framework-auth migrate (${adapter.name})`);
+  await ui.step(`Creating the tables in ${shownUrl}`, async () => {
+    const result = await execa(process.execPath, ['--import', pathToFileURL(tsxLoader).href, '--input-type=module', '--eval', migrateScript], {
+      cwd: root,
+      env: { ...env, FRAMEWORK_AUTH_MIGRATE_MODULE: pathToFileURL(adapterFile).href },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: migrateTimeoutMs,
+      cancelSignal: io.signal,
+    });
+    if (io.signal.aborted) throw cancelledError('Cancelled; the database may have some of the tables (migrate creates only missing ones: run it again).');
+    if (result.timedOut) {
+      throw new CliError('migrate-failed', `Could not reach the database at ${shownUrl}: no answer within ${migrateTimeoutMs / 1000} s.`, {
+        hint: 'Is the database running and reachable from here? Check DATABASE_URL in .env.',
+      });
+    }
+    const parsed = lastJsonLine(String(result.stdout));
+    if (parsed?.ok) return parsed;
+    throw migrateError(parsed, redact(String(result.stderr), url), adapter.id, url);
+  }, (value) => `Tables in place in ${shownUrl} (created where missing): ${(value.tables ?? []).join(', ')}`);
+  ui.outro(`The ${adapter.name} database is ready.`);
+}
+
+function migrateError(report: MigrateReport | undefined, stderr: string, adapterId: string, url: string): CliError {
+  const shownUrl = redactDatabaseUrl(url);
+  if (!report) {
+    return new CliError('migrate-failed', `migrate failed in the project's code:\n${stderr.trim().split('\n').slice(-15).join('\n')}`);
+  }
+  const detail = redact([report.message, ...(report.errors ?? [])].filter((text) => text).join('; ') || report.code || 'unknown error', url);
+  if (report.code === 'ERR_MODULE_NOT_FOUND') {
+    return new CliError('migrate-failed', `A package the ${adapterId} adapter needs is not installed: ${detail}`, {
+      hint: 'Install the project\'s dependencies (npm install), then run migrate again.',
+    });
+  }
+  if (detail.includes('Could not locate the bindings file')) {
+    return new CliError('migrate-failed', 'better-sqlite3 is installed but its native module was not built (its install script did not run).', {
+      hint: 'npm 11 runs it only when package.json has "allowScripts": { "better-sqlite3": true }; add it, then run "npm rebuild better-sqlite3".',
+    });
+  }
+  const unreachable = report.code !== undefined && connectionCodes.has(report.code);
+  return new CliError('migrate-failed', `Could not ${unreachable ? 'reach the database at' : 'create the tables in'} ${shownUrl}: ${detail}`, {
+    hint: adapterId === 'postgres'
+      ? `Is PostgreSQL running, and is DATABASE_URL in .env right (${postgresUrlExample})?`
+      : 'Check DATABASE_URL in .env: a file: URL or a path the app can write to.',
+  });
+}
+
+/** The `migrate` command of `framework-auth`. */
+export function createMigrateCommand(io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
+  return new Command('migrate')
+    .description(`create the database tables of the project's adapter (${migratableAdapterIds.join(', ')})`)
+    .option('--cwd <dir>', 'project directory (default: the current directory)')
+    .addHelpText('after', examples)
+    .action((flags: MigrateFlags) => run(() => runMigrate(flags, io)));
+}

@@ -1,0 +1,31 @@
+import { adapterCatalog, findAdapterByModule } from '../catalog/adapters.js';
+import { CliError } from '../cli/errors.js';
+import { readProjectFile } from './planned-file.js';
+import { readAuthConfig } from './provider-list.js';
+import { loadTypeScript } from './typescript-api.js';
+
+/** The adapter a scaffolded project's `src/auth/config.ts` uses. */
+export interface ProjectAdapter {
+  /** The catalog adapter: `none` when the config sets no adapter, undefined for an adapter of the user's own. */
+  entry: (typeof adapterCatalog)[number] | undefined;
+  /** Normalised module of the factory (`core/adapters/sqlite`), when the config imports it. */
+  module: string | undefined;
+}
+
+/**
+ * Which adapter `src/auth/config.ts` uses, read from its syntax tree: the module that the `adapter:` factory is
+ * imported from. Undefined when there is no config, or it cannot be read (no compiler, no `authConfig` object).
+ */
+export function readProjectAdapter(root: string): ProjectAdapter | undefined {
+  const text = readProjectFile(root, 'src/auth/config.ts');
+  const api = text === undefined ? undefined : loadTypeScript(root);
+  if (text === undefined || !api) return undefined;
+  try {
+    const info = readAuthConfig(api, text);
+    if (!info.hasAdapter) return { entry: adapterCatalog.find((entry) => entry.id === 'none'), module: undefined };
+    return { entry: info.adapterModule === undefined ? undefined : findAdapterByModule(info.adapterModule), module: info.adapterModule };
+  } catch (error) {
+    if (error instanceof CliError) return undefined;
+    throw error;
+  }
+}
