@@ -4,6 +4,7 @@
  */
 import { AdapterError, MissingAdapterMethods } from './errors.js';
 import type {
+  Account,
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
@@ -33,6 +34,12 @@ export interface Adapter {
   getAccount?(providerAccountId: AdapterAccount['providerAccountId'], provider: AdapterAccount['provider']): Awaitable<AdapterAccount | null>;
   getAuthenticator?(credentialID: AdapterAuthenticator['credentialID']): Awaitable<AdapterAuthenticator | null>;
   createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
+  /**
+   * Not part of Auth.js's interface: creates a user and links its first account in one transaction, so that a
+   * failure (the database going down between the two writes) leaves neither. Used when present; otherwise the
+   * runtime calls `createUser` then `linkAccount`, and deletes the user again if linking fails.
+   */
+  createUserWithAccount?(user: AdapterUser, account: Account): Awaitable<AdapterUser>;
   listAuthenticatorsByUserId?(userId: AdapterAuthenticator['userId']): Awaitable<AdapterAuthenticator[]>;
   updateAuthenticatorCounter?(credentialID: AdapterAuthenticator['credentialID'], newCounter: AdapterAuthenticator['counter']): Awaitable<AdapterAuthenticator>;
 }

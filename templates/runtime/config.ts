@@ -5,7 +5,7 @@
 import type { Request } from 'express';
 import type { Adapter } from './adapter.js';
 import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './cookies.js';
-import { MissingSecret, UnsupportedStrategy, type AuthError } from './errors.js';
+import { MissingAdapter, MissingAdapterMethods, MissingSecret, UnsupportedStrategy, type AuthError } from './errors.js';
 import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './jwt.js';
 import { resolveProviders, type ResolvedProvider } from './providers/resolve.js';
 import type { ProviderInput } from './providers/types.js';
@@ -248,6 +248,45 @@ function readEnvOrigin(env: AuthEnv): string | undefined {
   }
 }
 
+/** The adapter methods each adapter-backed sign-in calls (database sessions add theirs). */
+const adapterMethodsFor = {
+  email: ['createVerificationToken', 'useVerificationToken', 'getUserByEmail', 'createUser', 'updateUser'],
+  webauthn: [
+    'getAuthenticator',
+    'createAuthenticator',
+    'listAuthenticatorsByUserId',
+    'updateAuthenticatorCounter',
+    'getAccount',
+    'getUser',
+    'getUserByAccount',
+    'getUserByEmail',
+    'createUser',
+    'linkAccount',
+  ],
+  database: ['createSession', 'getSessionAndUser', 'updateSession', 'deleteSession'],
+} as const satisfies Record<string, readonly (keyof Adapter)[]>;
+
+/**
+ * Email links are stored verification tokens and passkeys are stored authenticators: both need an adapter with
+ * the methods they call. Checked at startup, so that a missing method is not discovered by the first user.
+ */
+function assertAdapterFits(providers: readonly ResolvedProvider[], adapter: Adapter | undefined, strategy: 'jwt' | 'database'): void {
+  for (const provider of providers) {
+    if (provider.type !== 'email' && provider.type !== 'webauthn') continue;
+    const what = provider.type === 'email' ? 'Email sign-in stores its single-use links' : 'Passkey sign-in stores its authenticators';
+    if (!adapter) {
+      throw new MissingAdapter(
+        `Provider "${provider.id}" (${provider.type}) needs an adapter: ${what} in a database. Set \`adapter\` in the config (MemoryAdapter, SqliteAdapter, PostgresAdapter or any Auth.js adapter).`,
+      );
+    }
+    const needed = [...adapterMethodsFor[provider.type], ...(strategy === 'database' ? adapterMethodsFor.database : [])];
+    const missing = needed.filter((method) => typeof adapter[method] !== 'function');
+    if (missing.length > 0) {
+      throw new MissingAdapterMethods(`Provider "${provider.id}" (${provider.type}) needs these adapter methods, which the adapter lacks: ${missing.join(', ')}`);
+    }
+  }
+}
+
 /** Checks a config and fills in its defaults. Throws at once on a missing or short secret. */
 export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = process.env): ResolvedConfig {
   if (!config || !Array.isArray(config.providers)) {
@@ -267,6 +306,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
   if (strategy === 'database' && providers.some((provider) => provider.type === 'credentials')) {
     throw new UnsupportedStrategy('Credentials sign-in works with JWT sessions only: set session.strategy to "jwt".');
   }
+  assertAdapterFits(providers, config.adapter, strategy);
   const maxAge = config.session?.maxAge ?? DEFAULT_MAX_AGE;
   if (debug) logger.warn('debug-enabled');
   return {

@@ -69,13 +69,20 @@ export function sendJson(context: RequestContext, status: number, body: unknown)
   context.res.end(JSON.stringify(body));
 }
 
-/** Answers an HTML page (with the queued cookies). */
-export function sendHtml(context: RequestContext, status: number, page: string): void {
+/**
+ * Answers an HTML page (with the queued cookies). The pages run no script, except the inline scripts whose hashes
+ * (`'sha256-…'`) are passed here (the passkey buttons); those may also `fetch` this origin.
+ */
+export function sendHtml(context: RequestContext, status: number, page: string, scriptHashes: readonly string[] = []): void {
   flushCookies(context.res, context.outgoing);
   context.res.status(status);
   context.res.setHeader('Cache-Control', noStore);
   context.res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  context.res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'");
+  const scripts = scriptHashes.length > 0 ? `; script-src ${scriptHashes.map((hash) => `'${hash}'`).join(' ')}; connect-src 'self'` : '';
+  context.res.setHeader(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'${scripts}`,
+  );
   context.res.end(page);
 }
 

@@ -3,7 +3,7 @@
  * `res.locals['session']`, rolling sessions kept alive) and `createRequireAuth` (the guard of seed §4 rules 2–3).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type FrameworkAuthConfig, resolveConfigOnce } from './config.js';
+import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
 import { flushCookies, sendRedirectResponse } from './context.js';
 import { prefersJson } from './request.js';
 import { readSession } from './session.js';
@@ -32,7 +32,7 @@ export async function getSession(req: Request, config: FrameworkAuthConfig): Get
  */
 export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler {
   const options = resolveConfigOnce(config);
-  return async function sessionLocals(req: Request, res: Response, next: NextFunction): Promise<void> {
+  async function readIntoLocals(req: Request, res: Response, next: NextFunction): Promise<void> {
     try {
       const result = await readSession(req, options, { write: true });
       if (result.cookies.length > 0 && !res.headersSent) flushCookies(res, result.cookies);
@@ -42,7 +42,25 @@ export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler
       res.locals['session'] = null;
     }
     next();
+  }
+  return function sessionLocals(req: Request, res: Response, next: NextFunction): void | Promise<void> {
+    // SPEC §8: a request without a session cookie (most public pages) goes on synchronously, with no promise.
+    if (!mayHaveSessionCookie(req, options)) {
+      res.locals['session'] = null;
+      return next();
+    }
+    return readIntoLocals(req, res, next);
   };
+}
+
+/**
+ * False when the request certainly carries no session cookie (whole or chunked, plain or `__Secure-`), so that
+ * there is nothing to read. A false positive only costs the full read.
+ */
+function mayHaveSessionCookie(req: Request, options: ResolvedConfig): boolean {
+  const header = req.headers.cookie;
+  if (!header) return false;
+  return header.includes(options.cookies.plain.sessionToken.name) || header.includes(options.cookies.secure.sessionToken.name);
 }
 
 /** Options of `createRequireAuth`. */
@@ -64,13 +82,7 @@ export interface RequireAuthOptions {
 export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: RequireAuthOptions = {}): RequestHandler {
   const options = resolveConfigOnce(config);
   const signInPath = guardOptions.redirectTo ?? options.pages.signIn ?? `${options.basePath ?? '/auth'}/signin`;
-  return async function requireAuth(req: Request, res: Response, next: NextFunction): Promise<void> {
-    let session = res.locals['session'] as Session | null | undefined;
-    if (session === undefined) {
-      session = await getSession(req, config);
-      res.locals['session'] = session;
-    }
-    if (session?.user) return next();
+  function deny(req: Request, res: Response): void {
     if (prefersJson(req)) {
       res.status(401);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -80,5 +92,21 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
     }
     const separator = signInPath.includes('?') ? '&' : '?';
     sendRedirectResponse(res, `${signInPath}${separator}callbackUrl=${encodeURIComponent(req.originalUrl ?? req.url)}`);
+  }
+  async function readThenGuard(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const session = await getSession(req, config);
+    res.locals['session'] = session;
+    if (session?.user) return next();
+    deny(req, res);
+  }
+  return function requireAuth(req: Request, res: Response, next: NextFunction): void | Promise<void> {
+    const session = res.locals['session'] as Session | null | undefined;
+    if (session === undefined) {
+      if (mayHaveSessionCookie(req, options)) return readThenGuard(req, res, next);
+      res.locals['session'] = null;
+    } else if (session?.user) {
+      return next();
+    }
+    deny(req, res);
   };
 }

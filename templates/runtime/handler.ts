@@ -1,7 +1,7 @@
 /**
  * `FrameworkAuth(config)`: the Express middleware that serves every route below the mount path. Protocol logic
- * lives in plain functions (oauth/, session.ts, csrf.ts); this file maps requests to them and every error to a
- * 4xx or the error page. Nothing falls through to a 500.
+ * lives in plain functions (oauth/, session.ts, csrf.ts, email-sign-in.ts, webauthn.ts); this file maps requests
+ * to them and every error to a 4xx or the error page. Nothing falls through to a 500.
  */
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
@@ -9,6 +9,8 @@ import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from
 import { type RequestContext, actionUrl, createContext, sendHtml, sendJson, sendRedirect, setCookie } from './context.js';
 import { chunkCookie, clearChunkedCookie, readChunkedCookie } from './cookies.js';
 import { createCsrfToken, safeEqual, verifyCsrfCookie } from './csrf.js';
+import { InvalidEmailAddress } from './email-address.js';
+import { emailIdentifier, sendVerificationLink, useVerificationLink } from './email-sign-in.js';
 import {
   AccessDenied,
   CallbackRouteError,
@@ -24,15 +26,22 @@ import { createAuthorizationUrl } from './oauth/authorization-url.js';
 import { handleOAuthCallback, proxiedCallbackTarget } from './oauth/callback.js';
 import { createOAuth1AuthorizationUrl, handleOAuth1Callback, usesOAuth1 } from './oauth1/flow.js';
 import { renderErrorPage, renderSignOutPage, renderVerifyRequestPage } from './pages/other.js';
-import { renderSignInPage } from './pages/signin.js';
-import type { ResolvedCredentialsProvider, ResolvedOAuthProvider, ResolvedProvider } from './providers/resolve.js';
+import { renderSignInPage, signInPageScriptHashes } from './pages/signin.js';
+import type {
+  ResolvedCredentialsProvider,
+  ResolvedEmailProvider,
+  ResolvedOAuthProvider,
+  ResolvedProvider,
+  ResolvedWebAuthnProvider,
+} from './providers/resolve.js';
 import { sameOriginUrl, resolveRedirect } from './redirect.js';
 import { bodyField, prefersJson, queryParams, readBody, routeRequest } from './request.js';
 import { callAdapter } from './adapter.js';
 import { emitEvent } from './events.js';
 import { createSessionCookies, readSession } from './session.js';
-import { existingUserOf, resolveSignIn } from './sign-in.js';
-import type { Account, JWT, Profile, User } from './types.js';
+import { type SignInResolution, existingUserOf, resolveEmailSignIn, resolveSignIn, resolveWebAuthnSignIn } from './sign-in.js';
+import type { Account, AdapterUser, JWT, Profile, User } from './types.js';
+import { sendWebAuthnOptions, verifyWebAuthnResponse } from './webauthn.js';
 
 /** The Express middleware returned by `FrameworkAuth`. */
 export type FrameworkAuthHandler = (req: Request, res: Response, next: NextFunction) => Promise<void>;
@@ -56,7 +65,16 @@ type Action = keyof typeof routes;
 const requestErrors = new Set(['InvalidRequest', 'UnknownAction', 'InvalidProvider', 'MethodNotAllowed', 'UntrustedHost']);
 
 /** Public error types shown on the sign-in page (the user can simply try again) rather than the error page. */
-const signInPageErrors = new Set(['OAuthCallbackError', 'OAuthSignInError', 'OAuthAccountNotLinked', 'AccountNotLinked', 'CredentialsSignin', 'MissingCSRF', 'EmailSignInError']);
+const signInPageErrors = new Set([
+  'OAuthCallbackError',
+  'OAuthSignInError',
+  'OAuthAccountNotLinked',
+  'AccountNotLinked',
+  'CredentialsSignin',
+  'MissingCSRF',
+  'EmailSignInError',
+  'WebAuthnVerificationError',
+]);
 
 /** Actions whose failures send the browser to the sign-in or error page (they are form posts and provider redirects). */
 const redirectingActions = new Set<Action>(['signin', 'callback', 'signout']);
@@ -117,8 +135,11 @@ async function dispatch(context: RequestContext, action: Action, method: 'GET' |
       return errorPage(context);
     case 'verify-request':
       return verifyRequestPage(context);
-    case 'webauthn-options':
-      return unsupportedProvider(findProvider(context, providerId!));
+    case 'webauthn-options': {
+      const provider = findProvider(context, providerId!);
+      if (provider.type !== 'webauthn') return unsupportedProvider(provider);
+      return sendWebAuthnOptions(context, provider);
+    }
   }
 }
 
@@ -132,9 +153,8 @@ function findProvider(context: RequestContext, id: string): ResolvedProvider {
 }
 
 function unsupportedProvider(provider: ResolvedProvider): never {
-  const error = new InvalidProvider(
-    `Provider "${provider.id}" is of type "${provider.type}", which this route does not serve${provider.type === 'email' || provider.type === 'webauthn' ? ' yet: email and WebAuthn sign-in are not part of this runtime version' : ''}.`,
-  );
+  const hint = provider.type === 'webauthn' ? ': passkeys sign in through webauthn-options and a POST to the callback' : '';
+  const error = new InvalidProvider(`Provider "${provider.id}" is of type "${provider.type}", which this route does not serve${hint}.`);
   error.status = 400;
   throw error;
 }
@@ -219,13 +239,60 @@ function signInPage(context: RequestContext): void {
     error,
     theme: context.options.theme,
   });
-  sendHtml(context, 200, page);
+  sendHtml(context, 200, page, signInPageScriptHashes(context.options.providers));
+}
+
+/** The `callbackUrl` of a sign-in form post: the body's, the query's, or the one kept in the callback-url cookie. */
+function requestedCallbackUrl(context: RequestContext, body: Record<string, unknown>): string | undefined {
+  return bodyField(body, 'callbackUrl') ?? queryParams(context.req).get('callbackUrl') ?? context.cookies.get(context.cookieOptions.callbackUrl.name);
+}
+
+/** POST `<mount>/signin/<email provider>`: a malformed address is answered 400, anything else sends a link. */
+async function emailSignIn(context: RequestContext, provider: ResolvedEmailProvider, body: Record<string, unknown>): Promise<void> {
+  const typed = bodyField(body, 'email') ?? '';
+  let identifier: string;
+  try {
+    identifier = emailIdentifier(provider, typed);
+  } catch (error) {
+    return refuseEmailAddress(context, typed, error, body);
+  }
+  await sendVerificationLink(context, provider, { identifier, callbackUrl: requestedCallbackUrl(context, body) });
+}
+
+/**
+ * A malformed address is bad input, answered 400 where it was typed: the sign-in page with the reason and the
+ * address to correct (JSON for clients that ask for it). A custom sign-in page gets a redirect with
+ * `error=EmailSignInError`.
+ */
+function refuseEmailAddress(context: RequestContext, typed: string, error: unknown, body: Record<string, unknown>): void {
+  // Only our own reasons are shown: a custom normalizeIdentifier's message could say anything.
+  const message = error instanceof InvalidEmailAddress ? error.message : 'Enter a valid email address.';
+  context.options.logger.debug('email address refused', { reason: message });
+  if (prefersJson(context.req) || context.req.headers['x-auth-return-redirect']) {
+    return sendJson(context, 400, { error: 'EmailSignInError', message });
+  }
+  const callbackUrl = safeCallbackParam(context, bodyField(body, 'callbackUrl'));
+  if (context.options.pages.signIn) {
+    return sendRedirect(context, customPageUrl(context, context.options.pages.signIn, { callbackUrl, error: 'EmailSignInError' }));
+  }
+  const page = renderSignInPage({
+    providers: context.options.providers,
+    mountPath: context.mountPath,
+    csrfToken: csrfToken(context),
+    callbackUrl,
+    error: 'EmailSignInError',
+    errorMessage: message,
+    email: typed.slice(0, 320),
+    theme: context.options.theme,
+  });
+  sendHtml(context, 400, page, signInPageScriptHashes(context.options.providers));
 }
 
 async function signInRoute(context: RequestContext, provider: ResolvedProvider): Promise<void> {
   const body = await readBody(context.req);
   verifyCsrf(context, body);
   if (provider.type === 'credentials') return credentialsCallback(context, provider, body);
+  if (provider.type === 'email') return emailSignIn(context, provider, body);
   if (provider.type !== 'oauth' && provider.type !== 'oidc') return unsupportedProvider(provider);
   const query = queryParams(context.req);
   const callbackUrl = bodyField(body, 'callbackUrl') ?? query.get('callbackUrl') ?? undefined;
@@ -246,7 +313,16 @@ async function callbackRoute(context: RequestContext, provider: ResolvedProvider
     verifyCsrf(context, body);
     return credentialsCallback(context, provider, body);
   }
-  if (provider.type !== 'oauth' && provider.type !== 'oidc') return unsupportedProvider(provider);
+  if (provider.type === 'email') return emailCallback(context, provider);
+  if (provider.type === 'webauthn') {
+    if (method !== 'POST') {
+      context.res.setHeader('Allow', 'POST');
+      throw new MethodNotAllowed('Passkey responses are submitted with POST');
+    }
+    const body = await readBody(context.req);
+    verifyCsrf(context, body);
+    return webAuthnCallback(context, provider, body);
+  }
   // Providers answer with a GET redirect, or a POST for `response_mode=form_post`.
   const parameters = method === 'GET' ? queryParams(context.req) : new URLSearchParams(stringEntries(await readBody(context.req)));
   const forwardTo = await proxiedCallbackTarget(context, parameters);
@@ -266,6 +342,31 @@ async function oauthCallback(context: RequestContext, provider: ResolvedOAuthPro
     ? await handleOAuth1Callback(context, provider, parameters)
     : await handleOAuthCallback(context, provider, parameters);
   await completeSignIn(context, { user, account, profile, callbackUrl, allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking });
+}
+
+/** GET `<mount>/callback/<email provider>?token=…&email=…`: the link of the message, usable once. */
+async function emailCallback(context: RequestContext, provider: ResolvedEmailProvider): Promise<void> {
+  const link = await useVerificationLink(context, provider, queryParams(context.req));
+  await completeSignIn(context, {
+    user: link.user,
+    account: link.account,
+    storedUser: link.storedUser,
+    callbackUrl: link.callbackUrl ?? context.cookies.get(context.cookieOptions.callbackUrl.name),
+    resolve: () => resolveEmailSignIn(context, { identifier: link.identifier }),
+  });
+}
+
+/** POST `<mount>/callback/<webauthn provider>`: a verified registration or authentication signs the user in. */
+async function webAuthnCallback(context: RequestContext, provider: ResolvedWebAuthnProvider, body: Record<string, unknown>): Promise<void> {
+  const verified = await verifyWebAuthnResponse(context, provider, body);
+  await completeSignIn(context, {
+    user: verified.user,
+    account: verified.account,
+    storedUser: verified.storedUser,
+    callbackUrl: requestedCallbackUrl(context, body),
+    resolve: () =>
+      resolveWebAuthnSignIn(context, { user: verified.user, account: verified.account, ...(verified.authenticator && { authenticator: verified.authenticator }) }),
+  });
 }
 
 async function credentialsCallback(context: RequestContext, provider: ResolvedCredentialsProvider, body: Record<string, unknown>): Promise<void> {
@@ -302,11 +403,15 @@ async function completeSignIn(
     credentials?: Record<string, unknown>;
     callbackUrl: string | undefined;
     allowDangerousEmailAccountLinking?: boolean;
+    /** The stored user, when the flow already looked it up (email, passkeys): shown to the `signIn` callback. */
+    storedUser?: AdapterUser | null;
+    /** How the user and session are resolved with an adapter; OAuth's linking rules when absent. */
+    resolve?: () => Promise<SignInResolution>;
   },
 ): Promise<void> {
   const { options } = context;
   const { account, profile } = params;
-  const storedUser = account.type === 'credentials' ? null : await existingUserOf(options, account);
+  const storedUser = params.storedUser !== undefined ? params.storedUser : account.type === 'credentials' ? null : await existingUserOf(options, account);
   let allowed: boolean | string;
   try {
     allowed = await options.callbacks.signIn({
@@ -321,10 +426,12 @@ async function completeSignIn(
   if (allowed === false) throw new AccessDenied('The signIn callback refused the sign-in');
   if (typeof allowed === 'string') return sendRedirect(context, await resolveRedirect(context, allowed));
 
-  const resolved =
+  const resolved: SignInResolution =
     account.type === 'credentials'
       ? { user: params.user, isNewUser: false, session: undefined }
-      : await resolveSignIn(context, { user: params.user, account, ...(profile && { profile }), allowDangerousEmailAccountLinking: params.allowDangerousEmailAccountLinking ?? false });
+      : params.resolve
+        ? await params.resolve()
+        : await resolveSignIn(context, { user: params.user, account, ...(profile && { profile }), allowDangerousEmailAccountLinking: params.allowDangerousEmailAccountLinking ?? false });
   const { user, isNewUser } = resolved;
   if (resolved.session) {
     const { sessionToken, expires } = resolved.session;

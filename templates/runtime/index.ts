@@ -60,6 +60,7 @@ export {
 } from './errors.js';
 export type { ErrorType, ErrorCause, ErrorPageKind } from './errors.js';
 export { customFetch } from './providers/types.js';
+export { normalizeEmailAddress, InvalidEmailAddress } from './email-address.js';
 export type {
   AppProvider,
   AnyProvider,
@@ -70,6 +71,8 @@ export type {
   CredentialsConfig,
   CustomFetch,
   EmailConfig,
+  EmailProviderSettings,
+  EmailVerificationRequest,
   EndpointHandler,
   OAuthChecks,
   OAuthConfig,
@@ -85,7 +88,11 @@ export type {
   TokenRequestContext,
   UserinfoEndpointHandler,
   UserinfoRequestContext,
+  WebAuthnCeremonies,
+  WebAuthnCeremonyOptions,
   WebAuthnConfig,
+  WebAuthnCredentialDescriptor,
+  WebAuthnRegisteredCredential,
 } from './providers/types.js';
 export type {
   Account,

@@ -49,8 +49,9 @@ export async function readSession(
   if (!header.includes(sessionCookie.name)) return { session: null, token: null, cookies: [] };
   const cookies = params.cookies ?? requestCookies(req);
   const raw = readChunkedCookie(cookies, sessionCookie.name);
-  if (raw === undefined) return { session: null, token: null, cookies: [] };
   const clear = () => ({ session: null, token: null, cookies: params.write ? clearChunkedCookie(cookies, sessionCookie) : [] });
+  // Chunks without their first part are debris of a cookie the browser partly dropped: no session, and cleared.
+  if (raw === undefined) return clear();
   if (options.session.strategy === 'database') return readDatabaseSession(options, raw, params, cookies, cookieOptions, clear);
 
   let decoded: JWT | null;

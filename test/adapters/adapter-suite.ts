@@ -38,6 +38,7 @@ export const adapterMethods = [
   'createAuthenticator',
   'listAuthenticatorsByUserId',
   'updateAuthenticatorCounter',
+  'createUserWithAccount',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */
@@ -305,6 +306,34 @@ export function runAdapterSuite(
         const id = await unknownUserId();
         await adapter.deleteUser(id);
         expect(await adapter.getUser(id)).toBeNull();
+      });
+    });
+
+    describe('users created with their first account (one transaction)', () => {
+      test('creates the user and links the account together', ['createUserWithAccount', 'getUserByAccount', 'getAccount'], async () => {
+        const data = userData();
+        const { userId: _unused, ...account } = accountData('');
+        const user = await adapter.createUserWithAccount(data, account);
+        expect(user).toMatchObject({ id: data.id, email: data.email });
+        expect(await adapter.getUserByAccount(account)).toMatchObject({ id: user.id });
+        expect(await adapter.getAccount(account.providerAccountId, account.provider)).toMatchObject({ ...account, userId: user.id });
+      });
+
+      test('writes no user when the account is already linked to someone else', ['createUser', 'linkAccount', 'createUserWithAccount', 'getUser'], async () => {
+        const owner = await createUser();
+        const taken = accountData(owner.id);
+        await adapter.linkAccount(taken);
+        const { userId: _unused, ...account } = taken;
+        const data = userData();
+        await expect(settle(() => adapter.createUserWithAccount(data, account))).rejects.toThrow();
+        expect(await adapter.getUser(data.id)).toBeNull();
+      });
+
+      uniqueTest('writes no account when the email is taken', ['createUser', 'createUserWithAccount', 'getAccount'], async () => {
+        const existing = await createUser();
+        const { userId: _unused, ...account } = accountData('');
+        await expect(settle(() => adapter.createUserWithAccount(userData({ email: existing.email }), account))).rejects.toThrow();
+        expect(await adapter.getAccount(account.providerAccountId, account.provider)).toBeNull();
       });
     });
 

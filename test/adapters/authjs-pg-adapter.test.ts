@@ -39,7 +39,7 @@ runAdapterSuite(
   },
   {
     // Not implemented by @auth/pg-adapter 1.x (its docs list no accounts lookup and no WebAuthn support).
-    missingMethods: ['getAccount', 'getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter'],
+    missingMethods: ['getAccount', 'getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter', 'createUserWithAccount'],
     // Its documented schema has no unique constraint on users.email, accounts (provider, providerAccountId) or
     // sessions."sessionToken"; Auth.js core looks these up before it writes.
     uniqueConstraints: false,

@@ -193,6 +193,27 @@ describe('users and accounts', () => {
     expect((await adapter.getAccount!('alice-sub', 'corp'))!.userId).toBe(first!.userId);
   });
 
+  it('deletes a new user again when linking the account fails, on adapters without createUserWithAccount', async () => {
+    const store = MemoryAdapter();
+    let failLink = true;
+    const { createUserWithAccount: _atomic, ...methods } = store;
+    const authjsLike: Adapter = {
+      ...methods,
+      linkAccount: (account) => {
+        if (failLink) throw new Error('connection reset');
+        return store.linkAccount!(account);
+      },
+    };
+    const app = await startApp({ adapter: authjsLike });
+    const failed = await signIn(app, createJar());
+    expectRedirect(failed.callbackResponse, { pathname: '/auth/error', error: 'Configuration' });
+    expect(await store.getUserByEmail!('alice@example.test')).toBeNull();
+    failLink = false;
+    const retry = await signIn(app, createJar());
+    expectRedirect(retry.callbackResponse, { pathname: '/me' });
+    expect(await store.getUserByEmail!('alice@example.test')).toMatchObject({ email: 'alice@example.test' });
+  });
+
   it('keeps JWT sessions when asked, with the database user id as the token subject', async () => {
     const adapter = MemoryAdapter();
     const app = await startApp({ adapter, session: { strategy: 'jwt' } });

@@ -1,11 +1,25 @@
 import { decode as authjsDecode, encode as authjsEncode } from '@auth/core/jwt';
-import { decodeProtectedHeader } from 'jose';
+import { hkdfSync } from 'node:crypto';
+import { CompactEncrypt, EncryptJWT, base64url, calculateJwkThumbprint, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { decode, encode } from '../../templates/runtime/jwt.js';
 
 const secret = 'a-test-secret-that-is-long-enough-0123456789';
 const oldSecret = 'an-old-secret-that-was-rotated-out-987654321';
 const salt = 'authjs.session-token';
+
+/** A token made with jose directly, keyed as Auth.js keys it, to reach header and claim combinations encode() never makes. */
+async function joseToken(options: { enc?: 'A256CBC-HS512' | 'A256GCM'; kid?: boolean; claims?: Record<string, unknown>; notBefore?: number }): Promise<string> {
+  const enc = options.enc ?? 'A256CBC-HS512';
+  const key = new Uint8Array(hkdfSync('sha256', secret, salt, `Auth.js Generated Encryption Key (${salt})`, enc === 'A256GCM' ? 32 : 64));
+  const kid = await calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, enc === 'A256GCM' ? 'sha256' : 'sha512');
+  const jwt = new EncryptJWT(options.claims ?? { sub: 'user-1' })
+    .setProtectedHeader({ alg: 'dir', enc, ...(options.kid !== false && { kid }) })
+    .setIssuedAt()
+    .setExpirationTime('1h');
+  if (options.notBefore !== undefined) jwt.setNotBefore(options.notBefore);
+  return jwt.encrypt(key);
+}
 
 describe('session tokens', () => {
   it('encrypts with alg dir, enc A256CBC-HS512 and a kid', async () => {
@@ -70,6 +84,49 @@ describe('session tokens', () => {
     const fresh = await encode({ token: { sub: 'new' }, secret: rotated, salt });
     expect(await decode({ token: fresh, secret, salt })).toMatchObject({ sub: 'new' });
     await expect(decode({ token: fresh, secret: oldSecret, salt })).rejects.toThrow();
+  });
+
+  it('decodes an A256GCM token, which Auth.js also reads', async () => {
+    expect(await decode({ token: await joseToken({ enc: 'A256GCM' }), secret, salt })).toMatchObject({ sub: 'user-1' });
+  });
+
+  it('decodes a token without kid with the newest secret', async () => {
+    expect(await decode({ token: await joseToken({ kid: false }), secret: [secret, oldSecret], salt })).toMatchObject({ sub: 'user-1' });
+  });
+
+  it('refuses a token whose authentication tag was changed', async () => {
+    const parts = (await encode({ token: { sub: 'user-1' }, secret, salt })).split('.');
+    parts[4] = (parts[4]![0] === 'A' ? 'B' : 'A') + parts[4]!.slice(1);
+    await expect(decode({ token: parts.join('.'), secret, salt })).rejects.toThrow(/decryption operation failed/);
+  });
+
+  it('refuses a token whose header names another algorithm', async () => {
+    const parts = (await encode({ token: { sub: 'user-1' }, secret, salt })).split('.');
+    parts[0] = Buffer.from(JSON.stringify({ ...decodeProtectedHeader(parts.join('.')), alg: 'A256KW' })).toString('base64url');
+    await expect(decode({ token: parts.join('.'), secret, salt })).rejects.toThrow(/"alg"/);
+  });
+
+  it('refuses a token with characters outside base64url', async () => {
+    const parts = (await encode({ token: { sub: 'user-1' }, secret, salt })).split('.');
+    parts[3] = `${parts[3]!.slice(0, -1)}+`;
+    await expect(decode({ token: parts.join('.'), secret, salt })).rejects.toThrow(/base64url/);
+  });
+
+  it('refuses a token that is not valid yet', async () => {
+    const token = await joseToken({ notBefore: Math.floor(Date.now() / 1000) + 3600 });
+    await expect(decode({ token, secret, salt })).rejects.toThrow(/nbf/);
+  });
+
+  it('refuses a token with an encrypted key, which alg dir never has', async () => {
+    const parts = (await encode({ token: { sub: 'user-1' }, secret, salt })).split('.');
+    parts[1] = 'AAAA';
+    await expect(decode({ token: parts.join('.'), secret, salt })).rejects.toThrow(/Encrypted Key/);
+  });
+
+  it('refuses a token whose claims are not a JSON object', async () => {
+    const key = new Uint8Array(hkdfSync('sha256', secret, salt, `Auth.js Generated Encryption Key (${salt})`, 64));
+    const token = await new CompactEncrypt(new TextEncoder().encode('["user-1"]')).setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512' }).encrypt(key);
+    await expect(decode({ token, secret, salt })).rejects.toThrow(/JSON object/);
   });
 
   it('answers null for an empty token', async () => {

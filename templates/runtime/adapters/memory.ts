@@ -112,6 +112,19 @@ export function MemoryAdapter(): Adapter {
       return user;
     },
 
+    createUserWithAccount(user, account) {
+      // Both checks first, so that a refusal writes nothing: the in-memory form of a transaction.
+      const id = user.id || randomUUID();
+      if (users.has(id)) throw new Error(`A user with id ${JSON.stringify(id)} already exists`);
+      assertEmailFree(user.email);
+      const key = accountKey(account.provider, account.providerAccountId);
+      if (accounts.has(key)) throw new Error(`The ${account.provider} account is already linked to a user`);
+      const stored: AdapterUser = { ...copy(user), id, emailVerified: user.emailVerified ?? null };
+      users.set(id, stored);
+      accounts.set(key, { ...copy(account), userId: id });
+      return copy(stored);
+    },
+
     linkAccount(account) {
       if (!users.has(account.userId)) throw new Error(`linkAccount: no user has the id ${JSON.stringify(account.userId)}`);
       const key = accountKey(account.provider, account.providerAccountId);

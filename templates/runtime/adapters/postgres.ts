@@ -236,6 +236,24 @@ async function migrateWith(pool: Pool): Promise<void> {
   }
 }
 
+// Auth.js passes a fresh random id to createUser; it is kept, and one is made when missing.
+const insertUserSql = 'INSERT INTO users (id, name, email, email_verified, image) VALUES ($1, $2, $3, $4, $5) RETURNING *';
+
+function insertUserParameters(user: AdapterUser): unknown[] {
+  return [user.id || randomUUID(), user.name ?? null, user.email ?? null, toDate(user.emailVerified), user.image ?? null];
+}
+
+const insertAccountSql = `INSERT INTO accounts (user_id, type, provider, provider_account_id, ${tokenFields.join(', ')})
+  VALUES ($1, $2, $3, $4, ${tokenFields.map((_field, index) => `$${index + 5}`).join(', ')})
+  RETURNING *`;
+
+function insertAccountParameters(account: AdapterAccount): unknown[] {
+  return [account.userId, account.type, account.provider, account.providerAccountId, ...tokenFields.map((field) => tokenParameter(account, field))];
+}
+
+/** A database that does not answer fails the request (an error page) instead of hanging it. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 /**
  * Creates the tables and indexes when they are missing. Safe to run on every start, from several processes at
  * once, and on an up-to-date database. `npx framework-auth migrate` calls it with `DATABASE_URL`.
@@ -247,7 +265,7 @@ async function migrateWith(pool: Pool): Promise<void> {
  */
 export async function migrate(options: PostgresAdapterOptions = {}): Promise<void> {
   if ('pool' in options) return migrateWith(options.pool);
-  const pool = new Pool({ connectionString: connectionUrl(options.url) });
+  const pool = new Pool({ connectionString: connectionUrl(options.url), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   try {
     await migrateWith(pool);
   } finally {
@@ -268,13 +286,17 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
   const pool = 'pool' in options ? options.pool : createPool(connectionUrl(options.url));
   let ready: Promise<void> | undefined;
 
-  async function query<Row extends QueryResultRow>(sql: string, parameters: unknown[]): Promise<Row[]> {
+  function ensureSchema(): Promise<void> {
     // One migration per adapter; a failed one (database not up yet) is tried again by the next query.
     ready ??= migrateWith(pool).catch((error: unknown) => {
       ready = undefined;
       throw error;
     });
-    await ready;
+    return ready;
+  }
+
+  async function query<Row extends QueryResultRow>(sql: string, parameters: unknown[]): Promise<Row[]> {
+    await ensureSchema();
     const result = await pool.query<Row>(sql, parameters);
     return result.rows;
   }
@@ -286,12 +308,28 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
 
   return {
     async createUser(user) {
-      // Auth.js passes a fresh random id; keep it, and make one when it is missing.
-      const row = await first<UserRow>(
-        `INSERT INTO users (id, name, email, email_verified, image) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-        [user.id || randomUUID(), user.name ?? null, user.email ?? null, toDate(user.emailVerified), user.image ?? null],
-      );
+      const row = await first<UserRow>(insertUserSql, insertUserParameters(user));
       return userFromRow(row as UserRow);
+    },
+
+    async createUserWithAccount(user, account) {
+      // Not in Auth.js's interface: both writes in one transaction, so a failure between them leaves neither.
+      await ensureSchema();
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query<UserRow>(insertUserSql, insertUserParameters(user));
+        const created = userFromRow(rows[0] as UserRow);
+        await client.query(insertAccountSql, insertAccountParameters({ ...account, userId: created.id }));
+        await client.query('COMMIT');
+        client.release();
+        return created;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        // A connection that failed mid-transaction is discarded rather than returned to the pool.
+        client.release(error instanceof Error ? error : true);
+        throw error;
+      }
     },
 
     async getUser(id) {
@@ -339,18 +377,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     },
 
     async linkAccount(account) {
-      const row = await first<AccountRow>(
-        `INSERT INTO accounts (user_id, type, provider, provider_account_id, ${tokenFields.join(', ')})
-         VALUES ($1, $2, $3, $4, ${tokenFields.map((_field, index) => `$${index + 5}`).join(', ')})
-         RETURNING *`,
-        [
-          account.userId,
-          account.type,
-          account.provider,
-          account.providerAccountId,
-          ...tokenFields.map((field) => tokenParameter(account, field)),
-        ],
-      );
+      const row = await first<AccountRow>(insertAccountSql, insertAccountParameters(account));
       return accountFromRow(row as AccountRow);
     },
 
@@ -461,7 +488,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
 }
 
 function createPool(connectionString: string): Pool {
-  const pool = new Pool({ connectionString });
+  const pool = new Pool({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection that the server closes (restart, failover) is an 'error' event on the pool; without a
   // listener Node would end the process. The pool drops that connection and the next query opens a new one.
   pool.on('error', (error) => {

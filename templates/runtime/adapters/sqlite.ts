@@ -309,7 +309,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
     return row ? userFromRow(row) : null;
   }
 
-  return {
+  const adapter: Adapter = {
     createUser(user) {
       // Auth.js passes a fresh random id; keep it, and make one when it is missing.
       const row = statement(
@@ -489,4 +489,12 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return authenticatorFromRow(row);
     },
   };
+  // Not in Auth.js's interface: both writes in one transaction, so a failure between them leaves neither.
+  adapter.createUserWithAccount = (user, account) =>
+    connection().transaction((): AdapterUser => {
+      const created = adapter.createUser!(user) as AdapterUser;
+      adapter.linkAccount!({ ...account, userId: created.id });
+      return created;
+    })();
+  return adapter;
 }

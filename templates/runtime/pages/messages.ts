@@ -5,6 +5,7 @@ export const signInErrorMessages: Record<string, string> = {
   OAuthAccountNotLinked: 'To confirm your identity, sign in with the same account you used originally.',
   AccountNotLinked: 'To confirm your identity, sign in with the same account you used originally.',
   EmailSignInError: 'The sign-in email could not be sent.',
+  WebAuthnVerificationError: 'The passkey could not be verified. Try again, or use another way to sign in.',
   CredentialsSignin: 'Sign-in failed. Check the details you provided are correct.',
   MissingCSRF: 'Your sign-in form expired. Please try again.',
   SessionRequired: 'Please sign in to access this page.',
@@ -21,5 +22,15 @@ export const errorPageMessages: Record<string, { heading: string; message: strin
   OAuthAccountNotLinked: { heading: 'Unable to sign in', message: 'To confirm your identity, sign in with the same account you used originally.', status: 400 },
   MissingCSRF: { heading: 'Unable to continue', message: 'The form expired. Please go back and try again.', status: 403 },
   CredentialsSignin: { heading: 'Unable to sign in', message: 'Sign-in failed. Check the details you provided are correct.', status: 401 },
+  WebAuthnVerificationError: { heading: 'Unable to sign in', message: 'The passkey could not be verified. Please try again.', status: 400 },
   default: { heading: 'Error', message: 'Something went wrong while signing in.', status: 400 },
 };
+
+/**
+ * The entry of `table` for `type`, or its `default`. Only the table's own keys count: `?error=constructor` or
+ * `?error=__proto__` must not reach Object.prototype.
+ */
+export function messageFor<Entry>(table: Record<string, Entry>, type: string | undefined): Entry {
+  if (type !== undefined && Object.hasOwn(table, type)) return table[type]!;
+  return table['default']!;
+}

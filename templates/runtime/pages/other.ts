@@ -2,7 +2,7 @@
 import type { Theme } from '../config.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
-import { errorPageMessages } from './messages.js';
+import { errorPageMessages, messageFor } from './messages.js';
 
 /** The sign-out confirmation: a form that POSTs with the CSRF token. */
 export function renderSignOutPage(params: { mountPath: string; csrfToken: string; callbackUrl: string | undefined; theme: Theme }): string {
@@ -12,7 +12,7 @@ export function renderSignOutPage(params: { mountPath: string; csrfToken: string
 
 /** The error page for `?error=<type>`; its link goes back to the sign-in page of this mount. */
 export function renderErrorPage(params: { error: string | undefined; mountPath: string; theme: Theme }): { status: number; body: string } {
-  const entry = (params.error && errorPageMessages[params.error]) || errorPageMessages['default']!;
+  const entry = messageFor(errorPageMessages, params.error);
   const body = html`<h1>${entry.heading}</h1><p>${entry.message}</p><a class="button" href="${params.mountPath}/signin">Sign in</a>`;
   return { status: entry.status, body: layout({ title: entry.heading, theme: params.theme, body }) };
 }

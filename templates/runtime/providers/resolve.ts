@@ -3,6 +3,7 @@
  * never changed. Env defaults follow Auth.js: `AUTH_<ID>_ID`, `AUTH_<ID>_SECRET`, `AUTH_<ID>_ISSUER`.
  */
 import type { AuthEnv } from '../config.js';
+import { normalizeEmailAddress } from '../email-address.js';
 import type { Awaitable, Profile, TokenSet, User } from '../types.js';
 import {
   customFetch,
@@ -13,6 +14,8 @@ import {
   type CredentialsConfig,
   type CustomFetch,
   type EmailConfig,
+  type EmailProviderSettings,
+  type EmailVerificationRequest,
   type OAuthConfig,
   type OAuthProviderButtonStyles,
   type OIDCConfig,
@@ -21,6 +24,7 @@ import {
   type TokenRequestContext,
   type UserinfoEndpointHandler,
   type UserinfoRequestContext,
+  type WebAuthnCeremonies,
   type WebAuthnConfig,
 } from './types.js';
 
@@ -60,15 +64,27 @@ export interface ResolvedCredentialsProvider {
   authorize: CredentialsConfig['authorize'];
 }
 
-/** Email and WebAuthn providers: listed, and answered with a clear error until their routes land. */
-export interface ResolvedPendingProvider {
-  id: string;
-  name: string;
-  type: 'email' | 'webauthn';
-  config: EmailConfig | WebAuthnConfig;
+/** An email (magic link) provider, with `server` and `from` read from the env when not configured. */
+export interface ResolvedEmailProvider extends EmailProviderSettings {
+  type: 'email';
+  secret: string | undefined;
+  sendVerificationRequest: (params: EmailVerificationRequest) => Awaitable<void>;
+  generateVerificationToken: (() => Awaitable<string>) | undefined;
+  normalizeIdentifier: (identifier: string) => string;
+  /** The env var names that configure it, for error messages. */
+  env: { server: string; from: string };
 }
 
-export type ResolvedProvider = ResolvedOAuthProvider | ResolvedCredentialsProvider | ResolvedPendingProvider;
+/** A WebAuthn (passkey) provider. */
+export interface ResolvedWebAuthnProvider {
+  id: string;
+  name: string;
+  type: 'webauthn';
+  relayingParty: { id?: string; name?: string; origin?: string };
+  ceremonies: WebAuthnCeremonies;
+}
+
+export type ResolvedProvider = ResolvedOAuthProvider | ResolvedCredentialsProvider | ResolvedEmailProvider | ResolvedWebAuthnProvider;
 
 /** `AUTH_<ID>_…`: the id upper-cased, `-` turned into `_` (`microsoft-entra-id` → `AUTH_MICROSOFT_ENTRA_ID_ID`). */
 export function envPrefix(providerId: string): string {
@@ -186,6 +202,40 @@ function resolveOAuth(
   };
 }
 
+/** The default lifetime of an email sign-in link, as in Auth.js. */
+export const DEFAULT_EMAIL_MAX_AGE = 24 * 60 * 60;
+
+function resolveEmail(provider: EmailConfig, env: AuthEnv): ResolvedEmailProvider {
+  const prefix = envPrefix(provider.id);
+  const names = { server: `${prefix}_SERVER`, from: `${prefix}_FROM` };
+  if (typeof provider.sendVerificationRequest !== 'function') {
+    throw new TypeError(`Email provider "${provider.id}" needs a sendVerificationRequest function: create it with Email() from providers/email.ts, or pass your own sender`);
+  }
+  const maxAge = provider.maxAge ?? DEFAULT_EMAIL_MAX_AGE;
+  if (!Number.isFinite(maxAge) || maxAge <= 0) throw new TypeError(`Email provider "${provider.id}": maxAge must be a positive number of seconds (got ${String(maxAge)})`);
+  return {
+    id: provider.id,
+    name: provider.name,
+    type: 'email',
+    server: provider.server ?? (env[names.server] || env['AUTH_EMAIL_SERVER'] || undefined),
+    from: provider.from ?? (env[names.from] || env['AUTH_EMAIL_FROM'] || undefined),
+    maxAge,
+    secret: provider.secret,
+    sendVerificationRequest: provider.sendVerificationRequest,
+    generateVerificationToken: provider.generateVerificationToken,
+    normalizeIdentifier: provider.normalizeIdentifier ?? normalizeEmailAddress,
+    env: names,
+  };
+}
+
+function resolveWebAuthn(provider: WebAuthnConfig): ResolvedWebAuthnProvider {
+  const ceremonies = provider.ceremonies as WebAuthnCeremonies | undefined;
+  if (!ceremonies || typeof ceremonies.verifyAuthentication !== 'function') {
+    throw new TypeError(`WebAuthn provider "${provider.id}" has no ceremonies: create it with Passkey() from providers/passkey.ts`);
+  }
+  return { id: provider.id, name: provider.name, type: 'webauthn', relayingParty: { ...provider.relayingParty }, ceremonies };
+}
+
 /** Checks and normalises the providers list. Throws on a structural mistake (duplicate id, missing authorize). */
 export function resolveProviders(
   inputs: readonly ProviderInput[],
@@ -215,8 +265,9 @@ export function resolveProviders(
         return { id, name, type, credentials: { ...credentials.credentials }, authorize: credentials.authorize };
       }
       case 'email':
+        return resolveEmail({ ...(withOptions as EmailConfig), name }, context.env);
       case 'webauthn':
-        return { id, name, type, config: withOptions as EmailConfig | WebAuthnConfig };
+        return resolveWebAuthn({ ...(withOptions as WebAuthnConfig), name });
       default:
         throw new TypeError(`Provider "${id}" has an unknown type "${String(type)}"; valid types are oauth, oidc, credentials, email, webauthn`);
     }

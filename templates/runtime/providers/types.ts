@@ -1,9 +1,9 @@
 /**
- * Provider configurations of the seed's §2: OAuth 2 (`oauth`), OpenID Connect (`oidc`) and credentials, with every
- * field and default of the seed's tables. Email and WebAuthn configurations are declared for completeness; their
- * routes answer a clear error until those providers land.
+ * Provider configurations of the seed's §2: OAuth 2 (`oauth`) and OpenID Connect (`oidc`) with every field and
+ * default of the seed's tables, plus credentials, email (magic link) and WebAuthn (passkey) providers.
  */
 import type { Request } from 'express';
+import type { Theme } from '../config.js';
 import type { Account, Awaitable, Profile, ProviderId, ProviderType, TokenSet, User } from '../types.js';
 
 /**
@@ -207,23 +207,133 @@ export interface CredentialsConfig<Fields extends string = string> extends Commo
   authorize: (credentials: Partial<Record<Fields, unknown>>, request: Request) => Awaitable<User | null>;
 }
 
-/** The configuration of an email (magic link) provider. */
+/** What `sendVerificationRequest` receives: where to send the link, and the link itself. */
+export interface EmailVerificationRequest {
+  /** The normalised email address the link goes to. */
+  identifier: string;
+  /** The sign-in link: `<origin><mount>/callback/<id>?callbackUrl=…&token=…&email=…`. The only secret in the message. */
+  url: string;
+  /** When the link stops working. */
+  expires: Date;
+  /** The token inside `url` (for senders that build their own link); never log it. */
+  token: string;
+  /** The provider's settings, with `server` and `from` read from the env when not configured. */
+  provider: EmailProviderSettings;
+  /** The theme of the built-in pages, for branded messages. */
+  theme: Theme;
+  /** The Express request that asked for the link. */
+  request: Request;
+}
+
+/** The settings of an email provider as senders see them. */
+export interface EmailProviderSettings {
+  id: string;
+  name: string;
+  /** An SMTP URL (`smtp://user:password@host:587`, `smtps://…`) or nodemailer transport options. */
+  server: string | Record<string, unknown> | undefined;
+  /** The sender, `Name <address>` or an address. */
+  from: string | undefined;
+  /** Seconds a link stays valid. */
+  maxAge: number;
+}
+
+/**
+ * The configuration of an email (magic link) provider. Needs an `adapter`: links are single-use verification tokens
+ * stored (hashed) in the database.
+ */
 export interface EmailConfig extends CommonProviderOptions {
   type: 'email';
-  server?: string;
+  /**
+   * The SMTP server the default sender uses: an SMTP URL or nodemailer transport options.
+   * @default AUTH_<ID>_SERVER, then AUTH_EMAIL_SERVER
+   */
+  server?: string | Record<string, unknown>;
+  /**
+   * The sender of the sign-in message.
+   * @default AUTH_<ID>_FROM, then AUTH_EMAIL_FROM
+   */
   from?: string;
-  /** Seconds a link stays valid. @default 86400 */
+  /** Seconds a link stays valid. @default 86400 (24 hours) */
   maxAge?: number;
-  sendVerificationRequest?: (params: { identifier: string; url: string; expires: Date; provider: EmailConfig; token: string; request: Request }) => Awaitable<void>;
+  /**
+   * Sends the sign-in link. `Email()` sets a sender that uses nodemailer over `server`; replace it to send through
+   * an HTTP email API. Throw to report a failure (the user sees "The sign-in email could not be sent").
+   */
+  sendVerificationRequest?: (params: EmailVerificationRequest) => Awaitable<void>;
+  /** Makes the token of a link. @default 32 random bytes, hex encoded */
+  generateVerificationToken?: () => Awaitable<string>;
+  /**
+   * Turns what the user typed into the address to use, or throws to refuse it. The result is still checked to be
+   * exactly one address without line breaks.
+   * @default trims, lower-cases, drops comments, checks for one plain address (see email-address.ts)
+   */
   normalizeIdentifier?: (identifier: string) => string;
+  /** The secret the stored token hashes are made with. @default the first AUTH_SECRET */
+  secret?: string;
   options?: Partial<EmailConfig>;
 }
 
-/** The configuration of a WebAuthn (passkey) provider. */
+/** A WebAuthn credential as the ceremonies see it: `id` is base64url. */
+export interface WebAuthnCredentialDescriptor {
+  id: string;
+  transports: string[] | undefined;
+}
+
+/** A credential that passed registration. */
+export interface WebAuthnRegisteredCredential extends WebAuthnCredentialDescriptor {
+  publicKey: Uint8Array;
+  counter: number;
+  /** `singleDevice` or `multiDevice` (a synced passkey). */
+  deviceType: string;
+  backedUp: boolean;
+}
+
+/** The options JSON for the browser, and the challenge inside it (kept in the challenge cookie). */
+export interface WebAuthnCeremonyOptions {
+  challenge: string;
+  options: unknown;
+}
+
+/**
+ * The four WebAuthn ceremonies. `Passkey()` implements them with @simplewebauthn/server; the runtime calls them and
+ * stores what they return. The verify functions throw when the response does not verify.
+ * @see https://www.w3.org/TR/webauthn-3/#sctn-rp-operations
+ */
+export interface WebAuthnCeremonies {
+  registrationOptions(params: {
+    rpID: string;
+    rpName: string;
+    userName: string;
+    userDisplayName: string | undefined;
+    excludeCredentials: WebAuthnCredentialDescriptor[];
+  }): Promise<WebAuthnCeremonyOptions>;
+  verifyRegistration(params: { response: unknown; expectedChallenge: string; expectedOrigin: string; expectedRPID: string }): Promise<WebAuthnRegisteredCredential>;
+  authenticationOptions(params: { rpID: string; allowCredentials: WebAuthnCredentialDescriptor[] }): Promise<WebAuthnCeremonyOptions>;
+  verifyAuthentication(params: {
+    response: unknown;
+    expectedChallenge: string;
+    expectedOrigin: string;
+    expectedRPID: string;
+    credential: WebAuthnCredentialDescriptor & { publicKey: Uint8Array; counter: number };
+  }): Promise<{ newCounter: number }>;
+}
+
+/**
+ * The configuration of a WebAuthn (passkey) provider; create it with `Passkey()`. Needs an `adapter` with the
+ * authenticator methods.
+ */
 export interface WebAuthnConfig extends CommonProviderOptions {
   type: 'webauthn';
+  /**
+   * The relying party (Auth.js's spelling): `id` is the domain passkeys are bound to, `name` is shown by the
+   * authenticator, `origin` is where the sign-in page runs.
+   * @default from the app's origin (AUTH_URL when set, else the request's): its hostname, host and origin
+   */
   relayingParty?: { id?: string; name?: string; origin?: string };
+  /** Accepted for Auth.js compatibility; the built-in page does not offer passkeys in the browser's autofill yet. */
   enableConditionalUI?: boolean;
+  /** The ceremonies; `Passkey()` sets them. */
+  ceremonies: WebAuthnCeremonies;
   options?: Partial<WebAuthnConfig>;
 }
 

@@ -1,0 +1,87 @@
+/**
+ * Sign-in with a link sent by email ("magic link"). The user types an address, receives a single-use link valid for
+ * `maxAge` (24 hours), and is signed in when they open it; the address counts as verified. Needs an `adapter`
+ * (links are stored as hashed verification tokens). The default sender uses nodemailer over SMTP: set
+ * `AUTH_EMAIL_SERVER` (an SMTP URL such as `smtp://user:password@smtp.example.com:587`) and `AUTH_EMAIL_FROM`.
+ * @example
+ * Email()                                               // SMTP settings from AUTH_EMAIL_SERVER / AUTH_EMAIL_FROM
+ * Email({ server: 'smtps://user:pass@smtp.example.com', from: 'Example <no-reply@example.com>', maxAge: 600 })
+ * Email({ async sendVerificationRequest({ identifier, url }) { await myMailApi.send(identifier, url) } })
+ */
+import type { Theme } from '../config.js';
+import { SafeHtml, escapeHtml, html, safeColor } from '../pages/html.js';
+import type { EmailConfig, EmailVerificationRequest } from './types.js';
+
+/** The fields of `Email()`: all optional. */
+export type EmailUserConfig = Partial<Omit<EmailConfig, 'type'>>;
+
+/** The part of nodemailer the default sender uses. */
+interface NodemailerModule {
+  createTransport(options: string | Record<string, unknown>): {
+    sendMail(message: { to: string; from: string; subject: string; text: string; html: string }): Promise<{ rejected?: unknown[]; pending?: unknown[] }>;
+    close?(): void;
+  };
+}
+
+/**
+ * nodemailer is loaded on first use, so that an app whose `sendVerificationRequest` uses another service does not
+ * need it installed. The specifier is a variable so that TypeScript does not ask for @types/nodemailer.
+ */
+async function loadNodemailer(): Promise<NodemailerModule> {
+  const specifier = 'nodemailer';
+  const loaded = (await import(specifier)) as NodemailerModule & { default?: NodemailerModule };
+  return typeof loaded.createTransport === 'function' ? loaded : loaded.default!;
+}
+
+/** The plain-text message: the host and the link, nothing else. */
+export function verificationText(params: { url: string; host: string }): string {
+  return `Sign in to ${params.host}\n\nOpen this link to sign in:\n${params.url}\n\nIf you did not ask for this email, you can ignore it.\n`;
+}
+
+/** The HTML message: a button with the link, and the link as text for clients that block buttons. */
+export function verificationHtml(params: { url: string; host: string; theme: Theme }): string {
+  const brand = safeColor(params.theme.brandColor) ?? '#3451b2';
+  const text = safeColor(params.theme.buttonText) ?? '#ffffff';
+  // Dots in the host are broken up so that mail clients do not turn it into a second link.
+  const host = new SafeHtml(escapeHtml(params.host).replace(/\./g, '&#8203;.'));
+  return `<!DOCTYPE html>${html`<html lang="en"><body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#16181d"><table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="max-width:480px;margin:0 auto;background:#ffffff;border-radius:12px;padding:24px"><tr><td><h1 style="font-size:20px;margin:0 0 16px">Sign in to ${host}</h1><p style="margin:0 0 24px"><a href="${params.url}" style="display:inline-block;padding:12px 20px;border-radius:8px;background:${brand};color:${text};text-decoration:none;font-weight:600">Sign in</a></p><p style="margin:0 0 8px;font-size:14px;color:#555b66">Or open this link:</p><p style="margin:0 0 24px;font-size:14px;word-break:break-all"><a href="${params.url}">${params.url}</a></p><p style="margin:0;font-size:13px;color:#555b66">If you did not ask for this email, you can ignore it.</p></td></tr></table></body></html>`}`;
+}
+
+/**
+ * The default `sendVerificationRequest`: one message with a plain-text and an HTML part over SMTP (nodemailer).
+ * Throws when `server` or `from` is missing, or when the server refuses the recipient.
+ */
+export async function sendVerificationEmail(params: EmailVerificationRequest): Promise<void> {
+  const { identifier, url, provider, theme } = params;
+  if (!provider.server) throw new Error(`Email provider "${provider.id}" has no SMTP server: set AUTH_EMAIL_SERVER (smtp://user:password@host:587) or pass \`server\``);
+  if (!provider.from) throw new Error(`Email provider "${provider.id}" has no sender: set AUTH_EMAIL_FROM or pass \`from\``);
+  const { host } = new URL(url);
+  const nodemailer = await loadNodemailer();
+  const transport = nodemailer.createTransport(provider.server);
+  try {
+    const result = await transport.sendMail({
+      to: identifier,
+      from: provider.from,
+      subject: `Sign in to ${host}`,
+      text: verificationText({ url, host }),
+      html: verificationHtml({ url, host, theme }),
+    });
+    const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
+    if (failed.length > 0) throw new Error(`The SMTP server did not accept the sign-in email (${failed.length} recipient refused)`);
+  } finally {
+    transport.close?.();
+  }
+}
+
+/**
+ * The email (magic link) provider, id `email`.
+ * @see https://authjs.dev/getting-started/authentication/email
+ */
+export default function Email(options: EmailUserConfig = {}): EmailConfig {
+  return { id: 'email', name: 'Email', maxAge: 24 * 60 * 60, sendVerificationRequest: sendVerificationEmail, ...options, type: 'email' };
+}
+
+/** Auth.js's name for the same provider (id `nodemailer`, env `AUTH_NODEMAILER_SERVER` or `AUTH_EMAIL_SERVER`). */
+export function Nodemailer(options: EmailUserConfig = {}): EmailConfig {
+  return Email({ id: 'nodemailer', name: 'Nodemailer', ...options });
+}
