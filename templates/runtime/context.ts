@@ -5,6 +5,7 @@
 import type { Request, Response } from 'express';
 import type { ResolvedConfig } from './config.js';
 import { type CookieOption, type CookiesOptions, type OutgoingCookie, serializeCookie } from './cookies.js';
+import { pageContentSecurityPolicy } from './pages/csp.js';
 import { requestCookies, requestOrigin, usesSecureCookies } from './request.js';
 
 export interface RequestContext {
@@ -78,11 +79,7 @@ export function sendHtml(context: RequestContext, status: number, page: string, 
   context.res.status(status);
   context.res.setHeader('Cache-Control', noStore);
   context.res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  const scripts = scriptHashes.length > 0 ? `; script-src ${scriptHashes.map((hash) => `'${hash}'`).join(' ')}; connect-src 'self'` : '';
-  context.res.setHeader(
-    'Content-Security-Policy',
-    `default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'${scripts}`,
-  );
+  context.res.setHeader('Content-Security-Policy', pageContentSecurityPolicy(scriptHashes));
   context.res.end(page);
 }
 

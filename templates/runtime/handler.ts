@@ -25,6 +25,7 @@ import {
 import { createAuthorizationUrl } from './oauth/authorization-url.js';
 import { handleOAuthCallback, proxiedCallbackTarget } from './oauth/callback.js';
 import { createOAuth1AuthorizationUrl, handleOAuth1Callback, usesOAuth1 } from './oauth1/flow.js';
+import { pageContentSecurityPolicy } from './pages/csp.js';
 import { renderErrorPage, renderSignOutPage, renderVerifyRequestPage } from './pages/other.js';
 import { renderSignInPage, signInPageScriptHashes } from './pages/signin.js';
 import type {
@@ -228,8 +229,9 @@ function signInPage(context: RequestContext): void {
   const query = queryParams(context.req);
   const callbackUrl = safeCallbackParam(context, query.get('callbackUrl'));
   const error = query.get('error') ?? undefined;
+  const code = query.get('code') ?? undefined;
   if (context.options.pages.signIn) {
-    return sendRedirect(context, customPageUrl(context, context.options.pages.signIn, { callbackUrl, error, code: query.get('code') ?? undefined }));
+    return sendRedirect(context, customPageUrl(context, context.options.pages.signIn, { callbackUrl, error, code }));
   }
   const page = renderSignInPage({
     providers: context.options.providers,
@@ -237,6 +239,7 @@ function signInPage(context: RequestContext): void {
     csrfToken: csrfToken(context),
     callbackUrl,
     error,
+    code,
     theme: context.options.theme,
   });
   sendHtml(context, 200, page, signInPageScriptHashes(context.options.providers));
@@ -484,17 +487,22 @@ async function signOutRoute(context: RequestContext): Promise<void> {
 }
 
 function errorPage(context: RequestContext): void {
-  const error = queryParams(context.req).get('error') ?? undefined;
+  const query = queryParams(context.req);
+  const error = query.get('error') ?? undefined;
+  const code = query.get('code') ?? undefined;
   if (context.options.pages.error) {
-    return sendRedirect(context, customPageUrl(context, context.options.pages.error, { error }));
+    return sendRedirect(context, customPageUrl(context, context.options.pages.error, { error, code }));
   }
-  const page = renderErrorPage({ error, mountPath: context.mountPath, theme: context.options.theme });
+  const page = renderErrorPage({ error, code, mountPath: context.mountPath, theme: context.options.theme });
   sendHtml(context, page.status, page.body);
 }
 
 function verifyRequestPage(context: RequestContext): void {
   if (context.options.pages.verifyRequest) {
-    return sendRedirect(context, customPageUrl(context, context.options.pages.verifyRequest, {}));
+    // As Auth.js: the custom page learns which provider sent the link.
+    const query = queryParams(context.req);
+    const params = { provider: query.get('provider') ?? undefined, type: query.get('type') ?? undefined };
+    return sendRedirect(context, customPageUrl(context, context.options.pages.verifyRequest, params));
   }
   sendHtml(context, 200, renderVerifyRequestPage({ origin: context.origin, theme: context.options.theme }));
 }
@@ -542,6 +550,7 @@ function respondWithError(
   }
   const page = renderErrorPage({ error: type, mountPath: context?.mountPath ?? options.basePath ?? '', theme: options.theme });
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Content-Security-Policy', pageContentSecurityPolicy());
   res.end(page.body);
 }
 

@@ -285,7 +285,7 @@ describe('email sign-in: refusals', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await response.text();
     expect(html).toContain('<h1>Sign in</h1>');
-    expect(html).toMatch(/<div class="error" role="alert">[^<]*<\/div>/);
+    expect(html).toMatch(/<div class="error" role="alert"><p>[^<]*<\/p><\/div>/);
     expect(html).toContain(reason.replace(/"/g, '&quot;'));
     expect(html).not.toContain('<script');
   });

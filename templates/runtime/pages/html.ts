@@ -46,7 +46,7 @@ export function safeColor(color: string | undefined): string | undefined {
 export function safeUrl(url: string | undefined): string | undefined {
   if (!url) return undefined;
   const trimmed = url.trim();
-  if (/^https?:\/\//i.test(trimmed) || (trimmed.startsWith('/') && !trimmed.startsWith('//')) || /^data:image\/(png|svg\+xml|jpeg|gif|webp);/i.test(trimmed)) {
+  if (/^https?:\/\//i.test(trimmed) || (trimmed.startsWith('/') && !trimmed.startsWith('//')) || /^data:image\/(png|svg\+xml|jpeg|gif|webp)[;,]/i.test(trimmed)) {
     return trimmed;
   }
   return undefined;

@@ -1,40 +1,77 @@
 /**
- * The frame of every built-in page: light/dark colour scheme from `theme`, brand colour and logo, no JavaScript.
+ * The frame of every built-in page: light and dark colour schemes (`theme.colorScheme`, or the browser's
+ * preference), the brand colour and logo of `theme`, visible focus, and no JavaScript.
  */
 import type { Theme } from '../config.js';
+import { readableTextColor } from './color.js';
 import { SafeHtml, html, safeColor, safeUrl } from './html.js';
 
+// Every text colour below reaches 4.5:1 on the backgrounds it is drawn on, and field borders and the focus ring
+// reach 3:1 (WCAG 1.4.3, 1.4.11), in both schemes.
+const light =
+  '--bg:#f3f4f6;--card:#ffffff;--text:#16181d;--muted:#4e5461;--line:#dadde3;--field:#767c89;--focus:#1d4ed8;--error-bg:#fdecec;--error-line:#c43c3c;--error-text:#7f1d1d;--button-edge:transparent';
+const dark =
+  '--bg:#111317;--card:#1c1f25;--text:#eef0f3;--muted:#b6bcc7;--line:#343943;--field:#8a919e;--focus:#93b4ff;--error-bg:#3b1d1d;--error-line:#e26d6d;--error-text:#ffd6d6;--button-edge:rgba(255,255,255,.3)';
+
 const styles = `
-:root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--text:#16181d;--muted:#555b66;--border:#d5d9e0;--brand:#3451b2;--brand-text:#fff;--error-bg:#fdecec;--error-text:#8a1c1c}
-@media (prefers-color-scheme:dark){:root:not([data-theme=light]){--bg:#14161a;--card:#1e2127;--text:#eef0f3;--muted:#b4bac5;--border:#3a3f48;--error-bg:#3b1d1d;--error-text:#ffd2d2}}
-:root[data-theme=dark]{color-scheme:dark;--bg:#14161a;--card:#1e2127;--text:#eef0f3;--muted:#b4bac5;--border:#3a3f48;--error-bg:#3b1d1d;--error-text:#ffd2d2}
+:root{color-scheme:light dark;${light};--brand:#3451b2;--brand-text:#ffffff}
+@media (prefers-color-scheme:dark){:root:not([data-theme=light]){${dark}}}
 :root[data-theme=light]{color-scheme:light}
-*{box-sizing:border-box}body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-main{width:100%;max-width:380px;padding:24px}
-.card{background:var(--card);border:1px solid var(--border);border-radius:12px;padding:28px}
-.logo{display:block;max-height:64px;max-width:160px;margin:0 auto 16px}
-h1{font-size:1.35rem;margin:0 0 20px;text-align:center}
+:root[data-theme=dark]{color-scheme:dark;${dark}}
+*{box-sizing:border-box}
+body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;overflow-wrap:anywhere}
+main{width:100%;max-width:400px;padding:24px 16px}
+.card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:32px 28px}
+.logo{display:block;max-height:64px;max-width:180px;margin:0 auto 20px}
+h1{font-size:1.4rem;line-height:1.3;margin:0 0 20px;text-align:center}
 p{margin:0 0 16px}
-form{margin:0 0 12px}
-label{display:block;font-weight:600;margin:12px 0 4px}
-input{width:100%;padding:10px 12px;border:1px solid var(--border);border-radius:8px;background:var(--card);color:var(--text);font-size:1rem}
-button,.button{display:flex;align-items:center;justify-content:center;gap:10px;width:100%;padding:11px 14px;margin-top:12px;border:0;border-radius:8px;background:var(--brand);color:var(--brand-text);font-size:1rem;font-weight:600;text-decoration:none;cursor:pointer}
-button:focus-visible,.button:focus-visible,input:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
-button img{width:22px;height:22px}
-.provider button{background:var(--button-bg,var(--brand));color:var(--button-text,var(--brand-text))}
-.divider{display:flex;align-items:center;gap:8px;color:var(--muted);margin:20px 0 8px}.divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--border)}
-.error{background:var(--error-bg);color:var(--error-text);border-radius:8px;padding:12px 14px;margin-bottom:16px}
-.muted{color:var(--muted);text-align:center}
-a{color:inherit}
+.card>:last-child{margin-bottom:0}
+form{margin:0}
+form+form{margin-top:12px}
+label{display:block;font-weight:600;margin:14px 0 4px}
+label:first-of-type{margin-top:0}
+input{width:100%;min-height:44px;padding:10px 12px;border:1px solid var(--field);border-radius:8px;background:var(--card);color:var(--text);font:inherit}
+input::placeholder{color:var(--muted);opacity:1}
+button,.button{display:flex;align-items:center;justify-content:center;gap:10px;width:100%;min-height:44px;padding:10px 14px;margin-top:16px;border:1px solid var(--button-edge);border-radius:8px;background:var(--brand);color:var(--brand-text);font:inherit;font-weight:600;line-height:1.3;text-align:center;text-decoration:none;cursor:pointer}
+button:hover,.button:hover{filter:brightness(1.08)}
+button:disabled{cursor:not-allowed;opacity:.55;filter:none}
+button.secondary,.button.secondary{background:transparent;color:var(--text);border-color:var(--field)}
+a:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+input:focus-visible{border-color:var(--focus)}
+.providers form+form{margin-top:10px}
+.providers button{margin-top:0;background:var(--button-bg,var(--brand));color:var(--button-text,var(--brand-text))}
+.providers img{width:22px;height:22px;flex:none}
+.divider{display:flex;align-items:center;gap:10px;color:var(--muted);font-size:.9rem;margin:22px 0 18px}
+.divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--line)}
+.error{background:var(--error-bg);color:var(--error-text);border-left:4px solid var(--error-line);border-radius:8px;padding:12px 14px;margin:0 0 20px}
+.error p{margin:0}.error .code{margin-top:6px;font-size:.9rem}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.95em}
+.muted{color:var(--muted)}
+.center{text-align:center}
+.hint{color:var(--muted);font-size:.9rem;margin:6px 0 0}
+.note{color:var(--muted);font-size:.9rem;margin:12px 0 0}
+.note:empty{display:none}
+.actions a{display:block;margin-top:14px;text-align:center}
+a{color:inherit;text-underline-offset:2px}
+@media (forced-colors:active){button,.button,.providers button{border:1px solid ButtonText}}
 `;
 
-/** Wraps page content in the themed document. */
+/** The custom properties of `theme`'s brand colour and its button text (readable even without `buttonText`). */
+function brandStyles(theme: Theme): string {
+  const brand = safeColor(theme.brandColor);
+  const configuredText = safeColor(theme.buttonText);
+  const text = brand ? readableTextColor(brand, configuredText) : configuredText;
+  const properties = [brand && `--brand:${brand}`, text && `--brand-text:${text}`].filter(Boolean);
+  return properties.length > 0 ? `:root{${properties.join(';')}}` : '';
+}
+
+/**
+ * Wraps page content in the themed document: one `main` landmark holding a card with the logo and `body`.
+ * `theme.colorScheme` `light` or `dark` fixes the scheme; `auto` (the default) follows `prefers-color-scheme`.
+ */
 export function layout(params: { title: string; theme: Theme; body: SafeHtml }): string {
   const { theme } = params;
-  const brand = safeColor(theme.brandColor);
-  const buttonText = safeColor(theme.buttonText);
   const logo = safeUrl(theme.logo);
   const scheme = theme.colorScheme === 'dark' || theme.colorScheme === 'light' ? theme.colorScheme : undefined;
-  const brandStyle = brand || buttonText ? `:root{${brand ? `--brand:${brand};` : ''}${buttonText ? `--brand-text:${buttonText};` : ''}}` : '';
-  return `<!DOCTYPE html>${html`<html lang="en"${scheme ? html` data-theme="${scheme}"` : ''}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${params.title}</title><style>${new SafeHtml(styles + brandStyle)}</style></head><body><main><div class="card">${logo ? html`<img class="logo" src="${logo}" alt="">` : ''}${params.body}</div></main></body></html>`}`;
+  return `<!DOCTYPE html>${html`<html lang="en"${scheme ? html` data-theme="${scheme}"` : ''}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><meta name="referrer" content="same-origin"><title>${params.title}</title><style>${new SafeHtml(styles + brandStyles(theme))}</style></head><body><main><div class="card">${logo ? html`<img class="logo" src="${logo}" alt="">` : ''}${params.body}</div></main></body></html>`}`;
 }

@@ -2,24 +2,34 @@
 import type { Theme } from '../config.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
-import { errorPageMessages, messageFor } from './messages.js';
+import { displayableCode, errorPageMessages, messageFor } from './messages.js';
 
-/** The sign-out confirmation: a form that POSTs with the CSRF token. */
+/**
+ * The sign-out confirmation: a form that POSTs with the CSRF token (a GET must not sign anyone out, or any page
+ * could embed the link), and a way back for a user who changed their mind.
+ */
 export function renderSignOutPage(params: { mountPath: string; csrfToken: string; callbackUrl: string | undefined; theme: Theme }): string {
-  const body = html`<h1>Sign out</h1><p class="muted">Are you sure you want to sign out?</p><form action="${params.mountPath}/signout" method="POST"><input type="hidden" name="csrfToken" value="${params.csrfToken}">${params.callbackUrl ? html`<input type="hidden" name="callbackUrl" value="${params.callbackUrl}">` : ''}<button type="submit">Sign out</button></form>`;
+  const body = html`<h1>Sign out</h1><p class="muted center">Are you sure you want to sign out?</p><form action="${params.mountPath}/signout" method="POST"><input type="hidden" name="csrfToken" value="${params.csrfToken}">${params.callbackUrl ? html`<input type="hidden" name="callbackUrl" value="${params.callbackUrl}">` : ''}<button type="submit">Sign out</button></form><p class="actions"><a href="${params.callbackUrl ?? '/'}">Stay signed in</a></p>`;
   return layout({ title: 'Sign out', theme: params.theme, body });
 }
 
-/** The error page for `?error=<type>`; its link goes back to the sign-in page of this mount. */
-export function renderErrorPage(params: { error: string | undefined; mountPath: string; theme: Theme }): { status: number; body: string } {
+/**
+ * The error page for `?error=<type>`: a heading and a message per type (unknown types get the default), the `code`
+ * of a `CredentialsSignin`, and a link back to the sign-in page of this mount.
+ */
+export function renderErrorPage(params: { error: string | undefined; code?: string | undefined; mountPath: string; theme: Theme }): {
+  status: number;
+  body: string;
+} {
   const entry = messageFor(errorPageMessages, params.error);
-  const body = html`<h1>${entry.heading}</h1><p>${entry.message}</p><a class="button" href="${params.mountPath}/signin">Sign in</a>`;
+  const code = params.error === 'CredentialsSignin' ? displayableCode(params.code) : undefined;
+  const body = html`<h1>${entry.heading}</h1><p>${entry.message}</p>${code ? html`<p class="muted">Error code: <code>${code}</code></p>` : ''}<a class="button" href="${params.mountPath}/signin">Sign in</a>`;
   return { status: entry.status, body: layout({ title: entry.heading, theme: params.theme, body }) };
 }
 
 /** "Check your email" after an email sign-in link was sent. */
 export function renderVerifyRequestPage(params: { origin: string; theme: Theme }): string {
   const host = new URL(params.origin).host;
-  const body = html`<h1>Check your email</h1><p>A sign-in link has been sent to your email address.</p><p class="muted"><a href="${params.origin}">${host}</a></p>`;
+  const body = html`<h1>Check your email</h1><p>A sign-in link has been sent to your email address. Open it to finish signing in.</p><p class="muted">The link works once and expires after a while. If it does not arrive, check your spam folder or try again.</p><p class="actions"><a href="${params.origin}">Back to ${host}</a></p>`;
   return layout({ title: 'Check your email', theme: params.theme, body });
 }

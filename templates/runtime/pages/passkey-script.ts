@@ -2,7 +2,8 @@
  * The one script of the built-in pages: the passkey buttons of the sign-in page. WebAuthn runs in the browser
  * (`navigator.credentials`), so the page asks `<mount>/webauthn-options/<id>` for options, lets the browser create
  * or use a passkey, and posts the result to `<mount>/callback/<id>` with the CSRF token. It is inline and allowed by
- * its hash in the Content-Security-Policy, so no other script can run on the page.
+ * its hash in the Content-Security-Policy, so no other script can run on the page. The page renders the passkey
+ * buttons disabled with a note that they need JavaScript; the script enables them and clears the note.
  */
 import { createHash } from 'node:crypto';
 
@@ -59,13 +60,20 @@ export const passkeyScript = String.raw`(() => {
     const status = form.querySelector('[data-webauthn-status]');
     const buttons = form.querySelectorAll('button');
     const say = (text) => { status.textContent = text; };
+    // The buttons are rendered disabled with a note for browsers without JavaScript; here they can work.
+    if (!window.isSecureContext) {
+      say('Passkeys need a secure (https) connection. Use another way to sign in.');
+      continue;
+    }
+    if (!window.PublicKeyCredential || !navigator.credentials) {
+      say('This browser does not support passkeys. Use another way to sign in.');
+      continue;
+    }
+    say('');
+    for (const button of buttons) button.disabled = false;
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const action = event.submitter && event.submitter.dataset.webauthnAction === 'register' ? 'register' : 'authenticate';
-      if (!window.PublicKeyCredential || !navigator.credentials) {
-        say('This browser does not support passkeys.');
-        return;
-      }
       const fields = new FormData(form);
       const query = new URLSearchParams({ action });
       const email = String(fields.get('email') || '').trim();
