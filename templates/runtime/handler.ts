@@ -548,7 +548,7 @@ function respondWithError(
     res.end(JSON.stringify({ error: requestErrors.has(error.type) ? error.type : type, ...(message && { message }) }));
     return;
   }
-  const page = renderErrorPage({ error: type, mountPath: context?.mountPath ?? options.basePath ?? '', theme: options.theme });
+  const page = renderErrorPage({ error: type, requestProblem: message, mountPath: context?.mountPath ?? options.basePath ?? '', theme: options.theme });
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Content-Security-Policy', pageContentSecurityPolicy());
   res.end(page.body);

@@ -51,6 +51,15 @@ describe('routes below the mount', () => {
     }
   });
 
+  it('explains a refused method on a page route instead of showing a server error', async () => {
+    const response = await fetch(`${app.url}/auth/signin`, { method: 'PUT', headers: { accept: 'text/html' } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, POST');
+    const page = await response.text();
+    expect(page).toContain('PUT is not allowed here; use GET or POST');
+    expect(page).not.toContain('Server error');
+  });
+
   it('answers 405 for POST to a GET-only route', async () => {
     const response = await fetch(`${app.url}/auth/providers`, { method: 'POST' });
     expect(response.status).toBe(405);

@@ -17,11 +17,19 @@ export function renderSignOutPage(params: { mountPath: string; csrfToken: string
  * The error page for `?error=<type>`: a heading and a message per type (unknown types get the default), the `code`
  * of a `CredentialsSignin`, and a link back to the sign-in page of this mount.
  */
-export function renderErrorPage(params: { error: string | undefined; code?: string | undefined; mountPath: string; theme: Theme }): {
+export function renderErrorPage(params: {
+  error: string | undefined;
+  code?: string | undefined;
+  /** A request error's own safe message (wrong method, unknown route), shown instead of the type's text. */
+  requestProblem?: string | undefined;
+  mountPath: string;
+  theme: Theme;
+}): {
   status: number;
   body: string;
 } {
-  const entry = messageFor(errorPageMessages, params.error);
+  const known = messageFor(errorPageMessages, params.error);
+  const entry = params.requestProblem ? { ...known, heading: 'Request not accepted', message: params.requestProblem } : known;
   const code = params.error === 'CredentialsSignin' ? displayableCode(params.code) : undefined;
   const body = html`<h1>${entry.heading}</h1><p>${entry.message}</p>${code ? html`<p class="muted">Error code: <code>${code}</code></p>` : ''}<a class="button" href="${params.mountPath}/signin">Sign in</a>`;
   return { status: entry.status, body: layout({ title: entry.heading, theme: params.theme, body }) };
