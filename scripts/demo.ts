@@ -1,5 +1,6 @@
 // `npm run demo`: builds the CLI, scaffolds ./demo-app with the default answers, installs it, starts a local
-// OpenID provider (oidc-provider, the one the tests use) on 127.0.0.1 beside it, and runs the app until Ctrl-C.
+// OpenID provider on 127.0.0.1 beside it (the one of `framework-auth dev-idp`, src/dev-idp/), and runs the app
+// until Ctrl-C.
 // Sign-in works with nothing registered anywhere. `--self-test` signs in over HTTP instead of waiting, then stops.
 //
 // Environment: PORT (default 3000), DEMO_DIR (default ./demo-app).
@@ -15,9 +16,10 @@ import { execa } from 'execa';
 import { applyEdits, modify } from 'jsonc-parser';
 import { cliVersion } from '../src/cli/version.js';
 import { setEnvValue } from '../src/generator/merge/env-file.js';
+import { DEFAULT_ACCOUNTS, startOidcProvider } from '../src/dev-idp/oidc-provider.js';
+import type { RunningOidcProvider } from '../src/dev-idp/oidc-provider.js';
 import { createJar, formBody } from '../test/support/cookie-jar.js';
-import { DEFAULT_ACCOUNTS, loginThroughProvider, startOidcProvider } from '../test/support/oidc-provider.js';
-import type { RunningOidcProvider } from '../test/support/oidc-provider.js';
+import { loginThroughProvider } from '../test/support/oidc-provider.js';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 const demoDir = resolve(repoRoot, process.env.DEMO_DIR ?? 'demo-app');

@@ -5,17 +5,21 @@ import { packageManagers } from '../catalog/package-managers.js';
 import { describeProviderIds, findProvider, getProvider } from '../catalog/providers.js';
 import { appOrigin, callbackUrl, providerEnvGroup } from '../generator/env-groups.js';
 import { appendEnvGroups } from '../generator/merge/env-file.js';
-import { runtimeTargetDir } from '../generator/paths.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import type { PlannedFile } from '../generator/planned-file.js';
 import { addProviderToConfig, readAuthConfig } from '../generator/provider-list.js';
 import { readRuntimeProviderFile, withRuntimeHeader } from '../generator/runtime-files.js';
-import { loadTypeScript } from '../generator/typescript-api.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
+import { testedRanges } from '../generator/dependencies.js';
+import { answersFromConfig, isBaseFile, planManifest, readManifest } from '../generator/manifest.js';
+import { templateDirsFrom } from '../generator/paths.js';
+import { readProjectAdapter } from '../generator/project-adapter.js';
 import { parsePackageManager } from './create.js';
-import { CliError, cancelledError, usageError } from './errors.js';
+import { cancelledError, usageError } from './errors.js';
 import type { CliIo } from './io.js';
-import { describeFiles } from './plan-report.js';
+import { envKeyChanges, filesReport, messageIo, writeJson } from './json-output.js';
+import { callbackUrls, describeFiles } from './plan-report.js';
+import { authDirOf, readScaffoldedConfig, requireTypeScript } from './project.js';
 import { cliVersion } from './version.js';
 
 /** Flags of `framework-auth add-provider`. */
@@ -24,6 +28,7 @@ export interface AddProviderFlags {
   install: boolean;
   packageManager?: string;
   dryRun?: boolean;
+  json?: boolean;
 }
 
 const examples = `
@@ -31,6 +36,7 @@ Examples:
   $ npx framework-auth add-provider microblog          X (formerly Twitter); "twitter" and "x" work too
   $ npx framework-auth add-provider credentials --cwd apps/web
   $ npx framework-auth add-provider oidc --dry-run
+  $ npx framework-auth add-provider github --json     one JSON document on stdout (files, env keys, callback URL)
 `;
 
 /**
@@ -42,28 +48,23 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
   if (!entry) throw usageError(`Unknown provider "${idOrAlias}". Valid providers: ${describeProviderIds()}`);
   const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
   const root = resolve(io.cwd, flags.cwd ?? '.');
-  const configPath = 'src/auth/config.ts';
-  const configText = existsSync(root) ? readProjectFile(root, configPath) : undefined;
-  if (configText === undefined || !existsSync(join(root, runtimeTargetDir, 'index.ts'))) {
-    throw new CliError('not-a-project', `No auth module in ${root} (${configText === undefined ? configPath : `${runtimeTargetDir}/index.ts`} is missing).`, {
-      hint: 'Run "npx create-framework-auth" in the project first, or pass --cwd <project dir>.',
-    });
-  }
-  const api = loadTypeScript(root);
-  if (!api) {
-    throw new CliError('unsupported-edit', 'The TypeScript compiler ("typescript") is needed to edit src/auth/config.ts and was not found.', {
-      hint: 'Install the project\'s dependencies first (npm install).',
-    });
-  }
+  const manifest = readManifest(root);
+  const authDir = authDirOf(manifest);
+  const configPath = `${authDir}/config.ts`;
+  const configText = readScaffoldedConfig(root, authDir);
+  const api = requireTypeScript(root);
+  const templates = templateDirsFrom(io.env);
+  const json = flags.json === true;
 
   // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and
   // `--version`, `--help` and `secret --raw` need none of them (issue 8).
-  const [{ createUi }, { mergePackageJson }, { assertPackageManagerRuns, detectPackageManager, installDependencies }] = await Promise.all([
+  const [{ createUi }, { mergePackageJson }, { assertPackageManagerRuns, detectPackageManager, installDependencies }, { renderAuthConfig }] = await Promise.all([
     import('./ui.js'),
     import('../generator/merge/package-json.js'),
     import('../generator/install.js'),
+    import('../generator/plan-project.js'),
   ]);
-  const ui = createUi(io);
+  const ui = createUi(messageIo(io, json));
   ui.intro(`framework-auth add-provider ${entry.id}${entry.id === idOrAlias.trim().toLowerCase() ? '' : ` (alias "${idOrAlias}")`}`);
   const info = readAuthConfig(api, configText);
   if (getProvider(entry.id).requiresAdapter === true && !info.hasAdapter) {
@@ -78,11 +79,19 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
   const files: PlannedFile[] = [];
 
   const edit = addProviderToConfig(api, configText, entry);
-  files.push(planMergedFile(configPath, configText, edit.content, edit.changed ? `adds ${entry.importName} to the providers` : undefined));
-  const providerPath = `${runtimeTargetDir}/providers/${entry.id}.ts`;
+  const fallbackAnswers = manifest?.answers ?? { providers: [], mount, adapter: readProjectAdapter(root)?.entry?.id ?? 'none' };
+  const projectAnswers = answersFromConfig(api, edit.content, fallbackAnswers);
+  files.push({
+    ...planMergedFile(configPath, configText, edit.content, edit.changed ? `adds ${entry.importName} to the providers` : undefined),
+    base: renderAuthConfig(projectAnswers, cliVersion, templates),
+  });
+  const providerPath = `${authDir}/core/providers/${entry.id}.ts`;
   if (!existsSync(join(root, providerPath))) {
-    const runtimeFile = readRuntimeProviderFile(entry.id);
-    if (runtimeFile) files.push(planMergedFile(providerPath, undefined, withRuntimeHeader(runtimeFile.path, runtimeFile.content, cliVersion)));
+    const runtimeFile = readRuntimeProviderFile(entry.id, templates);
+    if (runtimeFile) {
+      const content = withRuntimeHeader(runtimeFile.path, runtimeFile.content, cliVersion);
+      files.push({ ...planMergedFile(providerPath, undefined, content), base: content });
+    }
   }
   const group = providerEnvGroup(entry, origin, mount);
   if (group) {
@@ -90,18 +99,32 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
     const exampleText = readProjectFile(root, '.env.example');
     files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, [group])));
   }
-  let addedDependencies: string[] = [];
+  let added: Record<string, string> = {};
   if (Object.keys(entry.dependencies).length > 0) {
     const packageText = readProjectFile(root, 'package.json');
-    const merge = mergePackageJson(packageText, { name: 'app', scripts: {}, dependencies: entry.dependencies, devDependencies: {} });
-    addedDependencies = Object.keys(merge.added);
-    files.push(planMergedFile('package.json', packageText, merge.content, addedDependencies.length > 0 ? `adds ${addedDependencies.join(', ')}` : undefined));
+    const merge = mergePackageJson(packageText, { name: 'app', scripts: {}, dependencies: testedRanges(entry.dependencies), devDependencies: {} });
+    added = merge.added;
+    files.push(planMergedFile('package.json', packageText, merge.content, Object.keys(added).length > 0 ? `adds ${Object.keys(added).join(', ')}` : undefined));
   }
+  const addedDependencies = Object.keys(added);
+  // The manifest is kept up to date where there is one; a project scaffolded before manifests gets one from
+  // `npx create-framework-auth` (a re-run with its answers).
+  if (manifest) files.push(...planManifest({ root, previous: manifest, version: manifest.cliVersion, answers: projectAnswers, files, addedDependencies: added }));
 
   const changes = files.filter((file) => file.action !== 'unchanged');
+  const report = (): Record<string, unknown> => ({
+    root,
+    dryRun: flags.dryRun === true,
+    provider: entry.id,
+    files: filesReport(files),
+    dependencies: { added },
+    env: { added: envKeyChanges(files.find((file) => file.path === '.env')).added, fill: [...entry.env] },
+    callbackUrls: callbackUrls(origin, mount, [entry.id]),
+  });
   if (flags.dryRun) {
     ui.lines(`Plan for ${root}`, describeFiles(files));
     ui.outro('Dry run: nothing was written.');
+    if (json) writeJson(io, 'add-provider', true, report());
     return;
   }
   const { pm } = detectPackageManager(root, pmFlag, io.env);
@@ -111,7 +134,7 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
   if (changes.length === 0) {
     ui.info(`${entry.name} is already in ${configPath}; nothing changed.`);
   } else {
-    await ui.step('Writing files', () => writePlannedFiles(root, files, { signal: io.signal }), (paths) => `Updated ${paths.join(', ')}`);
+    await ui.step('Writing files', () => writePlannedFiles(root, files, { signal: io.signal }), (paths) => `Updated ${paths.filter((path) => !isBaseFile(path)).join(', ')}`);
   }
   if (needsInstall) await ui.step(`Installing ${addedDependencies.join(', ')} with ${pm}`, () => installDependencies(root, pm, io.signal));
 
@@ -121,6 +144,7 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
   if (entry.id === 'credentials') steps.push('', `Write the user lookup in the authorize() of ${configPath}.`);
   if (steps.length > 0) ui.lines('Next steps', steps.join('\n'));
   ui.outro(changes.length === 0 ? 'Already configured.' : `${entry.name} added.`);
+  if (json) writeJson(io, 'add-provider', true, report());
 }
 
 /** The `add-provider` command of `framework-auth`. */
@@ -132,6 +156,7 @@ export function createAddProviderCommand(io: CliIo, run: (action: () => Promise<
     .option('--no-install', 'do not install the provider\'s dependencies')
     .option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected)`)
     .option('--dry-run', 'print the plan and write nothing')
+    .option('--json', 'print one JSON document on stdout (messages go to stderr)')
     .addHelpText('after', examples)
     .action((id: string, flags: AddProviderFlags) => run(() => runAddProvider(id, flags, io)));
 }

@@ -5,14 +5,17 @@ import { adapterIds } from '../catalog/adapters.js';
 import { defaultMountPath } from '../catalog/mount-path.js';
 import { isPackageManager, packageManagers } from '../catalog/package-managers.js';
 import type { PackageManager } from '../catalog/package-managers.js';
-import { describeProviderIds } from '../catalog/providers.js';
+import { describeProviderIds, getProvider } from '../catalog/providers.js';
+import { isBaseFile, planManifest, readManifest } from '../generator/manifest.js';
+import { templateDirsFrom } from '../generator/paths.js';
 import { readProjectAdapter } from '../generator/project-adapter.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
 import { checkProvidersFitAdapter, parseAdapter, parseMountPath, parseProviderList } from '../prompts/answers.js';
 import type { Answers } from '../prompts/answers.js';
 import { cancelledError, usageError } from './errors.js';
 import type { CliIo } from './io.js';
-import { describeFiles, nextSteps, summariseFiles } from './plan-report.js';
+import { envKeyChanges, filesReport, messageIo, writeJson } from './json-output.js';
+import { callbackUrls, countFiles, describeFiles, nextSteps, summariseFiles } from './plan-report.js';
 import { cliVersion } from './version.js';
 
 /** Flags of `create-framework-auth`, as commander parses them. */
@@ -25,6 +28,8 @@ export interface CreateFlags {
   packageManager?: string;
   dryRun?: boolean;
   force?: boolean;
+  convertEsm?: boolean;
+  json?: boolean;
 }
 
 const examples = `
@@ -35,6 +40,8 @@ Examples:
   $ npx create-framework-auth my-app --yes --dry-run     show the files it would write, write nothing
   $ npx create-framework-auth . --yes --adapter sqlite   database sessions in ./data/auth.db (then: npx framework-auth migrate)
   $ npx create-framework-auth my-app --yes --no-install --package-manager pnpm
+  $ npx create-framework-auth . --yes --convert-esm   a CommonJS app: switch it to ESM (lists the files you change)
+  $ npx create-framework-auth my-app --yes --json   one JSON document on stdout (files, dependencies, env keys, callback URLs)
 `;
 
 /** Parses `--package-manager`. */
@@ -55,6 +62,10 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
   if (known.providers && known.adapter) checkProvidersFitAdapter({ providers: known.providers, adapter: known.adapter });
   const root = resolve(io.cwd, dir);
+  const json = flags.json === true;
+  const templates = templateDirsFrom(io.env);
+  // A manifest that cannot be read is bad input, reported before anything is asked or written.
+  const previousManifest = existsSync(root) ? readManifest(root) : undefined;
 
   // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and
   // `--version`, `--help` and `secret --raw` need none of them (issue 8).
@@ -64,19 +75,52 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
     import('../generator/plan-project.js'),
     import('../generator/install.js'),
   ]);
-  const ui = createUi(io);
+  const ui = createUi(messageIo(io, json));
   ui.intro(`create-framework-auth ${cliVersion}`);
   // A re-run keeps the project's database unless --adapter says otherwise.
   const currentAdapter = existsSync(root) ? readProjectAdapter(root)?.entry?.id : undefined;
-  const answers = await askAnswers(known, { input: io.stdin, output: io.stdout, interactive: io.interactive, yes: flags.yes === true, currentAdapter });
+  const answers = await askAnswers(known, {
+    input: io.stdin,
+    output: json ? io.stderr : io.stdout,
+    interactive: io.interactive,
+    yes: flags.yes === true,
+    currentAdapter,
+  });
   checkProvidersFitAdapter(answers);
   const force = flags.force === true;
   const { pm, source } = detectPackageManager(root, pmFlag, io.env);
   const plan = await ui.step(
     'Planning the auth module',
-    async () => planProject({ root, answers, force, version: cliVersion, packageManager: pm }),
-    (result) => `Planned ${result.files.length} files: ${summariseFiles(result.files)}`,
+    async () => {
+      const planned = planProject({ root, answers, force, version: cliVersion, packageManager: pm, templates, convertEsm: flags.convertEsm === true });
+      planned.files.push(
+        ...planManifest({
+          root,
+          previous: previousManifest,
+          version: cliVersion,
+          answers: planned.projectAnswers,
+          files: planned.files,
+          addedDependencies: planned.addedDependencies,
+        }),
+      );
+      return planned;
+    },
+    (result) => `Planned ${countFiles(result.files)} files: ${summariseFiles(result.files)}`,
   );
+  const report = (installed: boolean): Record<string, unknown> => ({
+    root,
+    dryRun: flags.dryRun === true,
+    answers: plan.projectAnswers,
+    files: filesReport(plan.files),
+    dependencies: { added: plan.addedDependencies },
+    env: {
+      added: envKeyChanges(plan.files.find((file) => file.path === '.env')).added,
+      fill: plan.projectAnswers.providers.flatMap((id) => getProvider(id).env),
+    },
+    callbackUrls: callbackUrls(plan.origin, plan.projectAnswers.mount, plan.projectAnswers.providers),
+    packageManager: pm,
+    installed,
+  });
   for (const note of plan.notes) ui.info(note);
   for (const file of plan.files.filter((candidate) => candidate.action === 'conflict')) {
     ui.warn(`${file.path}: ${file.reason ?? 'kept as it is'}`);
@@ -87,6 +131,7 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
     const added = Object.entries(plan.addedDependencies).map(([name, range]) => `${name}@${range}`);
     if (added.length > 0) ui.info(`Dependencies to add: ${added.join(', ')}${flags.install ? ` (installed with ${pm})` : ''}`);
     ui.outro('Dry run: nothing was written.');
+    if (json) writeJson(io, 'create', true, report(false));
     return;
   }
 
@@ -96,13 +141,17 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   const written = await ui.step(
     'Writing files',
     () => writePlannedFiles(root, plan.files, { signal: io.signal }),
-    (paths) => (paths.length === 0 ? 'Nothing to write: the project is up to date' : `Wrote ${paths.length} files`),
+    (paths) => {
+      const shown = paths.filter((path) => !isBaseFile(path));
+      return shown.length === 0 ? 'Nothing to write: the project is up to date' : `Wrote ${shown.length} files`;
+    },
   );
   if (needsInstall) {
     await ui.step(`Installing dependencies with ${pm}`, () => installDependencies(root, pm, io.signal), () => `Installed dependencies with ${pm}`);
   }
   ui.lines('Next steps', nextSteps(plan, { cwd: io.cwd, pm, installed: flags.install }));
   ui.outro(written.length === 0 ? 'Already up to date.' : 'The auth module is ready.');
+  if (json) writeJson(io, 'create', true, report(needsInstall));
 }
 
 /** The `create-framework-auth` program. */
@@ -118,6 +167,8 @@ export function createCreateCommand(io: CliIo, run: (action: () => Promise<void>
     .option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected from packageManager, lockfile, user agent)`)
     .option('--dry-run', 'print the plan (files created/changed, dependencies) and write nothing')
     .option('--force', 'overwrite generated files that differ from what this version writes')
+    .option('--convert-esm', 'switch a CommonJS project to ESM (package.json "type", tsconfig module); lists the files to change, never rewrites them')
+    .option('--json', 'print one JSON document on stdout (messages go to stderr)')
     .addHelpText('after', examples)
     .action((dir: string, flags: CreateFlags) => run(() => runCreate(dir, flags, io)));
 }

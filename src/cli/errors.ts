@@ -7,6 +7,9 @@ export const cliErrorTypes = [
   'write-failed',
   'install-failed',
   'migrate-failed',
+  'merge-conflicts',
+  'checks-failed',
+  'dev-idp-failed',
 ] as const;
 
 /** A CLI error type. */
@@ -21,12 +24,15 @@ export class CliError extends Error {
   readonly type: CliErrorType;
   readonly exitCode: number;
   readonly hint: string | undefined;
+  /** Under `--json`, the command printed its document (with what went wrong) already: no error document follows. */
+  readonly reported: boolean;
 
-  constructor(type: CliErrorType, message: string, options: { exitCode?: number; hint?: string; cause?: unknown } = {}) {
+  constructor(type: CliErrorType, message: string, options: { exitCode?: number; hint?: string; cause?: unknown; reported?: boolean } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.type = type;
     this.exitCode = options.exitCode ?? defaultExitCode(type);
     this.hint = options.hint;
+    this.reported = options.reported ?? false;
   }
 }
 

@@ -15,6 +15,10 @@ Examples:
   $ npx framework-auth secret
   $ npx framework-auth secret --raw
   $ npx framework-auth migrate
+  $ npx framework-auth remove-provider microblog
+  $ npx framework-auth update --dry-run
+  $ npx framework-auth doctor
+  $ npx framework-auth dev-idp --write-env
   $ npx framework-auth add-provider --help
 `;
 
@@ -36,8 +40,12 @@ type CommandFactory = (io: CliIo, run: (action: () => Promise<void>) => Promise<
  */
 const frameworkAuthCommands: Record<string, () => Promise<CommandFactory>> = {
   'add-provider': async () => (await import('./add-provider.js')).createAddProviderCommand,
+  'remove-provider': async () => (await import('./remove-provider.js')).createRemoveProviderCommand,
   secret: async () => (await import('./secret.js')).createSecretCommand,
   migrate: async () => (await import('./migrate.js')).createMigrateCommand,
+  update: async () => (await import('./update.js')).createUpdateCommand,
+  doctor: async () => (await import('./doctor.js')).createDoctorCommand,
+  'dev-idp': async () => (await import('./dev-idp.js')).createDevIdpCommand,
 };
 
 /** The subcommands `argv` may run: none for `--version`, the one it names, or all (help, errors, suggestions). */
@@ -64,19 +72,30 @@ async function buildProgram(bin: BinName, argv: readonly string[], io: CliIo, ru
   return program;
 }
 
-function report(error: unknown, io: CliIo): number {
+/** Under `--json`, a failure is a document too: `{ command, ok: false, version, error: { type, message, hint } }`. */
+function reportJson(bin: BinName, argv: readonly string[], io: CliIo, error: { type: string; message: string; hint?: string | undefined }): void {
+  if (!argv.includes('--json')) return;
+  const command = bin === 'create-framework-auth' ? 'create' : (argv.find((arg) => !arg.startsWith('-')) ?? bin);
+  const body = { type: error.type, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  io.stdout.write(`${JSON.stringify({ command, ok: false, version: cliVersion, error: body }, null, 2)}\n`);
+}
+
+function report(error: unknown, io: CliIo, bin: BinName, argv: readonly string[]): number {
   if (error instanceof CommanderError) {
     // Commander printed the message already; help and version are not errors.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
       return error.exitCode === 0 ? 0 : exitCodes.usage;
     }
+    reportJson(bin, argv, io, { type: 'usage', message: error.message.replace(/^error: /, '') });
     return exitCodes.usage;
   }
   if (error instanceof CliError) {
     io.stderr.write(`✖ ${error.message}\n${error.hint ? `  ${error.hint}\n` : ''}`);
+    if (!error.reported) reportJson(bin, argv, io, error);
     return error.exitCode;
   }
   io.stderr.write(`✖ Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  reportJson(bin, argv, io, { type: 'unexpected', message: error instanceof Error ? error.message : String(error) });
   return exitCodes.failure;
 }
 
@@ -93,7 +112,7 @@ export async function run(bin: BinName, argv: readonly string[], io: CliIo): Pro
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
-    return report(error, io);
+    return report(error, io, bin, argv);
   }
   return io.signal.aborted ? exitCodes.cancelled : 0;
 }

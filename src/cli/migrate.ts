@@ -10,10 +10,12 @@ import { readProjectFile } from '../generator/planned-file.js';
 import { readProjectAdapter } from '../generator/project-adapter.js';
 import { CliError, cancelledError, usageError } from './errors.js';
 import type { CliIo } from './io.js';
+import { messageIo, writeJson } from './json-output.js';
 
 /** Flags of `framework-auth migrate`. */
 export interface MigrateFlags {
   cwd?: string;
+  json?: boolean;
 }
 
 const examples = `
@@ -21,6 +23,7 @@ Examples:
   $ npx framework-auth migrate                  create the tables of the project's sqlite or postgres adapter
   $ npx framework-auth migrate --cwd apps/web
   $ DATABASE_URL=postgres://app:secret@db.internal:5432/app npx framework-auth migrate
+  $ npx framework-auth migrate --json            one JSON document on stdout (adapter, database, tables)
 
 DATABASE_URL comes from the environment, else from the project's .env. The tables are created only when missing:
 running it again, or on an up-to-date database, changes nothing.
@@ -163,9 +166,9 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
 
   // Loaded on use: clack and execa cost more start-up time than the rest of the CLI (issue 8).
   const [{ createUi }, { execa }] = await Promise.all([import('./ui.js'), import('execa')]);
-  const ui = createUi(io);
+  const ui = createUi(messageIo(io, flags.json));
   ui.intro(`framework-auth migrate (${adapter.name})`);
-  await ui.step(`Creating the tables in ${shownUrl}`, async () => {
+  const result = await ui.step(`Creating the tables in ${shownUrl}`, async () => {
     const result = await execa(process.execPath, ['--import', pathToFileURL(tsxLoader).href, '--input-type=module', '--eval', migrateScript], {
       cwd: root,
       env: { ...env, FRAMEWORK_AUTH_MIGRATE_MODULE: pathToFileURL(adapterFile).href },
@@ -186,6 +189,7 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
     throw migrateError(parsed, redact(String(result.stderr), url), adapter.id, url);
   }, (value) => `Tables in place in ${shownUrl} (created where missing): ${(value.tables ?? []).join(', ')}`);
   ui.outro(`The ${adapter.name} database is ready.`);
+  if (flags.json) writeJson(io, 'migrate', true, { root, adapter: adapter.id, database: shownUrl, tables: result.tables ?? [] });
 }
 
 function migrateError(report: MigrateReport | undefined, stderr: string, adapterId: string, url: string): CliError {
@@ -217,6 +221,7 @@ export function createMigrateCommand(io: CliIo, run: (action: () => Promise<void
   return new Command('migrate')
     .description(`create the database tables of the project's adapter (${migratableAdapterIds.join(', ')})`)
     .option('--cwd <dir>', 'project directory (default: the current directory)')
+    .option('--json', 'print one JSON document on stdout (messages go to stderr)')
     .addHelpText('after', examples)
     .action((flags: MigrateFlags) => run(() => runMigrate(flags, io)));
 }

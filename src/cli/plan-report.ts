@@ -2,26 +2,51 @@ import { posix } from 'node:path';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { findAdapter, postgresUrlExample } from '../catalog/adapters.js';
 import { runBinCommand, runScriptCommand } from '../catalog/package-managers.js';
-import { getProvider } from '../catalog/providers.js';
+import { findProvider, getProvider } from '../catalog/providers.js';
 import { callbackUrl } from '../generator/env-groups.js';
+import { baseDir, isBaseFile } from '../generator/manifest.js';
 import { findEnvLine } from '../generator/merge/env-file.js';
 import type { PlannedFile } from '../generator/planned-file.js';
 import type { ProjectPlan } from '../generator/plan-project.js';
+import { mountInstructions } from '../generator/shape-plan.js';
 
-/** `create  src/auth/config.ts  (adds microblog to the providers)`, one line per file, for `--dry-run`. */
+/**
+ * `create  src/auth/config.ts  (adds microblog to the providers)`, one line per file, for `--dry-run`. The kept
+ * bases of generated files (`.framework-auth/base/`) are one line.
+ */
 export function describeFiles(files: readonly PlannedFile[]): string {
-  const width = Math.max(...files.map((file) => file.action.length));
-  return files
-    .map((file) => `${file.action.padEnd(width)}  ${file.path}${file.reason ? `  (${file.reason})` : ''}`)
-    .join('\n');
+  const shown = files.filter((file) => !isBaseFile(file.path));
+  const bases = files.filter((file) => isBaseFile(file.path) && file.action !== 'unchanged');
+  const lines = shown.map((file) => ({ action: file.action as string, text: `${file.path}${file.reason ? `  (${file.reason})` : ''}` }));
+  if (bases.length > 0) {
+    const action = bases.every((file) => file.action === 'create') ? 'create' : bases.every((file) => file.action === 'delete') ? 'delete' : 'update';
+    lines.push({ action, text: `${baseDir}/  (${bases.length} ${bases.length === 1 ? 'base' : 'bases'} of generated files, for framework-auth update)` });
+  }
+  const width = Math.max(...lines.map((line) => line.action.length));
+  return lines.map((line) => `${line.action.padEnd(width)}  ${line.text}`).join('\n');
 }
 
-/** `12 created, 2 updated, 3 unchanged, 1 conflict`. */
-export function summariseFiles(files: readonly PlannedFile[]): string {
+/** The number of files a plan touches or checks, the kept bases left out. */
+export function countFiles(files: readonly PlannedFile[]): number {
+  return files.filter((file) => !isBaseFile(file.path)).length;
+}
+
+/** The callback URL to register for each OAuth provider of the list. */
+export function callbackUrls(origin: string, mount: string, providers: readonly string[]): { provider: string; url: string }[] {
+  return providers
+    .map((id) => findProvider(id))
+    .filter((entry) => entry?.oauth === true)
+    .map((entry) => ({ provider: entry?.id ?? '', url: callbackUrl(origin, mount, entry?.id ?? '') }));
+}
+
+/** `12 created, 2 updated, 3 unchanged, 1 conflict` (the kept bases of generated files are not counted). */
+export function summariseFiles(allFiles: readonly PlannedFile[]): string {
+  const files = allFiles.filter((file) => !isBaseFile(file.path));
   const count = (action: PlannedFile['action']): number => files.filter((file) => file.action === action).length;
   const parts = [
     [count('create'), 'created'],
     [count('update'), 'updated'],
+    [count('delete'), 'deleted'],
     [count('unchanged'), 'unchanged'],
     [count('conflict'), count('conflict') === 1 ? 'conflict kept' : 'conflicts kept'],
   ] as const;
@@ -65,7 +90,7 @@ export function nextSteps(plan: ProjectPlan, options: { cwd: string; pm: Package
   const lines: string[] = [];
   const relativeRoot = posix.normalize(options.cwd === plan.root ? '.' : plan.root.startsWith(`${options.cwd}/`) ? plan.root.slice(options.cwd.length + 1) : plan.root);
   if (relativeRoot !== '.') lines.push(`cd ${relativeRoot}`);
-  if (!options.installed) lines.push(`${options.pm} install`);
+  if (!options.installed) lines.push(plan.shape.workspace ? `${options.pm} install  (at the workspace root, ${plan.shape.workspace.root})` : `${options.pm} install`);
   const providers = plan.answers.providers.map((id) => getProvider(id));
   const envVars = providers.flatMap((entry) => entry.env);
   if (envVars.length > 0) lines.push('', 'Fill in .env:', ...envVars.map((name) => `  ${name}=`));
@@ -74,20 +99,13 @@ export function nextSteps(plan: ProjectPlan, options: { cwd: string; pm: Package
     lines.push('', 'Register these callback URLs with the providers:');
     for (const entry of oauth) lines.push(`  ${entry.name}: ${callbackUrl(plan.origin, plan.answers.mount, entry.id)}`);
   }
+  if (providers.some((entry) => entry.id === 'oidc')) {
+    lines.push('', 'No OpenID provider to register with yet? A local one for development (sign in as "alice"):', `  ${runBinCommand(options.pm, 'framework-auth dev-idp --write-env')}`);
+  }
   lines.push(...databaseSteps(plan, options.pm));
   const entry = plan.serverEntry;
   if (entry && !entry.generated) {
-    const fromEntry = posix.relative(posix.dirname(entry.path), 'src/auth/index.js');
-    const importPath = fromEntry.startsWith('.') ? fromEntry : `./${fromEntry}`;
-    lines.push(
-      '',
-      `Mount the auth module in ${entry.path}:`,
-      `  import { authHandler, requireAuth, sessionLocals } from '${importPath}';`,
-      `  app.set('trust proxy', true);`,
-      `  app.use('${plan.mountPattern}', authHandler);`,
-      '  app.use(sessionLocals);',
-      `  app.get('/me', requireAuth(), (req, res) => res.json({ user: res.locals.session.user }));`,
-    );
+    lines.push('', ...mountInstructions(plan.shape, runScriptCommand(options.pm, 'build')));
   } else {
     lines.push('', `Start: ${runScriptCommand(options.pm, 'dev')}  →  ${plan.origin} (sign in at ${plan.origin}${plan.answers.mount}/signin)`);
   }

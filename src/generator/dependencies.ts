@@ -46,3 +46,12 @@ export function toolDevDependencies(cliVersion: string): Record<string, string> 
     typescript: testedRange('typescript', '^5.9.0'),
   };
 }
+
+/**
+ * Ranges for a project on Express 4: Express itself (the `express4` alias this repo tests the runtime with) and its
+ * types (checked by the compatibility matrix, test/e2e/matrix/).
+ */
+export function express4Ranges(): { express: string; types: string } {
+  const alias = testedRange('express4', 'npm:express@^4.21.2');
+  return { express: alias.replace(/^npm:express@/, ''), types: '^4.17.25' };
+}

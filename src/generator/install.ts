@@ -5,13 +5,15 @@ import { installCommand, isPackageManager, lockfiles } from '../catalog/package-
 import type { PackageManager } from '../catalog/package-managers.js';
 import { CliError, cancelledError, usageError } from '../cli/errors.js';
 import { readProjectFile } from './planned-file.js';
+import { findWorkspace } from './workspace.js';
 
 /** Where the package manager choice came from, for the messages. */
 export type PackageManagerSource = 'flag' | 'packageManager field' | 'lockfile' | 'user agent' | 'default';
 
 /**
  * The package manager of a project: `--package-manager`, else package.json's `packageManager` field, else a
- * lockfile, else the one running this CLI (`npm_config_user_agent`, e.g. `pnpm dlx`), else npm.
+ * lockfile, else the one running this CLI (`npm_config_user_agent`, e.g. `pnpm dlx`), else npm. A workspace
+ * package is looked at with its workspace root, where the lockfile and the field usually are.
  */
 export function detectPackageManager(
   root: string,
@@ -19,8 +21,11 @@ export function detectPackageManager(
   env: NodeJS.ProcessEnv,
 ): { pm: PackageManager; source: PackageManagerSource } {
   if (flag) return { pm: flag, source: 'flag' };
-  const packageText = readProjectFile(root, 'package.json');
-  if (packageText !== undefined) {
+  const workspace = findWorkspace(root);
+  const folders = workspace ? [root, workspace.root] : [root];
+  for (const folder of folders) {
+    const packageText = readProjectFile(folder, 'package.json');
+    if (packageText === undefined) continue;
     try {
       const field = (JSON.parse(packageText) as { packageManager?: unknown }).packageManager;
       const name = typeof field === 'string' ? field.split('@')[0] ?? '' : '';
@@ -29,9 +34,12 @@ export function detectPackageManager(
       // An invalid package.json is reported by the planner with a better message.
     }
   }
-  for (const [file, pm] of lockfiles) {
-    if (existsSync(join(root, file))) return { pm, source: 'lockfile' };
+  for (const folder of folders) {
+    for (const [file, pm] of lockfiles) {
+      if (existsSync(join(folder, file))) return { pm, source: 'lockfile' };
+    }
   }
+  if (workspace?.kind === 'pnpm-workspace.yaml') return { pm: 'pnpm', source: 'lockfile' };
   const agent = env.npm_config_user_agent?.split('/')[0] ?? '';
   if (isPackageManager(agent)) return { pm: agent, source: 'user agent' };
   return { pm: 'npm', source: 'default' };
@@ -46,16 +54,23 @@ export async function assertPackageManagerRuns(pm: PackageManager): Promise<void
   }
 }
 
-/** Runs `<pm> install` in the project; Ctrl-C (the signal) stops it. The files written stay as they are. */
+/**
+ * Runs `<pm> install` in the project, or at its workspace root (one install, one lockfile for the monorepo);
+ * Ctrl-C (the signal) stops it. The files written stay as they are.
+ */
 export async function installDependencies(root: string, pm: PackageManager, signal?: AbortSignal): Promise<void> {
   const { command, args } = installCommand(pm);
+  const cwd = findWorkspace(root)?.root ?? root;
+  // pnpm and Yarn 2+ refuse to change the lockfile when they see CI; adding dependencies is what this install is for.
+  const env = pm === 'yarn' ? { YARN_ENABLE_IMMUTABLE_INSTALLS: 'false' } : {};
+  const runArgs = pm === 'pnpm' ? [...args, '--no-frozen-lockfile'] : args;
   try {
-    await execa(command, args, { cwd: root, all: true, ...(signal ? { cancelSignal: signal } : {}) });
+    await execa(command, runArgs, { cwd, env, all: true, ...(signal ? { cancelSignal: signal } : {}) });
   } catch (error) {
     if (signal?.aborted) throw cancelledError(`Install cancelled. The files are written; run "${command} ${args.join(' ')}" to finish.`);
     const output = (error as { all?: string }).all ?? (error instanceof Error ? error.message : String(error));
     throw new CliError('install-failed', `${command} install failed:\n${output.trim().split('\n').slice(-15).join('\n')}`, {
-      hint: `The files are written. Fix the problem, then run "${command} ${args.join(' ')}" in ${root}.`,
+      hint: `The files are written. Fix the problem, then run "${command} ${args.join(' ')}" in ${cwd}.`,
       cause: error,
     });
   }

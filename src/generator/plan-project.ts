@@ -14,14 +14,19 @@ import type { EnvGroup } from './merge/env-file.js';
 import { ensureGitignoreEntries } from './merge/gitignore.js';
 import { mergePackageJson } from './merge/package-json.js';
 import { mergeTsconfig } from './merge/tsconfig.js';
-import { runtimeTargetDir } from './paths.js';
+import { answersFromConfig } from './manifest.js';
+import { packageTemplateDirs } from './paths.js';
+import type { TemplateDirs } from './paths.js';
 import { planMergedFile, planOwnedFile, readProjectFile } from './planned-file.js';
 import type { PlannedFile } from './planned-file.js';
 import { addProviderToConfig, normaliseModule, readAuthConfig, setAdapterInConfig } from './provider-list.js';
 import type { AuthConfigInfo } from './provider-list.js';
+import { includeAuthModule, readProjectShape, tsconfigForShape } from './project-shape.js';
+import type { ProjectShape, ServerEntryShape } from './project-shape.js';
 import { readProjectTemplate, renderTemplate } from './render-template.js';
 import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
 import { generateSecret } from './secret.js';
+import { authPath, expressDependencies, expressDevDependencies, moduleSystemNotes, shapeNotes, shapeScripts } from './shape-plan.js';
 import { loadTypeScript } from './typescript-api.js';
 
 /** What `create-framework-auth` will do, decided before the first write. */
@@ -34,13 +39,17 @@ export interface ProjectPlan {
   /** Dependencies added to package.json (both kinds), name → range. */
   addedDependencies: Record<string, string>;
   /** The server file: the one generated, or the user's own entry that the auth module must be mounted in. */
-  serverEntry: { path: string; generated: boolean } | undefined;
+  serverEntry: ServerEntryShape | undefined;
+  /** What was read of the project: Express major, module system, layout (issue 11). */
+  shape: ProjectShape;
   /** The mount pattern for `app.use` (Express 5 `/*splat`, Express 4 `/*`). */
   mountPattern: string;
   /** The origin used for callback URLs in messages. */
   origin: string;
   /** Things worth telling the user (kept scripts, changed tsconfig options, ...). */
   notes: string[];
+  /** The answers the project stands for once written: its config's providers, mount and adapter (see answersFromConfig). */
+  projectAnswers: Answers;
 }
 
 /** Inputs of {@link planProject}. */
@@ -51,6 +60,28 @@ export interface ProjectPlanOptions {
   version: string;
   /** The project's package manager: pnpm and bun get their own list of dependencies allowed to build. */
   packageManager: PackageManager;
+  /** Where the templates come from (default: this package's; tests of `update` pass a changed copy). */
+  templates?: TemplateDirs;
+  /** `--convert-esm`: a CommonJS project is switched to ESM (package.json, tsconfig) instead of refused. */
+  convertEsm?: boolean;
+}
+
+/** `src/auth/config.ts` as this version renders it for `answers`. */
+export function renderAuthConfig(answers: Answers, version: string, templates: TemplateDirs = packageTemplateDirs): string {
+  const providers = answers.providers.map((id) => getProvider(id));
+  const adapter = findAdapter(answers.adapter);
+  return renderTemplate(
+    'auth/config.ts.hbs',
+    {
+      header: generatedHeader(version),
+      imports: providers.map((entry) => ({ name: entry.importName, path: entry.importPath })),
+      adapterImport: adapter?.importName && adapter.importPath ? { name: adapter.importName, path: adapter.importPath } : null,
+      basePath: answers.mount,
+      providers: providers.map((entry) => entry.snippet),
+      adapter: adapter?.snippet ?? null,
+    },
+    templates,
+  );
 }
 
 /** The first line of every file the CLI generates (runtime copies have their own). */
@@ -58,17 +89,10 @@ export function generatedHeader(version: string): string {
   return `// Written by create-framework-auth ${version}. This file is yours: read it, edit it.`;
 }
 
-const generatedHeaderPrefix = '// Written by create-framework-auth ';
-
-// Files that mean "this project already has a server"; the CLI then adds the auth module and says how to mount it.
-const serverEntryCandidates = [
-  'src/index.ts', 'src/app.ts', 'src/main.ts', 'server.ts', 'index.ts', 'app.ts', 'main.ts',
-  'src/server.js', 'src/index.js', 'src/app.js', 'server.js', 'index.js', 'app.js',
-  'src/server.mts', 'src/index.mts', 'server.mjs', 'index.mjs', 'app.mjs',
-] as const;
-
 interface PackageJsonInfo {
+  type?: unknown;
   main?: unknown;
+  scripts?: Record<string, unknown>;
   dependencies?: Record<string, unknown>;
   devDependencies?: Record<string, unknown>;
 }
@@ -79,12 +103,6 @@ function packageName(root: string): string {
     .replace(/[^a-z0-9._~-]+/g, '-')
     .replace(/^[._-]+/, '');
   return name === '' ? 'app' : name;
-}
-
-function expressMajor(pkg: PackageJsonInfo | undefined): number | undefined {
-  const range = pkg?.dependencies?.express ?? pkg?.devDependencies?.express;
-  const major = typeof range === 'string' ? /(\d+)/.exec(range)?.[1] : undefined;
-  return major === undefined ? undefined : Number(major);
 }
 
 /** The names of the env keys the groups add to a .env text, for the plan's reason. */
@@ -105,18 +123,17 @@ function adapterInsertion(answers: Answers): { importName: string; importPath: s
  * adapter's files and dependencies would leave the project half on one database and half on another, and where
  * users and sessions live is the user's decision, never a side effect of a re-run.
  */
-function assertSameAdapter(info: AuthConfigInfo, answers: Answers): void {
+function assertSameAdapter(info: AuthConfigInfo, answers: Answers, configPath: string): void {
   const wanted = findAdapter(answers.adapter);
   if (!wanted?.importPath || !info.hasAdapter || info.adapterModule === normaliseModule(wanted.importPath)) return;
   const current = info.adapterModule === undefined ? undefined : findAdapterByModule(info.adapterModule);
   throw usageError(
-    `src/auth/config.ts already uses ${current ? `the ${current.id} adapter` : 'an adapter of its own'}; --adapter ${answers.adapter} would replace it.`,
-    `To move to ${wanted.name}, change \`adapter:\` in src/auth/config.ts to ${wanted.snippet} (import { ${wanted.importName} } from '${wanted.importPath}') and run again to add its files and dependencies, or pass --force to regenerate config.ts (--force also overwrites your changes to the other generated files).`,
+    `${configPath} already uses ${current ? `the ${current.id} adapter` : 'an adapter of its own'}; --adapter ${answers.adapter} would replace it.`,
+    `To move to ${wanted.name}, change \`adapter:\` in ${configPath} to ${wanted.snippet} (import { ${wanted.importName} } from '${wanted.importPath}') and run again to add its files and dependencies, or pass --force to regenerate config.ts (--force also overwrites your changes to the other generated files).`,
   );
 }
 
-function planConfigFile(root: string, rendered: string, answers: Answers, providers: readonly ProviderEntry[], force: boolean): PlannedFile {
-  const path = 'src/auth/config.ts';
+function planConfigFile(root: string, path: string, rendered: string, answers: Answers, providers: readonly ProviderEntry[], force: boolean): PlannedFile {
   const previous = readProjectFile(root, path);
   if (previous === undefined || previous === rendered || force) return planOwnedFile(root, path, rendered, force);
   const conflict = (reason: string): PlannedFile => ({ path, action: 'conflict', content: rendered, previous, reason });
@@ -124,7 +141,7 @@ function planConfigFile(root: string, rendered: string, answers: Answers, provid
   if (!api) return conflict('differs from what this version generates; kept as it is, --force regenerates it');
   try {
     const info = readAuthConfig(api, previous);
-    assertSameAdapter(info, answers);
+    assertSameAdapter(info, answers, path);
     if (info.basePath !== answers.mount) {
       return conflict(`its basePath is ${JSON.stringify(info.basePath)}, not ${JSON.stringify(answers.mount)}; kept as it is, --force regenerates it`);
     }
@@ -159,21 +176,10 @@ function planConfigFile(root: string, rendered: string, answers: Answers, provid
   }
 }
 
-function planServer(root: string, pkg: PackageJsonInfo | undefined, content: string, force: boolean): {
-  file: PlannedFile | undefined;
-  entry: ProjectPlan['serverEntry'];
-} {
-  const path = 'src/server.ts';
-  const existing = readProjectFile(root, path);
-  if (existing !== undefined) {
-    if (!existing.startsWith(generatedHeaderPrefix)) return { file: undefined, entry: { path, generated: false } };
-    return { file: planOwnedFile(root, path, content, force), entry: { path, generated: true } };
-  }
-  const main = typeof pkg?.main === 'string' ? pkg.main.replace(/^\.\//, '') : undefined;
-  const candidates = main === undefined ? serverEntryCandidates : [main, ...serverEntryCandidates];
-  const userEntry = candidates.find((candidate) => existsSync(`${root}/${candidate}`));
-  if (userEntry !== undefined) return { file: undefined, entry: { path: userEntry, generated: false } };
-  return { file: planOwnedFile(root, path, content, force), entry: { path, generated: true } };
+/** The starter server when the project has no entry of its own (project-shape.ts finds it, and where its app is made). */
+function planServer(root: string, shape: ProjectShape, content: string, force: boolean): { file: PlannedFile | undefined; entry: ServerEntryShape } {
+  const entry = shape.serverEntry;
+  return { file: entry.generated ? planOwnedFile(root, entry.path, content, force) : undefined, entry };
 }
 
 /**
@@ -183,6 +189,7 @@ function planServer(root: string, pkg: PackageJsonInfo | undefined, content: str
  */
 export function planProject(options: ProjectPlanOptions): ProjectPlan {
   const { root, answers, force, version, packageManager } = options;
+  const templates = options.templates ?? packageTemplateDirs;
   const rootExists = existsSync(root);
   if (rootExists && !statSync(root).isDirectory()) throw usageError(`${root} exists and is not a directory`);
 
@@ -191,47 +198,48 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   const providers = answers.providers.map((id) => getProvider(id));
   const adapter = findAdapter(answers.adapter);
   const header = generatedHeader(version);
-  const mountPattern = expressMajor(pkg) === 4 ? `${answers.mount}/*` : `${answers.mount}/*splat`;
+  // Express major, module system, layout and entry; a CommonJS project stops here unless --convert-esm (issue 11).
+  const shape = readProjectShape(root, { mount: answers.mount, packageJson: pkg });
+  const notes: string[] = [...moduleSystemNotes(shape, root, options.convertEsm === true), ...shapeNotes(shape)];
+  const mountPattern = shape.mountPattern;
   const envText = readProjectFile(root, '.env');
   const origin = appOrigin(envText);
-  const notes: string[] = [];
   const files: PlannedFile[] = [];
 
-  for (const file of readRuntimeFiles(answers.providers, answers.adapter)) {
-    const path = `${runtimeTargetDir}/${file.path}`;
+  for (const file of readRuntimeFiles(answers.providers, answers.adapter, templates)) {
+    const path = authPath(shape, `core/${file.path}`);
     files.push(planOwnedFile(root, path, withRuntimeHeader(file.path, file.content, version), force));
   }
-  files.push(planOwnedFile(root, 'src/auth/env.ts', renderTemplate('auth/env.ts.hbs', { header }), force));
-  files.push(planOwnedFile(root, 'src/auth/index.ts', renderTemplate('auth/index.ts.hbs', { header, mountPattern }), force));
-  const config = renderTemplate('auth/config.ts.hbs', {
-    header,
-    imports: providers.map((entry) => ({ name: entry.importName, path: entry.importPath })),
-    adapterImport: adapter?.importName && adapter.importPath ? { name: adapter.importName, path: adapter.importPath } : null,
-    basePath: answers.mount,
-    providers: providers.map((entry) => entry.snippet),
-    adapter: adapter?.snippet ?? null,
-  });
-  files.push(planConfigFile(root, config, answers, providers, force));
+  files.push(planOwnedFile(root, authPath(shape, 'env.ts'), renderTemplate('auth/env.ts.hbs', { header }, templates), force));
+  files.push(planOwnedFile(root, authPath(shape, 'index.ts'), renderTemplate('auth/index.ts.hbs', { header, mountPattern }, templates), force));
+  const configFile = planConfigFile(root, authPath(shape, 'config.ts'), renderAuthConfig(answers, version, templates), answers, providers, force);
+  // The base of config.ts is the render for what the config holds once written (a re-run or add-provider may have
+  // merged providers into the user's list), so that `update` merges only the user's own edits.
+  const projectAnswers = answersFromConfig(loadTypeScript(root), configFile.action === 'conflict' ? configFile.previous : configFile.content, answers);
+  configFile.base = renderAuthConfig(projectAnswers, version, templates);
+  files.push(configFile);
 
   const server = planServer(
     root,
-    pkg,
-    renderTemplate('server.ts.hbs', {
-      header,
-      mountPattern,
-      signInPath: `${answers.mount}/signin`,
-      signOutPath: `${answers.mount}/signout`,
-    }),
+    shape,
+    renderTemplate(
+      'server.ts.hbs',
+      {
+        header,
+        mountPattern,
+        signInPath: `${answers.mount}/signin`,
+        signOutPath: `${answers.mount}/signout`,
+      },
+      templates,
+    ),
     force,
   );
   if (server.file) files.push(server.file);
 
-  const dependencies: Record<string, string> = { ...runtimeDependencies() };
+  const dependencies: Record<string, string> = { ...runtimeDependencies(), ...expressDependencies(shape) };
   for (const entry of [...providers, ...(adapter ? [adapter] : [])]) Object.assign(dependencies, testedRanges(entry.dependencies));
-  const devDependencies = { ...toolDevDependencies(version), ...testedRanges(adapter?.devDependencies ?? {}) };
-  const scripts: Record<string, string> = server.entry?.generated
-    ? { dev: 'tsx watch src/server.ts', build: 'tsc', start: 'node dist/server.js' }
-    : { build: 'tsc' };
+  const devDependencies = { ...toolDevDependencies(version), ...expressDevDependencies(shape), ...testedRanges(adapter?.devDependencies ?? {}) };
+  const scripts = shapeScripts(shape);
   let packageMerge;
   try {
     packageMerge = mergePackageJson(packageText, {
@@ -254,15 +262,17 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
 
   const tsconfigText = readProjectFile(root, 'tsconfig.json');
   if (tsconfigText === undefined) {
-    files.push(planMergedFile('tsconfig.json', undefined, readProjectTemplate('tsconfig.json')));
+    files.push(planMergedFile('tsconfig.json', undefined, tsconfigForShape(readProjectTemplate('tsconfig.json', templates), shape)));
   } else {
     let merge;
     try {
-      merge = mergeTsconfig(tsconfigText);
+      merge = mergeTsconfig(tsconfigText, shape.tsconfig?.inherited);
     } catch {
       throw usageError(`tsconfig.json in ${root} is not valid JSONC`, 'Fix it (or move it away) and run again.');
     }
-    files.push(planMergedFile('tsconfig.json', tsconfigText, merge.content, merge.changes.join(', ')));
+    const include = includeAuthModule(merge.content, shape);
+    const changes = include ? [...merge.changes, include.change] : merge.changes;
+    files.push(planMergedFile('tsconfig.json', tsconfigText, include?.content ?? merge.content, changes.join(', ')));
   }
 
   const envGroups = (secret: string): EnvGroup[] => [
@@ -279,7 +289,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, envGroups('')), envReason(exampleText)));
   const gitignoreText = readProjectFile(root, '.gitignore');
   const ignored = ['.env', ...(adapter?.gitignore ?? [])];
-  const gitignoreBase = gitignoreText ?? readProjectTemplate('_gitignore');
+  const gitignoreBase = gitignoreText ?? readProjectTemplate('_gitignore', templates);
   const newlyIgnored = ignored.filter((entry) => ensureGitignoreEntries(gitignoreBase, [entry]) !== gitignoreBase);
   files.push(
     planMergedFile(
@@ -297,8 +307,10 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
     files,
     addedDependencies: packageMerge.added,
     serverEntry: server.entry,
+    shape,
     mountPattern,
     origin,
     notes,
+    projectAnswers,
   };
 }

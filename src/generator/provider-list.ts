@@ -352,3 +352,102 @@ export function setAdapterInConfig(api: TypeScriptApi, source: string, adapter: 
   }
   return { content, changed: true };
 }
+
+function lineEndAt(text: string, position: number): number {
+  const end = text.indexOf('\n', position);
+  return end === -1 ? text.length : end;
+}
+
+/**
+ * Removes the provider whose factory comes from `importPath` from the `providers` array of `authConfig`, and its
+ * import when nothing else uses it: the inverse of {@link addProviderToConfig}, byte for byte, so that adding then
+ * removing a provider gives the file back as it was. A provider that is not in the list is a no-op. Throws when
+ * it is the only provider (a config without providers cannot sign anyone in).
+ */
+export function removeProviderFromConfig(api: TypeScriptApi, source: string, importPath: string): ProviderListEdit {
+  const parsed = parseConfig(api, source);
+  const { sourceFile, providers } = parsed;
+  const text = sourceFile.text;
+  const wantedModule = normaliseModule(importPath);
+  const calleeName = (element: ts.Expression): string | undefined => {
+    const callee = api.isCallExpression(element) ? element.expression : element;
+    return api.isIdentifier(callee) ? callee.text : undefined;
+  };
+  const isWanted = (element: ts.Expression): boolean => {
+    const name = calleeName(element);
+    const from = name === undefined ? undefined : parsed.imports.get(name);
+    return from !== undefined && normaliseModule(from) === wantedModule;
+  };
+  const elements = providers ? [...providers.elements] : [];
+  const index = elements.findIndex(isWanted);
+  if (!providers || index === -1) return { content: source, changed: false };
+  if (elements.length === 1) {
+    throw new CliError('usage', `${configPath}: it is the only provider; a config without providers cannot sign anyone in.`, {
+      hint: 'Add another provider first (npx framework-auth add-provider <id>), then remove this one.',
+    });
+  }
+  const element = elements[index]!;
+  const localName = calleeName(element) ?? '';
+  const edits: TextEdit[] = [];
+  const start = element.getStart(sourceFile);
+  const previous = elements[index - 1];
+  const next = elements[index + 1];
+  const isLast = next === undefined;
+  const ownLine = lineStart(text, start) !== lineStart(text, previous ? previous.end : providers.getStart(sourceFile))
+    && (next === undefined || lineStart(text, next.getStart(sourceFile)) !== lineStart(text, element.end));
+  if (ownLine) {
+    // The element's own lines go, with a comment after it on its last line; a list without a trailing comma loses
+    // the comma after the element before it, as add-provider had added it.
+    const afterComma = /^[ \t]*,/.exec(text.slice(element.end));
+    const end = afterComma ? element.end + afterComma[0].length : element.end;
+    let to = lineEndAt(text, end);
+    const close = providers.end - 1;
+    if (to > close) to = end;
+    edits.push({ position: lineStart(text, start) - 1, deleteCount: to - (lineStart(text, start) - 1), text: '' });
+    if (isLast && !afterComma && previous) {
+      const comma = text.indexOf(',', previous.end);
+      if (comma !== -1 && comma < start) edits.push({ position: comma, deleteCount: 1, text: '' });
+    }
+  } else if (previous) {
+    // `[A(), B()]` → `[A()]`: from the end of the element before.
+    edits.push({ position: previous.end, deleteCount: element.end - previous.end, text: '' });
+  } else {
+    edits.push({ position: start, deleteCount: next!.getStart(sourceFile) - start, text: '' });
+  }
+
+  const statement = sourceFile.statements.find(
+    (candidate): candidate is ts.ImportDeclaration =>
+      api.isImportDeclaration(candidate) &&
+      api.isStringLiteral(candidate.moduleSpecifier) &&
+      normaliseModule(candidate.moduleSpecifier.text) === wantedModule,
+  );
+  const clause = statement?.importClause;
+  const onlyBinding = clause?.name?.text === localName && clause.namedBindings === undefined;
+  // An import still used elsewhere (another element, a helper) stays.
+  if (statement && onlyBinding && !usedElsewhere(api, sourceFile, localName, [element, statement])) {
+    const lineBegin = lineStart(text, statement.getStart(sourceFile));
+    const end = lineEndAt(text, statement.end);
+    edits.push(lineBegin === 0 ? { position: 0, deleteCount: Math.min(end + 1, text.length), text: '' } : { position: lineBegin - 1, deleteCount: end - lineBegin + 1, text: '' });
+  }
+  const content = applyTextEdits(source, edits);
+  const errors = syntaxErrors(api, content);
+  if (errors.length > 0 || readAuthConfig(api, content).providerModules.includes(wantedModule)) {
+    throw unsupported(`removing ${localName} would not produce valid code (${errors.join('; ') || 'provider still found after the edit'})`);
+  }
+  return { content, changed: true };
+}
+
+/** Whether `name` appears in the file outside the given nodes. */
+function usedElsewhere(api: TypeScriptApi, sourceFile: ts.SourceFile, name: string, except: readonly ts.Node[]): boolean {
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found || except.includes(node)) return;
+    if (api.isIdentifier(node) && node.text === name) {
+      found = true;
+      return;
+    }
+    api.forEachChild(node, visit);
+  };
+  api.forEachChild(sourceFile, visit);
+  return found;
+}

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
-import { projectTemplateDir } from './paths.js';
+import { packageTemplateDirs } from './paths.js';
+import type { TemplateDirs } from './paths.js';
 
 /**
  * A TypeScript string literal for `value` (single quotes, escaped), so a template never builds one by hand.
@@ -42,17 +43,18 @@ const compiled = new Map<string, HandlebarsTemplateDelegate>();
  * Renders `templates/project/<name>` (a `.hbs` file) with `data`. Templates only fill blanks: strict (a missing
  * value throws), no HTML escaping (the output is code).
  */
-export function renderTemplate(name: string, data: Record<string, unknown>): string {
-  let template = compiled.get(name);
+export function renderTemplate(name: string, data: Record<string, unknown>, templates: TemplateDirs = packageTemplateDirs): string {
+  // Keyed by the source, so that a changed template (tests edit copies of templates/) is compiled again.
+  const source = readFileSync(join(templates.project, name), 'utf8');
+  let template = compiled.get(source);
   if (!template) {
-    const source = readFileSync(join(projectTemplateDir, name), 'utf8');
     template = handlebars.compile(source, { strict: true, noEscape: true });
-    compiled.set(name, template);
+    compiled.set(source, template);
   }
   return template(data);
 }
 
 /** Reads a static file of `templates/project/` (a dotfile stored under an npm-safe name such as `_gitignore`). */
-export function readProjectTemplate(name: string): string {
-  return readFileSync(join(projectTemplateDir, name), 'utf8');
+export function readProjectTemplate(name: string, templates: TemplateDirs = packageTemplateDirs): string {
+  return readFileSync(join(templates.project, name), 'utf8');
 }

@@ -3,7 +3,8 @@ import { join, relative, sep } from 'node:path';
 import { adapterCatalog } from '../catalog/adapters.js';
 import type { AdapterId } from '../catalog/adapters.js';
 import type { ProviderId } from '../catalog/providers.js';
-import { runtimeTemplateDir } from './paths.js';
+import { packageTemplateDirs } from './paths.js';
+import type { TemplateDirs } from './paths.js';
 
 /** One runtime file: its path below `templates/runtime/` (posix) and its text. */
 export interface RuntimeFile {
@@ -44,20 +45,21 @@ export function withRuntimeHeader(path: string, content: string, version: string
 }
 
 /** The runtime files to copy for these choices, sorted by path. */
-export function readRuntimeFiles(providers: readonly ProviderId[], adapter: AdapterId): RuntimeFile[] {
-  return listFiles(runtimeTemplateDir)
-    .map((full) => relative(runtimeTemplateDir, full).split(sep).join('/'))
+export function readRuntimeFiles(providers: readonly ProviderId[], adapter: AdapterId, templates: TemplateDirs = packageTemplateDirs): RuntimeFile[] {
+  const directory = templates.runtime;
+  return listFiles(directory)
+    .map((full) => relative(directory, full).split(sep).join('/'))
     .filter((path) => !path.endsWith('.test.ts'))
     .sort()
-    .map((path) => ({ path, content: readFileSync(join(runtimeTemplateDir, path), 'utf8') }))
+    .map((path) => ({ path, content: readFileSync(join(directory, path), 'utf8') }))
     .filter((file) => isWanted(file.path, file.content, providers, adapter));
 }
 
 /** The runtime file of one provider (for `add-provider` in a project copied before the provider existed). */
-export function readRuntimeProviderFile(id: ProviderId): RuntimeFile | undefined {
+export function readRuntimeProviderFile(id: ProviderId, templates: TemplateDirs = packageTemplateDirs): RuntimeFile | undefined {
   const path = `providers/${id}.ts`;
   try {
-    return { path, content: readFileSync(join(runtimeTemplateDir, path), 'utf8') };
+    return { path, content: readFileSync(join(templates.runtime, path), 'utf8') };
   } catch {
     return undefined;
   }

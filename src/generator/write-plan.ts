@@ -17,6 +17,8 @@ interface Committed {
   file: PlannedFile;
   full: string;
   mode: number | undefined;
+  /** For a deleted file: where it was moved until the whole plan is written (renamed back on a rollback). */
+  backup?: string;
 }
 
 function tempPathFor(full: string): string {
@@ -47,12 +49,13 @@ function missingDirectories(root: string, files: readonly PlannedFile[]): string
 }
 
 /**
- * Writes the create/update files of a plan as one unit: every file is first written to a temp file beside its
- * target, then all are renamed into place. On an error or an abort at any point, files already renamed get their
- * previous content back, created files and directories are removed, and temp files are deleted, so the project
- * is left as it was. Returns the paths written.
+ * Writes the create/update/delete files of a plan as one unit: every file is first written to a temp file beside
+ * its target, then all are renamed into place (a deleted file is moved aside until the end). On an error or an
+ * abort at any point, files already renamed get their previous content back, created files and directories are
+ * removed, and temp files are deleted, so the project is left as it was. Returns the paths written or deleted.
  */
 export async function writePlannedFiles(root: string, files: readonly PlannedFile[], options: WriteOptions = {}): Promise<string[]> {
+  const deletions = files.filter((file) => file.action === 'delete');
   const changes = files.filter((file) => file.action === 'create' || file.action === 'update');
   const createdDirectories: string[] = [];
   const temps = new Map<PlannedFile, string>();
@@ -85,7 +88,16 @@ export async function writePlannedFiles(root: string, files: readonly PlannedFil
       temps.delete(file);
       committed.push({ file, full, mode: modes.get(file) });
     }
-    return changes.map((file) => file.path);
+    for (const file of deletions) {
+      checkAbort();
+      await options.beforeCommit?.(file);
+      const full = join(root, file.path);
+      const backup = tempPathFor(full);
+      await rename(full, backup);
+      committed.push({ file, full, mode: undefined, backup });
+    }
+    for (const { backup } of committed) if (backup !== undefined) await rm(backup, { force: true });
+    return [...changes, ...deletions].map((file) => file.path);
   } catch (error) {
     await rollBack(committed, temps, createdDirectories);
     if (error instanceof CliError) throw error;
@@ -98,8 +110,9 @@ export async function writePlannedFiles(root: string, files: readonly PlannedFil
 
 async function rollBack(committed: readonly Committed[], temps: ReadonlyMap<PlannedFile, string>, createdDirectories: readonly string[]): Promise<void> {
   for (const temp of temps.values()) await rm(temp, { force: true });
-  for (const { file, full, mode } of [...committed].reverse()) {
-    if (file.previous === undefined) await rm(full, { force: true });
+  for (const { file, full, mode, backup } of [...committed].reverse()) {
+    if (backup !== undefined) await rename(backup, full);
+    else if (file.previous === undefined) await rm(full, { force: true });
     else await writeAtomically(full, file.previous, mode);
   }
   for (const directory of [...createdDirectories].reverse()) {

@@ -55,6 +55,25 @@ describe('writePlannedFiles', () => {
     expect(await readFile(join(root, 'package.json'), 'utf8')).toBe('{ "name": "mine" }\n');
   });
 
+  it('deletes a planned file only once everything else is written, and puts it back on a rollback', async () => {
+    const root = await projectWithOneFile();
+    await writeFile(join(root, 'old.ts'), 'old\n');
+    const files: PlannedFile[] = [
+      { path: 'old.ts', action: 'delete', content: '', previous: 'old\n' },
+      { path: 'new.ts', action: 'create', content: 'new\n', previous: undefined },
+    ];
+    const failing = writePlannedFiles(root, files, {
+      beforeCommit: (file) => {
+        if (file.action === 'delete') throw new Error('disk full');
+      },
+    });
+    await expect(failing).rejects.toMatchObject({ type: 'write-failed' });
+    expect(await listTree(root)).toEqual(['old.ts', 'package.json']);
+    expect(await readFile(join(root, 'old.ts'), 'utf8')).toBe('old\n');
+    expect(await writePlannedFiles(root, files)).toEqual(['new.ts', 'old.ts']);
+    expect(await listTree(root)).toEqual(['new.ts', 'package.json']);
+  });
+
   it('rolls back and reports a cancel (exit 130) when aborted between two files', async () => {
     const root = await projectWithOneFile();
     const controller = new AbortController();

@@ -90,3 +90,39 @@ export function setEnvValue(text: string | undefined, key: string, value: string
   lines[found.index] = `${prefix}${key}=${value}${carriageReturn}`;
   return lines.join('\n');
 }
+
+/**
+ * Removes every line assigning one of `keys`. A paragraph (lines between blank lines) left with only its `#`
+ * comment goes with it, as does the blank line before it: the inverse of {@link appendEnvGroups}, so that adding
+ * then removing a group gives the text back as it was. Every other byte stays.
+ */
+export function removeEnvKeys(text: string, keys: readonly string[]): string {
+  const wanted = new Set(keys);
+  const lines = text.split('\n');
+  const assigned = new Map(readEnvLines(text).map((line) => [line.index, line.key]));
+  const remove = new Set<number>();
+  for (const [index, key] of assigned) if (wanted.has(key)) remove.add(index);
+  if (remove.size === 0) return text;
+  const isBlank = (index: number): boolean => (lines[index] ?? '').trim() === '';
+  const isComment = (index: number): boolean => /^\s*#/.test(lines[index] ?? '');
+  // Paragraphs whose assignments all go lose their comments and one blank line around them.
+  let start = 0;
+  while (start < lines.length) {
+    if (isBlank(start)) {
+      start += 1;
+      continue;
+    }
+    let end = start;
+    while (end + 1 < lines.length && !isBlank(end + 1)) end += 1;
+    const indices = Array.from({ length: end - start + 1 }, (_, offset) => start + offset);
+    const assignments = indices.filter((index) => assigned.has(index));
+    const onlyRemoved = assignments.length > 0 && assignments.every((index) => remove.has(index)) && indices.every((index) => assigned.has(index) || isComment(index));
+    if (onlyRemoved) {
+      for (const index of indices) remove.add(index);
+      if (start > 0 && isBlank(start - 1)) remove.add(start - 1);
+      else if (end + 1 < lines.length - 1 && isBlank(end + 1)) remove.add(end + 1);
+    }
+    start = end + 1;
+  }
+  return lines.filter((_, index) => !remove.has(index)).join('\n');
+}

@@ -133,3 +133,22 @@ export function mergePackageJson(text: string | undefined, wants: PackageJsonWan
   }
   return { content, added, allowedScripts: [...allowedScripts], notes };
 }
+
+/**
+ * Removes dependencies (either kind) from package.json text, editing in place: the inverse of the additions of
+ * {@link mergePackageJson}. Names that are not there are skipped. Returns the names removed.
+ */
+export function removeDependencies(text: string, names: readonly string[]): { content: string; removed: string[] } {
+  let content = text;
+  const current = (parse(content, [], { allowTrailingComma: true }) ?? {}) as PackageJsonShape;
+  const formattingOptions = detectFormatting(content);
+  const removed: string[] = [];
+  for (const name of names) {
+    for (const kind of ['dependencies', 'devDependencies'] as const) {
+      if (current[kind]?.[name] === undefined) continue;
+      content = applyEdits(content, modify(content, [kind, name], undefined, { formattingOptions }));
+      if (!removed.includes(name)) removed.push(name);
+    }
+  }
+  return { content, removed };
+}

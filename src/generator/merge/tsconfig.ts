@@ -20,11 +20,20 @@ interface CompilerOptionsShape {
 // Targets too old for the runtime (private fields, top-level await, Error cause).
 const tooOldTargets = new Set(['es3', 'es5', 'es6', 'es2015', 'es2016', 'es2017', 'es2018', 'es2019', 'es2020', 'es2021']);
 
+/** Options a base config (`extends`) already sets, so that the project's own file need not repeat them. */
+export interface InheritedCompilerOptions {
+  module?: string;
+  moduleResolution?: string;
+  strict?: boolean;
+  outDir?: string;
+}
+
 /**
  * Makes an existing tsconfig compile the generated ESM code: `module`/`moduleResolution` NodeNext, `strict` on,
- * `outDir` set. Edits in place with a JSONC editor so comments, order and every other option survive.
+ * `outDir` set. Edits in place with a JSONC editor so comments, order and every other option survive. What the
+ * file inherits through `extends` counts as set.
  */
-export function mergeTsconfig(text: string): TsconfigMerge {
+export function mergeTsconfig(text: string, inherited: InheritedCompilerOptions = {}): TsconfigMerge {
   const errors: ParseError[] = [];
   const current = parse(text, errors, { allowTrailingComma: true, disallowComments: false }) as
     | { compilerOptions?: CompilerOptionsShape }
@@ -32,7 +41,7 @@ export function mergeTsconfig(text: string): TsconfigMerge {
   if (errors.length > 0 || current === undefined || typeof current !== 'object' || Array.isArray(current)) {
     throw new SyntaxError('tsconfig.json is not valid JSONC');
   }
-  const options = current.compilerOptions ?? {};
+  const options: CompilerOptionsShape = { ...inherited, ...current.compilerOptions };
   const formattingOptions = detectFormatting(text);
   let content = text;
   const changes: string[] = [];

@@ -1,0 +1,434 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, resolve } from 'node:path';
+import { Command } from 'commander';
+import { findProvider, providerCatalog } from '../catalog/providers.js';
+import { callbackUrl } from '../generator/env-groups.js';
+import { manifestPath, readManifest } from '../generator/manifest.js';
+import { readEnvLines } from '../generator/merge/env-file.js';
+import { readProjectFile } from '../generator/planned-file.js';
+import { normaliseModule, readAuthConfig } from '../generator/provider-list.js';
+import type { TypeScriptApi } from '../generator/typescript-api.js';
+import { CliError } from './errors.js';
+import type { CliIo } from './io.js';
+import { messageIo, writeJson } from './json-output.js';
+import { authDirOf, readScaffoldedConfig, requireTypeScript } from './project.js';
+import type ts from 'typescript';
+
+/** Flags of `framework-auth doctor`. */
+export interface DoctorFlags {
+  cwd?: string;
+  offline?: boolean;
+  json?: boolean;
+}
+
+const examples = `
+Examples:
+  $ npx framework-auth doctor
+  $ npx framework-auth doctor --cwd apps/web
+  $ npx framework-auth doctor --offline      skip the issuer discovery requests
+  $ npx framework-auth doctor --json         findings as one JSON document
+
+Checks what a first start needs: AUTH_SECRET, each provider's env vars, that each issuer answers its discovery
+document (3 s timeout), that the server mounts the auth routes at the config's basePath, 'trust proxy' when AUTH_URL
+is https, ESM settings in package.json and tsconfig.json, installed dependencies, and the Node version. Each problem
+comes with its fix; the exit code is 1 when there is one. Values of secrets are never printed.
+`;
+
+/** How long an issuer may take to answer its discovery document. */
+export const discoveryTimeoutMs = 3_000;
+
+/** The lowest Node version the generated code and the CLI support (SPEC §2). */
+const minimumNode = [20, 12] as const;
+
+/** How bad a finding is: `error` fails the run (exit 1), `warn` does not. */
+export type FindingStatus = 'ok' | 'warn' | 'error';
+
+/** One check's result. */
+export interface Finding {
+  /** Stable id, e.g. `auth-secret`, `provider-env:github`, `issuer:oidc`. */
+  id: string;
+  status: FindingStatus;
+  message: string;
+  /** What to do about it (for `warn` and `error`). */
+  fix?: string;
+}
+
+const ok = (id: string, message: string): Finding => ({ id, status: 'ok', message });
+const problem = (id: string, status: 'warn' | 'error', message: string, fix: string): Finding => ({ id, status, message, fix });
+
+/** The env the app will see: `.env` (loaded without overriding) under the real environment. */
+function projectEnv(root: string, env: NodeJS.ProcessEnv): { values: Record<string, string | undefined>; source: (key: string) => string } {
+  const fileValues = Object.fromEntries(readEnvLines(readProjectFile(root, '.env') ?? '').map((line) => [line.key, line.value]));
+  const values: Record<string, string | undefined> = { ...fileValues };
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) values[key] = value;
+  return { values, source: (key) => (env[key] !== undefined ? 'the environment' : '.env') };
+}
+
+/** The Node version check (exported for its test: the running Node cannot be changed). */
+export function checkNode(version: string): Finding {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const good = major > minimumNode[0] || (major === minimumNode[0] && minor >= minimumNode[1]);
+  return good
+    ? ok('node-version', `Node ${version}`)
+    : problem('node-version', 'error', `Node ${version} is older than ${minimumNode.join('.')}, which the generated code needs (process.loadEnvFile, fetch).`, `Install Node ${minimumNode.join('.')} or later (nvm install 20).`);
+}
+
+function checkSecret(values: Record<string, string | undefined>, source: (key: string) => string): Finding {
+  const raw = values.AUTH_SECRET;
+  const secrets = (raw ?? '').split(',').map((secret) => secret.trim()).filter(Boolean);
+  const fix = 'Run "npx framework-auth secret" (writes a 43-character AUTH_SECRET to .env).';
+  if (secrets.length === 0) return problem('auth-secret', 'error', 'AUTH_SECRET is not set: the app refuses to start without it.', fix);
+  const short = secrets.findIndex((secret) => secret.length < 32);
+  if (short !== -1) {
+    const which = secrets.length > 1 ? `Secret #${short + 1} of AUTH_SECRET` : 'AUTH_SECRET';
+    return problem('auth-secret', 'error', `${which} (from ${source('AUTH_SECRET')}) is ${secrets[short]?.length ?? 0} characters long; it must be at least 32.`, `${fix.slice(0, -1)}; with --force to replace a short one.`);
+  }
+  return ok('auth-secret', `AUTH_SECRET is set (from ${source('AUTH_SECRET')}${secrets.length > 1 ? `, ${secrets.length} secrets for rotation` : ''}).`);
+}
+
+/** The option of a provider factory that stands for one of its env vars (Auth.js names). */
+function optionFor(envKey: string): string {
+  if (envKey.endsWith('_ISSUER')) return 'issuer';
+  if (envKey.endsWith('_SECRET')) return 'clientSecret';
+  if (envKey.endsWith('_ID')) return 'clientId';
+  if (envKey.endsWith('_SERVER')) return 'server';
+  return 'from';
+}
+
+interface ConfiguredProvider {
+  id: string;
+  /** Property names of the object literal passed to the factory (options that replace env vars). */
+  options: Set<string>;
+}
+
+function configuredProviders(api: TypeScriptApi, configText: string): ConfiguredProvider[] {
+  const sourceFile = api.createSourceFile('config.ts', configText, api.ScriptTarget.Latest, true, api.ScriptKind.TS);
+  const imports = new Map<string, string>();
+  for (const statement of sourceFile.statements) {
+    if (api.isImportDeclaration(statement) && api.isStringLiteral(statement.moduleSpecifier) && statement.importClause?.name) {
+      imports.set(statement.importClause.name.text, normaliseModule(statement.moduleSpecifier.text));
+    }
+  }
+  const found: ConfiguredProvider[] = [];
+  const visit = (node: ts.Node): void => {
+    if (api.isPropertyAssignment(node) && api.isIdentifier(node.name) && node.name.text === 'providers' && api.isArrayLiteralExpression(node.initializer)) {
+      for (const element of node.initializer.elements) {
+        const call = api.isCallExpression(element) ? element : undefined;
+        const callee = call ? call.expression : element;
+        if (!api.isIdentifier(callee)) continue;
+        const module = imports.get(callee.text);
+        const entry = providerCatalog.find((candidate) => normaliseModule(candidate.importPath) === module);
+        if (!entry) continue;
+        const options = new Set<string>();
+        const first = call?.arguments[0];
+        if (first && api.isObjectLiteralExpression(first)) {
+          for (const property of first.properties) {
+            if (property.name && (api.isIdentifier(property.name) || api.isStringLiteral(property.name))) options.add(property.name.text);
+          }
+        }
+        found.push({ id: entry.id, options });
+      }
+    }
+    api.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+  return found;
+}
+
+function checkProviderEnv(providers: readonly ConfiguredProvider[], values: Record<string, string | undefined>): Finding[] {
+  return providers.flatMap((provider) => {
+    const entry = findProvider(provider.id);
+    if (!entry || entry.env.length === 0) return [];
+    const missing = entry.env.filter((key) => !values[key]?.trim() && !provider.options.has(optionFor(key)));
+    const id = `provider-env:${entry.id}`;
+    if (missing.length === 0) return [ok(id, `${entry.name}: ${entry.env.join(', ')} set.`)];
+    const hint = entry.id === 'oidc' ? ' For a local OpenID provider to develop with: npx framework-auth dev-idp --write-env.' : '';
+    return [problem(id, 'error', `${entry.name}: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} empty or missing.`, `Fill in ${missing.join(', ')} in .env (from the app you registered with ${entry.name}).${hint}`)];
+  });
+}
+
+async function checkIssuers(providers: readonly ConfiguredProvider[], values: Record<string, string | undefined>, offline: boolean): Promise<Finding[]> {
+  const checks = providers.flatMap((provider) => {
+    const entry = findProvider(provider.id);
+    const key = entry?.env.find((name) => name.endsWith('_ISSUER'));
+    const issuer = key ? values[key]?.trim() : undefined;
+    return entry && key && issuer ? [{ entry, key, issuer }] : [];
+  });
+  return Promise.all(
+    checks.map(async ({ entry, key, issuer }): Promise<Finding> => {
+      const id = `issuer:${entry.id}`;
+      let url: URL;
+      try {
+        url = new URL(`${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`);
+      } catch {
+        return problem(id, 'error', `${key} is not a URL (got ${JSON.stringify(issuer)}).`, `Set ${key} to the issuer URL, e.g. https://login.example.com.`);
+      }
+      if (offline) return ok(id, `${entry.name}: discovery not checked (--offline).`);
+      try {
+        const response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(discoveryTimeoutMs), redirect: 'manual' });
+        if (!response.ok) {
+          return problem(id, 'error', `${entry.name}: ${url.href} answered ${response.status}.`, `Check ${key}: the issuer URL serves /.well-known/openid-configuration.`);
+        }
+        const document = (await response.json().catch(() => undefined)) as { issuer?: unknown } | undefined;
+        if (typeof document?.issuer !== 'string') {
+          return problem(id, 'error', `${entry.name}: ${url.href} is not a discovery document (no issuer).`, `Check ${key}.`);
+        }
+        if (document.issuer.replace(/\/+$/, '') !== issuer.replace(/\/+$/, '')) {
+          return problem(id, 'error', `${entry.name}: the provider calls itself ${document.issuer}, not ${issuer}; sign-in would fail the issuer check.`, `Set ${key}=${document.issuer}`);
+        }
+        return ok(id, `${entry.name}: ${issuer} answers its discovery document.`);
+      } catch (error) {
+        const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+        const reason = timedOut ? `no answer within ${discoveryTimeoutMs / 1000} s` : `unreachable (${error instanceof Error ? ((error.cause as { code?: string } | undefined)?.code ?? error.message) : String(error)})`;
+        return problem(id, 'error', `${entry.name}: ${url.href} is ${reason}.`, `Check ${key} and that the provider is running${entry.id === 'oidc' ? ' (npx framework-auth dev-idp starts a local one)' : ''}.`);
+      }
+    }),
+  );
+}
+
+/** Source files (not the auth module, node_modules or dot folders) that mention authHandler: where it is mounted. */
+function serverFiles(root: string, authDir: string): string[] {
+  const result: string[] = [];
+  const visit = (directory: string, depth: number): void => {
+    if (depth > 6) return;
+    let entries;
+    try {
+      entries = readdirSync(join(root, directory), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = directory === '' ? entry.name : posix.join(directory, entry.name);
+      if (entry.name.startsWith('.') || ['node_modules', 'dist', 'build'].includes(entry.name) || path === authDir) continue;
+      if (entry.isDirectory()) visit(path, depth + 1);
+      else if (/\.(ts|mts|js|mjs)$/.test(entry.name) && readFileSync(join(root, path), 'utf8').includes('authHandler')) result.push(path);
+    }
+  };
+  visit('', 0);
+  return result;
+}
+
+interface ServerFacts {
+  /** Mount paths given to `app.use(path, authHandler)`, by file. */
+  mounts: { file: string; pattern: string | undefined }[];
+  /** Whether some file sets `trust proxy` to a truthy value. */
+  trustProxy: boolean;
+}
+
+function readServerFacts(api: TypeScriptApi, root: string, files: readonly string[]): ServerFacts {
+  const facts: ServerFacts = { mounts: [], trustProxy: false };
+  for (const file of files) {
+    const sourceFile = api.createSourceFile(file, readFileSync(join(root, file), 'utf8'), api.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (api.isCallExpression(node) && api.isPropertyAccessExpression(node.expression)) {
+        const method = node.expression.name.text;
+        const [first, second] = node.arguments;
+        const isHandler = (argument: ts.Expression): boolean =>
+          (api.isIdentifier(argument) && argument.text === 'authHandler') || (api.isPropertyAccessExpression(argument) && argument.name.text === 'authHandler');
+        if (method === 'use' && node.arguments.some(isHandler)) {
+          facts.mounts.push({ file, pattern: first && (api.isStringLiteral(first) || api.isNoSubstitutionTemplateLiteral(first)) ? first.text : undefined });
+        }
+        const isTrustProxy = first && api.isStringLiteral(first) && first.text === 'trust proxy';
+        if (isTrustProxy && method === 'enable') facts.trustProxy = true;
+        if (isTrustProxy && method === 'set' && second && second.kind !== api.SyntaxKind.FalseKeyword && !(api.isNumericLiteral(second) && second.text === '0')) facts.trustProxy = true;
+      }
+      api.forEachChild(node, visit);
+    };
+    visit(sourceFile);
+  }
+  return facts;
+}
+
+/** `/auth/*splat`, `/auth{/*splat}`, `/auth/*` → `/auth`. */
+function mountOf(pattern: string): string {
+  return pattern.replace(/\{\/\*\w*\}$/, '').replace(/\/\*\w*$/, '').replace(/\/+$/, '') || '/';
+}
+
+function checkMount(basePath: string | undefined, facts: ServerFacts, configPath: string): Finding {
+  if (basePath === undefined) return problem('mount', 'warn', `${configPath} has no literal basePath; the routes' mount cannot be checked.`, `Set basePath: '/auth' (the path you mount authHandler at) in ${configPath}.`);
+  const fix = `Mount it as app.use('${basePath}/*splat', authHandler) (Express 4: '${basePath}/*'), or change basePath in ${configPath} to the mount path.`;
+  if (facts.mounts.length === 0) return problem('mount', 'warn', `No app.use(..., authHandler) found in the project's sources; the auth routes may not be mounted.`, fix);
+  const wrong = facts.mounts.filter((mount) => mount.pattern !== undefined && mountOf(mount.pattern) !== basePath);
+  if (wrong.length > 0) {
+    return problem('mount', 'error', `${wrong.map((mount) => `${mount.file} mounts authHandler at ${JSON.stringify(mount.pattern)}`).join('; ')}, but basePath is ${JSON.stringify(basePath)}: sign-in and callback URLs would not reach it.`, fix);
+  }
+  return ok('mount', `authHandler is mounted at ${basePath} (${facts.mounts.map((mount) => mount.file).join(', ')}), as basePath says.`);
+}
+
+function checkCallbackUrls(providers: readonly ConfiguredProvider[], values: Record<string, string | undefined>, basePath: string, envText: string | undefined): Finding[] {
+  const findings: Finding[] = [];
+  const authUrl = values.AUTH_URL?.trim();
+  let origin = `http://localhost:${values.PORT && /^\d+$/.test(values.PORT) ? values.PORT : '3000'}`;
+  if (authUrl) {
+    let url: URL | undefined;
+    try {
+      url = new URL(authUrl);
+    } catch {
+      findings.push(problem('auth-url', 'error', `AUTH_URL is not an absolute URL (got ${JSON.stringify(authUrl)}); the app refuses to start.`, 'Set AUTH_URL to the URL users reach the app at, e.g. https://app.example.com'));
+    }
+    if (url) {
+      origin = url.origin;
+      if (url.pathname !== '/' && url.pathname.replace(/\/+$/, '') !== basePath) {
+        findings.push(problem('auth-url', 'warn', `AUTH_URL has the path ${url.pathname}; only its origin (${url.origin}) is used, the auth routes are at ${basePath}.`, `Set AUTH_URL=${url.origin}`));
+      } else {
+        findings.push(ok('auth-url', `AUTH_URL is ${url.origin}.`));
+      }
+    }
+  }
+  const oauth = providers.map((provider) => findProvider(provider.id)).filter((entry) => entry?.oauth === true);
+  const stale: string[] = [];
+  for (const entry of oauth) {
+    if (!entry) continue;
+    const expected = callbackUrl(origin, basePath, entry.id);
+    const comment = (envText ?? '').split('\n').find((line) => line.startsWith(`# ${entry.name}: register `));
+    const noted = comment === undefined ? undefined : /register (\S+) as the callback URL/.exec(comment)?.[1];
+    if (noted !== undefined && noted !== expected) stale.push(`${entry.name}: .env says ${noted}, the app's is ${expected}`);
+  }
+  const urls = oauth.map((entry) => `${entry?.name}: ${callbackUrl(origin, basePath, entry?.id ?? '')}`).join('; ');
+  if (stale.length > 0) {
+    findings.push(problem('callback-urls', 'warn', `Callback URLs moved (mount path or origin changed): ${stale.join('; ')}.`, 'Register the new callback URLs with the providers (and update the comments in .env).'));
+  } else if (oauth.length > 0) {
+    findings.push(ok('callback-urls', `Callback URLs to register: ${urls}.`));
+  }
+  return findings;
+}
+
+function checkTrustProxy(values: Record<string, string | undefined>, facts: ServerFacts): Finding {
+  const authUrl = values.AUTH_URL?.trim() ?? '';
+  if (!authUrl.startsWith('https:')) return ok('trust-proxy', 'AUTH_URL is not https: trust proxy is not needed locally.');
+  if (facts.trustProxy) return ok('trust-proxy', "AUTH_URL is https and the app sets 'trust proxy'.");
+  return problem(
+    'trust-proxy',
+    'error',
+    "AUTH_URL is https but the app does not set 'trust proxy': behind a TLS-terminating proxy, req.protocol is http, so session cookies lose Secure and their __Secure- prefix.",
+    "Add app.set('trust proxy', true) (or the proxy's hop count) before app.use(..., authHandler).",
+  );
+}
+
+function checkPackageJson(root: string): Finding {
+  const text = readProjectFile(root, 'package.json');
+  if (text === undefined) return problem('package-type', 'error', 'No package.json.', 'Run "npm init -y", then "npx create-framework-auth" again.');
+  let type: unknown;
+  try {
+    type = (JSON.parse(text) as { type?: unknown }).type;
+  } catch {
+    return problem('package-type', 'error', 'package.json is not valid JSON.', 'Fix package.json.');
+  }
+  return type === 'module'
+    ? ok('package-type', 'package.json has "type": "module".')
+    : problem('package-type', 'error', `package.json "type" is ${type === undefined ? 'not set (CommonJS)' : JSON.stringify(type)}; the auth module is ESM.`, 'Set "type": "module" in package.json.');
+}
+
+function checkTsconfig(api: TypeScriptApi, root: string): Finding[] {
+  const path = join(root, 'tsconfig.json');
+  if (!existsSync(path)) return [problem('tsconfig', 'error', 'No tsconfig.json.', 'Run "npx create-framework-auth" again: it writes one with NodeNext, strict and outDir.')];
+  const read = api.readConfigFile(path, (file) => api.sys.readFile(file));
+  if (read.error) return [problem('tsconfig', 'error', `tsconfig.json cannot be read: ${api.flattenDiagnosticMessageText(read.error.messageText, ' ')}`, 'Fix tsconfig.json.')];
+  const parsed = api.parseJsonConfigFileContent(read.config, api.sys, dirname(path));
+  const options = parsed.options;
+  const nodeModules = [api.ModuleKind.Node16, api.ModuleKind.NodeNext];
+  const nodeResolution = [api.ModuleResolutionKind.Node16, api.ModuleResolutionKind.NodeNext];
+  const findings: Finding[] = [];
+  const moduleName = options.module === undefined ? 'not set' : api.ModuleKind[options.module];
+  const resolutionName = options.moduleResolution === undefined ? undefined : api.ModuleResolutionKind[options.moduleResolution];
+  if (options.module === undefined || !nodeModules.includes(options.module)) {
+    findings.push(problem('tsconfig-module', 'error', `tsconfig.json "module" is ${moduleName}; the generated imports ("./config.js") need NodeNext.`, 'Set "module": "NodeNext" and "moduleResolution": "NodeNext" in compilerOptions.'));
+  } else if (options.moduleResolution !== undefined && !nodeResolution.includes(options.moduleResolution)) {
+    findings.push(problem('tsconfig-module', 'error', `tsconfig.json "moduleResolution" is ${resolutionName}; with "module": "${moduleName}" it must be NodeNext.`, 'Set "moduleResolution": "NodeNext" (or remove it).'));
+  } else {
+    findings.push(ok('tsconfig-module', `tsconfig.json: module ${moduleName}.`));
+  }
+  findings.push(options.strict === true ? ok('tsconfig-strict', 'tsconfig.json: strict.') : problem('tsconfig-strict', 'warn', 'tsconfig.json does not set "strict": true; the generated code is written for it.', 'Set "strict": true in compilerOptions.'));
+  return findings;
+}
+
+function isInstalled(root: string, name: string): boolean {
+  for (let directory = root; ; directory = dirname(directory)) {
+    if (existsSync(join(directory, 'node_modules', name, 'package.json'))) return true;
+    if (dirname(directory) === directory) return false;
+  }
+}
+
+function checkDependencies(root: string, providers: readonly ConfiguredProvider[]): Finding {
+  const needed = ['express', 'jose', 'oauth4webapi', ...providers.flatMap((provider) => Object.keys(findProvider(provider.id)?.dependencies ?? {}))];
+  const missing = [...new Set(needed)].filter((name) => !isInstalled(root, name));
+  return missing.length === 0
+    ? ok('dependencies', `Installed: ${[...new Set(needed)].join(', ')}.`)
+    : problem('dependencies', 'error', `Not installed: ${missing.join(', ')}.`, 'Run your package manager\'s install (npm install).');
+}
+
+function checkGitignore(root: string): Finding {
+  const text = readProjectFile(root, '.gitignore') ?? '';
+  const ignored = text.split(/\r?\n/).some((line) => ['.env', '/.env', '.env*', '*.env'].includes(line.trim()));
+  return ignored ? ok('gitignore', '.env is in .gitignore.') : problem('gitignore', 'warn', '.env is not in .gitignore: its secrets could be committed.', 'Add a line ".env" to .gitignore.');
+}
+
+/**
+ * Checks a scaffolded project as a new user would need it to work, and reports each finding with its fix. Exit 1
+ * when there is an `error`.
+ */
+export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
+  const root = resolve(io.cwd, flags.cwd ?? '.');
+  const json = flags.json === true;
+  const manifest = readManifest(root);
+  const authDir = authDirOf(manifest);
+  const configPath = `${authDir}/config.ts`;
+  const configText = readScaffoldedConfig(root, authDir);
+  const api = requireTypeScript(root);
+  const { createUi } = await import('./ui.js');
+  const ui = createUi(messageIo(io, json));
+  ui.intro(`framework-auth doctor (${root})`);
+
+  const { values, source } = projectEnv(root, io.env);
+  let basePath: string | undefined;
+  const findings: Finding[] = [checkNode(process.versions.node)];
+  try {
+    basePath = readAuthConfig(api, configText).basePath;
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    findings.push(problem('config', 'error', error.message, 'Keep `export const authConfig = { basePath, providers: [...] }` as an object literal.'));
+  }
+  const providers = configuredProviders(api, configText);
+  const facts = readServerFacts(api, root, serverFiles(root, authDir));
+  findings.push(
+    checkSecret(values, source),
+    ...checkProviderEnv(providers, values),
+    ...(await checkIssuers(providers, values, flags.offline === true)),
+    checkMount(basePath, facts, configPath),
+    ...checkCallbackUrls(providers, values, basePath ?? '/auth', readProjectFile(root, '.env')),
+    checkTrustProxy(values, facts),
+    checkPackageJson(root),
+    ...checkTsconfig(api, root),
+    checkDependencies(root, providers),
+    checkGitignore(root),
+    manifest ? ok('manifest', `${manifestPath} lists ${Object.keys(manifest.files).length} generated files (written by ${manifest.cliVersion}).`) : problem('manifest', 'warn', `No ${manifestPath}: framework-auth update cannot tell your changes from the CLI's.`, 'Re-run "npx create-framework-auth" with the project\'s answers to write it.'),
+  );
+
+  const icon = { ok: '✔', warn: '▲', error: '✖' } as const;
+  const body = findings.map((finding) => `${icon[finding.status]} ${finding.message}${finding.fix ? `\n    fix: ${finding.fix}` : ''}`).join('\n');
+  ui.lines('Checks', body);
+  const errors = findings.filter((finding) => finding.status === 'error');
+  const warnings = findings.filter((finding) => finding.status === 'warn');
+  if (json) {
+    writeJson(io, 'doctor', errors.length === 0, {
+      root,
+      findings,
+      summary: { ok: findings.length - errors.length - warnings.length, warn: warnings.length, error: errors.length },
+    });
+  }
+  if (errors.length > 0) {
+    throw new CliError('checks-failed', `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} to fix (see "fix:" above).`, { exitCode: 1, reported: json });
+  }
+  ui.outro(warnings.length === 0 ? 'All good.' : `No problems; ${warnings.length} ${warnings.length === 1 ? 'warning' : 'warnings'}.`);
+}
+
+/** The `doctor` command of `framework-auth`. */
+export function createDoctorCommand(io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
+  return new Command('doctor')
+    .description('check the project: secret, provider env vars, issuers, mount path, trust proxy, ESM settings, Node')
+    .option('--cwd <dir>', 'project directory (default: the current directory)')
+    .option('--offline', 'do not request the issuers\' discovery documents')
+    .option('--json', 'print the findings as one JSON document on stdout (messages go to stderr)')
+    .addHelpText('after', examples)
+    .action((flags: DoctorFlags) => run(() => runDoctor(flags, io)));
+}
