@@ -3,7 +3,7 @@ import { usageError } from '../cli/errors.js';
 import { express4Ranges } from './dependencies.js';
 import { describeFileEdits } from './module-system.js';
 import type { ProjectShape } from './project-shape.js';
-import { compiledPath } from './project-shape.js';
+import { compiledPath, tsconfigCovers } from './project-shape.js';
 
 /** The flag that lets the CLI switch a CommonJS project to ESM. */
 export const convertEsmFlag = '--convert-esm';
@@ -62,6 +62,9 @@ export function shapeNotes(shape: ProjectShape): string[] {
     notes.push(`Express 4 (${shape.express.source === 'installed' ? `${shape.express.detail} installed` : `"${shape.express.detail}" in package.json`}): the auth routes mount on ${shape.mountPattern}`);
   }
   if (shape.workspace) notes.push(`Workspace package: dependencies install from ${shape.workspace.root}`);
+  if (shape.tsconfig && !shape.tsconfig.ownInclude && !tsconfigCovers(shape.tsconfig, shape.authDir)) {
+    notes.push(`tsconfig.json takes its "include" from the config it extends, which leaves out ${shape.authDir}/: add it there so that tsc compiles the auth module`);
+  }
   if (shape.tsconfig?.hasPaths) notes.push('tsconfig.json "paths" kept; the auth module imports itself by relative path, so it runs without them');
   if (shape.language === 'javascript') {
     notes.push(`The auth module is TypeScript: "build" compiles it to ${shape.outDir}/, which your JavaScript imports; run it after changing ${shape.authDir}/`);
