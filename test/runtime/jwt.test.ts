@@ -1,7 +1,7 @@
 import { decode as authjsDecode, encode as authjsEncode } from '@auth/core/jwt';
 import { hkdfSync } from 'node:crypto';
 import { CompactEncrypt, EncryptJWT, base64url, calculateJwkThumbprint, decodeProtectedHeader } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decode, encode } from '../../templates/runtime/jwt.js';
 
 const secret = 'a-test-secret-that-is-long-enough-0123456789';
@@ -28,6 +28,16 @@ describe('session tokens', () => {
     expect(header).toMatchObject({ alg: 'dir', enc: 'A256CBC-HS512' });
     expect(header.kid).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect(token.split('.')).toHaveLength(5);
+  });
+
+  it('encrypts every token with a fresh random IV', async () => {
+    const ivs = new Set<string>();
+    for (let index = 0; index < 20; index++) ivs.add((await encode({ token: { sub: 'user-1' }, secret, salt })).split('.')[2]!);
+    expect(ivs.size).toBe(20);
+  });
+
+  it('refuses to encode a non-finite expiry', async () => {
+    await expect(encode({ token: { sub: 'user-1' }, secret, salt, maxAge: Number.POSITIVE_INFINITY })).rejects.toThrow(/finite/);
   });
 
   it('decodes what it encoded, with iat, exp and jti added', async () => {
@@ -131,5 +141,53 @@ describe('session tokens', () => {
 
   it('answers null for an empty token', async () => {
     expect(await decode({ token: '', secret, salt })).toBeNull();
+  });
+});
+
+describe('issue 8: remembered tokens', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('refuses a remembered token once its secret is rotated out', async () => {
+    const token = await encode({ token: { sub: 'user-1' }, secret, salt });
+    expect(await decode({ token, secret: [secret, oldSecret], salt })).toMatchObject({ sub: 'user-1' });
+    expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
+    await expect(decode({ token, secret: [oldSecret], salt })).rejects.toThrow();
+  });
+
+  it('refuses a remembered token without kid once a newer secret is first', async () => {
+    const token = await joseToken({ kid: false });
+    expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
+    await expect(decode({ token, secret: [oldSecret, secret], salt })).rejects.toThrow();
+  });
+
+  it('refuses a remembered token under another cookie name', async () => {
+    const token = await encode({ token: { sub: 'user-1' }, secret, salt });
+    expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
+    await expect(decode({ token, secret, salt: '__Secure-authjs.session-token' })).rejects.toThrow();
+  });
+
+  it('refuses a remembered token once it expires', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const token = await encode({ token: { sub: 'user-1' }, secret, salt, maxAge: 60 });
+    expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
+    vi.setSystemTime(Date.now() + 76_000);
+    await expect(decode({ token, secret, salt })).rejects.toThrow(/exp/);
+  });
+
+  it('gives each decode its own copy of the claims', async () => {
+    const token = await encode({ token: { sub: 'user-1', name: 'Ada' }, secret, salt });
+    const first = await decode({ token, secret, salt });
+    first!.name = 'changed by a callback';
+    expect(await decode({ token, secret, salt })).toMatchObject({ name: 'Ada' });
+  });
+
+  it('keeps refusing a tampered copy of a remembered token', async () => {
+    const token = await encode({ token: { sub: 'user-1' }, secret, salt });
+    expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
+    const parts = token.split('.');
+    parts[3] = (parts[3]![0] === 'A' ? 'B' : 'A') + parts[3]!.slice(1);
+    await expect(decode({ token: parts.join('.'), secret, salt })).rejects.toThrow();
   });
 });
