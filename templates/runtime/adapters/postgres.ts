@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import type { QueryResultRow } from 'pg';
+import type { PoolClient, QueryResultRow } from 'pg';
 import type {
   Adapter,
   AdapterAccount,
@@ -222,17 +222,34 @@ function connectionUrl(url: string | undefined): string {
 }
 
 async function migrateWith(pool: Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
     await client.query(postgresSchema);
+  });
+}
+
+/**
+ * Runs `work` in a transaction on one checked-out connection. While checked out, a connection the server drops
+ * emits 'error' on the client itself (the pool only listens on idle ones): without a listener Node would end the
+ * process. The query in flight rejects anyway, so the listener only keeps the process alive; a connection that
+ * failed is discarded rather than returned to the pool.
+ */
+async function inTransaction<Result>(pool: Pool, work: (client: PoolClient) => Promise<Result>): Promise<Result> {
+  const client = await pool.connect();
+  const ignore = (): void => {};
+  client.on('error', ignore);
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
     await client.query('COMMIT');
+    client.off('error', ignore);
+    client.release();
+    return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
+    client.off('error', ignore);
+    client.release(error instanceof Error ? error : true);
     throw error;
-  } finally {
-    client.release();
   }
 }
 
@@ -315,21 +332,12 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     async createUserWithAccount(user, account) {
       // Not in Auth.js's interface: both writes in one transaction, so a failure between them leaves neither.
       await ensureSchema();
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      return inTransaction(pool, async (client) => {
         const { rows } = await client.query<UserRow>(insertUserSql, insertUserParameters(user));
         const created = userFromRow(rows[0] as UserRow);
         await client.query(insertAccountSql, insertAccountParameters({ ...account, userId: created.id }));
-        await client.query('COMMIT');
-        client.release();
         return created;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        // A connection that failed mid-transaction is discarded rather than returned to the pool.
-        client.release(error instanceof Error ? error : true);
-        throw error;
-      }
+      });
     },
 
     async getUser(id) {
