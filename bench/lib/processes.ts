@@ -1,0 +1,125 @@
+/**
+ * Child processes of the bench: the servers (compiled once with tsc, then run by plain `node`) and the commands it
+ * times. Each server reports its port over IPC and exits with the bench.
+ */
+import { type ChildProcess, execFile, fork } from 'node:child_process';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { FromChild, ToChild } from '../servers/child.js';
+
+const run = promisify(execFile);
+
+/** The repository root. */
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+
+/** Compiles bench/servers (with the runtime and test support they import) into `outDir`, runnable by node. */
+export async function compileServers(outDir: string): Promise<string> {
+  await run(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', join(repoRoot, 'bench/tsconfig.build.json'), '--outDir', outDir]);
+  // The output sits outside the repo: give it ESM semantics and the repo's packages.
+  await writeFile(join(outDir, 'package.json'), '{ "type": "module" }\n');
+  await symlink(join(repoRoot, 'node_modules'), join(outDir, 'node_modules'), 'dir');
+  return join(outDir, 'bench/servers');
+}
+
+/** A server started by {@link startServer}. */
+export interface BenchServer {
+  name: string;
+  url: string;
+  port: number;
+  pid: number;
+  info: Record<string, unknown>;
+  /** RSS and heap of the server process (after a full GC when `gc`), and the CPU time it has used. */
+  usage(gc?: boolean): Promise<{ rss: number; heapUsed: number; cpuMicros: number }>;
+  /** Calls one of the server's IPC functions. */
+  call<T>(name: string, ...args: unknown[]): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Writes a V8 CPU profile into this folder when the server exits. */
+  profileDir?: string | undefined;
+  timeoutMs?: number;
+}
+
+/** Starts `script` with plain node (plus `--expose-gc` for memory readings) and waits for it to listen. */
+export async function startServer(name: string, script: string, options: StartOptions = {}): Promise<BenchServer> {
+  const execArgv = ['--expose-gc'];
+  if (options.profileDir) {
+    await mkdir(options.profileDir, { recursive: true });
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`);
+  }
+  const child = fork(script, [], {
+    execArgv,
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, NODE_ENV: 'production', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+
+  const listening = await new Promise<Extract<FromChild, { type: 'listening' }>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${options.timeoutMs ?? 30_000} ms:\n${output}`)), options.timeoutMs ?? 30_000);
+    child.on('message', (message: FromChild) => {
+      if (message.type !== 'listening') return;
+      clearTimeout(timer);
+      resolve(message);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code} before listening:\n${output}`));
+    });
+  });
+
+  let nextId = 0;
+  const request = <T extends FromChild>(message: ToChild, accept: (reply: FromChild) => reply is T): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (reply: FromChild): void => {
+        if (!accept(reply)) return;
+        child.off('message', onMessage);
+        resolve(reply);
+      };
+      child.on('message', onMessage);
+      child.send(message, (error) => error && reject(error));
+    });
+
+  return {
+    name,
+    port: listening.port,
+    url: `http://127.0.0.1:${listening.port}`,
+    pid: child.pid ?? 0,
+    info: listening.info ?? {},
+    async usage(gc = false) {
+      const reply = await request({ type: 'usage', gc }, (m): m is Extract<FromChild, { type: 'usage' }> => m.type === 'usage');
+      return { rss: reply.rss, heapUsed: reply.heapUsed, cpuMicros: reply.cpuMicros };
+    },
+    async call<T>(callName: string, ...args: unknown[]): Promise<T> {
+      const id = nextId++;
+      const reply = await request({ type: 'call', id, name: callName, args }, (m): m is Extract<FromChild, { type: 'result' }> => m.type === 'result' && m.id === id);
+      if (reply.error !== undefined) throw new Error(`${name}.${callName}: ${reply.error}`);
+      return reply.value as T;
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    // A clean exit lets --cpu-prof write its profile.
+    if (child.connected) child.send({ type: 'exit' } satisfies ToChild);
+    else child.kill('SIGTERM');
+  });
+}

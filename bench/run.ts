@@ -1,0 +1,602 @@
+/**
+ * `npm run bench`: throughput and latency of our runtime beside bare Express and beside `@auth/express`, measured in
+ * one run on 127.0.0.1, plus CLI cold starts, scaffold time and memory. Not part of the tests.
+ *
+ * Every server is its own child process (plain `node`, compiled first); autocannon and the sign-in loops run here.
+ * Durations come from the environment (see `settings` below); the defaults finish in about 5 minutes on 2 cores.
+ * Prints one table and writes bench/results/latest.json and bench/results/latest.md (pasted into README.md).
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { decode as authjsDecode, encode as authjsEncode } from '@auth/core/jwt';
+import { decode as ourDecode, encode as ourEncode } from '../templates/runtime/jwt.js';
+import { startPostgres } from '../test/support/postgres.js';
+import type { RunningPostgres } from '../test/support/postgres.js';
+import { type CliTiming, timeCliStarts, timeScaffold } from './lib/cli.js';
+import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
+import { type BenchServer, compileServers, repoRoot, startServer } from './lib/processes.js';
+import { type SignInResult, credentialsSignIn, mergeSignIns, oidcSignIn, runSignIns } from './lib/sign-ins.js';
+import { BENCH_CREDENTIALS, BENCH_USER } from './servers/bench-user.js';
+
+const execFileAsync = promisify(execFile);
+
+function numberSetting(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number (got "${raw}")`);
+  return value;
+}
+
+const groups = ['cli', 'jwt', 'signin', 'database', 'rss'] as const;
+type Group = (typeof groups)[number];
+
+/** Everything a run can be told, from the environment. */
+const settings = {
+  /** Seconds of each measured load case. */
+  seconds: numberSetting('BENCH_SECONDS', 8),
+  /** Slices each case's seconds are cut into, alternating between the servers compared. */
+  rounds: Math.max(1, Math.round(numberSetting('BENCH_ROUNDS', 3))),
+  /** Seconds of load before each measured case (not counted). */
+  warmupSeconds: numberSetting('BENCH_WARMUP_SECONDS', 1),
+  /** Concurrent connections of the load generator. */
+  connections: numberSetting('BENCH_CONNECTIONS', 10),
+  /** Seconds of credentials sign-ins per app. */
+  signInSeconds: numberSetting('BENCH_SIGNIN_SECONDS', 5),
+  /** Concurrent sign-in loops. */
+  signInConcurrency: numberSetting('BENCH_SIGNIN_CONCURRENCY', 8),
+  /** OIDC sign-ins per app (bounded count; also stops after BENCH_OIDC_SECONDS). */
+  oidcSignIns: numberSetting('BENCH_OIDC_SIGNINS', 200),
+  oidcSeconds: numberSetting('BENCH_OIDC_SECONDS', 30),
+  oidcConcurrency: numberSetting('BENCH_OIDC_CONCURRENCY', 4),
+  /** Distinct valid sessions cycled through in the "a different session each request" cases and the RSS run. */
+  distinctSessions: numberSetting('BENCH_DISTINCT_SESSIONS', 10_000),
+  /** Requests between the two RSS readings. */
+  rssRequests: numberSetting('BENCH_RSS_REQUESTS', 200_000),
+  /** Runs of each CLI command (the median is reported). */
+  cliRuns: numberSetting('BENCH_CLI_RUNS', 11),
+  scaffoldRuns: numberSetting('BENCH_SCAFFOLD_RUNS', 5),
+  /** Comma list of groups to run: cli, jwt, signin, database, rss (default all). */
+  only: (process.env['BENCH_ONLY'] ?? groups.join(',')).split(',').map((group) => group.trim()).filter(Boolean) as Group[],
+  /** Write V8 CPU profiles of the app servers (ours, @auth/express's, the database ones) into bench/results/profiles. */
+  profile: process.env['BENCH_PROFILE'] === '1',
+  /** Use dist/ as it is instead of running `npm run build` first. */
+  skipBuild: process.env['BENCH_SKIP_BUILD'] === '1',
+  /** Keep the temp folder (scaffolded projects, compiled servers) for inspection. */
+  keep: process.env['BENCH_KEEP'] === '1',
+};
+
+for (const group of settings.only) {
+  if (!groups.includes(group)) throw new Error(`BENCH_ONLY: unknown group "${group}" (valid: ${groups.join(', ')})`);
+}
+const runs = (group: Group): boolean => settings.only.includes(group);
+
+/** A measured rate with its latency percentiles. */
+interface Rate {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  count: number;
+  /** CPU time of the server process per request (load cases only). */
+  cpuMicros?: number;
+}
+
+/** One line of the table. */
+interface Row {
+  case: string;
+  unit: 'req/s' | 'sign-ins/s' | 'ms' | 'MB';
+  ours?: Rate;
+  authjs?: Rate;
+  /** Compare `ours` with bare Express's req/s: the bare run of the same case, else all bare runs merged. */
+  vsBare?: boolean;
+  bare?: Rate;
+  /** For ms/MB rows: the value shown. */
+  value?: string;
+  target?: { text: string; met: boolean };
+  note?: string;
+}
+
+const rows: Row[] = [];
+const raw: Record<string, unknown> = {};
+const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+
+function rateOf(result: LoadResult | Measured | SignInResult): Rate {
+  if ('requestsPerSecond' in result) {
+    const cpu = 'cpuMicrosPerRequest' in result ? { cpuMicros: result.cpuMicrosPerRequest } : {};
+    return { perSecond: result.requestsPerSecond, p50: result.p50, p99: result.p99, count: result.requests, ...cpu };
+  }
+  return { perSecond: result.signInsPerSecond, p50: result.p50, p99: result.p99, count: result.signIns };
+}
+
+/** One server's side of a case. */
+interface Contender {
+  key: 'bare' | 'ours' | 'authjs';
+  server: BenchServer;
+  path: string;
+  headers?: Record<string, string>;
+  headersFor?: (index: number) => Record<string, string>;
+}
+
+/** A measured side: the merged load and the server's CPU time per request. */
+interface Measured extends LoadResult {
+  cpuMicrosPerRequest: number;
+}
+
+/**
+ * Measures a case on each contender: one warm-up each, then `rounds` alternating slices (the order flips every
+ * round), so that the sides share the machine's background load. Every response must have `expectStatus` (200 on bare
+ * Express).
+ */
+async function measure(name: string, contenders: Contender[], expectStatus: number): Promise<Record<string, Measured>> {
+  const slice = settings.seconds / settings.rounds;
+  const parts = new Map<string, { loads: LoadResult[]; cpuMicros: number; next: number }>();
+  const load = (contender: Contender, seconds: number, firstIndex: number) =>
+    runLoad({
+      url: `${contender.server.url}${contender.path}`,
+      connections: settings.connections,
+      seconds,
+      firstIndex,
+      ...(contender.headers && { headers: contender.headers }),
+      ...(contender.headersFor && { headersFor: contender.headersFor }),
+    });
+  for (const contender of contenders) {
+    parts.set(contender.key, { loads: [], cpuMicros: 0, next: 0 });
+    if (settings.warmupSeconds > 0) parts.get(contender.key)!.next = (await load(contender, settings.warmupSeconds, 0)).requests;
+  }
+  for (let round = 0; round < settings.rounds; round++) {
+    const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+    for (const contender of order) {
+      const part = parts.get(contender.key)!;
+      const before = await contender.server.usage();
+      const result = await load(contender, slice, part.next);
+      const after = await contender.server.usage();
+      part.loads.push(result);
+      part.cpuMicros += after.cpuMicros - before.cpuMicros;
+      part.next += result.requests;
+    }
+  }
+  const measured: Record<string, Measured> = {};
+  for (const contender of contenders) {
+    const part = parts.get(contender.key)!;
+    const merged = mergeLoads(part.loads);
+    // Bare Express's trivial route always answers 200.
+    const expected = contender.key === 'bare' ? 200 : expectStatus;
+    const unexpected = Object.keys(merged.statuses).filter((status) => Number(status) !== expected);
+    if (unexpected.length > 0 || merged.errors > 0) {
+      throw new Error(`${name} (${contender.key}): expected only ${expected}, got ${JSON.stringify(merged.statuses)} and ${merged.errors} errors`);
+    }
+    const result = { ...merged, cpuMicrosPerRequest: part.cpuMicros / merged.requests };
+    measured[contender.key] = result;
+    const { samples: _samples, ...summary } = result;
+    raw[`${contender.key} ${name}`] = summary;
+    log(
+      `${contender.key} ${name}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ` +
+        `${result.cpuMicrosPerRequest.toFixed(0)} µs CPU/req`,
+    );
+    if (contender.key === 'bare') bareRuns.push(result);
+  }
+  return measured;
+}
+
+/** Every bare-Express measurement of the run; rows without their own use the merge of all. */
+const bareRuns: Measured[] = [];
+
+async function expectResponse(url: string, init: RequestInit, status: number, check?: (body: string) => boolean): Promise<string> {
+  const response = await fetch(url, { redirect: 'manual', ...init });
+  const body = await response.text();
+  if (response.status !== status || (check && !check(body))) {
+    throw new Error(`preflight: ${init.method ?? 'GET'} ${url} answered ${response.status} ${body.slice(0, 200)} (expected ${status})`);
+  }
+  return body;
+}
+
+const mb = (bytes: number): number => bytes / 1024 / 1024;
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadavg()[0]!;
+  const work = await mkdtemp(join(tmpdir(), 'cfa-bench-'));
+  const servers: BenchServer[] = [];
+  let postgres: RunningPostgres | undefined;
+  const profileDir = settings.profile ? join(repoRoot, 'bench/results/profiles') : undefined;
+  try {
+    if (!settings.skipBuild) {
+      log('npm run build');
+      await execFileAsync('npm', ['run', 'build'], { cwd: repoRoot });
+    }
+
+    // 4. The CLI: cold starts and scaffold time. The first scaffolded project is the app benchmarked below.
+    let cli: { floor: CliTiming; commands: CliTiming[] } | undefined;
+    log('scaffolding');
+    const scaffold = timeScaffold(repoRoot, Math.max(1, settings.scaffoldRuns), work);
+    if (runs('cli')) {
+      log('timing CLI cold starts');
+      cli = timeCliStarts(repoRoot, settings.cliRuns, work);
+      raw['cli'] = { ...cli, scaffold: scaffold.timing };
+    }
+
+    const project = scaffold.projects[0]!;
+    await prepareProject(project);
+    log('compiling bench servers');
+    const build = await compileServers(join(work, 'build'));
+
+    const secret = randomBytes(32).toString('base64url');
+    const oidc = await startServer('oidc-provider', join(build, 'oidc-provider.js'));
+    servers.push(oidc);
+    const issuer = String(oidc.info['issuer']);
+    const appEnv = {
+      AUTH_SECRET: secret,
+      AUTH_TRUST_HOST: 'true',
+      AUTH_OIDC_ID: 'bench-client',
+      AUTH_OIDC_SECRET: 'bench-client-secret',
+      AUTH_OIDC_ISSUER: issuer,
+    };
+    const bare = await startServer('bare', join(build, 'bare.js'));
+    servers.push(bare);
+    const ours = await startServer('ours', join(build, 'ours.js'), {
+      cwd: project,
+      env: { ...appEnv, BENCH_AUTH_MODULE: join(project, 'dist/auth/index.js') },
+      profileDir,
+    });
+    servers.push(ours);
+    const authjs = await startServer('authjs', join(build, 'authjs.js'), { env: appEnv, profileDir });
+    servers.push(authjs);
+    await oidc.call('setClient', {
+      client_id: appEnv.AUTH_OIDC_ID,
+      client_secret: appEnv.AUTH_OIDC_SECRET,
+      redirect_uris: [`${ours.url}/auth/callback/oidc`, `${authjs.url}/auth/callback/oidc`],
+    });
+
+    // Same user, same secret, same cookie for both apps: minted by our encode(), checked against Auth.js both ways.
+    const salt = 'authjs.session-token';
+    const claims = { sub: BENCH_USER.id, name: BENCH_USER.name, email: BENCH_USER.email };
+    const token = await ourEncode({ token: claims, secret, salt });
+    await checkInterchangeable(token, secret, salt, claims);
+    const sessionCookie = { cookie: `${salt}=${token}` };
+    for (const server of [ours, authjs]) {
+      await expectResponse(`${server.url}/auth/session`, { headers: sessionCookie }, 200, (body) => body.includes(BENCH_USER.email));
+      await expectResponse(`${server.url}/protected`, { headers: sessionCookie }, 200, (body) => body.includes(BENCH_USER.email));
+      await expectResponse(`${server.url}/protected`, {}, 302);
+      await expectResponse(`${server.url}/public`, {}, 200);
+      await expectResponse(`${server.url}/auth/csrf`, {}, 200, (body) => body.includes('csrfToken'));
+    }
+    log('preflight passed: both apps accept the same session cookie');
+
+    // 1–2. Requests per second. Every case measures bare Express beside it, so that each ratio shares its moment.
+    const bareSide: Contender = { key: 'bare', server: bare, path: '/json' };
+    const sides = (path: string, headers?: Record<string, string>, headersFor?: (index: number) => Record<string, string>): Contender[] =>
+      [
+        bareSide,
+        ...(['ours', 'authjs'] as const).map((key) => ({
+          key,
+          server: key === 'ours' ? ours : authjs,
+          path,
+          ...(headers && { headers }),
+          ...(headersFor && { headersFor }),
+        })),
+      ];
+    const row = (name: string, measured: Record<string, Measured>, extra: Partial<Row> = {}): Row => ({
+      case: name,
+      unit: 'req/s',
+      vsBare: true,
+      ...(measured['ours'] && { ours: rateOf(measured['ours']) }),
+      ...(measured['authjs'] && { authjs: rateOf(measured['authjs']) }),
+      ...(measured['bare'] && { bare: rateOf(measured['bare']) }),
+      ...extra,
+    });
+
+    if (runs('jwt')) {
+      const protectedRoute = await measure('protected (JWT session)', sides('/protected', sessionCookie), 200);
+      rows.push(
+        row('Protected route, JWT session (middleware calls getSession)', protectedRoute, {
+          target: target(
+            '≥ 3× @auth/express and ≥ 60% of bare',
+            protectedRoute['ours']!.requestsPerSecond >= 3 * protectedRoute['authjs']!.requestsPerSecond &&
+              protectedRoute['ours']!.requestsPerSecond >= 0.6 * protectedRoute['bare']!.requestsPerSecond,
+          ),
+        }),
+      );
+
+      const distinct = await mintSessions(secret, salt, settings.distinctSessions);
+      const cycle = (index: number): Record<string, string> => ({ cookie: distinct[index % distinct.length]! });
+      const manySessions = await measure('protected (a different session each request)', sides('/protected', undefined, cycle), 200);
+      rows.push(row(`Protected route, a different JWT session each request (${distinct.length.toLocaleString('en-US')} sessions)`, manySessions));
+
+      const session = await measure('GET /auth/session', sides('/auth/session', sessionCookie), 200);
+      rows.push(
+        row('GET /auth/session, valid session', session, {
+          target: target('≥ 3× @auth/express', session['ours']!.requestsPerSecond >= 3 * session['authjs']!.requestsPerSecond),
+        }),
+      );
+      rows.push(row('GET /auth/csrf', await measure('GET /auth/csrf', sides('/auth/csrf'), 200)));
+      rows.push(row('Protected route without a session (302 to sign-in)', await measure('protected without session', sides('/protected'), 302)));
+      const publicRoute = await measure('public behind sessionLocals', sides('/public'), 200);
+      rows.push(
+        row('Public route behind sessionLocals, no cookie', publicRoute, {
+          target: target('≥ 90% of bare (SPEC §8)', publicRoute['ours']!.requestsPerSecond >= 0.9 * publicRoute['bare']!.requestsPerSecond),
+          note: "@auth/express: its docs' authSession middleware",
+        }),
+      );
+    }
+
+    if (runs('signin')) {
+      const credentials = await compareSignIns(
+        'credentials sign-ins',
+        [
+          { key: 'ours', server: ours, signIn: () => credentialsSignIn(ours.url) },
+          { key: 'authjs', server: authjs, signIn: () => credentialsSignIn(authjs.url) },
+        ],
+        { seconds: settings.signInSeconds, concurrency: settings.signInConcurrency },
+      );
+      rows.push({ case: 'Credentials sign-ins (GET csrf + POST callback)', unit: 'sign-ins/s', ...credentials });
+      // One unmeasured sign-in each: discovery and JWKS fetches happen once per process in both apps.
+      await oidcSignIn(ours.url);
+      await oidcSignIn(authjs.url);
+      const openId = await compareSignIns(
+        'OIDC sign-ins',
+        [
+          { key: 'ours', server: ours, signIn: () => oidcSignIn(ours.url) },
+          { key: 'authjs', server: authjs, signIn: () => oidcSignIn(authjs.url) },
+        ],
+        { seconds: settings.oidcSeconds, count: settings.oidcSignIns, concurrency: settings.oidcConcurrency },
+      );
+      rows.push({
+        case: 'OIDC code + PKCE sign-ins against oidc-provider',
+        unit: 'sign-ins/s',
+        ...openId,
+        target: target('≥ @auth/express', openId.ours.perSecond >= openId.authjs.perSecond),
+        note: 'oidc-provider, one process for both apps, does most of the work',
+      });
+    }
+
+    // 3. Database sessions.
+    if (runs('database')) {
+      const sqlite = await startServer('ours-sqlite', join(build, 'ours-database.js'), {
+        env: { ...appEnv, BENCH_ADAPTER: 'sqlite', DATABASE_URL: `file:${join(work, 'auth.db')}` },
+        profileDir,
+      });
+      servers.push(sqlite);
+      const sqliteCookie = { cookie: `${salt}=${String(sqlite.info['sessionToken'])}` };
+      await expectResponse(`${sqlite.url}/protected`, { headers: sqliteCookie }, 200, (body) => body.includes(BENCH_USER.name));
+      rows.push(row('Protected route, database session (SQLite adapter)', await measure('protected (SQLite session)', [bareSide, { key: 'ours', server: sqlite, path: '/protected', headers: sqliteCookie }], 200)));
+      await sqlite.stop();
+
+      try {
+        postgres = await startPostgres();
+      } catch (error) {
+        log(`PostgreSQL not available, skipping its case: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (postgres) {
+        const pg = await startServer('ours-postgres', join(build, 'ours-database.js'), { env: { ...appEnv, BENCH_ADAPTER: 'postgres', DATABASE_URL: postgres.url }, profileDir });
+        servers.push(pg);
+        const pgCookie = { cookie: `${salt}=${String(pg.info['sessionToken'])}` };
+        await expectResponse(`${pg.url}/protected`, { headers: pgCookie }, 200, (body) => body.includes(BENCH_USER.name));
+        rows.push(row('Protected route, database session (PostgreSQL adapter)', await measure('protected (PostgreSQL session)', [bareSide, { key: 'ours', server: pg, path: '/protected', headers: pgCookie }], 200)));
+        await pg.stop();
+      }
+    }
+
+    // 5. Memory: a fresh server, warmed, then BENCH_RSS_REQUESTS requests cycling through many distinct sessions.
+    if (runs('rss')) {
+      const fresh = await startServer('ours-rss', join(build, 'ours.js'), { cwd: project, env: { ...appEnv, BENCH_AUTH_MODULE: join(project, 'dist/auth/index.js') } });
+      servers.push(fresh);
+      const distinct = await mintSessions(secret, salt, settings.distinctSessions);
+      // Like a site's traffic: 9 requests in 10 from 500 recurring users, 1 in 10 from a session not seen for long, so
+      // that the remembered tokens keep being replaced.
+      const recurring = Math.min(500, distinct.length);
+      const mix = (index: number): Record<string, string> => ({
+        cookie: index % 10 === 0 ? distinct[recurring + ((index / 10) % Math.max(1, distinct.length - recurring))]! : distinct[index % recurring]!,
+      });
+      await runLoad({ url: `${fresh.url}/protected`, connections: settings.connections, amount: 5_000, headersFor: mix });
+      const before = await fresh.usage(true);
+      // Four quarters, with a reading after each: growth that levels off is the allocator settling, not a leak.
+      const quarters: number[] = [];
+      const loads: LoadResult[] = [];
+      let sent = 0;
+      let after = before;
+      for (let quarter = 0; quarter < 4; quarter++) {
+        const amount = Math.round((settings.rssRequests * (quarter + 1)) / 4) - sent;
+        loads.push(await runLoad({ url: `${fresh.url}/protected`, connections: settings.connections, amount, headersFor: mix, firstIndex: 5_000 + sent }));
+        sent += amount;
+        after = await fresh.usage(true);
+        quarters.push(after.rss);
+      }
+      const { samples: _samples, ...summary } = mergeLoads(loads);
+      raw['rss'] = { before, after, quarters, load: summary };
+      const growth = mb(after.rss - before.rss);
+      log(`RSS ${mb(before.rss).toFixed(1)} MB → ${quarters.map((rss) => mb(rss).toFixed(1)).join(' → ')} MB over ${summary.requests} requests`);
+      rows.push({
+        case: `RSS of our server before → after ${settings.rssRequests.toLocaleString('en-US')} requests (${recurring} recurring sessions, 1 in 10 from ${(distinct.length - recurring).toLocaleString('en-US')} others)`,
+        unit: 'MB',
+        value: `${mb(before.rss).toFixed(1)} → ${mb(after.rss).toFixed(1)} (${growth >= 0 ? '+' : ''}${growth.toFixed(1)})`,
+        target: target('growth ≤ 20 MB', growth <= 20),
+        note: `after each quarter of the requests ${quarters.map((rss) => mb(rss).toFixed(1)).join(', ')}; heap ${mb(before.heapUsed).toFixed(1)} → ${mb(after.heapUsed).toFixed(1)}; all after a full GC`,
+      });
+      await fresh.stop();
+    }
+
+    if (cli) {
+      const shown = (timing: CliTiming): string => `${timing.medianMs.toFixed(0)} (node +${timing.overFloorMs.toFixed(0)})`;
+      rows.push({ case: `Cold start of plain node, the floor (median of ${cli.floor.runs})`, unit: 'ms', value: cli.floor.medianMs.toFixed(0) });
+      for (const timing of cli.commands) {
+        rows.push({
+          case: `CLI cold start: ${timing.label} (median of ${timing.runs})`,
+          unit: 'ms',
+          value: shown(timing),
+          ...(timing.label === 'framework-auth --version' && { target: target('< 150 ms', timing.medianMs < 150) }),
+        });
+      }
+      rows.push({
+        case: `Scaffold a project, --no-install (median of ${scaffold.timing.runs})`,
+        unit: 'ms',
+        value: shown(scaffold.timing),
+        target: target('< 1 s', scaffold.timing.medianMs < 1000),
+      });
+    }
+
+    const facts = {
+      date: startedAt.toISOString(),
+      cores: cpus().length,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(totalmem() / 1024 ** 3),
+      node: process.version,
+      os: `${platform()} ${release()}`,
+      loadGenerator: 'autocannon 8.0.0 (in the bench process), each server in its own node process',
+      loadAverage: `${loadBefore.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at end`,
+    };
+    const bareAll = bareRuns.length > 0 ? mergeLoads(bareRuns) : undefined;
+    if (bareAll) {
+      const cpuMicros = bareRuns.reduce((sum, run) => sum + run.cpuMicrosPerRequest * run.requests, 0) / bareAll.requests;
+      rows.unshift({ case: 'Bare Express 5, trivial JSON route (all its runs)', unit: 'req/s', ours: { ...rateOf(bareAll), cpuMicros }, vsBare: true });
+    }
+    const table = renderTable(rows, bareAll?.requestsPerSecond);
+    process.stdout.write(`\n${table}\n\n${renderFacts(facts)}\n`);
+    await mkdir(join(repoRoot, 'bench/results'), { recursive: true });
+    await writeFile(join(repoRoot, 'bench/results/latest.json'), `${JSON.stringify({ facts, settings, rows, raw }, null, 2)}\n`);
+    await writeFile(join(repoRoot, 'bench/results/latest.md'), `${table}\n\n${renderFacts(facts)}\n`);
+    log('wrote bench/results/latest.json and bench/results/latest.md');
+    if (profileDir) log(`CPU profiles in ${profileDir} (summarise with: npx tsx bench/profile-summary.ts <file>)`);
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    await postgres?.stop();
+    if (!settings.keep) await rm(work, { recursive: true, force: true });
+    else log(`kept ${work}`);
+  }
+}
+
+/** The scaffolded project, made runnable: credentials the bench knows, the repo's packages, compiled by its tsc. */
+async function prepareProject(project: string): Promise<void> {
+  const configPath = join(project, 'src/auth/config.ts');
+  const config = await readFile(configPath, 'utf8');
+  const placeholder = 'authorize: async () => null,';
+  if (!config.includes(placeholder)) throw new Error(`the scaffolded ${configPath} no longer has "${placeholder}"; update the bench`);
+  const user = JSON.stringify(BENCH_USER);
+  const authorize = `authorize: async (credentials) => (credentials.username === ${JSON.stringify(BENCH_CREDENTIALS.username)} && credentials.password === ${JSON.stringify(BENCH_CREDENTIALS.password)} ? ${user} : null),`;
+  await writeFile(configPath, config.replace(placeholder, authorize));
+  await symlink(join(repoRoot, 'node_modules'), join(project, 'node_modules'), 'dir');
+  log('compiling the scaffolded project with its tsconfig');
+  await execFileAsync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', project]);
+}
+
+/** Our token decodes with Auth.js, Auth.js's with ours: the apps really are compared on the same session. */
+async function checkInterchangeable(token: string, secret: string, salt: string, claims: Record<string, string>): Promise<void> {
+  const byAuthjs = await authjsDecode({ token, secret, salt });
+  const theirs = await authjsEncode({ token: claims, secret, salt });
+  const byOurs = await ourDecode({ token: theirs, secret, salt });
+  for (const decoded of [byAuthjs, byOurs]) {
+    for (const [key, value] of Object.entries(claims)) {
+      if (decoded?.[key] !== value) throw new Error(`session tokens are not interchangeable: claim ${key} is ${String(decoded?.[key])}`);
+    }
+  }
+}
+
+let minted: Promise<string[]> | undefined;
+
+/** `count` valid session cookies of the bench user (distinct tokens), minted once per run. */
+function mintSessions(secret: string, salt: string, count: number): Promise<string[]> {
+  minted ??= (async () => {
+    const cookies: string[] = [];
+    for (let index = 0; index < Math.max(1, count); index++) {
+      cookies.push(`${salt}=${await ourEncode({ token: { sub: BENCH_USER.id, name: BENCH_USER.name, email: BENCH_USER.email }, secret, salt })}`);
+    }
+    return cookies;
+  })();
+  return minted;
+}
+
+/**
+ * Full sign-ins on each side, in `rounds` alternating slices (each a share of the seconds and of the count), with
+ * the app server's CPU time per sign-in. Any failed sign-in stops the bench.
+ */
+async function compareSignIns(
+  name: string,
+  sides: { key: 'ours' | 'authjs'; server: BenchServer; signIn: () => Promise<void> }[],
+  limits: { seconds: number; count?: number; concurrency: number },
+): Promise<{ ours: Rate; authjs: Rate }> {
+  const slice = {
+    seconds: limits.seconds / settings.rounds,
+    concurrency: limits.concurrency,
+    ...(limits.count !== undefined && { count: Math.ceil(limits.count / settings.rounds) }),
+  };
+  const parts = new Map(sides.map((side) => [side.key, { results: [] as SignInResult[], cpuMicros: 0 }]));
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      const part = parts.get(side.key)!;
+      const before = await side.server.usage();
+      part.results.push(await runSignIns(side.signIn, slice));
+      part.cpuMicros += (await side.server.usage()).cpuMicros - before.cpuMicros;
+    }
+  }
+  const rates: Record<string, Rate> = {};
+  for (const side of sides) {
+    const part = parts.get(side.key)!;
+    const result = mergeSignIns(part.results);
+    if (result.failures > 0) throw new Error(`${side.key} ${name}: ${result.failures} sign-ins failed; first: ${result.firstFailure}`);
+    const cpuMicros = part.cpuMicros / result.signIns;
+    const { samples: _samples, ...summary } = result;
+    raw[`${side.key} ${name}`] = { ...summary, cpuMicrosPerSignIn: cpuMicros };
+    log(
+      `${side.key} ${name}: ${result.signIns} in ${result.seconds.toFixed(1)} s = ${result.signInsPerSecond.toFixed(1)}/s, ` +
+        `p50 ${result.p50.toFixed(1)} ms, ${cpuMicros.toFixed(0)} µs app CPU per sign-in`,
+    );
+    rates[side.key] = { ...rateOf(result), cpuMicros };
+  }
+  return { ours: rates['ours']!, authjs: rates['authjs']! };
+}
+
+function ratio(value: number, base: number | undefined): number {
+  return base ? value / base : Number.NaN;
+}
+
+function target(text: string, met: boolean): { text: string; met: boolean } {
+  return { text, met };
+}
+
+function formatRate(rate: Rate | undefined, unit: Row['unit']): [string, string, string, string] {
+  if (!rate) return ['', '', '', ''];
+  const perSecond = unit === 'sign-ins/s' ? rate.perSecond.toFixed(1) : Math.round(rate.perSecond).toLocaleString('en-US');
+  const digits = unit === 'sign-ins/s' ? 1 : 2;
+  return [perSecond, rate.p50.toFixed(digits), rate.p99.toFixed(digits), rate.cpuMicros === undefined ? '' : rate.cpuMicros.toFixed(0)];
+}
+
+function formatRatio(value: number, percent: boolean): string {
+  if (!Number.isFinite(value)) return '';
+  return percent ? `${Math.round(value * 100)}%` : `${value.toFixed(2)}×`;
+}
+
+/** The one table: a markdown table, readable in a terminal too. */
+function renderTable(tableRows: Row[], bareRate: number | undefined): string {
+  const header = ['Case', 'Unit', 'Ours', 'p50 ms', 'p99 ms', 'CPU µs/op', '@auth/express', 'p50 ms', 'p99 ms', 'CPU µs/op', 'Ours / @auth', 'Ours / bare', 'Target'];
+  const lines = tableRows.map((row) => {
+    const ours = row.value !== undefined ? [row.value, '', '', ''] : formatRate(row.ours, row.unit);
+    const authjs = formatRate(row.authjs, row.unit);
+    const vsAuthjs = row.ours && row.authjs ? formatRatio(row.ours.perSecond / row.authjs.perSecond, false) : '';
+    const vsBare = row.ours && row.vsBare ? formatRatio(ratio(row.ours.perSecond, row.bare?.perSecond ?? bareRate), true) : '';
+    const goal = row.target ? `${row.target.text}: ${row.target.met ? 'met' : 'MISSED'}` : '';
+    const name = row.note ? `${row.case} (${row.note})` : row.case;
+    return [name, row.unit, ...ours, ...authjs, vsAuthjs, vsBare, goal];
+  });
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
+  const format = (cells: string[]): string => `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ')} |`;
+  const rule = `|${widths.map((width, column) => (column === 0 ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
+  return [format(header), rule, ...lines.map(format)].join('\n');
+}
+
+function renderFacts(facts: Record<string, string | number>): string {
+  const durations =
+    `${settings.seconds} s per load case and side (${settings.rounds} alternating slices) after ${settings.warmupSeconds} s of warm-up, ` +
+    `${settings.connections} connections; ` +
+    `credentials sign-ins ${settings.signInSeconds} s × ${settings.signInConcurrency} loops; ` +
+    `OIDC sign-ins ${settings.oidcSignIns} × ${settings.oidcConcurrency} loops; RSS over ${settings.rssRequests.toLocaleString('en-US')} requests; ` +
+    `CLI medians of ${settings.cliRuns} runs, scaffold of ${settings.scaffoldRuns}`;
+  return [
+    `Measured ${facts['date']} on ${facts['cores']} cores (${facts['cpu']}, ${facts['memoryGiB']} GiB), Node ${facts['node']}, ${facts['os']}.`,
+    `${facts['loadGenerator']}; all on 127.0.0.1. ${durations}. Load average (1 min): ${facts['loadAverage']}.`,
+  ].join('\n');
+}
+
+await main();
