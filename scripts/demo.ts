@@ -5,6 +5,8 @@
 //
 // Environment: PORT (default 3000), DEMO_DIR (default ./demo-app).
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -23,7 +25,7 @@ import { loginThroughProvider } from '../test/support/oidc-provider.js';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 const demoDir = resolve(repoRoot, process.env.DEMO_DIR ?? 'demo-app');
-const port = process.env.PORT ?? '3000';
+const requestedPort = process.env.PORT ?? '3000';
 const selfTest = process.argv.includes('--self-test');
 const mount = '/auth';
 
@@ -65,7 +67,17 @@ async function fillEnv(values: Record<string, string>): Promise<void> {
   await writeFile(path, text);
 }
 
-function startApp(): Promise<{ child: ChildProcess; url: string }> {
+/** PORT, or a free port when PORT is 0 (tests): the app's AUTH_URL must name the port before it starts. */
+async function appPort(): Promise<string> {
+  if (requestedPort !== '0') return requestedPort;
+  const server = createServer();
+  await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()));
+  return String(port);
+}
+
+function startApp(port: string): Promise<{ child: ChildProcess; url: string }> {
   const tsx = join(demoDir, 'node_modules/tsx/dist/cli.mjs');
   const child = spawn(process.execPath, [tsx, 'src/server.ts'], {
     cwd: demoDir,
@@ -109,13 +121,13 @@ async function main(): Promise<void> {
 
   const provider: RunningOidcProvider = await startOidcProvider();
   const clientSecret = randomBytes(24).toString('base64url');
-  await fillEnv({ AUTH_OIDC_ID: 'demo-app', AUTH_OIDC_SECRET: clientSecret, AUTH_OIDC_ISSUER: provider.issuer });
+  const port = await appPort();
+  // The app listens on 127.0.0.1; AUTH_URL says so, so that every URL it builds (and its cookies) stay on that origin.
+  await fillEnv({ AUTH_URL: `http://127.0.0.1:${port}`, AUTH_OIDC_ID: 'demo-app', AUTH_OIDC_SECRET: clientSecret, AUTH_OIDC_ISSUER: provider.issuer });
   say(`Local OpenID provider: ${provider.issuer} (client "demo-app" written to ${join(demoDir, '.env')})`);
 
-  const app = await startApp();
-  const appPort = new URL(app.url).port;
-  // The app listens on 127.0.0.1 only; `localhost` works too in browsers that try IPv4.
-  const origins = [`http://127.0.0.1:${appPort}`, `http://localhost:${appPort}`];
+  const app = await startApp(port);
+  const origins = [`http://127.0.0.1:${port}`];
   await provider.setClient({
     client_id: 'demo-app',
     client_secret: clientSecret,

@@ -213,10 +213,12 @@ interface ServerFacts {
   mounts: { file: string; pattern: string | undefined }[];
   /** Whether some file sets `trust proxy` to a truthy value. */
   trustProxy: boolean;
+  /** Whether some file trusts every proxy hop (`'trust proxy', true` or `enable('trust proxy')`). */
+  trustsEveryProxy: boolean;
 }
 
 function readServerFacts(api: TypeScriptApi, root: string, files: readonly string[]): ServerFacts {
-  const facts: ServerFacts = { mounts: [], trustProxy: false };
+  const facts: ServerFacts = { mounts: [], trustProxy: false, trustsEveryProxy: false };
   for (const file of files) {
     const sourceFile = api.createSourceFile(file, readFileSync(join(root, file), 'utf8'), api.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
@@ -229,7 +231,8 @@ function readServerFacts(api: TypeScriptApi, root: string, files: readonly strin
           facts.mounts.push({ file, pattern: first && (api.isStringLiteral(first) || api.isNoSubstitutionTemplateLiteral(first)) ? first.text : undefined });
         }
         const isTrustProxy = first && api.isStringLiteral(first) && first.text === 'trust proxy';
-        if (isTrustProxy && method === 'enable') facts.trustProxy = true;
+        if (isTrustProxy && method === 'enable') facts.trustProxy = facts.trustsEveryProxy = true;
+        if (isTrustProxy && method === 'set' && second?.kind === api.SyntaxKind.TrueKeyword) facts.trustsEveryProxy = true;
         if (isTrustProxy && method === 'set' && second && second.kind !== api.SyntaxKind.FalseKeyword && !(api.isNumericLiteral(second) && second.text === '0')) facts.trustProxy = true;
       }
       api.forEachChild(node, visit);
@@ -255,10 +258,30 @@ function checkMount(basePath: string | undefined, facts: ServerFacts, configPath
   return ok('mount', `authHandler is mounted at ${basePath} (${facts.mounts.map((mount) => mount.file).join(', ')}), as basePath says.`);
 }
 
+/**
+ * Without AUTH_URL the runtime builds URLs on the Host header (development only, never for emailed links): a
+ * production setup, or one with an email provider, needs it.
+ */
+function checkMissingAuthUrl(providers: readonly ConfiguredProvider[], values: Record<string, string | undefined>): Finding | undefined {
+  if (values.AUTH_URL?.trim()) return undefined;
+  const trustHost = values.AUTH_TRUST_HOST?.trim() ?? '';
+  const hostList = trustHost !== '' && !/^(true|false|1|0|yes|no|on|off)$/i.test(trustHost);
+  const fix = 'Set AUTH_URL in .env (or the host\'s environment) to the URL users reach the app at, e.g. AUTH_URL=https://app.example.com';
+  if (values.NODE_ENV?.trim() === 'production' && !hostList) {
+    return problem('auth-url', 'error', 'NODE_ENV is production and AUTH_URL is not set: the app would answer every auth request with UntrustedHost, or, with AUTH_TRUST_HOST=true, build its URLs on whatever Host header a client sends.', fix);
+  }
+  if (providers.some((provider) => provider.id === 'email') && !hostList) {
+    return problem('auth-url', 'error', 'AUTH_URL is not set and the email provider sends sign-in links: the app refuses to start rather than build a link on a Host header.', fix);
+  }
+  return problem('auth-url', 'warn', 'AUTH_URL is not set: the auth routes build their URLs on the request\'s Host header, which is only acceptable in development.', fix);
+}
+
 function checkCallbackUrls(providers: readonly ConfiguredProvider[], values: Record<string, string | undefined>, basePath: string, envText: string | undefined): Finding[] {
   const findings: Finding[] = [];
   const authUrl = values.AUTH_URL?.trim();
   let origin = `http://localhost:${values.PORT && /^\d+$/.test(values.PORT) ? values.PORT : '3000'}`;
+  const missing = checkMissingAuthUrl(providers, values);
+  if (missing) findings.push(missing);
   if (authUrl) {
     let url: URL | undefined;
     try {
@@ -294,6 +317,14 @@ function checkCallbackUrls(providers: readonly ConfiguredProvider[], values: Rec
 }
 
 function checkTrustProxy(values: Record<string, string | undefined>, facts: ServerFacts): Finding {
+  if (facts.trustsEveryProxy) {
+    return problem(
+      'trust-proxy',
+      'warn',
+      "The app sets 'trust proxy' to true: every client can then forge X-Forwarded-For (its address, which rate limits count by), X-Forwarded-Proto and X-Forwarded-Host.",
+      "Trust only your proxy: app.set('trust proxy', 'loopback') for one on the same host, or its hop count (1) or addresses.",
+    );
+  }
   const authUrl = values.AUTH_URL?.trim() ?? '';
   if (!authUrl.startsWith('https:')) return ok('trust-proxy', 'AUTH_URL is not https: trust proxy is not needed locally.');
   if (facts.trustProxy) return ok('trust-proxy', "AUTH_URL is https and the app sets 'trust proxy'.");
@@ -301,7 +332,7 @@ function checkTrustProxy(values: Record<string, string | undefined>, facts: Serv
     'trust-proxy',
     'error',
     "AUTH_URL is https but the app does not set 'trust proxy': behind a TLS-terminating proxy, req.protocol is http, so session cookies lose Secure and their __Secure- prefix.",
-    "Add app.set('trust proxy', true) (or the proxy's hop count) before app.use(..., authHandler).",
+    "Add app.set('trust proxy', 1) (the proxy's hop count, or its addresses) before app.use(..., authHandler).",
   );
 }
 

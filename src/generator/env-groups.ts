@@ -33,6 +33,17 @@ export function secretEnvGroup(secret: string): EnvGroup {
   };
 }
 
+/** The `AUTH_URL` group: the app's public origin, which every URL the runtime builds starts with. */
+export function originEnvGroup(origin: string): EnvGroup {
+  return {
+    comment: [
+      "The app's public URL: sign-in links, callback URLs and redirects are built on it, never on a request's Host header.",
+      'In production, the https URL users reach the app at.',
+    ],
+    entries: [{ key: 'AUTH_URL', value: origin }],
+  };
+}
+
 /** The placeholders of one provider, or undefined when it reads no env vars. */
 export function providerEnvGroup(entry: ProviderEntry, origin: string, mount: string): EnvGroup | undefined {
   if (entry.env.length === 0) return undefined;

@@ -8,7 +8,7 @@ import type { ProviderEntry } from '../catalog/providers.js';
 import { CliError, usageError } from '../cli/errors.js';
 import type { Answers } from '../prompts/answers.js';
 import { runtimeDependencies, testedRanges, toolDevDependencies } from './dependencies.js';
-import { adapterEnvGroup, appOrigin, providerEnvGroup, secretEnvGroup } from './env-groups.js';
+import { adapterEnvGroup, appOrigin, originEnvGroup, providerEnvGroup, secretEnvGroup } from './env-groups.js';
 import { appendEnvGroups, readEnvLines } from './merge/env-file.js';
 import type { EnvGroup } from './merge/env-file.js';
 import { ensureGitignoreEntries } from './merge/gitignore.js';
@@ -277,6 +277,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
 
   const envGroups = (secret: string): EnvGroup[] => [
     secretEnvGroup(secret),
+    originEnvGroup(origin),
     ...providers.flatMap((entry) => providerEnvGroup(entry, origin, answers.mount) ?? []),
     ...(adapter ? [adapterEnvGroup(adapter)] : []).filter((group): group is EnvGroup => group !== undefined),
   ];

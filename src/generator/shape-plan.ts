@@ -110,7 +110,7 @@ export function mountInstructions(shape: ProjectShape, buildCommand: string): st
     ...(shape.language === 'javascript' ? [`Build the auth module: ${buildCommand} (compiles ${shape.authDir}/ to ${shape.outDir}/; again after you change it)`, ''] : []),
     where,
     `  import { authHandler, requireAuth, sessionLocals } from '${mount.importPath}';`,
-    `  ${app}.set('trust proxy', true);`,
+    `  ${app}.set('trust proxy', Number(process.env.TRUST_PROXY) || 'loopback');  // X-Forwarded-* only from your proxy: its hop count, never true`,
     `  ${app}.use('${shape.mountPattern}', authHandler);`,
     `  ${app}.use(sessionLocals);`,
     `  ${app}.get('/me', requireAuth(), (_req, res) => res.json({ user: res.locals.session.user }));`,

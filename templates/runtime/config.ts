@@ -5,8 +5,9 @@
 import type { Request } from 'express';
 import type { Adapter } from './adapter.js';
 import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './cookies.js';
-import { MissingAdapter, MissingAdapterMethods, MissingSecret, UnsupportedStrategy, type AuthError } from './errors.js';
+import { MissingAdapter, MissingAdapterMethods, MissingSecret, UnsupportedStrategy, UntrustedHost, type AuthError } from './errors.js';
 import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './jwt.js';
+import { type TrustedHostRule, parseTrustedHosts } from './origin.js';
 import { resolveProviders, type ResolvedProvider } from './providers/resolve.js';
 import type { ProviderInput } from './providers/types.js';
 import type { Account, AdapterUser, Awaitable, DefaultSession, JWT, Profile, Session, User } from './types.js';
@@ -141,11 +142,18 @@ export interface FrameworkAuthConfig {
   /** Logs each step at debug level (never secrets or tokens). @default false */
   debug?: boolean;
   /**
-   * Trust the request's Host header (and `X-Forwarded-Host` when Express's `trust proxy` trusts the hop) to build
-   * URLs. Without it, `AUTH_URL` must be set.
-   * @default AUTH_TRUST_HOST, else true when AUTH_URL is set or NODE_ENV is not 'production'
+   * Which request hosts may build the app's URLs when `AUTH_URL` is not set (the Host header, or `X-Forwarded-Host`
+   * when Express's `trust proxy` trusts the hop). `AUTH_URL`, when set, always wins.
+   * - a list (`['app.example.com', '*.preview.example.com', 'https://admin.example.com']`): only these hosts are
+   *   served, and their own origin is used, also for emailed links and as redirect-proxy targets. An entry without a
+   *   scheme matches any port and the request's scheme; `*.` matches subdomains.
+   * - `true`: any host, for redirects and provider callbacks only. Emailed sign-in links and the redirect proxy never
+   *   use an origin a header chose: with an email provider or `redirectProxyUrl`, set `AUTH_URL` or a list.
+   * - `false`: none; `AUTH_URL` must be set.
+   * @default AUTH_TRUST_HOST (`true`, `false`, or a comma-separated list), else true when AUTH_URL is set or
+   * NODE_ENV is not 'production'
    */
-  trustHost?: boolean;
+  trustHost?: boolean | string[];
   /** @default true when the request is HTTPS (`req.protocol`, so Express's `trust proxy` matters) */
   useSecureCookies?: boolean;
   cookies?: CookiesOverrides;
@@ -161,7 +169,10 @@ export interface ResolvedConfig {
   basePath: string | undefined;
   /** `AUTH_URL`'s origin when set: every URL the app builds uses it. */
   envOrigin: string | undefined;
+  /** `trustHost: true`: any well-formed host may build redirects and callback URLs (never emailed links). */
   trustHost: boolean;
+  /** The `trustHost` allow-list: hosts that build every URL, emailed links included, on their own origin. */
+  trustedHosts: readonly TrustedHostRule[];
   providers: ResolvedProvider[];
   providersById: Map<string, ResolvedProvider>;
   session: SessionOptions;
@@ -261,6 +272,39 @@ function readEnvOrigin(env: AuthEnv): string | undefined {
   }
 }
 
+/** `trustHost` from the config or `AUTH_TRUST_HOST`: a boolean, or the allow-list of hosts. */
+function readTrustHost(config: FrameworkAuthConfig, env: AuthEnv, envOrigin: string | undefined): { trustHost: boolean; trustedHosts: TrustedHostRule[] } {
+  if (Array.isArray(config.trustHost)) return { trustHost: false, trustedHosts: parseTrustedHosts(config.trustHost) };
+  if (typeof config.trustHost === 'boolean') return { trustHost: config.trustHost, trustedHosts: [] };
+  const raw = env['AUTH_TRUST_HOST'];
+  const flag = parseBooleanEnv(raw);
+  if (flag !== undefined) return { trustHost: flag, trustedHosts: [] };
+  const hosts = (raw ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (hosts.length > 0) return { trustHost: false, trustedHosts: parseTrustedHosts(hosts) };
+  return { trustHost: envOrigin !== undefined || env['NODE_ENV'] !== 'production', trustedHosts: [] };
+}
+
+/**
+ * Emailed links and redirect-proxy targets carry sign-in secrets (a magic-link token, an authorization code): their
+ * origin must come from configuration. Checked at startup, so that no request can make the app build one on a
+ * header-chosen host.
+ */
+function assertConfiguredOrigin(providers: readonly ResolvedProvider[], envOrigin: string | undefined, trustedHosts: readonly TrustedHostRule[]): void {
+  if (envOrigin || trustedHosts.length > 0) return;
+  const email = providers.find((provider) => provider.type === 'email');
+  if (email) {
+    throw new UntrustedHost(
+      `Provider "${email.id}" emails sign-in links, which must point at this app: set AUTH_URL to the URL users reach it at (e.g. AUTH_URL=https://app.example.com), or list its hosts in trustHost / AUTH_TRUST_HOST.`,
+    );
+  }
+  const proxied = providers.find((provider) => (provider.type === 'oauth' || provider.type === 'oidc') && provider.redirectProxyUrl);
+  if (proxied) {
+    throw new UntrustedHost(
+      `Provider "${proxied.id}" uses the redirect proxy, which forwards authorization codes to this app: set AUTH_URL to the URL users reach it at (e.g. AUTH_URL=https://app.example.com), or list its hosts in trustHost / AUTH_TRUST_HOST.`,
+    );
+  }
+}
+
 /** The adapter methods each adapter-backed sign-in calls (database sessions add theirs). */
 const adapterMethodsFor = {
   email: ['createVerificationToken', 'useVerificationToken', 'getUserByEmail', 'createUser', 'updateUser'],
@@ -309,7 +353,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
   const debug = config.debug ?? false;
   const logger = createLogger(config, debug);
   const envOrigin = readEnvOrigin(env);
-  const trustHost = config.trustHost ?? parseBooleanEnv(env['AUTH_TRUST_HOST']) ?? (envOrigin !== undefined || env['NODE_ENV'] !== 'production');
+  const { trustHost, trustedHosts } = readTrustHost(config, env, envOrigin);
   const redirectProxyUrl = config.redirectProxyUrl ?? (env['AUTH_REDIRECT_PROXY_URL'] || undefined);
   const providers = resolveProviders(config.providers, { env, redirectProxyUrl });
   const strategy = config.session?.strategy ?? (config.adapter ? 'database' : 'jwt');
@@ -320,6 +364,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     throw new UnsupportedStrategy('Credentials sign-in works with JWT sessions only: set session.strategy to "jwt".');
   }
   assertAdapterFits(providers, config.adapter, strategy);
+  assertConfiguredOrigin(providers, envOrigin, trustedHosts);
   const maxAge = config.session?.maxAge ?? DEFAULT_MAX_AGE;
   if (debug) logger.warn('debug-enabled');
   return {
@@ -328,6 +373,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     basePath: normaliseBasePath(config.basePath),
     envOrigin,
     trustHost,
+    trustedHosts,
     providers,
     providersById: new Map(providers.map((provider) => [provider.id, provider])),
     session: {

@@ -6,7 +6,9 @@ import type { Request, Response } from 'express';
 import type { ResolvedConfig } from './config.js';
 import { type CookieOption, type CookiesOptions, type OutgoingCookie, serializeCookie } from './cookies.js';
 import { pageContentSecurityPolicy } from './pages/csp.js';
-import { requestCookies, requestOrigin, usesSecureCookies } from './request.js';
+import { UntrustedHost } from './errors.js';
+import { requestOrigin } from './origin.js';
+import { requestCookies, usesSecureCookies } from './request.js';
 
 export interface RequestContext {
   req: Request;
@@ -14,6 +16,8 @@ export interface RequestContext {
   options: ResolvedConfig;
   /** `https://app.example.com`: where every URL the app builds starts. */
   origin: string;
+  /** True when `origin` comes from configuration (`AUTH_URL` or the `trustHost` list), not from a header alone. */
+  originConfigured: boolean;
   /** `/auth`: the mount path as the browser sees it. */
   mountPath: string;
   cookieOptions: CookiesOptions;
@@ -25,11 +29,13 @@ export interface RequestContext {
 /** Builds the context of a request below the mount path. */
 export function createContext(req: Request, res: Response, options: ResolvedConfig, mountPath: string): RequestContext {
   const secure = usesSecureCookies(req, options);
+  const { origin, configured } = requestOrigin(req, options);
   return {
     req,
     res,
     options,
-    origin: requestOrigin(req, options),
+    origin,
+    originConfigured: configured,
     mountPath,
     cookieOptions: secure ? options.cookies.secure : options.cookies.plain,
     cookies: requestCookies(req),
@@ -40,6 +46,23 @@ export function createContext(req: Request, res: Response, options: ResolvedConf
 /** `<origin><mount>/<action>`. */
 export function actionUrl(context: RequestContext, action: string): string {
   return `${context.origin}${context.mountPath}/${action}`;
+}
+
+/**
+ * The origin for URLs that carry a sign-in secret away from this request (emailed links, redirect-proxy targets):
+ * only a configured one. Startup already refuses an email provider or redirect proxy without one; this keeps the
+ * rule where the URL is built.
+ */
+export function configuredOrigin(context: RequestContext): string {
+  if (!context.originConfigured) {
+    throw new UntrustedHost('Links that carry sign-in secrets are built only on AUTH_URL or a trustHost-listed host, never on a Host header alone.');
+  }
+  return context.origin;
+}
+
+/** `<configured origin><mount>/<action>`: for URLs that leave the request carrying a secret. */
+export function configuredActionUrl(context: RequestContext, action: string): string {
+  return `${configuredOrigin(context)}${context.mountPath}/${action}`;
 }
 
 /** Queues a cookie with the options of `option` (or deletes it when `value` is null). */
@@ -59,7 +82,8 @@ export function flushCookies(res: Response, cookies: OutgoingCookie[]): void {
   res.setHeader('Set-Cookie', [...previous, ...cookies.map(serializeCookie)]);
 }
 
-const noStore = 'private, no-cache, no-store';
+/** What every auth response and every response that sets or may show a session says to caches: never store it. */
+export const noStore = 'private, no-cache, no-store';
 
 /** Answers JSON (with the queued cookies). */
 export function sendJson(context: RequestContext, status: number, body: unknown): void {

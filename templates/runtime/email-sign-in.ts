@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { callAdapter } from './adapter.js';
-import { type RequestContext, actionUrl, sendRedirect } from './context.js';
+import { type RequestContext, configuredActionUrl, sendRedirect } from './context.js';
 import { assertSingleAddress } from './email-address.js';
 import { AccessDenied, EmailSignInError, MissingAdapter, Verification } from './errors.js';
 import type { ResolvedEmailProvider } from './providers/resolve.js';
@@ -57,7 +57,8 @@ export async function sendVerificationLink(
   if (params.callbackUrl) query.set('callbackUrl', await resolveRedirect(context, params.callbackUrl));
   query.set('token', token);
   query.set('email', identifier);
-  const url = `${actionUrl(context, `callback/${encodeURIComponent(provider.id)}`)}?${query}`;
+  // The link's origin is configuration's, never the Host header's: whoever could choose it would receive the token.
+  const url = `${configuredActionUrl(context, `callback/${encodeURIComponent(provider.id)}`)}?${query}`;
   const hashed = hashVerificationToken(token, secret);
   // Stored before sending, so that a link opened at once already works.
   await callAdapter(adapter, 'createVerificationToken', { identifier, token: hashed, expires });
@@ -77,7 +78,7 @@ export async function sendVerificationLink(
     throw new EmailSignInError(`Sending the sign-in email of provider "${provider.id}" failed`, { cause: error instanceof Error ? error : undefined });
   }
   const page = new URLSearchParams({ provider: provider.id, type: provider.type });
-  sendRedirect(context, `${actionUrl(context, 'verify-request')}?${page}`);
+  sendRedirect(context, `${configuredActionUrl(context, 'verify-request')}?${page}`);
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
-import { flushCookies, sendRedirectResponse } from './context.js';
+import { flushCookies, noStore, sendRedirectResponse } from './context.js';
 import { prefersJson } from './request.js';
 import { readSession } from './session.js';
 import type { GetSessionResult, Session } from './types.js';
@@ -35,7 +35,11 @@ export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler
   async function readIntoLocals(req: Request, res: Response, next: NextFunction): Promise<void> {
     try {
       const result = await readSession(req, options, { write: true });
-      if (result.cookies.length > 0 && !res.headersSent) flushCookies(res, result.cookies);
+      if (!res.headersSent && (result.cookies.length > 0 || result.session)) {
+        // A response that sets a session cookie or may show the session must never be stored by a shared cache.
+        res.setHeader('Cache-Control', noStore);
+        flushCookies(res, result.cookies);
+      }
       res.locals['session'] = result.session;
     } catch (error) {
       options.logger.error(error instanceof Error ? error : new Error(String(error)));
@@ -86,7 +90,7 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
     if (prefersJson(req)) {
       res.status(401);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Cache-Control', 'private, no-cache, no-store');
+      res.setHeader('Cache-Control', noStore);
       res.end(JSON.stringify({ error: 'Unauthorized', message: 'Sign in to access this resource.' }));
       return;
     }

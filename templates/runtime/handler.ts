@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
-import { type RequestContext, actionUrl, createContext, sendHtml, sendJson, sendRedirect, setCookie } from './context.js';
+import { type RequestContext, actionUrl, createContext, noStore, sendHtml, sendJson, sendRedirect, setCookie } from './context.js';
 import { chunkCookie, clearChunkedCookie, readChunkedCookie } from './cookies.js';
 import { createCsrfToken, safeEqual, verifyCsrfCookie } from './csrf.js';
 import { InvalidEmailAddress } from './email-address.js';
@@ -542,7 +542,7 @@ function respondWithError(
   const status = error.status >= 400 && error.status < 500 ? error.status : 400;
   const message = requestErrors.has(error.type) ? error.message : undefined;
   res.status(status);
-  res.setHeader('Cache-Control', 'private, no-cache, no-store');
+  res.setHeader('Cache-Control', noStore);
   if (prefersJson(req) || !action || ['providers', 'csrf', 'session', 'webauthn-options'].includes(action)) {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.end(JSON.stringify({ error: requestErrors.has(error.type) ? error.type : type, ...(message && { message }) }));

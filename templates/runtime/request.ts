@@ -1,11 +1,11 @@
 /**
- * Reading what the runtime needs from an Express request: the origin (honouring `AUTH_URL`, `trustHost` and
- * Express's `trust proxy`), the mount path and action, cookies, and a size-limited form or JSON body.
+ * Reading what the runtime needs from an Express request: the mount path and action, cookies, whether cookies are
+ * secure, and a size-limited form or JSON body. The origin is origin.ts's.
  */
 import type { Request } from 'express';
 import type { ResolvedConfig } from './config.js';
 import { parseCookieHeader } from './cookies.js';
-import { InvalidRequest, UntrustedHost } from './errors.js';
+import { InvalidRequest } from './errors.js';
 
 function withStatus(error: InvalidRequest, status: number): InvalidRequest {
   error.status = status;
@@ -14,32 +14,6 @@ function withStatus(error: InvalidRequest, status: number): InvalidRequest {
 
 /** Bodies of sign-in forms are small; anything larger is refused with 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
-
-const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
-
-function forwardedHost(req: Request): string | undefined {
-  // Express 5's req.host does exactly this; Express 4's req.host drops the port, so read the headers directly.
-  const trust = req.app?.get('trust proxy fn') as ((address: string | undefined, hop: number) => boolean) | undefined;
-  const header = req.headers['x-forwarded-host'];
-  if (!header || !trust?.(req.socket?.remoteAddress, 0)) return undefined;
-  const value = Array.isArray(header) ? header[0] : header;
-  return value?.split(',')[0]?.trim() || undefined;
-}
-
-/**
- * The origin every URL is built on: `AUTH_URL`'s when set, otherwise the request's protocol (`req.protocol`, which
- * follows `X-Forwarded-Proto` only when `trust proxy` trusts the hop) and host (which must be trusted).
- */
-export function requestOrigin(req: Request, options: ResolvedConfig): string {
-  if (options.envOrigin) return options.envOrigin;
-  if (!options.trustHost) {
-    throw new UntrustedHost('The Host header is not trusted: set AUTH_URL to the app URL, or AUTH_TRUST_HOST=true behind a trusted proxy.');
-  }
-  const host = forwardedHost(req) ?? req.headers.host;
-  if (!host || !hostPattern.test(host)) throw new InvalidRequest('The request has no valid Host header.');
-  const protocol = req.protocol === 'https' ? 'https' : 'http';
-  return `${protocol}://${host.toLowerCase()}`;
-}
 
 /** Whether cookies get `Secure` and the `__Secure-`/`__Host-` prefixes for this request. */
 export function usesSecureCookies(req: Request, options: ResolvedConfig): boolean {

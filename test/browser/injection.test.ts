@@ -56,7 +56,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   const config: FrameworkAuthConfig = {
     secret: SECRET,
-    trustHost: true,
+    // The email provider needs a configured origin for its links: the tests reach the app on loopback.
+    trustHost: ['127.0.0.1', 'localhost'],
     adapter: MemoryAdapter(),
     session: { strategy: 'jwt' },
     logger: { error: () => {}, warn: () => {}, debug: () => {} },

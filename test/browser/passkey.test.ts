@@ -180,6 +180,7 @@ describe('passkeys in Chromium: with other sign-ins and other databases', () => 
     const links: string[] = [];
     const adapter = MemoryAdapter();
     const app = await startApp(adapter, {
+      trustHost: ['localhost', '127.0.0.1'],
       providers: [Email({ sendVerificationRequest: ({ url }) => void links.push(url) }), Passkey()],
     });
     const { page, context } = await openBrowser();

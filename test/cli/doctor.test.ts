@@ -115,12 +115,44 @@ describe('framework-auth doctor', () => {
 
   it('reports an https AUTH_URL without trust proxy', async () => {
     const server = join(root, 'src/server.ts');
-    await writeFile(server, (await readFile(server, 'utf8')).replace("app.set('trust proxy', true);", ''));
+    await writeFile(server, (await readFile(server, 'utf8')).replace("app.set('trust proxy', trustProxy(process.env.TRUST_PROXY));", ''));
     await setEnv(root, { AUTH_URL: 'https://app.example.com' });
     const result = await doctor(root);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toContain("AUTH_URL is https but the app does not set 'trust proxy'");
-    expect(result.stdout).toContain("fix: Add app.set('trust proxy', true)");
+    expect(result.stdout).toContain("fix: Add app.set('trust proxy', 1)");
+  });
+
+  it("warns about 'trust proxy' set to true: every client could forge X-Forwarded-*", async () => {
+    const server = join(root, 'src/server.ts');
+    await writeFile(server, (await readFile(server, 'utf8')).replace("app.set('trust proxy', trustProxy(process.env.TRUST_PROXY));", "app.set('trust proxy', true);"));
+    const result = await doctor(root);
+    expect(result.stdout).toContain("▲ The app sets 'trust proxy' to true: every client can then forge X-Forwarded-For");
+    expect(result.stdout).toContain("fix: Trust only your proxy: app.set('trust proxy', 'loopback')");
+  });
+
+  it('reports a production setup without AUTH_URL (exit 1)', async () => {
+    const text = (await readFile(join(root, '.env'), 'utf8')).replace(/^AUTH_URL=.*$/m, '');
+    await writeFile(join(root, '.env'), `${text}NODE_ENV=production\n`);
+    const result = await doctor(root);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('✖ NODE_ENV is production and AUTH_URL is not set');
+    expect(result.stdout).toContain('fix: Set AUTH_URL in .env');
+  });
+
+  it('reports an email provider without AUTH_URL: the app would refuse to start (exit 1)', async () => {
+    const config = join(root, 'src/auth/config.ts');
+    await writeFile(config, (await readFile(config, 'utf8')).replace('  providers: [\n', "  providers: [\n    Email(),\n").replace("import './env.js';", "import './env.js';\nimport Email from './core/providers/email.js';"));
+    await writeFile(join(root, '.env'), (await readFile(join(root, '.env'), 'utf8')).replace(/^AUTH_URL=.*$/m, ''));
+    const result = await doctor(root);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('✖ AUTH_URL is not set and the email provider sends sign-in links: the app refuses to start');
+  });
+
+  it('warns when AUTH_URL is missing in development, and reports the scaffold\'s AUTH_URL as fine', async () => {
+    expect((await doctor(root)).stdout).toContain('✔ AUTH_URL is http://localhost:3000.');
+    await writeFile(join(root, '.env'), (await readFile(join(root, '.env'), 'utf8')).replace(/^AUTH_URL=.*$/m, ''));
+    expect((await doctor(root)).stdout).toContain("▲ AUTH_URL is not set: the auth routes build their URLs on the request's Host header");
   });
 
   it('accepts an https AUTH_URL with trust proxy, and warns that the callback URLs in .env moved', async () => {

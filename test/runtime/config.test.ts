@@ -59,7 +59,7 @@ describe('configuration checks', () => {
   it('defaults checks to pkce and adds state when redirectProxyUrl is set', () => {
     const plain = resolveConfig({ secret: SECRET, providers: [OIDC()] }, {});
     expect(plain.providers[0]).toMatchObject({ checks: ['pkce'] });
-    const proxied = resolveConfig({ secret: SECRET, providers: [OIDC()], redirectProxyUrl: 'https://auth.example.test/auth' }, {});
+    const proxied = resolveConfig({ secret: SECRET, providers: [OIDC()], redirectProxyUrl: 'https://auth.example.test/auth' }, { AUTH_URL: 'https://preview.example.test' });
     expect(proxied.providers[0]).toMatchObject({ checks: ['pkce', 'state'] });
   });
 

@@ -54,7 +54,8 @@ function recordingAdapter(): { adapter: Adapter; stored: VerificationToken[] } {
 
 async function startApp(config: Partial<FrameworkAuthConfig> = {}): Promise<AuthApp & { adapter: Adapter; stored: VerificationToken[] }> {
   const { adapter, stored } = recordingAdapter();
-  const app = await apps.start({ providers: [Email()], adapter, ...config });
+  // Emailed links need a configured origin (AUTH_URL or a trustHost list): the test app is reached at 127.0.0.1.
+  const app = await apps.start({ providers: [Email()], adapter, trustHost: ['127.0.0.1'], ...config });
   return Object.assign(app, { adapter: config.adapter ?? adapter, stored });
 }
 
@@ -314,6 +315,7 @@ describe('email sign-in: refusals', () => {
     const { adapter, stored } = recordingAdapter();
     const failing = await apps.start({
       adapter,
+      trustHost: ['127.0.0.1'],
       providers: [
         Email({
           sendVerificationRequest: () => {

@@ -136,6 +136,7 @@ describe('the sign-in page', () => {
   beforeAll(async () => {
     app = await startApp({
       secret: SECRET,
+      trustHost: ['127.0.0.1'],
       adapter: MemoryAdapter(),
       session: { strategy: 'jwt' },
       logger: { error: () => {}, warn: () => {}, debug: () => {} },
@@ -355,6 +356,7 @@ describe('pages overrides', () => {
     const links: string[] = [];
     const emailApp = await startApp({
       secret: SECRET,
+      trustHost: ['127.0.0.1'],
       adapter: MemoryAdapter(),
       logger: { error: () => {}, warn: () => {}, debug: () => {} },
       providers: [Email({ sendVerificationRequest: ({ url }) => void links.push(url) })],

@@ -5,7 +5,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc7636
  */
 import * as oauth from 'oauth4webapi';
-import { type RequestContext, actionUrl } from '../context.js';
+import { type RequestContext, actionUrl, configuredActionUrl } from '../context.js';
 import { InvalidEndpoints } from '../errors.js';
 import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 import { writeCheckCookie } from './check-cookies.js';
@@ -56,9 +56,10 @@ export async function createAuthorizationUrl(
     let state = oauth.generateRandomState();
     if (provider.redirectProxyUrl) {
       // The proxy has none of this origin's cookies: the state itself carries where to forward the callback,
-      // encrypted with the shared secret so that it cannot be forged.
+      // encrypted with the shared secret so that it cannot be forged, and built on the configured origin so that
+      // no Host header can send someone's authorization code elsewhere.
       state = await context.options.jwt.encode({
-        token: { random: state, origin: actionUrl(context, `callback/${provider.id}`) },
+        token: { random: state, origin: configuredActionUrl(context, `callback/${provider.id}`) },
         secret: context.options.secrets,
         salt: cookieOptions.state.name,
         maxAge: cookieOptions.state.options.maxAge ?? 900,

@@ -6,6 +6,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { RequestContext } from '../context.js';
+import { isTrustedOrigin } from '../origin.js';
 import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError } from '../errors.js';
 import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 import type { Account, Profile, TokenSet, User } from '../types.js';
@@ -176,20 +177,31 @@ export async function handleOAuthCallback(
 
 /**
  * On the redirect proxy: a callback whose (encrypted, so unforgeable) state names another origin's callback URL is
- * forwarded there with its parameters. Returns that URL, or null when the callback is for this app.
+ * forwarded there with its parameters. Returns that URL, or null when the callback is for this app. The target
+ * must be on this app's `trustHost` list: the parameters carry an authorization code, so the proxy forwards only to
+ * origins it was told about, whatever the state says.
  */
 export async function proxiedCallbackTarget(context: RequestContext, parameters: URLSearchParams): Promise<string | null> {
   const state = parameters.get('state');
   if (!state || state.split('.').length !== 5) return null;
+  let origin: string | undefined;
   try {
     const payload = await context.options.jwt.decode({ token: state, secret: context.options.secrets, salt: context.cookieOptions.state.name });
-    const origin = typeof payload?.['origin'] === 'string' ? payload['origin'] : undefined;
-    if (!origin) return null;
-    const target = new URL(origin);
-    if (target.origin === context.origin) return null;
-    target.search = parameters.toString();
-    return target.href;
+    origin = typeof payload?.['origin'] === 'string' ? payload['origin'] : undefined;
   } catch {
     return null;
   }
+  if (!origin) return null;
+  let target: URL;
+  try {
+    target = new URL(origin);
+  } catch {
+    return null;
+  }
+  if (target.origin === context.origin) return null;
+  if (!isTrustedOrigin(context.options.trustedHosts, target.origin)) {
+    throw new InvalidCheck(`The redirect proxy does not forward to ${target.origin}: it is not on the trustHost list`);
+  }
+  target.search = parameters.toString();
+  return target.href;
 }

@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { execa } from 'execa';
 import { setEnvValue } from '../../../src/generator/merge/env-file.js';
+import { generatedAppEnv } from '../../support/listen.js';
 import { builtBins } from './shared-deps.js';
 
 /** What a CLI run printed and how it ended. */
@@ -68,13 +69,13 @@ export interface RunningApp {
 }
 
 /**
- * Starts a compiled project (`node <entry>`, cwd = the project so that its .env is read) on 127.0.0.1 and an
- * OS-chosen port, and resolves once it prints "Listening on <url>".
+ * Starts a compiled project (`node <entry>`, cwd = the project so that its .env is read) on 127.0.0.1 and a free
+ * port (AUTH_URL set to it), and resolves once it prints "Listening on <url>".
  */
-export function startApp(dir: string, entry = 'dist/server.js', env: NodeJS.ProcessEnv = {}): Promise<RunningApp> {
+export async function startApp(dir: string, entry = 'dist/server.js', env: NodeJS.ProcessEnv = {}): Promise<RunningApp> {
   const child: ChildProcess = spawn(process.execPath, [entry], {
     cwd: dir,
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: await generatedAppEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { generatedAppEnv } from '../../support/listen.js';
 
 /** Node lines of the matrix and the exact versions fetched (the newest 22.x and 24.x when this was written). */
 export const nodeVersions = { 20: process.versions.node, 22: '22.23.3', 24: '24.21.0' } as const;
@@ -128,14 +129,14 @@ export interface CellApp {
 }
 
 /**
- * Starts `node <args>` in `dir` on 127.0.0.1 and an OS-chosen port and resolves with the URL it prints ("Listening
+ * Starts `node <args>` in `dir` on 127.0.0.1 and a free port (AUTH_URL set to it) and resolves with the URL it prints ("Listening
  * on <url>"). Yarn's Plug'n'Play projects get its loader, as `yarn node` would add it.
  */
-export function startWithNode(node: string, dir: string, entry: string, env: NodeJS.ProcessEnv = {}): Promise<CellApp> {
+export async function startWithNode(node: string, dir: string, entry: string, env: NodeJS.ProcessEnv = {}): Promise<CellApp> {
   const pnp = existsSync(join(dir, '.pnp.cjs')) ? ['--require', join(dir, '.pnp.cjs'), '--experimental-loader', `file://${join(dir, '.pnp.loader.mjs')}`] : [];
   const child: ChildProcess = spawn(node, [...pnp, entry], {
     cwd: dir,
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: await generatedAppEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

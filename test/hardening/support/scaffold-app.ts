@@ -67,8 +67,8 @@ export function passwordProvider(calls: AuthorizeCall[] = []): ProviderInput {
 }
 
 export interface ScaffoldAppOptions {
-  /** `app.set('trust proxy', …)`; the scaffold sets true. */
-  trustProxy?: boolean;
+  /** `app.set('trust proxy', …)`; the scaffold trusts a proxy on the same host ('loopback', as the tests' client). */
+  trustProxy?: boolean | string | number;
   /** Environment variables in force while the config is resolved (AUTH_URL, AUTH_TRUST_HOST). */
   env?: Record<string, string>;
 }
@@ -87,7 +87,7 @@ export async function startScaffoldApp(config: Partial<FrameworkAuthConfig>, opt
   const fullConfig: FrameworkAuthConfig = { basePath: MOUNT, secret: SECRET, logger: log.logger, trustHost: true, providers: [], ...config };
   const expressErrors: unknown[] = [];
   const app = express();
-  app.set('trust proxy', options.trustProxy ?? true);
+  app.set('trust proxy', options.trustProxy ?? 'loopback');
 
   // The config is resolved when the middlewares are created: AUTH_URL and friends are read then.
   const saved = new Map<string, string | undefined>();

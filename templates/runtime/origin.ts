@@ -1,0 +1,159 @@
+/**
+ * Where the app is: the one origin every URL it builds starts with. It comes from configuration (`AUTH_URL`, or a
+ * request host on the `trustHost` allow-list) and, only when the app opts in with `trustHost: true`, from the
+ * request's Host header. Emailed links and redirect-proxy targets never use a header-chosen origin: a client that
+ * could choose it would receive other people's sign-in tokens.
+ */
+import type { Request } from 'express';
+import { InvalidRequest, UntrustedHost } from './errors.js';
+
+/** One entry of the `trustHost` allow-list, parsed. */
+export interface TrustedHostRule {
+  /** Set when the entry named an origin (`https://app.example.com`): only that scheme matches. */
+  protocol?: 'http:' | 'https:';
+  /** Lower-case host name; for `*.example.com` the suffix `.example.com`. */
+  hostname: string;
+  /** `*.example.com`: any subdomain (not the apex). */
+  subdomains: boolean;
+  /** Set when the entry named a port: only that port matches; otherwise any port. */
+  port?: string;
+}
+
+/** The origin of a request, and whether configuration (not a header alone) vouches for it. */
+export interface RequestOriginResult {
+  origin: string;
+  /** True for `AUTH_URL` and for hosts on the allow-list; false when `trustHost: true` let the header decide. */
+  configured: boolean;
+}
+
+/** What the resolved config says about hosts. */
+export interface OriginSettings {
+  /** `AUTH_URL`'s origin: when set, every URL is built on it and the Host header is never read. */
+  envOrigin: string | undefined;
+  /** `trustHost: true`: any well-formed Host header (never for emailed links or the redirect proxy). */
+  trustHost: boolean;
+  /** `trustHost: ['app.example.com', …]`: the hosts whose requests build URLs on their own host. */
+  trustedHosts: readonly TrustedHostRule[];
+}
+
+// A host name or IP literal with an optional port: no user info, path, spaces or other characters a URL could hide.
+const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
+
+/** `host[:port]` as a URL parses it (lower case, IPv6 in brackets, port within range), or null when malformed. */
+export function parseHost(value: string): { hostname: string; port: string } | null {
+  if (!hostPattern.test(value)) return null;
+  try {
+    const url = new URL(`http://${value}`);
+    if (!url.hostname) return null;
+    return { hostname: url.hostname, port: url.port };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Parses the `trustHost` list: host names (`app.example.com`, any port), `host:port`, `*.example.com` (any
+ * subdomain) or origins (`https://app.example.com`). Throws a TypeError naming the entry that is none of these.
+ */
+export function parseTrustedHosts(entries: readonly string[]): TrustedHostRule[] {
+  return entries.map((raw) => {
+    const entry = raw.trim();
+    const rule = /^[a-z][a-z0-9+.-]*:\/\//i.test(entry) ? parseOriginEntry(entry) : parseHostEntry(entry);
+    if (!rule) throw new TypeError(`trustHost entries are host names, host:port, *.domain or origins such as https://app.example.com (got "${raw}")`);
+    return rule;
+  });
+}
+
+function parseOriginEntry(entry: string): TrustedHostRule | null {
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) return null;
+  // An origin names its port: the scheme's default when absent.
+  return { protocol: url.protocol, hostname: url.hostname, subdomains: false, port: url.port || defaultPort(url.protocol) };
+}
+
+function parseHostEntry(entry: string): TrustedHostRule | null {
+  const subdomains = entry.startsWith('*.');
+  const host = subdomains ? entry.slice(2) : entry;
+  const parsed = host.includes('*') ? null : parseHost(host);
+  if (!parsed) return null;
+  return { hostname: subdomains ? `.${parsed.hostname}` : parsed.hostname, subdomains, ...(parsed.port && { port: parsed.port }) };
+}
+
+/** Whether a URL's host is this machine: a loopback IP literal (127.0.0.0/8, ::1) or exactly `localhost`. */
+export function isLoopbackHostname(hostname: string): boolean {
+  if (hostname === 'localhost' || hostname === '[::1]' || hostname === '::1') return true;
+  // A WHATWG URL has already turned every IPv4 spelling (0x7f.1, 2130706433) into dotted decimal.
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+function defaultPort(protocol: string): string {
+  return protocol === 'https:' ? '443' : '80';
+}
+
+/**
+ * Whether `origin` is on the allow-list. An entry without a scheme only matches https origins, or http on a
+ * loopback host (development); an entry with a scheme matches it exactly.
+ */
+export function isTrustedOrigin(rules: readonly TrustedHostRule[], origin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  return rules.some((rule) => {
+    if (rule.protocol) {
+      if (url.protocol !== rule.protocol) return false;
+    } else if (url.protocol !== 'https:' && !isLoopbackHostname(url.hostname)) {
+      return false;
+    }
+    return matchesHost(rule, url.hostname, url.port || defaultPort(url.protocol));
+  });
+}
+
+function matchesHost(rule: TrustedHostRule, hostname: string, port: string): boolean {
+  if (rule.port !== undefined && rule.port !== port) return false;
+  return rule.subdomains ? hostname.endsWith(rule.hostname) && hostname.length > rule.hostname.length : hostname === rule.hostname;
+}
+
+function forwardedHost(req: Request): string | undefined {
+  // Express 5's req.host does exactly this; Express 4's req.host drops the port, so read the headers directly.
+  const trust = req.app?.get('trust proxy fn') as ((address: string | undefined, hop: number) => boolean) | undefined;
+  const header = req.headers['x-forwarded-host'];
+  if (!header || !trust?.(req.socket?.remoteAddress, 0)) return undefined;
+  const value = Array.isArray(header) ? header[0] : header;
+  return value?.split(',')[0]?.trim() || undefined;
+}
+
+/**
+ * The origin every URL of this request is built on: `AUTH_URL`'s when set; otherwise the request's protocol
+ * (`req.protocol`, which follows `X-Forwarded-Proto` only when `trust proxy` trusts the hop) and host
+ * (`X-Forwarded-Host` likewise), which must be on the `trustHost` list, or be any host under `trustHost: true`.
+ * A malformed host is `InvalidRequest` (400); an untrusted one `UntrustedHost` (400).
+ */
+export function requestOrigin(req: Request, settings: OriginSettings): RequestOriginResult {
+  if (settings.envOrigin) return { origin: settings.envOrigin, configured: true };
+  if (!settings.trustHost && settings.trustedHosts.length === 0) {
+    throw new UntrustedHost('The Host header is not trusted: set AUTH_URL to the app URL, or list the hosts in trustHost / AUTH_TRUST_HOST.');
+  }
+  const header = forwardedHost(req) ?? req.headers.host;
+  const host = header ? parseHost(header) : null;
+  if (!host) throw new InvalidRequest('The request has no valid Host header.');
+  const protocol = req.protocol === 'https' ? 'https:' : 'http:';
+  const origin = new URL(`${protocol}//${header}`).origin;
+  if (settings.trustedHosts.length > 0) {
+    const listed = settings.trustedHosts.some((rule) =>
+      (rule.protocol === undefined || rule.protocol === protocol) && matchesHost(rule, host.hostname, host.port || defaultPort(protocol)),
+    );
+    if (listed) return { origin, configured: true };
+    throw new UntrustedHost('The Host header names a host that is not on the trustHost list.');
+  }
+  return { origin, configured: false };
+}
