@@ -151,7 +151,7 @@ describe('create-framework-auth --adapter', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('create  src/auth/core/adapters/sqlite.ts');
     expect(result.stdout).toContain("allows better-sqlite3's install script");
-    expect(result.stdout).toContain('create  .env  (adds AUTH_SECRET, AUTH_OIDC_ID, AUTH_OIDC_SECRET, AUTH_OIDC_ISSUER, DATABASE_URL)');
+    expect(result.stdout).toContain('create  .env  (adds AUTH_SECRET, AUTH_URL, AUTH_OIDC_ID, AUTH_OIDC_SECRET, AUTH_OIDC_ISSUER, DATABASE_URL)');
     expect(result.stdout).toMatch(/Dependencies to add: .*better-sqlite3@\^12.*@types\/better-sqlite3@/);
     expect(existsSync(join(parent, 'app'))).toBe(false);
   });

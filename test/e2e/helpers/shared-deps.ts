@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { adapterCatalog } from '../../../src/catalog/adapters.js';
+import { providerCatalog } from '../../../src/catalog/providers.js';
 import { runtimeDependencies, testedRanges, toolDevDependencies } from '../../../src/generator/dependencies.js';
 import { cliVersion } from '../../../src/cli/version.js';
 
@@ -83,6 +84,11 @@ function adapterDependencies(): { dependencies: Record<string, string>; devDepen
   return { dependencies, devDependencies };
 }
 
+/** Every catalog provider's dependencies (nodemailer for email, @simplewebauthn/server for passkeys). */
+function providerDependencies(): Record<string, string> {
+  return Object.assign({}, ...providerCatalog.map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
+}
+
 let sourceHashMemo: string | undefined;
 
 /** Hash of everything that goes into the packed CLI and the generated projects' dependency list. */
@@ -137,7 +143,7 @@ export function prepareSharedDeps(): Promise<string> {
     const tarball = join(packDir, `create-framework-auth-${cliVersion}.tgz`);
     await mkdir(depsDir, { recursive: true });
     const adapters = adapterDependencies();
-    const dependencies = { ...runtimeDependencies(), ...adapters.dependencies };
+    const dependencies = { ...runtimeDependencies(), ...providerDependencies(), ...adapters.dependencies };
     const devDependencies = { ...toolDevDependencies(cliVersion), ...adapters.devDependencies, 'create-framework-auth': `file:${tarball}` };
     await writeFile(
       join(depsDir, 'package.json'),
