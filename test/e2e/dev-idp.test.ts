@@ -39,10 +39,11 @@ describe('framework-auth dev-idp in a generated project', () => {
     const compiled = await compileProject(projectDir);
     if (compiled.exitCode !== 0) throw new Error(compiled.output);
     appPort = await freePort();
-    // The app will listen on PORT; dev-idp reads the same PORT to register the callback URL.
+    // The app will listen on PORT with AUTH_URL naming it (startApp); dev-idp reads the same AUTH_URL to register
+    // the callback URL, as it reads the scaffold's AUTH_URL=http://localhost:3000 from .env for a user.
     idp = spawn(join(projectDir, 'node_modules/.bin/framework-auth'), ['dev-idp', '--port', '0', '--write-env', '--json'], {
       cwd: projectDir,
-      env: { PATH: process.env.PATH, PORT: String(appPort) },
+      env: { PATH: process.env.PATH, PORT: String(appPort), AUTH_URL: `http://127.0.0.1:${appPort}` },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     document = await new Promise((resolve, reject) => {

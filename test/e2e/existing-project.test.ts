@@ -113,6 +113,10 @@ describe('scaffolding into an existing Express project', () => {
       # Replace it with \`npx framework-auth secret --force\` (signs everyone out).
       AUTH_SECRET=<secret>
 
+      # The app's public URL: sign-in links, callback URLs and redirects are built on it, never on a request's Host header.
+      # In production, the https URL users reach the app at.
+      AUTH_URL=http://localhost:8080
+
       # OpenID Connect: register http://localhost:8080/auth/callback/oidc as the callback URL.
       AUTH_OIDC_ID=
       AUTH_OIDC_SECRET=
