@@ -46,7 +46,7 @@ function keySetOf(provider: ResolvedOAuthProvider, jwksUri: string): JWTVerifyGe
  * HMAC algorithms are never accepted: an unsigned token proves nothing, and a MAC cannot be checked with a public
  * key set.
  */
-export function idTokenAlgorithms(as: oauth.AuthorizationServer, client: oauth.Client): string[] {
+function idTokenAlgorithms(as: oauth.AuthorizationServer, client: oauth.Client): string[] {
   const configured = client.id_token_signed_response_alg ?? as.id_token_signing_alg_values_supported ?? ['RS256'];
   const algorithms = typeof configured === 'string' ? [configured] : configured;
   return algorithms.filter((alg) => alg !== 'none' && !/^HS\d+$/.test(alg));
