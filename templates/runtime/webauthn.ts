@@ -90,7 +90,7 @@ export async function sendWebAuthnOptions(context: RequestContext, provider: Res
 
   if (decision === 'authenticate') {
     const { challenge, options } = await provider.ceremonies.authenticationOptions({ rpID: relyingParty.id, allowCredentials: [] });
-    await writeCheckCookie(context, context.cookieOptions.webauthnChallenge, { challenge, action: decision } satisfies ChallengePayload);
+    await writeCheckCookie(context, context.cookieOptions.webauthnChallenge, provider.id, { challenge, action: decision } satisfies ChallengePayload);
     return sendJson(context, 200, { action: decision, options });
   }
   if (!signedIn && email === undefined) throw badRequest('Enter your email address to create a passkey, or sign in first to add one to your account.');
@@ -105,7 +105,7 @@ export async function sendWebAuthnOptions(context: RequestContext, provider: Res
     excludeCredentials,
   });
   const user = signedIn ? { id: String(signedIn.id) } : { email: email! };
-  await writeCheckCookie(context, context.cookieOptions.webauthnChallenge, { challenge, action: decision, user } satisfies ChallengePayload);
+  await writeCheckCookie(context, context.cookieOptions.webauthnChallenge, provider.id, { challenge, action: decision, user } satisfies ChallengePayload);
   sendJson(context, 200, { action: decision, options });
 }
 
@@ -125,12 +125,13 @@ function readResponse(body: Record<string, unknown>): Record<string, unknown> & 
   return data as Record<string, unknown> & { id: string };
 }
 
-async function consumeChallenge(context: RequestContext, action: WebAuthnAction): Promise<ChallengePayload> {
+async function consumeChallenge(context: RequestContext, provider: ResolvedWebAuthnProvider, action: WebAuthnAction): Promise<ChallengePayload> {
   let payload: Record<string, unknown>;
   try {
-    payload = await consumeCheckCookie(context, context.cookieOptions.webauthnChallenge, 'WebAuthn challenge');
+    // Bound to the provider that issued it: another passkey provider (another relying party) cannot use it.
+    payload = await consumeCheckCookie(context, context.cookieOptions.webauthnChallenge, 'WebAuthn challenge', provider.id);
   } catch (error) {
-    throw new WebAuthnVerificationError('The WebAuthn challenge cookie is missing, expired or not ours', { cause: error instanceof Error ? error : undefined });
+    throw new WebAuthnVerificationError('The WebAuthn challenge cookie is missing, expired, not ours or issued for another provider', { cause: error instanceof Error ? error : undefined });
   }
   if (typeof payload['challenge'] !== 'string' || payload['action'] !== action) {
     throw new WebAuthnVerificationError(`The WebAuthn challenge was not issued for "${action}"`);
@@ -161,7 +162,7 @@ export async function verifyWebAuthnResponse(
   const action = bodyField(body, 'action');
   if (action !== 'register' && action !== 'authenticate') throw badRequest('The action field must be "register" or "authenticate".');
   const response = readResponse(body);
-  const { challenge, user: registering } = await consumeChallenge(context, action);
+  const { challenge, user: registering } = await consumeChallenge(context, provider, action);
   const relyingParty = relyingPartyOf(context, provider);
   const expected = { expectedChallenge: challenge, expectedOrigin: relyingParty.origin, expectedRPID: relyingParty.id };
 

@@ -380,8 +380,8 @@ describe('microblog provider options', () => {
 });
 
 describe("microblog over OAuth 1.0a (version: '1.0A') against a stand-in of the network", () => {
-  function oauth1Provider(overrides: { clientSecret?: string } = {}) {
-    return Microblog({
+  function oauth1Options(overrides: { clientSecret?: string } = {}) {
+    return {
       version: '1.0A',
       clientId: CLIENT_ID,
       clientSecret: overrides.clientSecret ?? CLIENT_SECRET,
@@ -389,7 +389,11 @@ describe("microblog over OAuth 1.0a (version: '1.0A') against a stand-in of the 
       authorization: `${network.url}/oauth/authenticate`,
       token: `${network.url}/oauth/access_token`,
       userinfo: `${network.url}/1.1/account/verify_credentials.json?include_email=true&skip_status=true`,
-    });
+    } as const;
+  }
+
+  function oauth1Provider(overrides: { clientSecret?: string } = {}) {
+    return Microblog(oauth1Options(overrides));
   }
 
   it('signs in: the account holds oauth_token and oauth_token_secret, and the user has the email', async () => {
@@ -449,6 +453,21 @@ describe("microblog over OAuth 1.0a (version: '1.0A') against a stand-in of the 
     expectRedirect(response, { pathname: '/auth/signin', error: 'OAuthCallbackError' });
     expect(loggedTypes(app)).toEqual(['InvalidCheck']);
     expect(seenByNetwork.signedCalls).toEqual(['request_token', 'request_token']);
+  });
+
+  it('refuses a callback at another OAuth 1.0a provider for a sign-in started with this one (mix-up), before the access token request', async () => {
+    resetNetwork();
+    const other = Microblog({ ...oauth1Options(), id: 'microblog-b', name: 'Microblog B' });
+    const app = await apps.start({ providers: [oauth1Provider(), other] });
+    const jar = createJar();
+    const { authorizationUrl } = await startSignIn(app, jar, { providerId: 'microblog' });
+    const callbackUrl = new URL((await jar.fetch(authorizationUrl)).headers.get('location')!);
+    const response = await app.fetch(jar, `${app.mount}/callback/microblog-b${callbackUrl.search}`);
+    expectRedirect(response, { pathname: '/auth/signin', error: 'OAuthCallbackError' });
+    expect(loggedTypes(app)).toEqual(['InvalidCheck']);
+    expect(app.errors[0]!.message).toMatch(/^The OAuth 1\.0a request token cookie was issued for provider "microblog", not for "microblog-b"/);
+    expect(seenByNetwork.signedCalls).toEqual(['request_token']);
+    expect(await sessionOf(app, jar)).toBeNull();
   });
 
   it('refuses a callback without the request token cookie', async () => {

@@ -380,7 +380,7 @@ describe('OIDC sign-in through a real provider', () => {
     await expectSignedInThenOut(app, jar, flow, { id: 'from-userinfo-handler', name: 'Handler Name', email: 'handler@example.test' });
   });
 
-  it('sends every call to the provider (discovery, token, userinfo) through customFetch', async () => {
+  it('sends every call to the provider (discovery, token, JWKS, userinfo) through customFetch', async () => {
     const spy = recordingFetch();
     const app = await startOidcApp({ provider: { idToken: false, [customFetch]: spy.fetch } });
     const jar = createJar();
@@ -392,6 +392,7 @@ describe('OIDC sign-in through a real provider', () => {
     expect(called).toEqual([
       'GET /.well-known/openid-configuration',
       `POST ${path(op.endpoints.token_endpoint)}`,
+      `GET ${path(op.endpoints.jwks_uri)}`,
       `GET ${path(op.endpoints.userinfo_endpoint)}`,
     ]);
     // And nothing reached the provider from the app by any other way: what the provider saw, minus the browser's

@@ -1,6 +1,6 @@
 /**
  * Starting an OAuth 2 / OpenID Connect sign-in: the authorization URL with PKCE, state and nonce as the provider's
- * `checks` require, and the cookies that remember them.
+ * `checks` require, and the cookies that remember them (each bound to the provider, see check-cookies.ts).
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1
  * @see https://www.rfc-editor.org/rfc/rfc7636
  */
@@ -50,7 +50,7 @@ export async function createAuthorizationUrl(
     const verifier = oauth.generateRandomCodeVerifier();
     params.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
     params.set('code_challenge_method', 'S256');
-    await writeCheckCookie(context, cookieOptions.pkceCodeVerifier, { value: verifier });
+    await writeCheckCookie(context, cookieOptions.pkceCodeVerifier, provider.id, { value: verifier });
   }
   if (provider.checks.includes('state')) {
     let state = oauth.generateRandomState();
@@ -66,12 +66,12 @@ export async function createAuthorizationUrl(
       });
     }
     params.set('state', state);
-    await writeCheckCookie(context, cookieOptions.state, { value: state });
+    await writeCheckCookie(context, cookieOptions.state, provider.id, { value: state });
   }
   if (provider.checks.includes('nonce')) {
     const nonce = oauth.generateRandomNonce();
     params.set('nonce', nonce);
-    await writeCheckCookie(context, cookieOptions.nonce, { value: nonce });
+    await writeCheckCookie(context, cookieOptions.nonce, provider.id, { value: nonce });
   }
   context.options.logger.debug('authorization url created', { provider: provider.id, checks: provider.checks });
   return url.href;

@@ -1,7 +1,8 @@
 /**
  * Finishing an OAuth 2 / OpenID Connect sign-in: the authorization response is validated (state, `iss`), the code
- * exchanged with the PKCE verifier, the ID token checked (signature, audience, expiry, nonce), the profile read
- * from the ID token or the userinfo endpoint, and mapped to a user and an account. Every step is oauth4webapi's.
+ * exchanged with the PKCE verifier, the ID token checked (claims by oauth4webapi: audience, expiry, nonce, …;
+ * signature by jose against the provider's JWKS), the profile read from the ID token or the userinfo endpoint, and
+ * mapped to a user and an account. Every protocol step is oauth4webapi's.
  * @see https://openid.net/specs/openid-connect-core-1_0.html#CodeFlowAuth
  */
 import * as oauth from 'oauth4webapi';
@@ -10,8 +11,9 @@ import { isTrustedOrigin } from '../origin.js';
 import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError } from '../errors.js';
 import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 import type { Account, Profile, TokenSet, User } from '../types.js';
-import { consumeCheckCookie } from './check-cookies.js';
+import { consumeCheckCookies } from './check-cookies.js';
 import { redirectUri } from './authorization-url.js';
+import { verifyIdTokenSignature } from './id-token.js';
 import { authorizationServer, httpOptions, oauthClient } from './server.js';
 
 /** What a completed OAuth callback yields. */
@@ -36,11 +38,12 @@ export function normaliseTokens(tokens: TokenSet): TokenSet {
 }
 
 /**
- * A plain OAuth 2 provider without a configured issuer may still return an ID token (some do, unasked). With no
- * issuer there is nothing to validate it against, so it is dropped rather than trusted or wrongly refused.
+ * A plain OAuth 2 provider without a configured issuer or without a JWKS may still return an ID token (some do,
+ * unasked). With nothing to validate it against, it is dropped rather than trusted or wrongly refused.
  */
-async function withoutUnverifiableIdToken(provider: ResolvedOAuthProvider, response: Response): Promise<Response> {
-  if (provider.type !== 'oauth' || provider.issuer || provider.wellKnown || !response.ok) return response;
+async function withoutUnverifiableIdToken(provider: ResolvedOAuthProvider, as: oauth.AuthorizationServer, response: Response): Promise<Response> {
+  const verifiable = Boolean(provider.issuer || provider.wellKnown) && Boolean(as.jwks_uri);
+  if (provider.type !== 'oauth' || verifiable || !response.ok) return response;
   const body = (await response.clone().json().catch(() => null)) as Record<string, unknown> | null;
   if (!body || typeof body !== 'object' || !('id_token' in body)) return response;
   const { id_token: _unverifiable, ...rest } = body;
@@ -58,6 +61,38 @@ async function readOAuthProfile(response: Response): Promise<Profile> {
   return body as Profile;
 }
 
+/** When the sign-in started: the earliest issue time (`iat`) of its check cookies, if they carry one. */
+function startOf(cookies: ReadonlyArray<Record<string, unknown> | undefined>): number | undefined {
+  const times = cookies.map((cookie) => cookie?.['iat']).filter((iat): iat is number => typeof iat === 'number' && Number.isFinite(iat));
+  return times.length > 0 ? Math.min(...times) : undefined;
+}
+
+/** oauth4webapi's clock tolerance for this client (30 s unless `client[oauth.clockTolerance]` says otherwise). */
+function clockToleranceOf(client: oauth.Client): number {
+  const tolerance = client[oauth.clockTolerance];
+  return typeof tolerance === 'number' && Number.isFinite(tolerance) && tolerance >= 0 ? tolerance : 30;
+}
+
+/**
+ * An ID token issued before this sign-in started (beyond the clock tolerance) was not minted for it: OpenID
+ * Connect Core §3.1.3.7 rule 10 lets the client bound `iat`, and the start of the flow is the tightest bound there
+ * is. oauth4webapi checks that `iat` is present and a number, not how old it is.
+ */
+function refuseStaleIdToken(claims: oauth.IDToken, client: oauth.Client, signInStartedAt: number | undefined): void {
+  if (signInStartedAt === undefined) return;
+  if (claims.iat < signInStartedAt - clockToleranceOf(client)) {
+    throw new Error(`the ID token "iat" (issued at ${claims.iat}) is older than this sign-in (started at ${signInStartedAt})`);
+  }
+}
+
+async function verifyIdToken(provider: ResolvedOAuthProvider, as: oauth.AuthorizationServer, client: oauth.Client, idToken: string): Promise<void> {
+  try {
+    await verifyIdTokenSignature(provider, as, client, idToken);
+  } catch (error) {
+    throw new OAuthCallbackError(`Provider "${provider.id}": the ID token signature did not verify against the provider's keys (jwks_uri)`, { cause: asError(error) });
+  }
+}
+
 /** Runs the callback of `provider` with the authorization response `parameters`. */
 export async function handleOAuthCallback(
   context: RequestContext,
@@ -69,13 +104,23 @@ export async function handleOAuthCallback(
   const { client, clientAuth } = oauthClient(provider);
 
   const checks: { state?: string; code_verifier?: string; nonce?: string } = {};
-  // Read (and delete) every check cookie first, so that a failing callback cannot be replayed either.
-  const stateCookie = provider.checks.includes('state') ? await consumeCheckCookie(context, cookieOptions.state, 'state') : undefined;
-  const pkceCookie = provider.checks.includes('pkce') ? await consumeCheckCookie(context, cookieOptions.pkceCodeVerifier, 'PKCE verifier') : undefined;
-  const nonceCookie = provider.checks.includes('nonce') ? await consumeCheckCookie(context, cookieOptions.nonce, 'nonce') : undefined;
-  if (stateCookie) checks.state = String(stateCookie['value'] ?? '');
-  if (pkceCookie) checks.code_verifier = String(pkceCookie['value'] ?? '');
-  if (nonceCookie) checks.nonce = String(nonceCookie['value'] ?? '');
+  // Read (and delete) every check cookie first, so that a failing callback cannot be replayed either. Each must
+  // have been written for this provider (mix-up, RFC 9700 §4.4).
+  const wanted = [
+    { name: 'state', option: cookieOptions.state, check: 'state' },
+    { name: 'code_verifier', option: cookieOptions.pkceCodeVerifier, check: 'PKCE verifier' },
+    { name: 'nonce', option: cookieOptions.nonce, check: 'nonce' },
+  ] as const;
+  const consumed = await consumeCheckCookies(
+    context,
+    provider.id,
+    wanted.filter(({ name }) => provider.checks.includes(name === 'code_verifier' ? 'pkce' : name)),
+  );
+  for (const { name } of wanted) {
+    const cookie = consumed[name];
+    if (cookie) checks[name] = String(cookie['value'] ?? '');
+  }
+  const signInStartedAt = startOf(Object.values(consumed));
 
   const received = new URLSearchParams(parameters);
   if (!provider.issuer && !provider.wellKnown) {
@@ -113,6 +158,7 @@ export async function handleOAuthCallback(
         const response = new Response(JSON.stringify(tokens), { status: 200, headers: { 'content-type': 'application/json' } });
         const processed = await oauth.processAuthorizationCodeResponse(as, client, response, processOptions);
         idTokenClaims = oauth.getValidatedIdTokenClaims(processed);
+        if (processed.id_token) await verifyIdToken(provider, as, client, processed.id_token);
       }
     } else {
       if (!as.token_endpoint) throw new InvalidEndpoints(`Provider "${provider.id}" has no token endpoint`);
@@ -125,12 +171,14 @@ export async function handleOAuthCallback(
         checks.code_verifier ?? oauth.nopkce,
         httpOptions(provider, as.token_endpoint),
       );
-      const processed = await oauth.processAuthorizationCodeResponse(as, client, await withoutUnverifiableIdToken(provider, response), processOptions);
+      const processed = await oauth.processAuthorizationCodeResponse(as, client, await withoutUnverifiableIdToken(provider, as, response), processOptions);
       tokens = processed as TokenSet;
       idTokenClaims = oauth.getValidatedIdTokenClaims(processed);
+      if (processed.id_token) await verifyIdToken(provider, as, client, processed.id_token);
     }
+    if (idTokenClaims) refuseStaleIdToken(idTokenClaims, client, signInStartedAt);
   } catch (error) {
-    if (error instanceof InvalidEndpoints) throw error;
+    if (error instanceof InvalidEndpoints || error instanceof OAuthCallbackError) throw error;
     throw new OAuthCallbackError(`Provider "${provider.id}": the token exchange failed`, { cause: asError(error) });
   }
   tokens = normaliseTokens(tokens);

@@ -1,32 +1,80 @@
 /**
- * PKCE verifier, state and nonce travel between sign-in and callback in short-lived cookies, each encrypted with
- * the session scheme (salt = its cookie name) so that they can be neither read nor forged by the browser.
+ * PKCE verifier, state, nonce, the OAuth 1.0a request token and the WebAuthn challenge travel between the start of
+ * a sign-in and its callback in short-lived cookies, each encrypted with the session scheme (salt = its cookie
+ * name) so that they can be neither read nor forged by the browser. Each records the provider that started the
+ * flow, and only that provider's callback may consume it: a callback for provider B finishing a flow begun with
+ * provider A is the mix-up attack of RFC 9700 §4.4, which an `iss` check cannot stop for providers without an
+ * issuer (Discord, GitLab, the microblog network, custom OAuth).
+ * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.4
  */
 import type { CookieOption } from '../cookies.js';
 import { type RequestContext, setCookie } from '../context.js';
 import { InvalidCheck } from '../errors.js';
 
-/** Stores `value` in the check cookie `option`, valid for the cookie's max age (15 minutes). */
-export async function writeCheckCookie(context: RequestContext, option: CookieOption, payload: Record<string, unknown>): Promise<void> {
+/** The payload field that binds a check cookie to its provider. */
+const providerField = 'provider';
+
+/**
+ * Stores `payload` in the check cookie `option`, bound to `providerId`, valid for the cookie's max age
+ * (15 minutes).
+ */
+export async function writeCheckCookie(
+  context: RequestContext,
+  option: CookieOption,
+  providerId: string,
+  payload: Record<string, unknown>,
+): Promise<void> {
   const { options } = context;
   const maxAge = option.options.maxAge ?? 15 * 60;
-  const value = await options.jwt.encode({ token: payload, secret: options.secrets, salt: option.name, maxAge });
+  const token = { ...payload, [providerField]: providerId };
+  const value = await options.jwt.encode({ token, secret: options.secrets, salt: option.name, maxAge });
   context.outgoing.push({ name: option.name, value, options: { ...option.options, expires: new Date(Date.now() + maxAge * 1000) } });
 }
 
 /**
  * Reads and deletes a check cookie: every check is single-use, so a replayed callback finds nothing. Throws
- * `InvalidCheck` naming the check when the cookie is missing, expired or not ours.
+ * `InvalidCheck` naming the check when the cookie is missing, expired or not ours, or when it was written for
+ * another provider than `providerId` (it is deleted all the same).
  */
-export async function consumeCheckCookie(context: RequestContext, option: CookieOption, check: string): Promise<Record<string, unknown>> {
+export async function consumeCheckCookie(
+  context: RequestContext,
+  option: CookieOption,
+  check: string,
+  providerId: string,
+): Promise<Record<string, unknown>> {
   const raw = context.cookies.get(option.name);
   if (raw === undefined) throw new InvalidCheck(`The ${check} cookie is missing: the sign-in was started in another browser, took over 15 minutes, or was already completed.`);
   setCookie(context, option, null);
+  let payload: Record<string, unknown>;
   try {
-    const payload = await context.options.jwt.decode({ token: raw, secret: context.options.secrets, salt: option.name });
-    if (!payload) throw new Error('empty');
-    return payload as Record<string, unknown>;
+    const decoded = await context.options.jwt.decode({ token: raw, secret: context.options.secrets, salt: option.name });
+    if (!decoded) throw new Error('empty');
+    payload = decoded as Record<string, unknown>;
   } catch (error) {
     throw new InvalidCheck(`The ${check} cookie could not be read`, { cause: error instanceof Error ? error : undefined });
   }
+  const startedWith = payload[providerField];
+  if (startedWith !== providerId) {
+    const which = typeof startedWith === 'string' ? `provider "${startedWith}"` : 'no provider';
+    throw new InvalidCheck(`The ${check} cookie was issued for ${which}, not for "${providerId}": a callback may only finish a sign-in started with its own provider.`);
+  }
+  return payload;
+}
+
+/**
+ * Consumes several check cookies of one callback. Every cookie is read and deleted before the first failure is
+ * thrown, so that a callback refused for one check cannot leave the others behind to be replayed.
+ */
+export async function consumeCheckCookies<Name extends string>(
+  context: RequestContext,
+  providerId: string,
+  checks: ReadonlyArray<{ name: Name; option: CookieOption; check: string }>,
+): Promise<Partial<Record<Name, Record<string, unknown>>>> {
+  const results = await Promise.allSettled(checks.map(({ option, check }) => consumeCheckCookie(context, option, check, providerId)));
+  const consumed: Partial<Record<Name, Record<string, unknown>>> = {};
+  for (const [index, result] of results.entries()) {
+    if (result.status === 'rejected') throw result.reason;
+    consumed[checks[index]!.name] = result.value;
+  }
+  return consumed;
 }

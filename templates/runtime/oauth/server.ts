@@ -10,13 +10,28 @@ import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 /** How long any single call to a provider may take. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
 
-const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+const ipv4Loopback = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
-/** True for URLs of this machine (`localhost`, `127.*`, `::1`), where plain HTTP is allowed for development providers. */
+/**
+ * True for URLs of this machine, where plain HTTP is allowed for development providers: a loopback IP literal
+ * (`127.0.0.0/8`, `[::1]`) or exactly `localhost`. A name that merely starts with `127.` (`127.attacker.example`)
+ * is a remote host. The URL parser has already normalised IPv4 forms (`127.1`, `0x7f.0.0.1`) to dotted quads.
+ */
 export function isLoopback(url: string): boolean {
+  let hostname: string;
   try {
-    const { hostname } = new URL(url);
-    return loopbackHosts.has(hostname) || hostname.startsWith('127.');
+    hostname = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return hostname === 'localhost' || hostname === '[::1]' || ipv4Loopback.test(hostname);
+}
+
+/** True for `https:` URLs, and `http:` URLs of this machine (see `isLoopback`). */
+export function isSecureOrLoopback(url: string): boolean {
+  try {
+    const { protocol } = new URL(url);
+    return protocol === 'https:' || (protocol === 'http:' && isLoopback(url));
   } catch {
     return false;
   }
@@ -59,6 +74,16 @@ async function discover(provider: ResolvedOAuthProvider): Promise<oauth.Authoriz
   return oauth.processDiscoveryResponse(issuerUrl, response);
 }
 
+/** Scheme and host of `url` for an error message (never its path or query, which might carry a secret). */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.host ? `${parsed.protocol}//${parsed.host}` : parsed.protocol;
+  } catch {
+    return 'an invalid URL';
+  }
+}
+
 async function fetchWith(provider: ResolvedOAuthProvider, url: string): Promise<Response> {
   const init = { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) };
   return provider.customFetch ? provider.customFetch(url, init) : fetch(url, init);
@@ -79,6 +104,15 @@ export async function authorizationServer(provider: ResolvedOAuthProvider): Prom
   if (needsDiscovery(provider)) {
     if (!provider.wellKnown && !provider.issuer) {
       throw new InvalidEndpoints(`Provider "${provider.id}" has no issuer: set ${provider.env.issuer} in .env`);
+    }
+    // Discovery names every other endpoint and the signing keys: it is fetched only over https (or plain http to
+    // this machine), never from file:, data:, ftp: or a remote http URL, and refused before any request.
+    for (const [name, url] of [['wellKnown', provider.wellKnown], ['issuer', provider.issuer]] as const) {
+      if (url !== undefined && !isSecureOrLoopback(url)) {
+        throw new InvalidEndpoints(
+          `Provider "${provider.id}": ${name} must be an https URL, or http to localhost/127.0.0.1/[::1] (got ${describeUrl(url)})`,
+        );
+      }
     }
     let pending = discovered.get(provider);
     if (!pending) {

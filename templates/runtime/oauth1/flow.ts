@@ -84,7 +84,7 @@ export async function createOAuth1AuthorizationUrl(context: RequestContext, prov
   if (!token || !tokenSecret || temporary.get('oauth_callback_confirmed') !== 'true') {
     throw new OAuthSignInError(`Provider "${provider.id}": the request token answer lacks oauth_token, oauth_token_secret or oauth_callback_confirmed=true`);
   }
-  await writeCheckCookie(context, context.cookieOptions.state, { oauth_token: token, oauth_token_secret: tokenSecret });
+  await writeCheckCookie(context, context.cookieOptions.state, provider.id, { oauth_token: token, oauth_token_secret: tokenSecret });
   const url = new URL(authorizationUrl);
   for (const [key, value] of Object.entries(provider.authorization.params)) url.searchParams.set(key, value);
   url.searchParams.set('oauth_token', token);
@@ -109,7 +109,7 @@ export async function handleOAuth1Callback(
   provider: ResolvedOAuthProvider,
   parameters: URLSearchParams,
 ): Promise<OAuth1CallbackResult> {
-  const stored = await consumeCheckCookie(context, context.cookieOptions.state, 'OAuth 1.0a request token');
+  const stored = await consumeCheckCookie(context, context.cookieOptions.state, 'OAuth 1.0a request token', provider.id);
   const storedToken = typeof stored['oauth_token'] === 'string' ? stored['oauth_token'] : '';
   const storedSecret = typeof stored['oauth_token_secret'] === 'string' ? stored['oauth_token_secret'] : '';
   // The microblog network answers a cancelled authorization with `denied=<request token>`.

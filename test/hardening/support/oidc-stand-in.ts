@@ -4,7 +4,9 @@
  * answers HTML, a 500 or broken JSON. It serves discovery, an authorization endpoint that approves at once (and
  * remembers `state`, `nonce` and the PKCE challenge), a token endpoint that checks the code and the PKCE verifier
  * and answers with an ID token signed by a key of the JWKS it serves — unless the test says otherwise — and
- * userinfo.
+ * userinfo. It can also misbehave the ways the OpenID Foundation's RP certification tests do (test/hardening/
+ * rp-conformance.test.ts): no `kid`, several keys, a rotated signing key, HS256, a tampered payload, a rewritten
+ * discovery document.
  *
  * oidc-provider (test/support/oidc-provider.ts) stays the provider of every well-formed flow.
  */
@@ -48,8 +50,16 @@ export interface StandInClaims {
 export interface StandInBehaviour {
   /** Rewrites the claims of the next ID tokens (wrong `aud`, expired `exp`, another `iss`, …). */
   claims?: (claims: StandInClaims, authorization: Authorization) => StandInClaims;
-  /** `none`: an unsigned token (`alg: none`, empty signature). `foreign-key`: signed by a key not in the JWKS. */
-  signing?: 'jwks-key' | 'none' | 'foreign-key';
+  /**
+   * `none`: an unsigned token (`alg: none`, empty signature). `foreign-key`: signed by a key not in the JWKS, with
+   * the `kid` of the JWKS key. `tampered`: signed by the JWKS key, then the payload changed. `hs256`: a MAC with the
+   * client secret.
+   */
+  signing?: 'jwks-key' | 'none' | 'foreign-key' | 'tampered' | 'hs256';
+  /** The ID token header carries no `kid`. */
+  omitKid?: boolean;
+  /** Rewrites the discovery document (another `issuer`, another `jwks_uri`, more algorithms). */
+  metadata?: (metadata: Record<string, unknown>) => Record<string, unknown>;
   /** Answer with this ID token instead (a replay of an earlier one). */
   idToken?: (authorization: Authorization) => string | undefined;
   /** The token endpoint misbehaves. */
@@ -64,6 +74,15 @@ export interface StandInBehaviour {
 
 export interface OidcStandIn {
   issuer: string;
+  /** Adds a key to the JWKS that signs nothing (`kind` RSA or EC P-256); `reset()` removes it. */
+  addKey(kind?: 'RSA' | 'EC'): Promise<void>;
+  /**
+   * Key rotation: a new key (new `kid`) replaces the JWKS and signs every ID token from now on; with
+   * `publish: false` it signs without ever appearing in the JWKS. `reset()` undoes it.
+   */
+  rotateSigningKey(options?: { publish?: boolean }): Promise<void>;
+  /** The `Authorization` headers userinfo received, oldest first. */
+  userinfoAuthorizations: (string | undefined)[];
   /** Every approved authorization, newest last. */
   authorizations: Authorization[];
   /** Requests received, as `METHOD /path`. */
@@ -91,10 +110,15 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 
 /** Starts the stand-in. Its one client is `{ id: 'stand-in-client', secret: 'stand-in-secret' }` (client_secret_basic). */
 export async function startOidcStandIn(options: { accounts?: Record<string, Record<string, unknown>> } = {}): Promise<OidcStandIn> {
-  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const newKey = async (alg: 'RS256' | 'ES256'): Promise<{ privateKey: CryptoKey; kid: string; jwk: JWK }> => {
+    const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+    const kid = `stand-in-${randomBytes(4).toString('hex')}`;
+    return { privateKey, kid, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
+  };
+  const initial = await newKey('RS256');
   const foreign = await generateKeyPair('RS256');
-  const kid = `stand-in-${randomBytes(4).toString('hex')}`;
-  const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  const keys = { signing: initial, published: [initial.jwk] };
+  const userinfoAuthorizations: (string | undefined)[] = [];
   const client = { id: 'stand-in-client', secret: 'stand-in-secret' };
   const account = options.accounts?.['default'] ?? { sub: 'stand-in-sub', name: 'Stan Din', email: 'stan@example.test' };
   const authorizations: Authorization[] = [];
@@ -103,7 +127,7 @@ export async function startOidcStandIn(options: { accounts?: Record<string, Reco
   const state: { behaviour: StandInBehaviour } = { behaviour: {} };
   let issuer = '';
 
-  const metadata = () => ({
+  const metadata = (): Record<string, unknown> => ({
     issuer,
     authorization_endpoint: `${issuer}/authorize`,
     token_endpoint: `${issuer}/token`,
@@ -124,8 +148,16 @@ export async function startOidcStandIn(options: { accounts?: Record<string, Reco
     if (state.behaviour.claims) claims = state.behaviour.claims(claims, authorization);
     const signing = state.behaviour.signing ?? 'jwks-key';
     if (signing === 'none') return `${base64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${base64url(JSON.stringify(claims))}.`;
-    const key: CryptoKey = signing === 'foreign-key' ? foreign.privateKey : privateKey;
-    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' }).sign(key);
+    const kid = state.behaviour.omitKid ? {} : { kid: keys.signing.kid };
+    if (signing === 'hs256') {
+      return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', ...kid, typ: 'JWT' }).sign(new TextEncoder().encode(client.secret));
+    }
+    const key: CryptoKey = signing === 'foreign-key' ? foreign.privateKey : keys.signing.privateKey;
+    const alg = keys.signing.jwk.alg as string;
+    const signed = await new SignJWT(claims).setProtectedHeader({ alg, ...kid, typ: 'JWT' }).sign(key);
+    if (signing !== 'tampered') return signed;
+    const [header, , signature] = signed.split('.');
+    return `${header}.${base64url(JSON.stringify({ ...claims, sub: 'someone-else' }))}.${signature}`;
   }
 
   async function token(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -181,10 +213,11 @@ export async function startOidcStandIn(options: { accounts?: Record<string, Reco
             res.end(discovery.body);
             return;
           }
-          return json(res, 200, metadata());
+          return json(res, 200, state.behaviour.metadata ? state.behaviour.metadata(metadata()) : metadata());
         }
         case '/jwks':
-          return json(res, 200, { keys: [jwk] });
+        case '/keys/elsewhere':
+          return json(res, 200, { keys: keys.published });
         case '/authorize': {
           const params = url.searchParams;
           const authorization: Authorization = {
@@ -209,6 +242,7 @@ export async function startOidcStandIn(options: { accounts?: Record<string, Reco
         case '/token':
           return token(req, res);
         case '/userinfo': {
+          userinfoAuthorizations.push(req.headers.authorization);
           const fault = state.behaviour.userinfo;
           if (fault) {
             res.writeHead(fault.status, { 'content-type': fault.contentType });
@@ -240,7 +274,17 @@ export async function startOidcStandIn(options: { accounts?: Record<string, Reco
     },
     reset() {
       state.behaviour = {};
+      keys.signing = initial;
+      keys.published = [initial.jwk];
     },
+    async addKey(kind = 'RSA') {
+      keys.published = [...keys.published, (await newKey(kind === 'RSA' ? 'RS256' : 'ES256')).jwk];
+    },
+    async rotateSigningKey({ publish = true } = {}) {
+      keys.signing = await newKey('RS256');
+      if (publish) keys.published = [keys.signing.jwk];
+    },
+    userinfoAuthorizations,
     client,
     close: () =>
       new Promise<void>((resolve) => {
