@@ -85,11 +85,13 @@ function parseHostEntry(entry: string): TrustedHostRule | null {
   return { hostname: subdomains ? `.${parsed.hostname}` : parsed.hostname, subdomains, ...(parsed.port && { port: parsed.port }) };
 }
 
-/** Whether a URL's host is this machine: a loopback IP literal (127.0.0.0/8, ::1) or exactly `localhost`. */
+/**
+ * Whether a URL's host name is this machine: a loopback IP literal (127.0.0.0/8, `[::1]`) or exactly `localhost`.
+ * A name that merely starts with `127.` (`127.attacker.example`) is a remote host. A WHATWG URL has already turned
+ * every IPv4 spelling (`127.1`, `0x7f.0.0.1`, 2130706433) into a dotted quad.
+ */
 export function isLoopbackHostname(hostname: string): boolean {
-  if (hostname === 'localhost' || hostname === '[::1]' || hostname === '::1') return true;
-  // A WHATWG URL has already turned every IPv4 spelling (0x7f.1, 2130706433) into dotted decimal.
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 function defaultPort(protocol: string): string {

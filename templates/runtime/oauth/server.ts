@@ -5,12 +5,11 @@
  */
 import * as oauth from 'oauth4webapi';
 import { InvalidEndpoints, OAuthSignInError } from '../errors.js';
+import { isLoopbackHostname } from '../origin.js';
 import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 
 /** How long any single call to a provider may take. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
-
-const ipv4Loopback = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 /**
  * True for URLs of this machine, where plain HTTP is allowed for development providers: a loopback IP literal
@@ -24,7 +23,7 @@ export function isLoopback(url: string): boolean {
   } catch {
     return false;
   }
-  return hostname === 'localhost' || hostname === '[::1]' || ipv4Loopback.test(hostname);
+  return isLoopbackHostname(hostname);
 }
 
 /** True for `https:` URLs, and `http:` URLs of this machine (see `isLoopback`). */
