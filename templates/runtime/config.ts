@@ -272,7 +272,6 @@ const adapterMethodsFor = {
     'getAccount',
     'getUser',
     'getUserByAccount',
-    'getUserByEmail',
     'createUser',
     'linkAccount',
   ],
