@@ -316,7 +316,6 @@ const adapterMethodsFor = {
     'getAccount',
     'getUser',
     'getUserByAccount',
-    'getUserByEmail',
     'createUser',
     'linkAccount',
   ],

@@ -10,6 +10,7 @@ import { assertSingleAddress } from './email-address.js';
 import { AccessDenied, EmailSignInError, MissingAdapter, Verification } from './errors.js';
 import type { ResolvedEmailProvider } from './providers/resolve.js';
 import { resolveRedirect } from './redirect.js';
+import { hasProvenEmail } from './sign-in.js';
 import type { Account, AdapterUser, User } from './types.js';
 
 /** The stored form of a token: `sha256hex(token + secret)`, as Auth.js stores it (existing tokens keep working). */
@@ -107,7 +108,9 @@ export async function useVerificationLink(
   if (new Date(invite.expires).valueOf() < Date.now()) throw new Verification('The sign-in link has expired');
   if (invite.identifier !== email) throw new Verification('The sign-in link belongs to another address');
   const identifier = invite.identifier;
-  const storedUser = await callAdapter(adapter, 'getUserByEmail', identifier);
+  // A holder who never proved the address is not who signs in: the link claims it for a new user (sign-in.ts).
+  const holder = await callAdapter(adapter, 'getUserByEmail', identifier);
+  const storedUser = holder && hasProvenEmail(holder) ? holder : null;
   const user: User | AdapterUser = storedUser ?? { id: randomUUID(), email: identifier, emailVerified: null } as AdapterUser;
   const account: Account = { providerAccountId: identifier, userId: String(user.id), type: 'email', provider: provider.id };
   return { user, storedUser, account, identifier, callbackUrl: query.get('callbackUrl') ?? undefined };

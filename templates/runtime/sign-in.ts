@@ -1,12 +1,18 @@
 /**
  * Signing in with an adapter: find the user behind the provider account, link accounts, create users, and open a
- * database session. Mirrors Auth.js's rules so that existing databases behave the same:
- * - an account already linked signs its user in;
+ * database session. Auth.js's rules, except where an email address is concerned: an address joins identities only
+ * once proven (SECURITY.md, "Email proof and account linking"). A user's `email` is proven when `emailVerified` is
+ * set, and the runtime sets it only on proof: a used magic link, or an OAuth/OIDC sign-in whose provider vouches
+ * for the address (the provider's `isEmailVerified`). `settleAddress` decides who gets an address, for every flow:
+ * - an account already linked signs its user in (and a vouched-for address equal to the user's unproven one proves it);
  * - a signed-in user who signs in with a new provider gets that account linked;
- * - a new account whose email belongs to an existing user is refused (`OAuthAccountNotLinked`) unless the provider
- *   sets `allowDangerousEmailAccountLinking`;
- * - otherwise a user is created and the account linked to it.
- * Email and passkey sign-ins have their own rules, also Auth.js's (`resolveEmailSignIn`, `resolveWebAuthnSignIn`).
+ * - an address nobody holds goes to the new user, proven or not;
+ * - an unproven address never joins or takes an existing user's: refused (`OAuthAccountNotLinked`);
+ * - a proven address held by a user who never proved it is claimed: that user keeps their account without the
+ *   address, and a new user gets it, so whoever squatted an address first gains nothing from its owner's sign-in;
+ * - a proven address held by a proven user joins them for a magic link, and for OAuth only with the provider's
+ *   `allowDangerousEmailAccountLinking` (else `OAuthAccountNotLinked`, as Auth.js);
+ * - a passkey sign-up claims no address at all: what was typed is only the new user's name.
  */
 import { randomUUID } from 'node:crypto';
 import { type Adapter, callAdapter } from './adapter.js';
@@ -39,6 +45,51 @@ async function undoNewUserOnFailure(options: ResolvedConfig, adapter: Adapter, c
     }
     throw error;
   }
+}
+
+/** What an identity says about its email address. */
+interface AddressClaim {
+  /** The address, as the flow has it; null when the identity brings none. */
+  email: string | null;
+  /** A used magic link, or a provider that vouches for the address. */
+  proven: boolean;
+  /** Whether a proven address may join a user who proved it too (magic link: yes; OAuth: `allowDangerous…`). */
+  joinProvenHolder: boolean;
+}
+
+/** Who gets the address: a new user (with these fields), the existing user it joins, or nobody (refused). */
+type AddressOutcome =
+  | { action: 'create'; email: string | null; emailVerified: Date | null }
+  | { action: 'join'; user: AdapterUser }
+  | { action: 'refuse' };
+
+/** Whether a stored user proved their address (a magic link, or a provider that vouched for it). */
+export function hasProvenEmail(user: AdapterUser): boolean {
+  return user.emailVerified !== null && user.emailVerified !== undefined;
+}
+
+/**
+ * The one place that decides who gets an email address when no account or session already names the user (see
+ * the rules at the top of this file). Claiming clears the address from the unproven holder (an `updateUser` event)
+ * before the caller creates the new user, as the address is unique.
+ */
+async function settleAddress(options: ResolvedConfig, adapter: Adapter, claim: AddressClaim): Promise<AddressOutcome> {
+  if (claim.email === null) return { action: 'create', email: null, emailVerified: null };
+  const holder = await callAdapter(adapter, 'getUserByEmail', claim.email);
+  if (!holder) return { action: 'create', email: claim.email, emailVerified: claim.proven ? new Date() : null };
+  if (!claim.proven) return { action: 'refuse' };
+  if (hasProvenEmail(holder)) return claim.joinProvenHolder ? { action: 'join', user: holder } : { action: 'refuse' };
+  // AdapterUser types email as a string (Auth.js's type); every adapter stores a user without one as null.
+  const cleared = await callAdapter(adapter, 'updateUser', { id: holder.id, email: null as unknown as string });
+  await emitEvent(options, 'updateUser', { user: cleared });
+  return { action: 'create', email: claim.email, emailVerified: new Date() };
+}
+
+/** Whether the OAuth provider of `account` vouches for the email of this profile. */
+function providerVouchesForEmail(context: RequestContext, account: Account, profile: Profile | undefined, email: string | null): boolean {
+  const provider = context.options.providersById.get(account.provider);
+  if (!email || !profile || !provider || (provider.type !== 'oauth' && provider.type !== 'oidc')) return false;
+  return provider.isEmailVerified(profile) === true;
 }
 
 /** The user of the request's current session, when there is one, so that a new provider gets linked to them. */
@@ -79,12 +130,20 @@ export async function resolveSignIn(
   const adapter = options.adapter;
   if (!adapter) return { user: params.user, isNewUser: false };
   const { account } = params;
+  const email = params.user.email ? String(params.user.email) : null;
+  const proven = providerVouchesForEmail(context, account, params.profile, email);
   const signedIn = await currentUser(context, adapter);
   const owner = await existingUserOf(options, account);
 
   if (owner) {
     if (signedIn && String(signedIn.id) !== String(owner.id)) {
       throw new OAuthAccountNotLinked(`The ${account.provider} account is already linked to another user`);
+    }
+    // Users from before this rule (or from Auth.js) become proven once their provider vouches for their address.
+    if (proven && email === owner.email && !hasProvenEmail(owner)) {
+      const updated = await callAdapter(adapter, 'updateUser', { id: owner.id, emailVerified: new Date() });
+      await emitEvent(options, 'updateUser', { user: updated });
+      return { user: updated, isNewUser: false, session: await openSession(options, adapter, updated.id) };
     }
     return { user: owner, isNewUser: false, session: await openSession(options, adapter, owner.id) };
   }
@@ -94,17 +153,20 @@ export async function resolveSignIn(
   if (signedIn) {
     user = signedIn;
   } else {
-    const email = params.user.email ? String(params.user.email) : null;
-    const byEmail = email ? await callAdapter(adapter, 'getUserByEmail', email) : null;
-    if (byEmail) {
-      if (!params.allowDangerousEmailAccountLinking) {
-        throw new OAuthAccountNotLinked(`Another user already has the email of this ${account.provider} account`);
-      }
-      user = byEmail;
+    const outcome = await settleAddress(options, adapter, { email, proven, joinProvenHolder: params.allowDangerousEmailAccountLinking });
+    if (outcome.action === 'refuse') {
+      throw new OAuthAccountNotLinked(
+        proven
+          ? `Another user already has the email of this ${account.provider} account`
+          : `Another user already has the email of this ${account.provider} account, which the provider does not vouch for`,
+      );
+    }
+    if (outcome.action === 'join') {
+      user = outcome.user;
     } else {
       const { id: _providerId, ...fields } = params.user;
       // As in Auth.js, a provider without an email (the microblog network over OAuth 2) stores null.
-      const newUser = { ...fields, id: randomUUID(), email, emailVerified: null } as AdapterUser;
+      const newUser = { ...fields, id: randomUUID(), email: outcome.email, emailVerified: outcome.emailVerified } as AdapterUser;
       if (adapter.createUserWithAccount) {
         user = await callAdapter(adapter, 'createUserWithAccount', newUser, account);
         await emitEvent(options, 'createUser', { user });
@@ -128,25 +190,27 @@ function requireAdapter(options: ResolvedConfig): Adapter {
 }
 
 /**
- * Email sign-in, as Auth.js: the user with the address gets `emailVerified` set to now, or a user is created with it
- * (the link proved the address). No account row is linked; the account passed to callbacks has type `email` and the
- * address as `providerAccountId`. With database sessions, the browser's previous session row is deleted: the new
- * session replaces it (also when it belonged to another user, who is thereby signed out).
+ * Email sign-in: the link proved the address. A user who proved it before is signed in (`emailVerified` set to
+ * now, as Auth.js); a user who holds it unproven loses it to a new user who gets it; otherwise a user is created
+ * with it. No account row is linked; the account passed to callbacks has type `email` and the address as
+ * `providerAccountId`. With database sessions, the browser's previous session row is deleted: the new session
+ * replaces it (also when it belonged to another user, who is thereby signed out).
  */
 export async function resolveEmailSignIn(context: RequestContext, params: { identifier: string }): Promise<SignInResolution> {
   const { options } = context;
   const adapter = requireAdapter(options);
-  const existing = await callAdapter(adapter, 'getUserByEmail', params.identifier);
   if (options.session.strategy === 'database') {
     const previous = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
     if (previous) await callAdapter(adapter, 'deleteSession', previous).catch((error: Error) => options.logger.error(error));
   }
+  const outcome = await settleAddress(options, adapter, { email: params.identifier, proven: true, joinProvenHolder: true });
   let user: AdapterUser;
   let isNewUser = false;
-  if (existing) {
-    user = await callAdapter(adapter, 'updateUser', { id: existing.id, emailVerified: new Date() });
+  if (outcome.action === 'join') {
+    user = await callAdapter(adapter, 'updateUser', { id: outcome.user.id, emailVerified: new Date() });
     await emitEvent(options, 'updateUser', { user });
   } else {
+    // A proven address joining a proven holder is never refused; 'refuse' cannot happen here.
     user = await callAdapter(adapter, 'createUser', { id: randomUUID(), email: params.identifier, emailVerified: new Date() });
     isNewUser = true;
     await emitEvent(options, 'createUser', { user });
@@ -155,11 +219,12 @@ export async function resolveEmailSignIn(context: RequestContext, params: { iden
 }
 
 /**
- * Passkey sign-in, as Auth.js. A known credential signs its user in (refused with `AccountNotLinked` while another
- * user is signed in). A new credential (registration) is added to the signed-in user, or creates a user with the
- * given email, never attaching itself to an existing user found only by that email (`AccountNotLinked`: the email
- * was typed, not proven; sign in first, then add a passkey). The account has type `webauthn` and the credential
- * ID as `providerAccountId`; the authenticator is stored with the user's id.
+ * Passkey sign-in. A known credential signs its user in (refused with `AccountNotLinked` while another user is
+ * signed in). A new credential (registration) is added to the signed-in user, or creates a new user. Unlike
+ * Auth.js, that new user claims no email: the address typed at sign-up is unproven, so it becomes the user's
+ * `name` only (and the WebAuthn user name), and no user is looked up by it. Proving an address later (a magic
+ * link) creates the user who owns it, apart from this one. The account has type `webauthn` and the credential ID
+ * as `providerAccountId`; the authenticator is stored with the user's id.
  */
 export async function resolveWebAuthnSignIn(
   context: RequestContext,
@@ -181,11 +246,10 @@ export async function resolveWebAuthnSignIn(
   if (signedIn) {
     user = signedIn;
   } else {
-    const email = params.user.email ? String(params.user.email) : null;
-    if (email && (await callAdapter(adapter, 'getUserByEmail', email))) {
-      throw new AccountNotLinked('Another user already has this email: sign in, then add a passkey');
-    }
-    const newUser = { id: randomUUID(), email, emailVerified: null, ...(params.user.name ? { name: params.user.name } : {}) } as AdapterUser;
+    const outcome = await settleAddress(options, adapter, { email: null, proven: false, joinProvenHolder: false });
+    if (outcome.action !== 'create') throw new AccountNotLinked('A passkey sign-up claims no email address');
+    const name = params.user.name ?? null;
+    const newUser = { id: randomUUID(), email: outcome.email, emailVerified: outcome.emailVerified, ...(name ? { name } : {}) } as AdapterUser;
     user = await callAdapter(adapter, 'createUser', newUser);
     isNewUser = true;
     await emitEvent(options, 'createUser', { user });

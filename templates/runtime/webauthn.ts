@@ -5,12 +5,14 @@
  * response against that challenge, single use, and hands the user and account to the shared end of sign-in.
  *
  * Which options:
- * - `register` adds a passkey to the signed-in user, or, when nobody is signed in, creates a new user with the
- *   `email` query parameter. An email that already has a user is refused: sign in first (with another provider),
- *   then add a passkey. The email of a user created this way is unverified (`emailVerified: null`).
+ * - `register` adds a passkey to the signed-in user, or, when nobody is signed in, creates a new user. The `email`
+ *   query parameter is then a label only: nobody proved it, so it becomes the new user's `name` (and the passkey's
+ *   user name) while the user's `email` stays null (SECURITY.md, "Email proof and account linking"). No user is
+ *   looked up by it, so the answer is the same whether or not the address has an account.
  * - `authenticate` asks for any passkey of this site (discoverable credentials, `allowCredentials` empty), so the
  *   page never reveals which emails have passkeys.
- * - without `action`, Auth.js's inference: an unknown email registers, otherwise authenticate.
+ * - without `action`: register when someone is signed in or an email is given, otherwise authenticate. Unlike
+ *   Auth.js's inference this never asks the database whether the email is known.
  * The relying party is the app's origin (AUTH_URL when set) unless the provider's `relayingParty` says otherwise.
  * @see https://www.w3.org/TR/webauthn-3/
  */
@@ -31,8 +33,8 @@ type WebAuthnAction = 'register' | 'authenticate';
 interface ChallengePayload {
   challenge: string;
   action: WebAuthnAction;
-  /** register: the signed-in user's id, or the email of the user to create. */
-  user?: { id?: string; email?: string };
+  /** register: the signed-in user's id, or the name (the typed address) of the user to create. */
+  user?: { id?: string; name?: string };
 }
 
 /** The relying party of this request: the provider's settings, else the app's origin. */
@@ -84,8 +86,7 @@ export async function sendWebAuthnOptions(context: RequestContext, provider: Res
     }
   }
   const signedIn = await currentUser(context, adapter);
-  const emailTaken = !signedIn && email !== undefined && (await callAdapter(adapter, 'getUserByEmail', email)) !== null;
-  const decision: WebAuthnAction = action ?? (!signedIn && email !== undefined && !emailTaken ? 'register' : 'authenticate');
+  const decision: WebAuthnAction = action ?? (signedIn || email !== undefined ? 'register' : 'authenticate');
   const relyingParty = relyingPartyOf(context, provider);
 
   if (decision === 'authenticate') {
@@ -94,7 +95,6 @@ export async function sendWebAuthnOptions(context: RequestContext, provider: Res
     return sendJson(context, 200, { action: decision, options });
   }
   if (!signedIn && email === undefined) throw badRequest('Enter your email address to create a passkey, or sign in first to add one to your account.');
-  if (emailTaken) throw badRequest('This email address already has an account: sign in first, then add a passkey.');
   const excludeCredentials = signedIn ? (await callAdapter(adapter, 'listAuthenticatorsByUserId', signedIn.id)).map(descriptorOf) : [];
   const userName = signedIn ? (signedIn.email ?? signedIn.name ?? String(signedIn.id)) : email!;
   const { challenge, options } = await provider.ceremonies.registrationOptions({
@@ -104,7 +104,7 @@ export async function sendWebAuthnOptions(context: RequestContext, provider: Res
     userDisplayName: signedIn?.name ?? undefined,
     excludeCredentials,
   });
-  const user = signedIn ? { id: String(signedIn.id) } : { email: email! };
+  const user = signedIn ? { id: String(signedIn.id) } : { name: email! };
   await writeCheckCookie(context, context.cookieOptions.webauthnChallenge, provider.id, { challenge, action: decision, user } satisfies ChallengePayload);
   sendJson(context, 200, { action: decision, options });
 }
@@ -176,7 +176,8 @@ export async function verifyWebAuthnResponse(
     const credentialID = credential.id;
     const account: Account = { provider: provider.id, type: 'webauthn', providerAccountId: credentialID };
     const storedUser = registering?.id ? await callAdapter(adapter, 'getUser', registering.id) : null;
-    const user: User = storedUser ?? { email: registering?.email ?? null };
+    // A new user: the typed address is only a name, never an email (nobody proved it).
+    const user: User = storedUser ?? { name: registering?.name ?? null, email: null };
     const authenticator: Omit<AdapterAuthenticator, 'userId'> = {
       credentialID,
       providerAccountId: credentialID,

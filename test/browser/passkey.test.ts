@@ -83,7 +83,9 @@ async function registerPasskey(app: PasskeyApp, page: Page, email: string): Prom
   await page.getByRole('button', { name: 'Create a passkey' }).click();
   await page.waitForURL(`${app.origin}/me`);
   const session = await sessionOnPage(page);
-  expect(session?.user?.email).toBe(email);
+  // The typed address is unproven: the new user's name, never its email.
+  expect(session?.user?.name).toBe(email);
+  expect(session?.user?.email ?? null).toBeNull();
   return session!;
 }
 
@@ -158,7 +160,8 @@ describe.each(adapters)('passkeys in Chromium with %s', (_name, createAdapter) =
     const userId = registered.user!.id!;
 
     const user = await app.adapter.getUser!(userId);
-    expect(user).toMatchObject({ email: 'ada@example.test', emailVerified: null });
+    expect(user).toMatchObject({ name: 'ada@example.test', emailVerified: null });
+    expect(user!.email ?? null).toBeNull();
     const [authenticator] = await app.adapter.listAuthenticatorsByUserId!(userId);
     expect(authenticator).toMatchObject({ userId, providerAccountId: authenticator!.credentialID, transports: 'internal', credentialBackedUp: false });
     expect(authenticator!.credentialID).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -168,7 +171,7 @@ describe.each(adapters)('passkeys in Chromium with %s', (_name, createAdapter) =
     await signOut(app, page);
     await signInWithPasskey(app, page);
     await page.waitForURL(`${app.origin}/me`);
-    expect((await sessionOnPage(page))?.user).toMatchObject({ id: userId, email: 'ada@example.test' });
+    expect((await sessionOnPage(page))?.user).toMatchObject({ id: userId, name: 'ada@example.test' });
     const after = await app.adapter.getAuthenticator!(authenticator!.credentialID);
     expect(after!.counter).toBeGreaterThan(authenticator!.counter);
     expect(app.errors).toEqual([]);
@@ -328,13 +331,13 @@ describe('passkeys in Chromium: refusals', () => {
     }
   });
 
-  it('refuses to create a passkey for an email that already has a user, and says to sign in first', async () => {
-    const { page } = session;
-    await page.goto(`${app.origin}/auth/signin`);
-    await page.getByLabel('Email').fill('grace@example.test');
-    await page.getByRole('button', { name: 'Create a passkey' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('sign in first, then add a passkey');
-    expect(page.url()).toBe(`${app.origin}/auth/signin`);
+  it('creates a passkey for an address another user has as a new user without it, leaving that user untouched', async () => {
+    const owner = await app.adapter.createUser!({ id: 'owner-1', email: 'owner@example.test', emailVerified: new Date() });
+    const { page } = await openBrowser();
+    const created = await registerPasskey(app, page, 'owner@example.test');
+    expect(created.user!.id).not.toBe(owner.id);
+    expect(await app.adapter.getUserByEmail!('owner@example.test')).toMatchObject({ id: owner.id });
+    expect(await app.adapter.listAuthenticatorsByUserId!(owner.id)).toEqual([]);
   });
 
   it('sends the page with a CSP that allows only its own script, by hash', async () => {

@@ -1,6 +1,6 @@
 // GitHub end to end against a stand-in of github.com and api.github.com on 127.0.0.1, wired in through endpoint
 // overrides and customFetch: the authorization code flow with PKCE and state, GitHub's `iss`, and the missing-email
-// quirk (no public email → the primary verified address from /user/emails).
+// quirk (no public email → the primary verified address from /user/emails), and whether the email is verified.
 import { randomBytes } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,9 +146,9 @@ function setStandIn(user: Partial<GitHubProfile>, emails: GitHubEmail[] | number
 const email = (address: string, primary: boolean, verified: boolean): GitHubEmail => ({ email: address, primary, verified, visibility: primary ? 'private' : null });
 
 describe('GitHub sign-in against a stand-in', () => {
-  it('signs in with the public email of the profile and does not ask /user/emails', async () => {
-    setStandIn({ email: 'octocat@github.test' });
-    const { app } = await startGitHubApp();
+  it('signs in with the public email of the profile, and asks /user/emails whether it is verified', async () => {
+    setStandIn({ email: 'octocat@github.test' }, [email('primary@github.test', true, true), email('octocat@github.test', false, true)]);
+    const { app, seen } = await startGitHubApp();
     const jar = createJar();
     const { callbackResponse } = await signInThroughStandIn(app, jar, 'github');
     expectRedirect(callbackResponse, { pathname: '/me' });
@@ -158,7 +158,26 @@ describe('GitHub sign-in against a stand-in', () => {
       email: 'octocat@github.test',
       image: 'https://avatars.githubusercontent.com/u/583231?v=4',
     });
-    expect(github.apiCalls).toEqual(['/user']);
+    expect(seen.profiles[0]).toMatchObject({ email: 'octocat@github.test', email_verified: true });
+    expect(github.apiCalls).toEqual(['/user', '/user/emails']);
+  });
+
+  it('marks a public email that /user/emails does not list as verified as not verified', async () => {
+    setStandIn({ email: 'octocat@github.test' }, [email('primary@github.test', true, true), email('octocat@github.test', false, false)]);
+    const { app, seen } = await startGitHubApp();
+    const jar = createJar();
+    await signInThroughStandIn(app, jar, 'github');
+    expect((await sessionOf(app, jar))?.user?.email).toBe('octocat@github.test');
+    expect(seen.profiles[0]).toMatchObject({ email: 'octocat@github.test', email_verified: false });
+  });
+
+  it('keeps a public email but marks it not verified when /user/emails is refused', async () => {
+    setStandIn({ email: 'octocat@github.test' }, 403);
+    const { app, seen } = await startGitHubApp();
+    const jar = createJar();
+    await signInThroughStandIn(app, jar, 'github');
+    expect((await sessionOf(app, jar))?.user?.email).toBe('octocat@github.test');
+    expect(seen.profiles[0]).toMatchObject({ email: 'octocat@github.test', email_verified: false });
   });
 
   it('fills a missing email with the primary verified address from /user/emails', async () => {
@@ -171,7 +190,7 @@ describe('GitHub sign-in against a stand-in', () => {
     const jar = createJar();
     await signInThroughStandIn(app, jar, 'github');
     expect((await sessionOf(app, jar))?.user?.email).toBe('primary@github.test');
-    expect(seen.profiles[0]).toMatchObject({ login: 'octocat', email: 'primary@github.test' });
+    expect(seen.profiles[0]).toMatchObject({ login: 'octocat', email: 'primary@github.test', email_verified: true });
     expect(github.apiCalls).toEqual(['/user', '/user/emails']);
   });
 

@@ -35,6 +35,8 @@ export default function Auth0(options: OIDCUserConfig<Auth0Profile> = {}): OIDCC
     profile(profile) {
       return { id: profile.sub, name: profile.name ?? profile.nickname ?? null, email: profile.email ?? null, image: profile.picture ?? null };
     },
+    // OpenID Connect's claim: only an address the provider verified is proven here.
+    isEmailVerified: (profile) => profile.email_verified === true,
     style: { brandColor: '#eb5424', text: '#fff' },
     options,
   };

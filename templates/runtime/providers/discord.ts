@@ -66,6 +66,7 @@ export default function Discord(options: OAuthUserConfig<DiscordProfile> = {}): 
         image: discordAvatarUrl(profile),
       };
     },
+    isEmailVerified: (profile) => profile.verified === true,
     style: { brandColor: '#5865f2', text: '#fff' },
     options,
   };

@@ -6,9 +6,11 @@
  *   `<origin><mount>/callback/github`, e.g. `http://localhost:3000/auth/callback/github`.
  * - Put its client id and a client secret in `.env` as `AUTH_GITHUB_ID` and `AUTH_GITHUB_SECRET`.
  *
- * GitHub's profile carries an email only when the user made one public. Otherwise the provider asks
- * `GET /user/emails` (allowed by the `user:email` scope) and uses the primary address, and only if GitHub has
- * verified it: an unverified address is not the user's to claim, so `email` stays null then.
+ * GitHub's profile carries an email only when the user made one public. The provider also asks `GET /user/emails`
+ * (allowed by the `user:email` scope): without a public email it uses the primary address, and only if GitHub has
+ * verified it (an unverified address is not the user's to claim, so `email` stays null then). The profile's
+ * `email_verified` says whether the address is among the verified ones of that list; it is false when the list
+ * could not be read, so a public email is then kept but not proven.
  * @example
  * GitHub({ enterprise: { baseUrl: 'https://github.example.com' } })
  * @see https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
@@ -44,6 +46,11 @@ export interface GitHubProfile {
   location: string | null;
   /** The public email; filled in from `/user/emails` by this provider when absent (primary and verified only). */
   email: string | null;
+  /**
+   * Not GitHub's: set by this provider, true when `email` is a verified entry of `GET /user/emails` (always so for
+   * an address filled in from there), false otherwise, also when the list could not be read.
+   */
+  email_verified?: boolean;
   hireable: boolean | null;
   bio: string | null;
   twitter_username?: string | null;
@@ -93,9 +100,15 @@ async function getJson(context: UserinfoRequestContext, url: string, tokens: Tok
   return { ok: response.ok, status: response.status, body };
 }
 
+/** Whether `email` is one of the addresses GitHub verified. */
+export function isVerifiedEmail(emails: readonly GitHubEmail[], email: string): boolean {
+  return emails.some((entry) => entry.verified && entry.email === email);
+}
+
 /**
- * Reads `GET /user`, and `GET /user/emails` when the profile has no public email. The emails URL is the userinfo
- * URL plus `/emails`, so an overridden userinfo endpoint (Enterprise, a proxy, a test) moves both.
+ * Reads `GET /user` and `GET /user/emails`: the list fills in a missing public email and says whether the email is
+ * verified. The emails URL is the userinfo URL plus `/emails`, so an overridden userinfo endpoint (Enterprise, a
+ * proxy, a test) moves both.
  */
 async function requestProfile(context: UserinfoRequestContext): Promise<Profile> {
   const { provider, tokens } = context;
@@ -105,12 +118,12 @@ async function requestProfile(context: UserinfoRequestContext): Promise<Profile>
   const user = await getJson(context, url, tokens);
   if (!user.ok || !user.body || typeof user.body !== 'object') throw new Error(`GitHub answered GET /user with HTTP ${user.status}`);
   const profile = { ...(user.body as GitHubProfile) };
-  if (!profile.email) {
-    const emails = await getJson(context, `${url.replace(/\/+$/, '')}/emails`, tokens);
-    // Without the user:email scope (or when GitHub is unwell) the user simply has no email, as with a public profile
-    // that has none.
-    profile.email = emails.ok && Array.isArray(emails.body) ? primaryVerifiedEmail(emails.body as GitHubEmail[]) : null;
-  }
+  const answer = await getJson(context, `${url.replace(/\/+$/, '')}/emails`, tokens);
+  // Without the user:email scope (or when GitHub is unwell) the list is empty: a public email stays but is not
+  // proven, and a profile without one simply has no email.
+  const emails = answer.ok && Array.isArray(answer.body) ? (answer.body as GitHubEmail[]) : [];
+  if (!profile.email) profile.email = primaryVerifiedEmail(emails);
+  profile.email_verified = profile.email !== null && isVerifiedEmail(emails, profile.email);
   return profile as unknown as Profile;
 }
 
@@ -136,6 +149,8 @@ export default function GitHub(options: GitHubUserConfig = {}): OAuthConfig<GitH
         image: profile.avatar_url ?? null,
       };
     },
+    // Set by requestProfile from GET /user/emails; a replaced userinfo request that does not set it proves nothing.
+    isEmailVerified: (profile) => profile.email_verified === true,
     style: { brandColor: '#24292f', logo, text: '#fff' },
     options: rest,
   };

@@ -19,7 +19,7 @@ export interface GitLabProfile {
   id: number;
   username: string;
   name: string;
-  /** The primary email; GitLab returns only confirmed addresses here. */
+  /** The primary email. A changed address replaces it only once confirmed; a new account's may be unconfirmed. */
   email: string;
   state: string;
   avatar_url: string | null;
@@ -33,7 +33,8 @@ export interface GitLabProfile {
   job_title: string;
   pronouns?: string | null;
   bot: boolean;
-  confirmed_at?: string;
+  /** When the user confirmed their email; null (or absent) until then. The address is proven only when set. */
+  confirmed_at?: string | null;
   last_sign_in_at?: string;
   current_sign_in_at?: string;
   two_factor_enabled?: boolean;
@@ -67,6 +68,8 @@ export default function GitLab(options: GitLabUserConfig = {}): OAuthConfig<GitL
         image: profile.avatar_url ?? null,
       };
     },
+    // A user who has not confirmed the address yet has no `confirmed_at`.
+    isEmailVerified: (profile) => typeof profile.confirmed_at === 'string' && profile.confirmed_at !== '',
     style: { brandColor: '#fc6d26', text: '#fff' },
     options: rest,
   };

@@ -50,6 +50,8 @@ export default function Google(options: OIDCUserConfig<GoogleProfile> = {}): OID
     profile(profile) {
       return { id: profile.sub, name: profile.name ?? null, email: profile.email ?? null, image: profile.picture ?? null };
     },
+    // OpenID Connect's claim: only an address the provider verified is proven here.
+    isEmailVerified: (profile) => profile.email_verified === true,
     style: { brandColor: '#1a73e8', logo, text: '#fff' },
     options,
   };

@@ -47,6 +47,8 @@ export default function Keycloak(options: OIDCUserConfig<KeycloakProfile> = {}):
         image: profile.picture ?? null,
       };
     },
+    // OpenID Connect's claim: only an address the provider verified is proven here.
+    isEmailVerified: (profile) => profile.email_verified === true,
     style: { brandColor: '#428bca', text: '#fff' },
     options,
   };

@@ -93,7 +93,7 @@ export interface MicroblogLegacyProfile {
   verified?: boolean;
   created_at?: string;
   profile_image_url_https?: string;
-  /** With `include_email=true` and the app permission "Request email address from users". */
+  /** With `include_email=true` and the app permission "Request email address from users"; only a verified address. */
   email?: string;
   [claim: string]: unknown;
 }
@@ -205,6 +205,8 @@ export default function Microblog(
           image: profile.profile_image_url_https ?? null,
         };
       },
+      // verify_credentials returns only an address the network has verified (none otherwise).
+      isEmailVerified: (profile: MicroblogLegacyProfile) => typeof profile.email === 'string' && profile.email !== '',
       style,
       options: rest,
     };
@@ -231,6 +233,8 @@ export default function Microblog(
       if (!data || data.id === undefined || data.id === null || data.id === '') throw new TypeError('the users/me answer has no data.id');
       return { id: String(data.id), name: data.name ?? null, email: data.email ?? null, image: data.profile_image_url ?? null };
     },
+    // OAuth 2 gives no email, and nothing would say that one was verified.
+    isEmailVerified: () => false,
     style,
     options: rest,
   };

@@ -17,6 +17,9 @@
  * The user id is the ID token's `sub`, as in Auth.js (stable per application); `profile.oid` is the id that other
  * applications of the tenant (and Microsoft Graph) see. The profile photo is not fetched: Graph returns bytes, not a
  * URL, and a data URI would bloat the session cookie.
+ *
+ * The address is proven only when the ID token says so through `email_verified` or `xms_edov`: add those optional
+ * claims (Token configuration) for users who should be able to sign in by email too.
  * @see https://learn.microsoft.com/en-us/entra/identity-platform/v2-protocols-oidc
  * @see https://learn.microsoft.com/en-us/entra/identity-platform/id-token-claims-reference
  */
@@ -37,7 +40,12 @@ export interface MicrosoftEntraIDProfile {
   tid: string;
   name?: string;
   preferred_username?: string;
+  /** An address from the directory; not verified unless `email_verified` or `xms_edov` says so. */
   email?: string;
+  /** Optional claim: whether the address is verified. */
+  email_verified?: boolean;
+  /** Optional claim "email domain owner verified": the tenant verified that it owns the address's domain. */
+  xms_edov?: boolean;
   given_name?: string;
   family_name?: string;
   nonce?: string;
@@ -68,6 +76,9 @@ export default function MicrosoftEntraID(options: OIDCUserConfig<MicrosoftEntraI
     profile(profile) {
       return { id: profile.sub, name: profile.name ?? null, email: profile.email ?? null, image: null };
     },
+    // Entra's `email` is whatever the directory holds, unverified by default (the "nOAuth" attack): only the optional
+    // claims `email_verified` or `xms_edov` (the email domain's owner is verified) prove it.
+    isEmailVerified: (profile) => profile.email_verified === true || profile.xms_edov === true,
     style: { brandColor: '#0072c6', logo, text: '#fff' },
     options,
   };

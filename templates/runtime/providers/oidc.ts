@@ -15,6 +15,8 @@ export default function OIDC<P extends Profile = Profile>(options: OIDCUserConfi
     type: 'oidc',
     checks: ['pkce'],
     authorization: { params: { scope: 'openid profile email' } },
+    // OpenID Connect's claim; providers that do not send it prove no address.
+    isEmailVerified: (profile) => profile.email_verified === true,
     style: { brandColor: '#3451b2', text: '#fff' },
     options,
   };

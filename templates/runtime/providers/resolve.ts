@@ -46,6 +46,8 @@ export interface ResolvedOAuthProvider {
   profile: (profile: Profile, tokens: TokenSet) => Awaitable<User>;
   account: (tokens: TokenSet) => TokenSet | undefined | void;
   allowDangerousEmailAccountLinking: boolean;
+  /** Whether the provider vouches for the profile's email (the configured rule, else the default of the type). */
+  isEmailVerified: (profile: Profile) => boolean;
   redirectProxyUrl: string | undefined;
   style: OAuthProviderButtonStyles | undefined;
   customFetch: CustomFetch | undefined;
@@ -121,6 +123,16 @@ function defaultProfile(profile: Profile): User {
   return user;
 }
 
+/** OpenID Connect's standard claim: the provider verified the address (OpenID Connect Core §5.1). */
+function oidcEmailVerified(profile: Profile): boolean {
+  return profile.email_verified === true;
+}
+
+/** A plain OAuth 2 profile has no standard way to say so: without a rule, no address is proven. */
+function neverVerified(): boolean {
+  return false;
+}
+
 const defaultAccountFields = ['access_token', 'id_token', 'refresh_token', 'expires_at', 'scope', 'token_type', 'session_state'] as const;
 
 function defaultAccount(tokens: TokenSet): TokenSet {
@@ -194,6 +206,7 @@ function resolveOAuth(
     profile: merged.profile ?? defaultProfile,
     account: merged.account ?? defaultAccount,
     allowDangerousEmailAccountLinking: merged.allowDangerousEmailAccountLinking ?? false,
+    isEmailVerified: merged.isEmailVerified ?? (merged.type === 'oidc' ? oidcEmailVerified : neverVerified),
     redirectProxyUrl,
     style: merged.style,
     customFetch: merged[customFetch],

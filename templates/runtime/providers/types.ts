@@ -150,6 +150,17 @@ export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
    * @default false
    */
   allowDangerousEmailAccountLinking?: boolean;
+  /**
+   * Whether the provider vouches for the `email` of this profile: it checked that the user controls the address.
+   * Only a vouched-for address is proven: a new user gets `emailVerified` set, it may claim the address from a user
+   * who never proved it, and (with `allowDangerousEmailAccountLinking`) join a user who did. An address the provider
+   * does not vouch for is stored only on a new user, when nobody else has it, and never joins an existing one.
+   * Answer for the address that `profile()` returns as `email`. See SECURITY.md, "Email proof and account linking".
+   * @default `profile.email_verified === true` for `oidc` providers; always false for `oauth` providers (fail closed)
+   * @example
+   * isEmailVerified: (profile) => profile.email_verified === true
+   */
+  isEmailVerified?: (profile: P) => boolean;
   /** An origin that receives the provider's callback for preview deployments and forwards it here. */
   redirectProxyUrl?: string;
   style?: OAuthProviderButtonStyles;
