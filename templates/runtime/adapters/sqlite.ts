@@ -181,8 +181,26 @@ function openDatabase(url: string): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const database = new Database(path);
   // WAL lets readers and one writer (other app processes sharing the file) work at the same time.
-  database.pragma('journal_mode = WAL');
+  useWriteAheadLog(database);
   return database;
+}
+
+/**
+ * Switches the file to WAL. Switching takes an exclusive lock for which SQLite does not wait (no busy timeout):
+ * when another app process opens the same new file at that moment, the pragma fails with SQLITE_BUSY. It is tried
+ * again for up to 5 seconds, blocking as SQLite's own busy timeout does.
+ */
+function useWriteAheadLog(database: Database.Database): void {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      database.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 /** The fields that have a value: in an update, `undefined` leaves a column as it is (and `null` clears it). */
