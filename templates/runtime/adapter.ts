@@ -3,6 +3,7 @@
  * packages can be passed as `adapter`. Every method is optional; each feature checks for the ones it needs.
  */
 import { AdapterError, MissingAdapterMethods } from './errors.js';
+import type { RateLimitHit } from './rate-limit.js';
 import type {
   Account,
   AdapterAccount,
@@ -42,6 +43,14 @@ export interface Adapter {
   createUserWithAccount?(user: AdapterUser, account: Account): Awaitable<AdapterUser>;
   listAuthenticatorsByUserId?(userId: AdapterAuthenticator['userId']): Awaitable<AdapterAuthenticator[]>;
   updateAuthenticatorCounter?(credentialID: AdapterAuthenticator['credentialID'], newCounter: AdapterAuthenticator['counter']): Awaitable<AdapterAuthenticator>;
+  /**
+   * Not part of Auth.js's interface: counts one attempt for a rate-limit key in its fixed window, atomically (see
+   * `RateLimitStore.hit`). With `resetRateLimit`, the `rateLimit` counters live in the database, so every app
+   * process sharing it counts together; without them, they live in each process's memory.
+   */
+  hitRateLimit?(key: string, windowSeconds: number): Awaitable<RateLimitHit>;
+  /** Not part of Auth.js's interface: forgets a rate-limit key's window (see `RateLimitStore.reset`). */
+  resetRateLimit?(key: string): Awaitable<void>;
 }
 
 type AdapterMethod = keyof Adapter;

@@ -9,6 +9,7 @@ import { MissingAdapter, MissingAdapterMethods, MissingSecret, UnsupportedStrate
 import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './jwt.js';
 import { type TrustedHostRule, parseTrustedHosts } from './origin.js';
 import { resolveProviders, type ResolvedProvider } from './providers/resolve.js';
+import { type RateLimitOptions, type ResolvedRateLimit, resolveRateLimit } from './rate-limit.js';
 import type { ProviderInput } from './providers/types.js';
 import type { Account, AdapterUser, Awaitable, DefaultSession, JWT, Profile, Session, User } from './types.js';
 
@@ -160,6 +161,18 @@ export interface FrameworkAuthConfig {
   /** An origin that receives OAuth callbacks for preview deployments and forwards them. @default AUTH_REDIRECT_PROXY_URL */
   redirectProxyUrl?: string;
   adapter?: Adapter;
+  /**
+   * Rate limits on credentials sign-in (per user name and per client), email sign-in (per address and per client)
+   * and passkey options (per client); a refused request is answered 429 with `Retry-After`. Each rule takes
+   * `{ window, max }` (seconds, attempts) or `false`; `store` decides where the counters live. `false` switches
+   * every rule off (for load tests, or when a proxy in front already limits these routes).
+   * @default on: credentialsPerUser 5 failures / 15 min, credentialsPerClient 30 / 15 min, emailPerAddress 3 / 15 min,
+   * emailPerClient 10 / 15 min, passkeyOptionsPerClient 30 / min; counted in the adapter's database when it has
+   * `hitRateLimit` (SqliteAdapter, PostgresAdapter), otherwise in memory
+   * @example
+   * rateLimit: { credentialsPerUser: { window: 600, max: 10 }, passkeyOptionsPerClient: false }
+   */
+  rateLimit?: RateLimitOptions | false;
 }
 
 /** The config after checks and defaults, computed once per config object. */
@@ -187,6 +200,8 @@ export interface ResolvedConfig {
   cookies: { secure: CookiesOptions; plain: CookiesOptions };
   redirectProxyUrl: string | undefined;
   adapter: Adapter | undefined;
+  /** Undefined when `rateLimit: false`. */
+  rateLimit: ResolvedRateLimit | undefined;
 }
 
 /** Environment variables the runtime reads. */
@@ -392,6 +407,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     cookies: { secure: mergeCookies(defaultCookies(true), config.cookies), plain: mergeCookies(defaultCookies(false), config.cookies) },
     redirectProxyUrl,
     adapter: config.adapter,
+    rateLimit: resolveRateLimit(config.rateLimit, config.adapter, secrets[0]!),
   };
 }
 

@@ -32,6 +32,7 @@ export const errorTypes = [
   'OAuthCallbackError',
   'OAuthProfileParseError',
   'OAuthSignInError',
+  'RateLimited',
   'SessionTokenError',
   'SignOutError',
   'UnknownAction',
@@ -62,6 +63,7 @@ export const clientSafeErrorTypes: ReadonlySet<ErrorType> = new Set<ErrorType>([
   'Verification',
   'WebAuthnVerificationError',
   'EmailSignInError',
+  'RateLimited',
 ]);
 
 /** The `cause` of an `AuthError`: the original error plus any safe details for logs. */
@@ -261,6 +263,28 @@ export class WebAuthnVerificationError extends AuthError {
 /** A WebAuthn field lacks `autocomplete="webauthn"`. */
 export class MissingWebAuthnAutocomplete extends AuthError {
   static type: ErrorType = 'MissingWebAuthnAutocomplete';
+}
+
+/**
+ * Too many attempts under one of the `rateLimit` rules: answered 429 with `Retry-After` where it happens (never a
+ * redirect). The message says only how long to wait, the same whether or not the user name or address exists.
+ */
+export class RateLimited extends AuthError {
+  static type: ErrorType = 'RateLimited';
+  static status = 429;
+  /** Seconds until the window ends: the `Retry-After` header. */
+  retryAfter: number;
+  /** The rule that refused the request (`credentialsPerUser`, …), for logs. */
+  rule: string;
+  /** True for the first refusal of a window; only that one is logged as an error, the rest at debug level. */
+  firstRefusal: boolean;
+
+  constructor(message: string, details: { retryAfter: number; rule: string; firstRefusal: boolean }) {
+    super(message);
+    this.retryAfter = details.retryAfter;
+    this.rule = details.rule;
+    this.firstRefusal = details.firstRefusal;
+  }
 }
 
 /** The email belongs to a user who has no account with this provider. */

@@ -18,6 +18,7 @@ import {
   InvalidProvider,
   MethodNotAllowed,
   MissingCSRF,
+  RateLimited,
   UnknownAction,
   isAuthError,
   publicErrorType,
@@ -39,6 +40,7 @@ import { sameOriginUrl, resolveRedirect } from './redirect.js';
 import { bodyField, prefersJson, queryParams, readBody, routeRequest } from './request.js';
 import { callAdapter } from './adapter.js';
 import { emitEvent } from './events.js';
+import { clearRateLimit, clientAddress, consumeRateLimit, credentialsUserName } from './rate-limit.js';
 import { createSessionCookies, readSession } from './session.js';
 import { type SignInResolution, existingUserOf, resolveEmailSignIn, resolveSignIn, resolveWebAuthnSignIn } from './sign-in.js';
 import type { Account, AdapterUser, JWT, Profile, User } from './types.js';
@@ -63,7 +65,7 @@ const routes = {
 type Action = keyof typeof routes;
 
 /** Errors answered where they happen rather than by a redirect: their message is safe to show. */
-const requestErrors = new Set(['InvalidRequest', 'UnknownAction', 'InvalidProvider', 'MethodNotAllowed', 'UntrustedHost']);
+const requestErrors = new Set(['InvalidRequest', 'UnknownAction', 'InvalidProvider', 'MethodNotAllowed', 'UntrustedHost', 'RateLimited']);
 
 /** Public error types shown on the sign-in page (the user can simply try again) rather than the error page. */
 const signInPageErrors = new Set([
@@ -139,6 +141,7 @@ async function dispatch(context: RequestContext, action: Action, method: 'GET' |
     case 'webauthn-options': {
       const provider = findProvider(context, providerId!);
       if (provider.type !== 'webauthn') return unsupportedProvider(provider);
+      await consumeRateLimit(context.options.rateLimit, 'passkeyOptionsPerClient', clientAddress(context.req));
       return sendWebAuthnOptions(context, provider);
     }
   }
@@ -259,6 +262,9 @@ async function emailSignIn(context: RequestContext, provider: ResolvedEmailProvi
   } catch (error) {
     return refuseEmailAddress(context, typed, error, body);
   }
+  // The client first: its limit also caps how many address counters one client can create.
+  await consumeRateLimit(context.options.rateLimit, 'emailPerClient', clientAddress(context.req));
+  await consumeRateLimit(context.options.rateLimit, 'emailPerAddress', identifier);
   await sendVerificationLink(context, provider, { identifier, callbackUrl: requestedCallbackUrl(context, body) });
 }
 
@@ -374,6 +380,10 @@ async function webAuthnCallback(context: RequestContext, provider: ResolvedWebAu
 
 async function credentialsCallback(context: RequestContext, provider: ResolvedCredentialsProvider, body: Record<string, unknown>): Promise<void> {
   const { csrfToken: _csrf, callbackUrl, ...credentials } = body;
+  // Counted before authorize() for every user name alike, so a refusal says nothing about whether the user exists.
+  const userName = credentialsUserName(provider.credentials, credentials);
+  await consumeRateLimit(context.options.rateLimit, 'credentialsPerClient', clientAddress(context.req));
+  if (userName !== undefined) await consumeRateLimit(context.options.rateLimit, 'credentialsPerUser', userName);
   let user: User | null;
   try {
     user = await provider.authorize(credentials, context.req);
@@ -382,6 +392,7 @@ async function credentialsCallback(context: RequestContext, provider: ResolvedCr
     throw new CallbackRouteError(`authorize() of provider "${provider.id}" threw`, { cause: error instanceof Error ? error : undefined });
   }
   if (!user) throw new CredentialsSignin(`authorize() of provider "${provider.id}" returned no user`);
+  if (userName !== undefined) await clearRateLimit(context.options.rateLimit, 'credentialsPerUser', userName);
   const id = user.id !== undefined && user.id !== null && String(user.id) !== '' ? String(user.id) : randomUUID();
   const signedIn: User = { ...user, id };
   const account: Account = { providerAccountId: id, type: 'credentials', provider: provider.id };
@@ -523,7 +534,8 @@ function respondWithError(
   const error = isAuthError(thrown)
     ? thrown
     : new CallbackRouteError('Unexpected error in the auth handler', { cause: thrown instanceof Error ? thrown : undefined });
-  if (error.status === 404 || error.status === 405) options.logger.debug(error.message);
+  // Of a burst of refused attempts, only the first is an error in the log; the rest would flood it.
+  if (error.status === 404 || error.status === 405 || (error instanceof RateLimited && !error.firstRefusal)) options.logger.debug(error.message);
   else options.logger.error(error);
   if (res.headersSent) {
     if (!res.writableEnded) res.end();
@@ -543,7 +555,9 @@ function respondWithError(
   const message = requestErrors.has(error.type) ? error.message : undefined;
   res.status(status);
   res.setHeader('Cache-Control', noStore);
-  if (prefersJson(req) || !action || ['providers', 'csrf', 'session', 'webauthn-options'].includes(action)) {
+  if (error instanceof RateLimited) res.setHeader('Retry-After', String(error.retryAfter));
+  const fetchClient = error instanceof RateLimited && req.headers['x-auth-return-redirect'] !== undefined;
+  if (prefersJson(req) || fetchClient || !action || ['providers', 'csrf', 'session', 'webauthn-options'].includes(action)) {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.end(JSON.stringify({ error: requestErrors.has(error.type) ? error.type : type, ...(message && { message }) }));
     return;

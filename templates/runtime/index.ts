@@ -21,6 +21,8 @@ export { encode, decode, DEFAULT_MAX_AGE } from './jwt.js';
 export type { JWTOptions, JWTEncodeParams, JWTDecodeParams } from './jwt.js';
 export type { CookieOption, CookiesOptions, CookiesOverrides } from './cookies.js';
 export type { Adapter } from './adapter.js';
+export { MemoryRateLimitStore, defaultRateLimitRules } from './rate-limit.js';
+export type { MemoryRateLimitStoreOptions, RateLimitHit, RateLimitOptions, RateLimitRule, RateLimitRuleName, RateLimitStore } from './rate-limit.js';
 export {
   AuthError,
   SignInError,
@@ -49,6 +51,7 @@ export {
   OAuthCallbackError,
   OAuthProfileParseError,
   OAuthSignInError,
+  RateLimited,
   SessionTokenError,
   SignOutError,
   UnknownAction,

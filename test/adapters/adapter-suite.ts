@@ -8,7 +8,7 @@
  * format. Returned objects are compared with `toMatchObject`: an adapter may add its own columns (a row id).
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type {
   Adapter,
   AdapterAccount,
@@ -39,6 +39,8 @@ export const adapterMethods = [
   'listAuthenticatorsByUserId',
   'updateAuthenticatorCounter',
   'createUserWithAccount',
+  'hitRateLimit',
+  'resetRateLimit',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */
@@ -612,6 +614,53 @@ export function runAdapterSuite(
         const authenticator = authenticatorData(user.id);
         await adapter.createAuthenticator(authenticator);
         await expect(settle(() => adapter.createAuthenticator({ ...authenticator, userId: other.id }))).rejects.toThrow();
+      });
+    });
+
+    describe('rate limits', () => {
+      afterEach(() => {
+        vi.useRealTimers();
+      });
+
+      test('counts the hits on a key within one window', ['hitRateLimit'], async () => {
+        const key = `key-${randomUUID()}`;
+        const before = Date.now();
+        const hits = [await adapter.hitRateLimit(key, 60), await adapter.hitRateLimit(key, 60), await adapter.hitRateLimit(key, 60)];
+        expect(hits.map((hit) => hit.count)).toEqual([1, 2, 3]);
+        expect(new Set(hits.map((hit) => hit.resetAt.getTime())).size).toBe(1);
+        expect(hits[0]!.resetAt.getTime()).toBeGreaterThanOrEqual(before + 60_000);
+        expect(hits[0]!.resetAt.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
+      });
+
+      test('counts each key on its own', ['hitRateLimit'], async () => {
+        await adapter.hitRateLimit('key-a', 60);
+        await adapter.hitRateLimit('key-a', 60);
+        expect((await adapter.hitRateLimit('key-b', 60)).count).toBe(1);
+      });
+
+      test('gives concurrent hits on one key distinct counts', ['hitRateLimit'], async () => {
+        const key = `key-${randomUUID()}`;
+        const hits = await Promise.all(Array.from({ length: 25 }, () => settle(() => adapter.hitRateLimit(key, 60))));
+        expect(hits.map((hit) => hit.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, index) => index + 1));
+      });
+
+      test('starts a new window once the window has ended', ['hitRateLimit'], async () => {
+        vi.useFakeTimers({ toFake: ['Date'] });
+        const key = `key-${randomUUID()}`;
+        await adapter.hitRateLimit(key, 60);
+        const second = await adapter.hitRateLimit(key, 60);
+        vi.setSystemTime(second.resetAt.getTime() + 1);
+        const next = await adapter.hitRateLimit(key, 60);
+        expect(next.count).toBe(1);
+        expect(next.resetAt.getTime()).toBe(second.resetAt.getTime() + 1 + 60_000);
+      });
+
+      test('forgets a key that is reset', ['hitRateLimit', 'resetRateLimit'], async () => {
+        const key = `key-${randomUUID()}`;
+        await adapter.hitRateLimit(key, 60);
+        await adapter.hitRateLimit(key, 60);
+        await adapter.resetRateLimit(key);
+        expect((await adapter.hitRateLimit(key, 60)).count).toBe(1);
       });
     });
   });

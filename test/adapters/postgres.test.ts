@@ -25,7 +25,7 @@ afterAll(async () => {
 
 /** Every test starts without tables, so each new adapter creates them again before its first query. */
 async function dropTables(): Promise<void> {
-  await pool.query('DROP TABLE IF EXISTS authenticators, sessions, accounts, verification_tokens, users');
+  await pool.query('DROP TABLE IF EXISTS authenticators, sessions, accounts, verification_tokens, users, rate_limits');
 }
 
 /** A fresh database on the same server, for tests that look at a schema from scratch. */
@@ -59,13 +59,15 @@ describe('postgres adapter database', () => {
     await client.connect();
     try {
       const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'authenticators', 'sessions', 'users', 'verification_tokens']);
+      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
       const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname");
       expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual([
         'accounts_pkey',
         'accounts_user_id_index',
         'authenticators_credential_id_key',
         'authenticators_pkey',
+        'rate_limits_pkey',
+        'rate_limits_reset_at_index',
         'sessions_pkey',
         'sessions_user_id_index',
         'users_email_key',
@@ -161,6 +163,7 @@ describe('postgres adapter database', () => {
        WHERE table_schema = 'public' AND data_type = 'timestamp with time zone' ORDER BY table_name, column_name`,
     );
     expect(types.rows).toEqual([
+      { table_name: 'rate_limits', column_name: 'reset_at' },
       { table_name: 'sessions', column_name: 'expires' },
       { table_name: 'users', column_name: 'email_verified' },
       { table_name: 'verification_tokens', column_name: 'expires' },

@@ -27,9 +27,11 @@ beforeAll(async () => {
     passwordProvider(),
     OIDC({ id: 'standin', issuer: standIn.issuer, clientId: standIn.client.id, clientSecret: standIn.client.secret }),
   ];
-  app = await startScaffoldApp({ providers: providers() });
-  naive = await startScaffoldApp({ providers: providers(), callbacks: { redirect: ({ url }) => url } });
-  hostile = await startScaffoldApp({ providers: providers(), callbacks: { redirect: () => 'https://evil.example/phish' } });
+  // Every payload is a credentials sign-in of `ada` from 127.0.0.1: far more than the default rate limits allow.
+  const rateLimit = false;
+  app = await startScaffoldApp({ providers: providers(), rateLimit });
+  naive = await startScaffoldApp({ providers: providers(), callbacks: { redirect: ({ url }) => url }, rateLimit });
+  hostile = await startScaffoldApp({ providers: providers(), callbacks: { redirect: () => 'https://evil.example/phish' }, rateLimit });
 });
 afterAll(async () => {
   await Promise.all([app?.close(), naive?.close(), hostile?.close()]);

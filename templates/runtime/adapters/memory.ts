@@ -12,6 +12,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../adapter.js';
+import { MemoryRateLimitStore } from '../rate-limit.js';
 
 /** Accounts are found by provider and the provider's id for the user: one key for the pair. */
 function accountKey(provider: string, providerAccountId: string): string {
@@ -49,6 +50,7 @@ export function MemoryAdapter(): Adapter {
   const sessions = new Map<string, AdapterSession>();
   const verificationTokens = new Map<string, VerificationToken>();
   const authenticators = new Map<string, AdapterAuthenticator>();
+  const rateLimits = MemoryRateLimitStore();
 
   // The same rule as the SQL adapters' unique index: at most one user per email (users without email are many).
   function assertEmailFree(email: string | null | undefined, exceptUserId?: string): void {
@@ -211,6 +213,14 @@ export function MemoryAdapter(): Adapter {
       if (!authenticator) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
       authenticator.counter = newCounter;
       return copy(authenticator);
+    },
+
+    hitRateLimit(key, windowSeconds) {
+      return rateLimits.hit(key, windowSeconds);
+    },
+
+    resetRateLimit(key) {
+      return rateLimits.reset(key);
     },
   };
 }

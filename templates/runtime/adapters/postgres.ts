@@ -1,7 +1,7 @@
 /**
  * An adapter that keeps users, accounts, sessions, verification tokens and WebAuthn authenticators in PostgreSQL
  * (`pg`). Every app process that uses the same database sees the same sessions, so signing out (or deleting a
- * session row) ends the session everywhere.
+ * session row) ends the session everywhere, and counts the `rateLimit` rules together.
  *
  * The tables are created before the first query (`CREATE TABLE IF NOT EXISTS`, once per adapter), or ahead of
  * time by `npx framework-auth migrate`, which calls `migrate()` below.
@@ -88,6 +88,13 @@ CREATE TABLE IF NOT EXISTS authenticators (
   transports text,
   PRIMARY KEY (user_id, credential_id)
 );
+
+CREATE TABLE IF NOT EXISTS rate_limits (
+  key text PRIMARY KEY,
+  count integer NOT NULL,
+  reset_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rate_limits_reset_at_index ON rate_limits (reset_at);
 `;
 
 /**
@@ -143,6 +150,9 @@ interface AuthenticatorRow {
   credential_backed_up: boolean;
   transports: string | null;
 }
+
+/** Ended rate-limit windows are deleted at most this often (per adapter), by the next hit. */
+const RATE_LIMIT_CLEANUP_MS = 60_000;
 
 /** The token columns of `accounts`, named as the fields of the token set. */
 const tokenFields = [
@@ -302,6 +312,7 @@ export async function migrate(options: PostgresAdapterOptions = {}): Promise<voi
 export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
   const pool = 'pool' in options ? options.pool : createPool(connectionUrl(options.url));
   let ready: Promise<void> | undefined;
+  let rateLimitsCleanedAt = 0;
 
   function ensureSchema(): Promise<void> {
     // One migration per adapter; a failed one (database not up yet) is tried again by the next query.
@@ -491,6 +502,30 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
       ]);
       if (!row) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
       return authenticatorFromRow(row);
+    },
+
+    async hitRateLimit(key, windowSeconds) {
+      // The app's clock, not the database's, so that every store counts windows the same way.
+      const now = new Date();
+      if (now.getTime() - rateLimitsCleanedAt >= RATE_LIMIT_CLEANUP_MS) {
+        rateLimitsCleanedAt = now.getTime();
+        await query('DELETE FROM rate_limits WHERE reset_at <= $1', [now]);
+      }
+      // One upsert: concurrent hits on a key (from any process) wait for each other's row lock, and each gets its
+      // own count. SET expressions read the row as it was.
+      const row = await first<{ count: number; reset_at: Date }>(
+        `INSERT INTO rate_limits (key, count, reset_at) VALUES ($1, 1, $3)
+         ON CONFLICT (key) DO UPDATE SET
+           count = CASE WHEN rate_limits.reset_at <= $2 THEN 1 ELSE rate_limits.count + 1 END,
+           reset_at = CASE WHEN rate_limits.reset_at <= $2 THEN excluded.reset_at ELSE rate_limits.reset_at END
+         RETURNING count, reset_at`,
+        [key, now, new Date(now.getTime() + windowSeconds * 1000)],
+      );
+      return { count: row!.count, resetAt: row!.reset_at };
+    },
+
+    async resetRateLimit(key) {
+      await query('DELETE FROM rate_limits WHERE key = $1', [key]);
     },
   };
 }

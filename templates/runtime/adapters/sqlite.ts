@@ -1,7 +1,7 @@
 /**
  * An adapter that keeps users, accounts, sessions, verification tokens and WebAuthn authenticators in a SQLite
  * file (better-sqlite3): the embedded default for database sessions. Several app processes on one machine can share
- * the file; for several machines use the PostgreSQL adapter.
+ * the file (and count the `rateLimit` rules together in it); for several machines use the PostgreSQL adapter.
  *
  * The tables are created on first use (`CREATE TABLE IF NOT EXISTS`), or ahead of time by
  * `npx framework-auth migrate`, which calls `migrate()` below. Dates are stored as milliseconds since the epoch.
@@ -93,6 +93,13 @@ CREATE TABLE IF NOT EXISTS authenticators (
   transports TEXT,
   PRIMARY KEY (user_id, credential_id)
 );
+
+CREATE TABLE IF NOT EXISTS rate_limits (
+  key TEXT NOT NULL PRIMARY KEY,
+  count INTEGER NOT NULL,
+  reset_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rate_limits_reset_at_index ON rate_limits (reset_at);
 `;
 
 interface UserRow {
@@ -142,6 +149,9 @@ interface AuthenticatorRow {
   transports: string | null;
 }
 
+/** Ended rate-limit windows are deleted at most this often (per adapter), by the next hit. */
+const RATE_LIMIT_CLEANUP_MS = 60_000;
+
 /** The token columns of `accounts`, named as the fields of the token set. */
 const tokenFields = [
   'access_token',
@@ -171,8 +181,26 @@ function openDatabase(url: string): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const database = new Database(path);
   // WAL lets readers and one writer (other app processes sharing the file) work at the same time.
-  database.pragma('journal_mode = WAL');
+  useWriteAheadLog(database);
   return database;
+}
+
+/**
+ * Switches the file to WAL. Switching takes an exclusive lock for which SQLite does not wait (no busy timeout):
+ * when another app process opens the same new file at that moment, the pragma fails with SQLITE_BUSY. It is tried
+ * again for up to 5 seconds, blocking as SQLite's own busy timeout does.
+ */
+function useWriteAheadLog(database: Database.Database): void {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      database.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 /** The fields that have a value: in an update, `undefined` leaves a column as it is (and `null` clears it). */
@@ -283,6 +311,7 @@ export function migrate(options: SqliteAdapterOptions = {}): void {
 export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
   let opened: Database.Database | undefined;
   const statements = new Map<string, Database.Statement>();
+  let rateLimitsCleanedAt = 0;
 
   function connection(): Database.Database {
     if (!opened) {
@@ -487,6 +516,28 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       ) as AuthenticatorRow | undefined;
       if (!row) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
       return authenticatorFromRow(row);
+    },
+
+    hitRateLimit(key, windowSeconds) {
+      const now = Date.now();
+      if (now - rateLimitsCleanedAt >= RATE_LIMIT_CLEANUP_MS) {
+        rateLimitsCleanedAt = now;
+        statement('DELETE FROM rate_limits WHERE reset_at <= ?').run(now);
+      }
+      // One statement, so one write transaction: concurrent hits from other processes on the file are serialised
+      // by SQLite's write lock, and each gets its own count. SET expressions read the row as it was.
+      const row = statement(
+        `INSERT INTO rate_limits (key, count, reset_at) VALUES (@key, 1, @reset_at)
+         ON CONFLICT (key) DO UPDATE SET
+           count = CASE WHEN rate_limits.reset_at <= @now THEN 1 ELSE rate_limits.count + 1 END,
+           reset_at = CASE WHEN rate_limits.reset_at <= @now THEN excluded.reset_at ELSE rate_limits.reset_at END
+         RETURNING count, reset_at`,
+      ).get({ key, now, reset_at: now + windowSeconds * 1000 }) as { count: number; reset_at: number };
+      return { count: row.count, resetAt: new Date(row.reset_at) };
+    },
+
+    resetRateLimit(key) {
+      statement('DELETE FROM rate_limits WHERE key = ?').run(key);
     },
   };
   // Not in Auth.js's interface: both writes in one transaction, so a failure between them leaves neither.

@@ -11,6 +11,7 @@ export const signInErrorMessages: Record<string, string> = {
   SessionRequired: 'Please sign in to access this page.',
   AccessDenied: 'You do not have permission to sign in.',
   Verification: 'The sign-in link is no longer valid. It may have been used already or it may have expired.',
+  RateLimited: 'Too many attempts. Please wait a few minutes and try again.',
   default: 'Unable to sign in.',
 };
 
@@ -43,6 +44,7 @@ export const errorPageMessages: Record<string, { heading: string; message: strin
   CredentialsSignin: { heading: 'Unable to sign in', message: 'Sign-in failed. Check the details you provided are correct.', status: 401 },
   EmailSignInError: { heading: 'Unable to sign in', message: 'The sign-in email could not be sent. Please try again.', status: 400 },
   WebAuthnVerificationError: { heading: 'Unable to sign in', message: 'The passkey could not be verified. Please try again.', status: 400 },
+  RateLimited: { heading: 'Too many attempts', message: 'Too many attempts. Please wait a few minutes and try again.', status: 429 },
   default: { heading: 'Error', message: 'Something went wrong while signing in.', status: 400 },
 };
 
