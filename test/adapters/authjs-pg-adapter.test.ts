@@ -3,10 +3,10 @@
  * suite tests Auth.js's interface, and that an `@auth/*-adapter` is accepted as our `Adapter`.
  */
 import AuthJsPostgresAdapter from '@auth/pg-adapter';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import type { Adapter } from '../../templates/runtime/adapter.js';
-import { startPostgres } from '../support/postgres.js';
+import { createTestPool, startPostgres } from '../support/postgres.js';
 import type { RunningPostgres } from '../support/postgres.js';
 import { runAdapterSuite } from './adapter-suite.js';
 import { documentedSchema } from './authjs-pg-schema.js';
@@ -16,7 +16,7 @@ let pool: Pool;
 
 beforeAll(async () => {
   server = await startPostgres();
-  pool = new Pool({ connectionString: server.url });
+  pool = createTestPool({ connectionString: server.url });
   await pool.query(documentedSchema);
 });
 

@@ -6,12 +6,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import AuthJsPostgresAdapter from '@auth/pg-adapter';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import { createJar, formBody } from '../support/cookie-jar.js';
 import { loginThroughProvider, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider.js';
-import { startPostgres, type RunningPostgres } from '../support/postgres.js';
+import { createTestPool, startPostgres, type RunningPostgres } from '../support/postgres.js';
 import { AppRegistry, expectRedirect, sessionOf, signIn, signOut } from '../runtime/oauth-harness.js';
 import { SECRET } from '../runtime/helpers.js';
 import { documentedSchema } from './authjs-pg-schema.js';
@@ -32,7 +32,7 @@ afterAll(async () => {
 describe('OIDC sign-in with @auth/pg-adapter', () => {
   let pool: Pool;
   beforeAll(async () => {
-    pool = new Pool({ connectionString: postgres.url });
+    pool = createTestPool({ connectionString: postgres.url });
     await pool.query('CREATE SCHEMA authjs; SET search_path TO authjs');
     pool.on('connect', (client) => void client.query('SET search_path TO authjs'));
     await pool.query(documentedSchema.replace(/CREATE TABLE /g, 'CREATE TABLE authjs.'));

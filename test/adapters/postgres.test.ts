@@ -1,8 +1,9 @@
-import { Client, Pool } from 'pg';
+import type { Pool } from 'pg';
+import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PostgresAdapter, migrate } from '../../templates/runtime/adapters/postgres.js';
 import type { Adapter, AdapterUser } from '../../templates/runtime/adapter.js';
-import { startPostgres } from '../support/postgres.js';
+import { createTestPool, startPostgres } from '../support/postgres.js';
 import type { RunningPostgres } from '../support/postgres.js';
 import { runAdapterSuite } from './adapter-suite.js';
 
@@ -11,7 +12,7 @@ let pool: Pool;
 
 beforeAll(async () => {
   server = await startPostgres();
-  pool = new Pool({ connectionString: server.url });
+  pool = createTestPool({ connectionString: server.url });
 });
 
 afterAll(async () => {
@@ -51,7 +52,7 @@ describe('postgres adapter database', () => {
 
   it('creates the tables and indexes before its first query', async () => {
     const url = await createDatabase('first_query');
-    const ownPool = new Pool({ connectionString: url });
+    const ownPool = createTestPool({ connectionString: url });
     const adapter = PostgresAdapter({ pool: ownPool });
     expect(await adapter.getUser!('nobody')).toBeNull();
     await ownPool.end();
@@ -106,7 +107,7 @@ describe('postgres adapter database', () => {
   });
 
   it('shares sessions between two adapters on one database (two app processes)', async () => {
-    const pools = [new Pool({ connectionString: server.url }), new Pool({ connectionString: server.url })] as const;
+    const pools = [createTestPool({ connectionString: server.url }), createTestPool({ connectionString: server.url })] as const;
     try {
       const first = PostgresAdapter({ pool: pools[0] });
       const second = PostgresAdapter({ pool: pools[1] });

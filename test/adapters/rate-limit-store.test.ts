@@ -8,13 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Adapter } from '../../templates/runtime/adapter.js';
 import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
-import { startPostgres, type RunningPostgres } from '../support/postgres.js';
+import { createTestPool, startPostgres, type RunningPostgres } from '../support/postgres.js';
 import { SECRET } from '../runtime/helpers.js';
 
 let postgres: RunningPostgres;
@@ -25,7 +25,7 @@ const cleanups: (() => Promise<void> | void)[] = [];
 
 beforeAll(async () => {
   [postgres, folder] = await Promise.all([startPostgres(), mkdtemp(join(tmpdir(), 'framework-auth-rate-limit-'))]);
-  admin = new Pool({ connectionString: postgres.url });
+  admin = createTestPool({ connectionString: postgres.url });
 });
 afterEach(async () => {
   vi.useRealTimers();
@@ -51,12 +51,12 @@ async function postgresDatabase(): Promise<SharedDatabase> {
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(postgres.url);
   url.pathname = `/${name}`;
-  const probe = new Pool({ connectionString: url.href });
+  const probe = createTestPool({ connectionString: url.href });
   cleanups.push(() => probe.end());
   return {
     url: url.href,
     adapter() {
-      const pool = new Pool({ connectionString: url.href });
+      const pool = createTestPool({ connectionString: url.href });
       cleanups.push(() => pool.end());
       return PostgresAdapter({ pool });
     },

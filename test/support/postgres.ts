@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
+import type { PoolConfig } from 'pg';
 
 const run = promisify(execFile);
 
@@ -137,4 +138,17 @@ export async function startPostgres(): Promise<RunningPostgres> {
     process.removeListener('exit', stopSync);
     throw new Error(`Could not start a private PostgreSQL server${log ? `:\n${log}` : ''}`, { cause: error });
   }
+}
+
+/**
+ * A pg Pool for a test's own queries. `pool.end()` resolves before its connections have finished closing, so a
+ * server stopped right after can still terminate one ("terminating connection due to administrator command"): pg
+ * reports that as an 'error' on the pool, which without a listener ends the test process. Only that is ignored.
+ */
+export function createTestPool(config: PoolConfig): Pool {
+  const pool = new Pool(config);
+  pool.on('error', (error: Error & { code?: string }) => {
+    if (error.code !== '57P01') throw error;
+  });
+  return pool;
 }
