@@ -104,15 +104,18 @@ export interface OutgoingCookie {
 
 const cookieNamePattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** Serializes one cookie. Values are URI-encoded only where they hold characters a cookie cannot carry. */
+/** Serializes one cookie as a `Set-Cookie` value, exactly as Auth.js does. */
 export function serializeCookie(cookie: OutgoingCookie): string {
   if (!cookieNamePattern.test(cookie.name)) throw new TypeError(`Invalid cookie name "${cookie.name}"`);
-  const value = /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]*$/.test(cookie.value) ? cookie.value : encodeURIComponent(cookie.value);
+  // Byte for byte what Auth.js writes (its vendored `cookie` serializer): the value always URL-encoded (so the CSRF
+  // cookie is `token%7Chash`, which Auth.js clients read), then Max-Age, Domain, Path, Expires, HttpOnly, Secure,
+  // SameSite in that order.
   const { options } = cookie;
-  let header = `${cookie.name}=${value}; Path=${options.path}`;
-  if (options.expires) header += `; Expires=${options.expires.toUTCString()}`;
+  let header = `${cookie.name}=${encodeURIComponent(cookie.value)}`;
   if (options.maxAge !== undefined) header += `; Max-Age=${Math.floor(options.maxAge)}`;
   if (options.domain) header += `; Domain=${options.domain}`;
+  header += `; Path=${options.path}`;
+  if (options.expires) header += `; Expires=${options.expires.toUTCString()}`;
   if (options.httpOnly) header += '; HttpOnly';
   if (options.secure) header += '; Secure';
   header += `; SameSite=${options.sameSite === 'none' ? 'None' : options.sameSite === 'strict' ? 'Strict' : 'Lax'}`;

@@ -111,9 +111,9 @@ describe('chunking', () => {
 });
 
 describe('serializing', () => {
-  it('writes HttpOnly, Secure, SameSite=Lax, Path and Max-Age', () => {
+  it('writes Max-Age, Path, HttpOnly, Secure and SameSite=Lax, in Auth.js\'s order', () => {
     const header = serializeCookie({ name: 'n', value: 'v', options: { httpOnly: true, secure: true, sameSite: 'lax', path: '/', maxAge: 900 } });
-    expect(header).toBe('n=v; Path=/; Max-Age=900; HttpOnly; Secure; SameSite=Lax');
+    expect(header).toBe('n=v; Max-Age=900; Path=/; HttpOnly; Secure; SameSite=Lax');
   });
 
   it('encodes characters a cookie value cannot carry', () => {

@@ -27,7 +27,7 @@ describe('JWT sessions fail closed', () => {
     const tampered = token.slice(0, -3) + (token.endsWith('A') ? 'BBB' : 'AAA');
     const response = await sessionWith(app.url, `${cookieName}=${tampered}`);
     expect(await response.text()).toBe('null');
-    expect(response.headers.getSetCookie()).toEqual([`${cookieName}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly; SameSite=Lax`]);
+    expect(response.headers.getSetCookie()).toEqual([`${cookieName}=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax`]);
   });
 
   it('answers null for an expired session cookie', async () => {
