@@ -599,6 +599,23 @@ export function runAdapterSuite(
         expect((await adapter.getAuthenticator(authenticator.credentialID))?.counter).toBe(42);
       });
 
+      test('rejects (never throws synchronously) when updating the counter of an unknown credential', ['updateAuthenticatorCounter'], async () => {
+        // Auth.js's adapter test suite awaits `expect(...).rejects`: a synchronous throw fails it (issue 17).
+        let pending: unknown;
+        expect(() => {
+          pending = adapter.updateAuthenticatorCounter(`unknown-${randomUUID()}`, 1);
+        }).not.toThrow();
+        expect(pending).toBeInstanceOf(Promise);
+        await expect(pending).rejects.toThrow();
+      });
+
+      test('answers every method with a promise, as Auth.js adapters do', ['createUser', 'getUser', 'getUserByEmail'], async () => {
+        const created = adapter.createUser({ id: randomUUID(), email: `promise-${randomUUID()}@example.com`, emailVerified: null });
+        expect(created).toBeInstanceOf(Promise);
+        const user = await created;
+        for (const result of [adapter.getUser(user.id), adapter.getUserByEmail(user.email)]) expect(result).toBeInstanceOf(Promise);
+      });
+
       test('keeps a signature counter above 2^31', ['createUser', 'createAuthenticator', 'updateAuthenticatorCounter', 'getAuthenticator'], async () => {
         // WebAuthn counters are unsigned 32-bit numbers.
         const user = await createUser();

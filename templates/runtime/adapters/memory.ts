@@ -68,7 +68,7 @@ export function MemoryAdapter(): Adapter {
   }
 
   return {
-    createUser(user) {
+    async createUser(user) {
       // Auth.js passes a fresh random id; keep it, and make one when it is missing.
       const id = user.id || randomUUID();
       if (users.has(id)) throw new Error(`A user with id ${JSON.stringify(id)} already exists`);
@@ -78,23 +78,23 @@ export function MemoryAdapter(): Adapter {
       return copy(stored);
     },
 
-    getUser(id) {
+    async getUser(id) {
       return findUser(id);
     },
 
-    getUserByEmail(email) {
+    async getUserByEmail(email) {
       for (const user of users.values()) {
         if (user.email === email) return copy(user);
       }
       return null;
     },
 
-    getUserByAccount({ provider, providerAccountId }) {
+    async getUserByAccount({ provider, providerAccountId }) {
       const account = accounts.get(accountKey(provider, providerAccountId));
       return account ? findUser(account.userId) : null;
     },
 
-    updateUser(user) {
+    async updateUser(user) {
       const stored = users.get(user.id);
       if (!stored) throw new Error(`updateUser: no user has the id ${JSON.stringify(user.id)}`);
       assertEmailFree(user.email, user.id);
@@ -103,7 +103,7 @@ export function MemoryAdapter(): Adapter {
       return copy(updated);
     },
 
-    deleteUser(userId) {
+    async deleteUser(userId) {
       const user = users.get(userId);
       if (!user) return null;
       users.delete(userId);
@@ -114,7 +114,7 @@ export function MemoryAdapter(): Adapter {
       return user;
     },
 
-    createUserWithAccount(user, account) {
+    async createUserWithAccount(user, account) {
       // Both checks first, so that a refusal writes nothing: the in-memory form of a transaction.
       const id = user.id || randomUUID();
       if (users.has(id)) throw new Error(`A user with id ${JSON.stringify(id)} already exists`);
@@ -127,7 +127,7 @@ export function MemoryAdapter(): Adapter {
       return copy(stored);
     },
 
-    linkAccount(account) {
+    async linkAccount(account) {
       if (!users.has(account.userId)) throw new Error(`linkAccount: no user has the id ${JSON.stringify(account.userId)}`);
       const key = accountKey(account.provider, account.providerAccountId);
       if (accounts.has(key)) throw new Error(`The ${account.provider} account is already linked to a user`);
@@ -135,19 +135,19 @@ export function MemoryAdapter(): Adapter {
       return copy(account);
     },
 
-    unlinkAccount({ provider, providerAccountId }) {
+    async unlinkAccount({ provider, providerAccountId }) {
       const key = accountKey(provider, providerAccountId);
       const account = accounts.get(key);
       accounts.delete(key);
       return account;
     },
 
-    getAccount(providerAccountId, provider) {
+    async getAccount(providerAccountId, provider) {
       const account = accounts.get(accountKey(provider, providerAccountId));
       return account ? copy(account) : null;
     },
 
-    createSession(session) {
+    async createSession(session) {
       if (!users.has(session.userId)) throw new Error(`createSession: no user has the id ${JSON.stringify(session.userId)}`);
       if (sessions.has(session.sessionToken)) throw new Error('createSession: the session token is already in use');
       const stored: AdapterSession = { sessionToken: session.sessionToken, userId: session.userId, expires: new Date(session.expires) };
@@ -155,7 +155,7 @@ export function MemoryAdapter(): Adapter {
       return copy(stored);
     },
 
-    getSessionAndUser(sessionToken) {
+    async getSessionAndUser(sessionToken) {
       // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
       const session = sessions.get(sessionToken);
       const user = session ? users.get(session.userId) : undefined;
@@ -163,7 +163,7 @@ export function MemoryAdapter(): Adapter {
       return { session: copy(session), user: copy(user) };
     },
 
-    updateSession(session) {
+    async updateSession(session) {
       const stored = sessions.get(session.sessionToken);
       if (!stored) return null;
       const updated: AdapterSession = { ...stored, ...definedFields(copy(session)) };
@@ -171,18 +171,18 @@ export function MemoryAdapter(): Adapter {
       return copy(updated);
     },
 
-    deleteSession(sessionToken) {
+    async deleteSession(sessionToken) {
       const session = sessions.get(sessionToken);
       sessions.delete(sessionToken);
       return session ?? null;
     },
 
-    createVerificationToken(verificationToken) {
+    async createVerificationToken(verificationToken) {
       verificationTokens.set(verificationKey(verificationToken.identifier, verificationToken.token), copy(verificationToken));
       return copy(verificationToken);
     },
 
-    useVerificationToken({ identifier, token }) {
+    async useVerificationToken({ identifier, token }) {
       // Single use: the token is gone once read.
       const key = verificationKey(identifier, token);
       const stored = verificationTokens.get(key);
@@ -190,7 +190,7 @@ export function MemoryAdapter(): Adapter {
       return stored ?? null;
     },
 
-    createAuthenticator(authenticator) {
+    async createAuthenticator(authenticator) {
       if (!users.has(authenticator.userId)) {
         throw new Error(`createAuthenticator: no user has the id ${JSON.stringify(authenticator.userId)}`);
       }
@@ -199,27 +199,27 @@ export function MemoryAdapter(): Adapter {
       return copy(authenticator);
     },
 
-    getAuthenticator(credentialID) {
+    async getAuthenticator(credentialID) {
       const authenticator = authenticators.get(credentialID);
       return authenticator ? copy(authenticator) : null;
     },
 
-    listAuthenticatorsByUserId(userId) {
+    async listAuthenticatorsByUserId(userId) {
       return [...authenticators.values()].filter((authenticator) => authenticator.userId === userId).map(copy);
     },
 
-    updateAuthenticatorCounter(credentialID, newCounter) {
+    async updateAuthenticatorCounter(credentialID, newCounter) {
       const authenticator = authenticators.get(credentialID);
       if (!authenticator) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
       authenticator.counter = newCounter;
       return copy(authenticator);
     },
 
-    hitRateLimit(key, windowSeconds) {
+    async hitRateLimit(key, windowSeconds) {
       return rateLimits.hit(key, windowSeconds);
     },
 
-    resetRateLimit(key) {
+    async resetRateLimit(key) {
       return rateLimits.reset(key);
     },
   };

@@ -338,26 +338,47 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
     return row ? userFromRow(row) : null;
   }
 
+  // The writes are synchronous (better-sqlite3), so that createUserWithAccount can run both in one transaction; the
+  // adapter's methods are async, so that every failure is a rejected promise, as Auth.js's adapter tests expect.
+  function insertUser(user: AdapterUser): AdapterUser {
+    // Auth.js passes a fresh random id; keep it, and make one when it is missing.
+    const row = statement(
+      `INSERT INTO users (id, name, email, email_verified, image)
+       VALUES (@id, @name, @email, @email_verified, @image) RETURNING *`,
+    ).get({ id: user.id || randomUUID(), ...userParameters(user) }) as UserRow;
+    return userFromRow(row);
+  }
+
+  function insertAccount(account: AdapterAccount): AdapterAccount {
+    const row = statement(
+      `INSERT INTO accounts (user_id, type, provider, provider_account_id, ${tokenFields.join(', ')})
+       VALUES (@user_id, @type, @provider, @provider_account_id, ${tokenFields.map((field) => `@${field}`).join(', ')})
+       RETURNING *`,
+    ).get({
+      user_id: account.userId,
+      type: account.type,
+      provider: account.provider,
+      provider_account_id: account.providerAccountId,
+      ...Object.fromEntries(tokenFields.map((field) => [field, tokenParameter(account, field)])),
+    }) as AccountRow;
+    return accountFromRow(row);
+  }
+
   const adapter: Adapter = {
-    createUser(user) {
-      // Auth.js passes a fresh random id; keep it, and make one when it is missing.
-      const row = statement(
-        `INSERT INTO users (id, name, email, email_verified, image)
-         VALUES (@id, @name, @email, @email_verified, @image) RETURNING *`,
-      ).get({ id: user.id || randomUUID(), ...userParameters(user) }) as UserRow;
-      return userFromRow(row);
+    async createUser(user) {
+      return insertUser(user);
     },
 
-    getUser(id) {
+    async getUser(id) {
       return selectUser(id);
     },
 
-    getUserByEmail(email) {
+    async getUserByEmail(email) {
       const row = statement('SELECT * FROM users WHERE email = ?').get(email) as UserRow | undefined;
       return row ? userFromRow(row) : null;
     },
 
-    getUserByAccount({ provider, providerAccountId }) {
+    async getUserByAccount({ provider, providerAccountId }) {
       const row = statement(
         `SELECT users.* FROM users JOIN accounts ON accounts.user_id = users.id
          WHERE accounts.provider = ? AND accounts.provider_account_id = ?`,
@@ -365,7 +386,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return row ? userFromRow(row) : null;
     },
 
-    updateUser(user) {
+    async updateUser(user) {
       const update = connection().transaction((changes: typeof user): AdapterUser => {
         const stored = selectUser(changes.id);
         if (!stored) throw new Error(`updateUser: no user has the id ${JSON.stringify(changes.id)}`);
@@ -378,7 +399,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return update(user);
     },
 
-    deleteUser(userId) {
+    async deleteUser(userId) {
       // The foreign keys cascade; the explicit deletes also cover a connection opened with foreign_keys off.
       const remove = connection().transaction((id: string): AdapterUser | null => {
         const user = selectUser(id);
@@ -392,22 +413,11 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return remove(userId);
     },
 
-    linkAccount(account) {
-      const row = statement(
-        `INSERT INTO accounts (user_id, type, provider, provider_account_id, ${tokenFields.join(', ')})
-         VALUES (@user_id, @type, @provider, @provider_account_id, ${tokenFields.map((field) => `@${field}`).join(', ')})
-         RETURNING *`,
-      ).get({
-        user_id: account.userId,
-        type: account.type,
-        provider: account.provider,
-        provider_account_id: account.providerAccountId,
-        ...Object.fromEntries(tokenFields.map((field) => [field, tokenParameter(account, field)])),
-      }) as AccountRow;
-      return accountFromRow(row);
+    async linkAccount(account) {
+      return insertAccount(account);
     },
 
-    unlinkAccount({ provider, providerAccountId }) {
+    async unlinkAccount({ provider, providerAccountId }) {
       const row = statement('DELETE FROM accounts WHERE provider = ? AND provider_account_id = ? RETURNING *').get(
         provider,
         providerAccountId,
@@ -415,7 +425,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return row ? accountFromRow(row) : undefined;
     },
 
-    getAccount(providerAccountId, provider) {
+    async getAccount(providerAccountId, provider) {
       const row = statement('SELECT * FROM accounts WHERE provider = ? AND provider_account_id = ?').get(
         provider,
         providerAccountId,
@@ -423,7 +433,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return row ? accountFromRow(row) : null;
     },
 
-    createSession({ sessionToken, userId, expires }) {
+    async createSession({ sessionToken, userId, expires }) {
       const row = statement('INSERT INTO sessions (session_token, user_id, expires) VALUES (?, ?, ?) RETURNING *').get(
         sessionToken,
         userId,
@@ -432,7 +442,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return sessionFromRow(row);
     },
 
-    getSessionAndUser(sessionToken) {
+    async getSessionAndUser(sessionToken) {
       // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
       const row = statement(
         `SELECT sessions.session_token, sessions.user_id, sessions.expires,
@@ -443,7 +453,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
     },
 
-    updateSession(session) {
+    async updateSession(session) {
       const row = statement(
         `UPDATE sessions SET user_id = coalesce(@user_id, user_id), expires = coalesce(@expires, expires)
          WHERE session_token = @session_token RETURNING *`,
@@ -455,12 +465,12 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return row ? sessionFromRow(row) : null;
     },
 
-    deleteSession(sessionToken) {
+    async deleteSession(sessionToken) {
       const row = statement('DELETE FROM sessions WHERE session_token = ? RETURNING *').get(sessionToken) as SessionRow | undefined;
       return row ? sessionFromRow(row) : null;
     },
 
-    createVerificationToken({ identifier, token, expires }) {
+    async createVerificationToken({ identifier, token, expires }) {
       statement('INSERT INTO verification_tokens (identifier, token, expires) VALUES (?, ?, ?)').run(
         identifier,
         token,
@@ -469,7 +479,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return { identifier, token, expires };
     },
 
-    useVerificationToken({ identifier, token }) {
+    async useVerificationToken({ identifier, token }) {
       // Single use: one DELETE … RETURNING reads and removes the row in the same statement (SQLite runs each
       // statement in its own transaction), so two requests with the same link cannot both get it.
       const row = statement('DELETE FROM verification_tokens WHERE identifier = ? AND token = ? RETURNING *').get(
@@ -479,7 +489,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return row ? { identifier: row.identifier, token: row.token, expires: new Date(row.expires) } : null;
     },
 
-    createAuthenticator(authenticator) {
+    async createAuthenticator(authenticator) {
       const row = statement(
         `INSERT INTO authenticators (credential_id, user_id, provider_account_id, credential_public_key, counter,
            credential_device_type, credential_backed_up, transports)
@@ -499,17 +509,17 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return authenticatorFromRow(row);
     },
 
-    getAuthenticator(credentialID) {
+    async getAuthenticator(credentialID) {
       const row = statement('SELECT * FROM authenticators WHERE credential_id = ?').get(credentialID) as AuthenticatorRow | undefined;
       return row ? authenticatorFromRow(row) : null;
     },
 
-    listAuthenticatorsByUserId(userId) {
+    async listAuthenticatorsByUserId(userId) {
       const rows = statement('SELECT * FROM authenticators WHERE user_id = ? ORDER BY credential_id').all(userId) as AuthenticatorRow[];
       return rows.map(authenticatorFromRow);
     },
 
-    updateAuthenticatorCounter(credentialID, newCounter) {
+    async updateAuthenticatorCounter(credentialID, newCounter) {
       const row = statement('UPDATE authenticators SET counter = ? WHERE credential_id = ? RETURNING *').get(
         newCounter,
         credentialID,
@@ -518,7 +528,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return authenticatorFromRow(row);
     },
 
-    hitRateLimit(key, windowSeconds) {
+    async hitRateLimit(key, windowSeconds) {
       const now = Date.now();
       if (now - rateLimitsCleanedAt >= RATE_LIMIT_CLEANUP_MS) {
         rateLimitsCleanedAt = now;
@@ -536,15 +546,15 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return { count: row.count, resetAt: new Date(row.reset_at) };
     },
 
-    resetRateLimit(key) {
+    async resetRateLimit(key) {
       statement('DELETE FROM rate_limits WHERE key = ?').run(key);
     },
   };
   // Not in Auth.js's interface: both writes in one transaction, so a failure between them leaves neither.
-  adapter.createUserWithAccount = (user, account) =>
+  adapter.createUserWithAccount = async (user, account) =>
     connection().transaction((): AdapterUser => {
-      const created = adapter.createUser!(user) as AdapterUser;
-      adapter.linkAccount!({ ...account, userId: created.id });
+      const created = insertUser(user);
+      insertAccount({ ...account, userId: created.id });
       return created;
     })();
   return adapter;
