@@ -5,6 +5,7 @@ import { findProvider, providerCatalog } from '../catalog/providers.js';
 import { callbackUrl } from '../generator/env-groups.js';
 import { manifestPath, readManifest } from '../generator/manifest.js';
 import { readEnvLines } from '../generator/merge/env-file.js';
+import { compilesGeneratedModules } from '../generator/merge/tsconfig.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { normaliseModule, readAuthConfig } from '../generator/provider-list.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
@@ -357,17 +358,17 @@ function checkTsconfig(api: TypeScriptApi, root: string): Finding[] {
   if (read.error) return [problem('tsconfig', 'error', `tsconfig.json cannot be read: ${api.flattenDiagnosticMessageText(read.error.messageText, ' ')}`, 'Fix tsconfig.json.')];
   const parsed = api.parseJsonConfigFileContent(read.config, api.sys, dirname(path));
   const options = parsed.options;
-  const nodeModules = [api.ModuleKind.Node16, api.ModuleKind.NodeNext];
-  const nodeResolution = [api.ModuleResolutionKind.Node16, api.ModuleResolutionKind.NodeNext];
   const findings: Finding[] = [];
   const moduleName = options.module === undefined ? 'not set' : api.ModuleKind[options.module];
   const resolutionName = options.moduleResolution === undefined ? undefined : api.ModuleResolutionKind[options.moduleResolution];
-  if (options.module === undefined || !nodeModules.includes(options.module)) {
-    findings.push(problem('tsconfig-module', 'error', `tsconfig.json "module" is ${moduleName}; the generated imports ("./config.js") need NodeNext.`, 'Set "module": "NodeNext" and "moduleResolution": "NodeNext" in compilerOptions.'));
-  } else if (options.moduleResolution !== undefined && !nodeResolution.includes(options.moduleResolution)) {
-    findings.push(problem('tsconfig-module', 'error', `tsconfig.json "moduleResolution" is ${resolutionName}; with "module": "${moduleName}" it must be NodeNext.`, 'Set "moduleResolution": "NodeNext" (or remove it).'));
+  // Only what would fail: NodeNext/Node16, or an ES module target with Bundler resolution (the seed's ESNext setup).
+  if (compilesGeneratedModules(options.module === undefined ? undefined : moduleName, resolutionName)) {
+    findings.push(ok('tsconfig-module', `tsconfig.json: module ${moduleName}${resolutionName ? `, moduleResolution ${resolutionName}` : ''}.`));
+  } else if (options.module === undefined || (!/^node/i.test(moduleName) && !compilesGeneratedModules(moduleName, 'Bundler'))) {
+    findings.push(problem('tsconfig-module', 'error', `tsconfig.json "module" is ${moduleName}; the generated imports ("./config.js") need NodeNext. ESNext with "moduleResolution": "Bundler" works too.`, 'Set "module": "NodeNext" and "moduleResolution": "NodeNext" in compilerOptions.'));
   } else {
-    findings.push(ok('tsconfig-module', `tsconfig.json: module ${moduleName}.`));
+    const needed = /^node/i.test(moduleName) ? 'NodeNext' : 'Bundler';
+    findings.push(problem('tsconfig-module', 'error', `tsconfig.json "moduleResolution" is ${resolutionName ?? 'not set'}; with "module": "${moduleName}" it must be ${needed}.`, `Set "moduleResolution": "${needed}"${needed === 'NodeNext' ? ' (or remove it)' : ''}.`));
   }
   findings.push(options.strict === true ? ok('tsconfig-strict', 'tsconfig.json: strict.') : problem('tsconfig-strict', 'warn', 'tsconfig.json does not set "strict": true; the generated code is written for it.', 'Set "strict": true in compilerOptions.'));
   return findings;

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { applyEdits, findNodeAtLocation, modify, parse, parseTree } from 'jsonc-parser';
 import { findAppFile } from './app-file.js';
 import { detectFormatting } from './merge/json-format.js';
+import { compilesGeneratedModules } from './merge/tsconfig.js';
 import { analyseModuleSystem, filesNeedingExtensions } from './module-system.js';
 import type { ModuleSystemReport, SourceFileReport } from './module-system.js';
 import type { TypeScriptApi } from './typescript-api.js';
@@ -375,7 +376,7 @@ export function readProjectShape(root: string, options: ProjectShapeOptions): Pr
   const module = analyseModuleSystem({ root, packageType: pkg?.type, tsconfigModule: tsconfig?.module, skip, api });
   // tsc under NodeNext asks for the extension of every relative import: said before the merge changes the setting.
   const extensionFixes =
-    tsconfig !== undefined && tsconfig.moduleResolution !== 'nodenext' && tsconfig.moduleResolution !== 'node16' && module.system !== 'commonjs'
+    tsconfig !== undefined && !compilesGeneratedModules(tsconfig.module, tsconfig.moduleResolution) && module.system !== 'commonjs'
       ? filesNeedingExtensions(api, root, skip)
       : [];
 

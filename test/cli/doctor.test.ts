@@ -180,6 +180,23 @@ describe('framework-auth doctor', () => {
     expect(result.stdout).toContain('tsconfig.json "module" is CommonJS; the generated imports ("./config.js") need NodeNext.');
   });
 
+  it('accepts "module": "ESNext" with "moduleResolution": "Bundler" as it is (issue 17: the seed allows ESNext)', async () => {
+    const path = join(root, 'tsconfig.json');
+    await writeFile(path, (await readFile(path, 'utf8')).replace('"module": "NodeNext"', '"module": "ESNext"').replace('"moduleResolution": "NodeNext"', '"moduleResolution": "Bundler"'));
+    const result = await doctor(root, ['--offline']);
+    expect(result.stdout).toContain('✔ tsconfig.json: module ESNext, moduleResolution Bundler.');
+    expect(result.stdout).not.toContain('tsconfig.json "module"');
+    expect(result.stdout).not.toContain('tsconfig.json "moduleResolution"');
+  });
+
+  it('reports "module": "ESNext" without Bundler resolution, saying which setting to add', async () => {
+    const path = join(root, 'tsconfig.json');
+    await writeFile(path, (await readFile(path, 'utf8')).replace('"module": "NodeNext"', '"module": "ESNext"').replace('"moduleResolution": "NodeNext"', '"moduleResolution": "Node10"'));
+    const result = await doctor(root, ['--offline']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('tsconfig.json "moduleResolution" is Node10; with "module": "ESNext" it must be Bundler.');
+  });
+
   it('reports dependencies that are not installed', async () => {
     await rm(join(root, 'node_modules'));
     const result = await doctor(root, ['--offline']);

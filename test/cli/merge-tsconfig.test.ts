@@ -73,4 +73,17 @@ describe('mergeTsconfig with Windows line endings', () => {
       JSON.stringify('{\r\n  "compilerOptions": {\r\n    "module": "NodeNext",\r\n    "moduleResolution": "NodeNext",\r\n    "outDir": "out", // here\r\n    "strict": true\r\n  }\r\n}\r\n'),
     );
   });
+
+  it('keeps "module": "ESNext" with "moduleResolution": "Bundler" as it is (the seed allows ESNext), setting only what is missing', () => {
+    const text = '{\n  "compilerOptions": {\n    "module": "ESNext",\n    "moduleResolution": "bundler",\n    "strict": true\n  }\n}\n';
+    const merge = mergeTsconfig(text);
+    expect(merge.changes).toEqual(['compilerOptions.outDir → "dist"']);
+    expect(merge.content).toContain('"module": "ESNext"');
+    expect(merge.content).toContain('"moduleResolution": "bundler"');
+  });
+
+  it('still moves "module": "ESNext" without Bundler resolution to NodeNext', () => {
+    const merge = mergeTsconfig('{ "compilerOptions": { "module": "ESNext", "moduleResolution": "node10", "strict": true, "outDir": "dist" } }');
+    expect(merge.changes).toEqual(['compilerOptions.module → "NodeNext"', 'compilerOptions.moduleResolution → "NodeNext"']);
+  });
 });

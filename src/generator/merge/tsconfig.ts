@@ -20,6 +20,21 @@ interface CompilerOptionsShape {
 // Targets too old for the runtime (private fields, top-level await, Error cause).
 const tooOldTargets = new Set(['es3', 'es5', 'es6', 'es2015', 'es2016', 'es2017', 'es2018', 'es2019', 'es2020', 'es2021']);
 
+// `module` values that emit ES modules and pair with `moduleResolution: Bundler` (the seed's "ESNext" setup).
+const bundlerModules = new Set(['esnext', 'es2020', 'es2022', 'preserve']);
+
+/**
+ * Whether `module`/`moduleResolution` (any case) compile the generated ESM code as they are: NodeNext or Node16, or an
+ * ES module target with Bundler resolution (which reads the `.js` import suffixes too). The one rule the merge and
+ * `doctor` share.
+ */
+export function compilesGeneratedModules(module: string | undefined, moduleResolution: string | undefined): boolean {
+  const moduleName = module?.toLowerCase() ?? '';
+  const resolution = moduleResolution?.toLowerCase();
+  if (moduleName === 'nodenext' || moduleName === 'node16') return resolution === undefined || resolution === moduleName || resolution === 'nodenext' || resolution === 'node16';
+  return bundlerModules.has(moduleName) && resolution === 'bundler';
+}
+
 /** Options a base config (`extends`) already sets, so that the project's own file need not repeat them. */
 export interface InheritedCompilerOptions {
   module?: string;
@@ -29,8 +44,8 @@ export interface InheritedCompilerOptions {
 }
 
 /**
- * Makes an existing tsconfig compile the generated ESM code: `module`/`moduleResolution` NodeNext, `strict` on,
- * `outDir` set. Edits in place with a JSONC editor so comments, order and every other option survive. What the
+ * Makes an existing tsconfig compile the generated ESM code: `module`/`moduleResolution` NodeNext (an ES module
+ * target with Bundler resolution is kept as it is), `strict` on, `outDir` set. Edits in place with a JSONC editor so comments, order and every other option survive. What the
  * file inherits through `extends` counts as set.
  */
 export function mergeTsconfig(text: string, inherited: InheritedCompilerOptions = {}): TsconfigMerge {
@@ -51,9 +66,12 @@ export function mergeTsconfig(text: string, inherited: InheritedCompilerOptions 
   };
   const lower = (value: unknown): string => (typeof value === 'string' ? value.toLowerCase() : '');
 
-  if (lower(options.module) !== 'nodenext') set('module', 'NodeNext', `compilerOptions.module → "NodeNext"`);
-  if (lower(options.moduleResolution) !== 'nodenext') {
-    set('moduleResolution', 'NodeNext', `compilerOptions.moduleResolution → "NodeNext"`);
+  const keepsModules = bundlerModules.has(lower(options.module)) && compilesGeneratedModules(lower(options.module), lower(options.moduleResolution));
+  if (!keepsModules) {
+    if (lower(options.module) !== 'nodenext') set('module', 'NodeNext', `compilerOptions.module → "NodeNext"`);
+    if (lower(options.moduleResolution) !== 'nodenext') {
+      set('moduleResolution', 'NodeNext', `compilerOptions.moduleResolution → "NodeNext"`);
+    }
   }
   if (options.strict !== true) set('strict', true, 'compilerOptions.strict → true');
   if (options.outDir === undefined) set('outDir', 'dist', 'compilerOptions.outDir → "dist"');
