@@ -173,12 +173,21 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
   const requests: ProviderRequest[] = [];
   const errors: ProviderErrorEvent[] = [];
 
-  // The issuer must name the port, so listen first and hand requests to the provider once it exists.
-  const app: { handler?: RequestListener } = {};
+  // The issuer must name the port, so the server listens before the provider exists. A request that arrives in
+  // between waits for the provider instead of being refused (a 503 there was a failed first sign-in for users).
+  let provideHandler: (handler: RequestListener) => void = () => {};
+  let failHandler: () => void = () => {};
+  const handlerReady = new Promise<RequestListener>((resolve, reject) => {
+    provideHandler = resolve;
+    failHandler = () => reject(new Error('the OpenID provider did not start'));
+  });
+  handlerReady.catch(() => {});
   const server = createServer((req, res) => {
     res.on('finish', () => requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', status: res.statusCode }));
-    if (app.handler) app.handler(req, res);
-    else res.writeHead(503).end();
+    handlerReady.then(
+      (handler) => handler(req, res),
+      () => res.writeHead(503).end(),
+    );
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -215,7 +224,7 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
         if (event === 'server_error') console.error('oidc-provider server_error:', err);
       });
     }
-    app.handler = provider.callback();
+    provideHandler(provider.callback());
 
     const clients = new Map<string, OidcTestClient>();
     const setClient = async (client: OidcTestClient): Promise<OidcTestClient> => {
@@ -253,6 +262,7 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       close,
     };
   } catch (error) {
+    failHandler();
     await close();
     throw error;
   }

@@ -130,3 +130,28 @@ describe('framework-auth dev-idp', () => {
     expect(result.stdout).toContain('Examples:\n  $ npx framework-auth dev-idp --write-env');
   });
 });
+
+describe('the loopback OpenID provider while it starts', () => {
+  it('answers the first request that reaches its port with the provider, never a 503 (issue 15)', async () => {
+    const { startOidcProvider } = await import('../../src/dev-idp/oidc-provider.js');
+    const { freePort } = await import('../support/listen.js');
+    const port = await freePort();
+    const starting = startOidcProvider({ port });
+    // Knock until the port accepts a connection: the first answer is whatever the server gives in the window
+    // between listening and the provider existing.
+    let first: number | undefined;
+    for (let attempt = 0; attempt < 2000 && first === undefined; attempt++) {
+      first = await fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration`).then(
+        (response) => response.status,
+        () => undefined,
+      );
+      if (first === undefined) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const provider = await starting;
+    try {
+      expect(first).toBe(200);
+    } finally {
+      await provider.close();
+    }
+  });
+});
