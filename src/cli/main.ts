@@ -114,8 +114,14 @@ export async function run(bin: BinName, argv: readonly string[], io: CliIo): Pro
   } catch (error) {
     return report(error, io, bin, argv);
   }
-  return io.signal.aborted ? exitCodes.cancelled : 0;
+  // A command that finished its work exits 0 even when Ctrl-C came in after it (the files are written; 130 would say
+  // they were not). Only a command that runs until Ctrl-C ends with 130 when that is what stopped it.
+  const command = bin === 'framework-auth' ? argv.find((arg) => !arg.startsWith('-')) : undefined;
+  return io.signal.aborted && command !== undefined && runsUntilInterrupted.has(command) ? exitCodes.cancelled : 0;
 }
+
+/** Commands that serve in the foreground until Ctrl-C. */
+const runsUntilInterrupted = new Set(['dev-idp']);
 
 /** Entry of the bin launchers: runs with the real process, maps Ctrl-C to 130, and exits. */
 export async function main(bin: BinName): Promise<never> {

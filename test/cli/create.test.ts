@@ -242,3 +242,31 @@ describe('the runtime copy', () => {
     expect(copied).toMatch(/^\/\/ Copied from create-framework-auth /);
   });
 });
+
+describe('Ctrl-C after the work is done', () => {
+  it('exits 0 when Ctrl-C comes in after the files were written: the work is done (issue 15)', async () => {
+    const { PassThrough } = await import('node:stream');
+    const { run } = await import('../../src/cli/main.js');
+    const parent = await makeTempDir();
+    const controller = new AbortController();
+    const stdout = new PassThrough();
+    let printed = '';
+    // The user presses Ctrl-C the moment the CLI says the files are written, while it prints the next steps.
+    stdout.on('data', (chunk: Buffer) => {
+      printed += chunk.toString();
+      if (printed.includes('Wrote ') && !controller.signal.aborted) controller.abort();
+    });
+    const exitCode = await run('create-framework-auth', ['app', '--yes', '--no-install'], {
+      stdin: new PassThrough(),
+      stdout,
+      stderr: new PassThrough(),
+      env: {},
+      cwd: parent,
+      interactive: false,
+      signal: controller.signal,
+    });
+    expect(controller.signal.aborted).toBe(true);
+    expect(existsSync(join(parent, 'app/src/auth/index.ts'))).toBe(true);
+    expect(exitCode).toBe(0);
+  });
+});
