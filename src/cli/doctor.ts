@@ -202,7 +202,8 @@ function serverFiles(root: string, authDir: string): string[] {
       const path = directory === '' ? entry.name : posix.join(directory, entry.name);
       if (entry.name.startsWith('.') || ['node_modules', 'dist', 'build'].includes(entry.name) || path === authDir) continue;
       if (entry.isDirectory()) visit(path, depth + 1);
-      else if (/\.(ts|mts|js|mjs)$/.test(entry.name) && readFileSync(join(root, path), 'utf8').includes('authHandler')) result.push(path);
+      // Only regular files: a socket, FIFO or device named like a source file cannot be read (or would block).
+      else if (entry.isFile() && /\.(ts|mts|js|mjs)$/.test(entry.name) && readFileSync(join(root, path), 'utf8').includes('authHandler')) result.push(path);
     }
   };
   visit('', 0);

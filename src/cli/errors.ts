@@ -10,6 +10,7 @@ export const cliErrorTypes = [
   'merge-conflicts',
   'checks-failed',
   'dev-idp-failed',
+  'file-access',
 ] as const;
 
 /** A CLI error type. */

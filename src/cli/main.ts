@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError, exitCodes } from './errors.js';
 import type { CliIo } from './io.js';
@@ -80,6 +81,19 @@ function reportJson(bin: BinName, argv: readonly string[], io: CliIo, error: { t
   io.stdout.write(`${JSON.stringify({ command, ok: false, version: cliVersion, error: body }, null, 2)}\n`);
 }
 
+/**
+ * A file the CLI could not read or write (permissions, a socket or device where a file was expected, a full disk):
+ * one line naming the file and the reason, instead of a stack trace.
+ */
+function fileSystemError(error: unknown, cwd: string): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code, path, syscall } = error as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || typeof path !== 'string' || !/^E[A-Z]+$/.test(code)) return undefined;
+  const shown = relative(cwd, path) || path;
+  const verb = syscall === 'open' || syscall === 'read' || syscall === 'scandir' || syscall === 'stat' ? 'read' : 'write';
+  return `Could not ${verb} ${shown.startsWith('..') ? path : shown}: ${code}${syscall ? ` (${syscall})` : ''}`;
+}
+
 function report(error: unknown, io: CliIo, bin: BinName, argv: readonly string[]): number {
   if (error instanceof CommanderError) {
     // Commander printed the message already; help and version are not errors.
@@ -93,6 +107,12 @@ function report(error: unknown, io: CliIo, bin: BinName, argv: readonly string[]
     io.stderr.write(`✖ ${error.message}\n${error.hint ? `  ${error.hint}\n` : ''}`);
     if (!error.reported) reportJson(bin, argv, io, error);
     return error.exitCode;
+  }
+  const fileError = fileSystemError(error, io.cwd);
+  if (fileError) {
+    io.stderr.write(`✖ ${fileError}\n  Check the file's permissions and type (a regular file the CLI can read and write), then run again.\n`);
+    reportJson(bin, argv, io, { type: 'file-access', message: fileError });
+    return exitCodes.failure;
   }
   io.stderr.write(`✖ Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   reportJson(bin, argv, io, { type: 'unexpected', message: error instanceof Error ? error.message : String(error) });

@@ -270,3 +270,46 @@ describe('Ctrl-C after the work is done', () => {
     expect(exitCode).toBe(0);
   });
 });
+
+describe('a project file the CLI cannot read', () => {
+  /** A Unix socket where a source file is expected: unreadable even for root (tests often run as root). */
+  async function socketAt(path: string): Promise<() => Promise<void>> {
+    const { createServer } = await import('node:net');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    return () => new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  it('ends with one line naming the file and the reason (exit 1), no stack trace, nothing written (issue 15)', async () => {
+    const parent = await makeTempDir();
+    const app = join(parent, 'app');
+    await mkdir(join(app, 'src'), { recursive: true });
+    await writeFile(join(app, 'package.json'), '{ "name": "app", "type": "module" }\n');
+    const close = await socketAt(join(app, 'src/server.ts'));
+    try {
+      const result = await create(['app', '--yes', '--no-install'], parent);
+      expect(result.stderr).toContain('✖ Could not read app/src/server.ts: ENXIO');
+      expect(result.stderr).not.toContain('Unexpected error');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.exitCode).toBe(1);
+      expect((await readdir(app)).sort()).toEqual(['package.json', 'src']);
+      expect(await readdir(join(app, 'src'))).toEqual(['server.ts']);
+      expect(await readFile(join(app, 'package.json'), 'utf8')).toBe('{ "name": "app", "type": "module" }\n');
+    } finally {
+      await close();
+    }
+  });
+
+  it('doctor passes over a socket named like a source file instead of crashing on it', async () => {
+    const parent = await makeTempDir();
+    await create(['app', '--yes', '--no-install'], parent);
+    const close = await socketAt(join(parent, 'app/src/listener.ts'));
+    try {
+      const result = await runInProcess('framework-auth', ['doctor', '--offline'], { cwd: join(parent, 'app') });
+      expect(result.stderr).not.toContain('Unexpected error');
+      expect(result.stdout).toContain('authHandler is mounted at /auth');
+    } finally {
+      await close();
+    }
+  });
+});
