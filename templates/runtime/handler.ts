@@ -49,8 +49,11 @@ import { sendWebAuthnOptions, verifyWebAuthnResponse } from './webauthn.js';
 /** The Express middleware returned by `FrameworkAuth`. */
 export type FrameworkAuthHandler = (req: Request, res: Response, next: NextFunction) => Promise<void>;
 
-/** Actions and the methods each accepts; `provider` marks actions that need a provider id segment. */
-const routes = {
+/**
+ * The routes below the mount path: each action, the methods it accepts, and whether it takes a provider id segment
+ * (`/signin/<provider>`). The README's route table is checked against it (test/docs.test.ts).
+ */
+export const routes = {
   providers: { methods: ['GET'], provider: 'none' },
   csrf: { methods: ['GET'], provider: 'none' },
   session: { methods: ['GET', 'POST'], provider: 'none' },

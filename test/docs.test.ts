@@ -1,0 +1,36 @@
+// Docs that cannot drift (issue 15): the README's provider table is generated from the catalog (npm run docs), and
+// its route table names exactly the routes the handler serves.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { generatedSection, providerReadmeTable } from '../scripts/docs-sections.js';
+import { routes } from '../templates/runtime/handler.js';
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+describe('README.md', () => {
+  it('lists every catalog provider as npm run docs generates it (run it after changing the catalog)', () => {
+    expect(generatedSection(readme, 'providers')).toBe(providerReadmeTable());
+  });
+
+  it('has a route table naming exactly the methods and paths the handler serves', () => {
+    const served = Object.entries(routes).flatMap(([action, spec]) =>
+      spec.methods.map((method) => {
+        // POST /signin and the routes that require one name the provider segment; GET /signin is the page.
+        const withProvider = spec.provider === 'required' || (spec.provider === 'optional' && method === 'POST');
+        return `${method} /${action}${withProvider ? '/:provider' : ''}`;
+      }),
+    );
+    const table = readme.slice(readme.indexOf('| route | does |'), readme.indexOf('Other methods answer 405'));
+    const documented = new Set<string>();
+    for (const line of table.split('\n').filter((row) => row.startsWith('| `'))) {
+      // The first cell: "`GET /csrf`", "`GET`/`POST /callback/:provider`" (two methods, one path) or
+      // "`GET /signout`, `POST /signout`" (one method per path).
+      const cell = line.split('|')[1] ?? '';
+      const methods = [...cell.matchAll(/\b(GET|POST)\b/g)].map((found) => found[1]!);
+      const paths = [...cell.matchAll(/(\/[a-z-]+(?:\/:provider)?)/g)].map((found) => found[1]!);
+      methods.forEach((method, index) => documented.add(`${method} ${paths.length === 1 ? paths[0] : paths[index]}`));
+    }
+    const documentedRoutes = [...documented];
+    expect(documentedRoutes.sort()).toEqual([...new Set(served)].sort());
+  });
+});
