@@ -1,11 +1,17 @@
-// `npm run docs`: rewrites the parts of README.md that are generated from the code, between their marker comments.
-// test/docs.test.ts fails when the committed README differs from what this writes.
+// `npm run docs`: rewrites the parts of README.md and docs/cli.md that are generated from the code, between their
+// marker comments. test/docs.test.ts fails when the committed docs differ from what this writes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { providerReadmeTable, replaceGenerated } from './docs-sections.js';
+import { commandReference, providerReadmeTable, replaceGenerated } from './docs-sections.js';
 
-const readmePath = fileURLToPath(new URL('../README.md', import.meta.url));
-const before = readFileSync(readmePath, 'utf8');
-const after = replaceGenerated(before, 'providers', providerReadmeTable());
-if (after !== before) writeFileSync(readmePath, after);
-console.log(after === before ? 'README.md is up to date.' : 'README.md: the provider table was regenerated.');
+const sections: { file: string; name: string; content: string }[] = [
+  { file: '../README.md', name: 'providers', content: providerReadmeTable() },
+  { file: '../docs/cli.md', name: 'commands', content: await commandReference() },
+];
+for (const { file, name, content } of sections) {
+  const path = fileURLToPath(new URL(file, import.meta.url));
+  const before = readFileSync(path, 'utf8');
+  const after = replaceGenerated(before, name, content);
+  if (after !== before) writeFileSync(path, after);
+  console.log(`${file.slice(3)}: ${name} ${after === before ? 'up to date' : 'regenerated'}`);
+}

@@ -2,10 +2,11 @@
 // its route table names exactly the routes the handler serves.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generatedSection, providerReadmeTable } from '../scripts/docs-sections.js';
+import { commandReference, generatedSection, providerReadmeTable } from '../scripts/docs-sections.js';
 import { routes } from '../templates/runtime/handler.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const cliDoc = readFileSync(new URL('../docs/cli.md', import.meta.url), 'utf8');
 
 describe('README.md', () => {
   it('lists every catalog provider as npm run docs generates it (run it after changing the catalog)', () => {
@@ -32,5 +33,19 @@ describe('README.md', () => {
     }
     const documentedRoutes = [...documented];
     expect(documentedRoutes.sort()).toEqual([...new Set(served)].sort());
+  });
+
+  it('uses only flags the CLI defines in its command examples', async () => {
+    const reference = await commandReference();
+    const examples = readme.slice(readme.indexOf('## Use it in your project'), readme.indexOf('The CLI writes:'));
+    const flags = new Set([...examples.matchAll(/ (--[a-z-]+)/g)].map((found) => found[1]!));
+    expect(flags.size).toBeGreaterThan(5);
+    for (const flag of flags) expect(reference, `README's ${flag}`).toContain(flag);
+  });
+});
+
+describe('docs/cli.md', () => {
+  it('lists every command and flag as commander defines them (run npm run docs after changing one)', async () => {
+    expect(generatedSection(cliDoc, 'commands')).toBe(await commandReference());
   });
 });

@@ -57,7 +57,8 @@ function commandsFor(argv: readonly string[]): string[] {
   return Object.keys(frameworkAuthCommands);
 }
 
-async function buildProgram(bin: BinName, argv: readonly string[], io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Promise<Command> {
+/** The commander program of a bin with every subcommand `argv` may run; also read by the docs (scripts/docs-sections.ts). */
+export async function buildProgram(bin: BinName, argv: readonly string[], io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Promise<Command> {
   if (bin === 'create-framework-auth') {
     const { createCreateCommand } = await import('./create.js');
     return configure(createCreateCommand(io, run), io).version(cliVersion, '-v, --version', 'print the version');
