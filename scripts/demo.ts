@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { applyEdits, modify } from 'jsonc-parser';
-import { cliVersion } from '../src/cli/version.js';
+import { cliVersion } from '../src/generator/version.js';
 import { setEnvValue } from '../src/generator/merge/env-file.js';
 import { DEFAULT_ACCOUNTS, startOidcProvider } from '../src/dev-idp/oidc-provider.js';
 import type { RunningOidcProvider } from '../src/dev-idp/oidc-provider.js';

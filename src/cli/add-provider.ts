@@ -15,12 +15,12 @@ import { answersFromConfig, isBaseFile, planManifest, readManifest } from '../ge
 import { templateDirsFrom } from '../generator/paths.js';
 import { readProjectAdapter } from '../generator/project-adapter.js';
 import { parsePackageManager } from './create.js';
-import { cancelledError, usageError } from './errors.js';
+import { cancelledError, usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { envKeyChanges, filesReport, messageIo, writeJson } from './json-output.js';
 import { callbackUrls, describeFiles } from './plan-report.js';
 import { authDirOf, readScaffoldedConfig, requireTypeScript } from './project.js';
-import { cliVersion } from './version.js';
+import { cliVersion } from '../generator/version.js';
 
 /** Flags of `framework-auth add-provider`. */
 export interface AddProviderFlags {

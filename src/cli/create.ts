@@ -10,13 +10,13 @@ import { isBaseFile, planManifest, readManifest } from '../generator/manifest.js
 import { templateDirsFrom } from '../generator/paths.js';
 import { readProjectAdapter } from '../generator/project-adapter.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
-import { checkProvidersFitAdapter, parseAdapter, parseMountPath, parseProviderList } from '../prompts/answers.js';
-import type { Answers } from '../prompts/answers.js';
-import { cancelledError, usageError } from './errors.js';
+import { checkProvidersFitAdapter, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
+import type { Answers } from '../generator/answers.js';
+import { cancelledError, usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { envKeyChanges, filesReport, messageIo, writeJson } from './json-output.js';
 import { callbackUrls, countFiles, describeFiles, nextSteps, summariseFiles } from './plan-report.js';
-import { cliVersion } from './version.js';
+import { cliVersion } from '../generator/version.js';
 
 /** Flags of `create-framework-auth`, as commander parses them. */
 export interface CreateFlags {

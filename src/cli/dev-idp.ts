@@ -9,7 +9,7 @@ import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import { normaliseModule, readAuthConfig } from '../generator/provider-list.js';
 import { loadTypeScript } from '../generator/typescript-api.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
-import { CliError, usageError } from './errors.js';
+import { CliError, usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { filesReport, messageIo, writeJson } from './json-output.js';
 import { authDirOf } from './project.js';

@@ -9,7 +9,7 @@ import { compilesGeneratedModules } from '../generator/merge/tsconfig.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { normaliseModule, readAuthConfig } from '../generator/provider-list.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
-import { CliError } from './errors.js';
+import { CliError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { messageIo, writeJson } from './json-output.js';
 import { authDirOf, readScaffoldedConfig, requireTypeScript } from './project.js';

@@ -2,7 +2,7 @@ import { isBaseFile } from '../generator/manifest.js';
 import { readEnvLines } from '../generator/merge/env-file.js';
 import type { PlannedFile } from '../generator/planned-file.js';
 import type { CliIo } from './io.js';
-import { cliVersion } from './version.js';
+import { cliVersion } from '../generator/version.js';
 
 /**
  * `--json`: every command that writes prints one JSON document on stdout (the shapes below, described by

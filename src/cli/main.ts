@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { CliError, exitCodes } from './errors.js';
+import { CliError, exitCodes } from '../generator/errors.js';
 import type { CliIo } from './io.js';
-import { cliVersion } from './version.js';
+import { cliVersion } from '../generator/version.js';
 
 /** The two bins of this package. */
 export const binNames = ['create-framework-auth', 'framework-auth'] as const;

@@ -8,7 +8,7 @@ import { readEnvLines } from '../generator/merge/env-file.js';
 import { runtimeTargetDir } from '../generator/paths.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { readProjectAdapter } from '../generator/project-adapter.js';
-import { CliError, cancelledError, usageError } from './errors.js';
+import { CliError, cancelledError, usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { messageIo, writeJson } from './json-output.js';
 

@@ -4,7 +4,7 @@ import type { Manifest } from '../generator/manifest.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { loadTypeScript } from '../generator/typescript-api.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
-import { CliError, usageError } from './errors.js';
+import { CliError, usageError } from '../generator/errors.js';
 
 /** Where the config of the auth module lives in a project scaffolded with the default layout. */
 export const configPath = 'src/auth/config.ts';

@@ -12,12 +12,12 @@ import { isImportedInProject } from '../generator/project-imports.js';
 import { removeProviderFromConfig } from '../generator/provider-list.js';
 import { readRuntimeProviderFile, withRuntimeHeader } from '../generator/runtime-files.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
-import { cancelledError, usageError } from './errors.js';
+import { cancelledError, usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { envKeyChanges, filesReport, messageIo, writeJson } from './json-output.js';
 import { describeFiles } from './plan-report.js';
 import { authDirOf, readScaffoldedConfig, requireTypeScript } from './project.js';
-import { cliVersion } from './version.js';
+import { cliVersion } from '../generator/version.js';
 
 /** Flags of `framework-auth remove-provider`. */
 export interface RemoveProviderFlags {

@@ -5,7 +5,7 @@ import { findEnvLine, setEnvValue } from '../generator/merge/env-file.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import { generateSecret } from '../generator/secret.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
-import { usageError } from './errors.js';
+import { usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { filesReport, messageIo, writeJson } from './json-output.js';
 

@@ -5,12 +5,12 @@ import { templateDirsFrom } from '../generator/paths.js';
 import { planDeletedFile, planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import type { PlannedFile } from '../generator/planned-file.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
-import { CliError, cancelledError } from './errors.js';
+import { CliError, cancelledError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { filesReport, messageIo, writeJson } from './json-output.js';
 import { describeFiles } from './plan-report.js';
 import { authDirOf, readScaffoldedConfig } from './project.js';
-import { cliPackageName, cliVersion } from './version.js';
+import { cliPackageName, cliVersion } from '../generator/version.js';
 
 /** Flags of `framework-auth update`. */
 export interface UpdateFlags {

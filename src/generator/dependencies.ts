@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliPackageName } from '../cli/version.js';
+import { cliPackageName } from './version.js';
 import { cliPackageRoot } from './paths.js';
 
 interface OwnPackageJson {

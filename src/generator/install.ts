@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { installCommand, isPackageManager, lockfiles } from '../catalog/package-managers.js';
 import type { PackageManager } from '../catalog/package-managers.js';
-import { CliError, cancelledError, usageError } from '../cli/errors.js';
+import { CliError, cancelledError, usageError } from './errors.js';
 import { readProjectFile } from './planned-file.js';
 import { findWorkspace } from './workspace.js';
 

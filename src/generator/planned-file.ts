@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { usageError } from '../cli/errors.js';
+import { usageError } from './errors.js';
 
 /** What the writer will do with one file. */
 export const fileActions = ['create', 'update', 'unchanged', 'conflict', 'delete'] as const;

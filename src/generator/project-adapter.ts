@@ -1,5 +1,5 @@
 import { adapterCatalog, findAdapterByModule } from '../catalog/adapters.js';
-import { CliError } from '../cli/errors.js';
+import { CliError } from './errors.js';
 import { readProjectFile } from './planned-file.js';
 import { findAuthModuleDir } from './project-shape.js';
 import { readAuthConfig } from './provider-list.js';

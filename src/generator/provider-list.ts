@@ -1,4 +1,4 @@
-import { CliError } from '../cli/errors.js';
+import { CliError } from './errors.js';
 import type { TypeScriptApi } from './typescript-api.js';
 import type ts from 'typescript';
 

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { usageError } from '../cli/errors.js';
+import { usageError } from './errors.js';
 import { express4Ranges } from './dependencies.js';
 import { describeFileEdits } from './module-system.js';
 import type { ProjectShape } from './project-shape.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { CliError, cancelledError } from '../cli/errors.js';
+import { CliError, cancelledError } from './errors.js';
 import type { PlannedFile } from './planned-file.js';
 
 /** Options of {@link writePlannedFiles}. */

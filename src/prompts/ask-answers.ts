@@ -5,9 +5,9 @@ import type { AdapterId } from '../catalog/adapters.js';
 import { checkMountPath, defaultMountPath } from '../catalog/mount-path.js';
 import { defaultProviderIds, providerCatalog } from '../catalog/providers.js';
 import type { ProviderId } from '../catalog/providers.js';
-import { cancelledError, usageError } from '../cli/errors.js';
-import { isAdapterAvailable } from './answers.js';
-import type { Answers } from './answers.js';
+import { cancelledError, usageError } from '../generator/errors.js';
+import { isAdapterAvailable } from '../generator/answers.js';
+import type { Answers } from '../generator/answers.js';
 
 /** Where and whether to ask. */
 export interface PromptContext {

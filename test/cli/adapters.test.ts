@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adapterCatalog, findAdapter } from '../../src/catalog/adapters.js';
-import { cliVersion } from '../../src/cli/version.js';
+import { cliVersion } from '../../src/generator/version.js';
 import { cliPackageRoot, runtimeTemplateDir } from '../../src/generator/paths.js';
 import { planProject } from '../../src/generator/plan-project.js';
 import type { ProjectPlan } from '../../src/generator/plan-project.js';

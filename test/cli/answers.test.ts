@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkMountPath } from '../../src/catalog/mount-path.js';
-import { CliError } from '../../src/cli/errors.js';
-import { parseAdapter, parseMountPath, parseProviderList } from '../../src/prompts/answers.js';
+import { CliError } from '../../src/generator/errors.js';
+import { parseAdapter, parseMountPath, parseProviderList } from '../../src/generator/answers.js';
 
 function usageMessage(run: () => unknown): string {
   try {

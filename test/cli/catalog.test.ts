@@ -5,7 +5,7 @@ import { adapterCatalog } from '../../src/catalog/adapters.js';
 import { envPrefix } from '../../src/catalog/env-names.js';
 import { describeProviderIds, findProvider, providerCatalog, providerIds } from '../../src/catalog/providers.js';
 import { runtimeTemplateDir } from '../../src/generator/paths.js';
-import { isAdapterAvailable } from '../../src/prompts/answers.js';
+import { isAdapterAvailable } from '../../src/generator/answers.js';
 
 describe('provider catalog', () => {
   it.each(providerCatalog.map((entry) => [entry.id, entry] as const))('has a runtime factory for %s', (id, entry) => {

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findProvider, getProvider, providersRequiringAdapter } from '../../src/catalog/providers.js';
-import { checkProvidersFitAdapter } from '../../src/prompts/answers.js';
+import { checkProvidersFitAdapter } from '../../src/generator/answers.js';
 import { snapshotTree } from '../e2e/helpers/project.js';
 import { makeTempDir, removeTempDirs, runChild, runInProcess } from './helpers/run-cli.js';
 

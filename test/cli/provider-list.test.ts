@@ -1,7 +1,7 @@
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { getProvider } from '../../src/catalog/providers.js';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/generator/errors.js';
 import { addProviderToConfig, readAuthConfig, setAdapterInConfig } from '../../src/generator/provider-list.js';
 
 const microblog = getProvider('microblog');

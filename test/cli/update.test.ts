@@ -5,7 +5,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { snapshotTree } from '../e2e/helpers/project.js';
-import { cliVersion } from '../../src/cli/version.js';
+import { cliVersion } from '../../src/generator/version.js';
 import { basePathOf, sha256 } from '../../src/generator/manifest.js';
 import { cliPackageRoot } from '../../src/generator/paths.js';
 import { parseJsonOutput, parseManifestJson } from './helpers/json-schema.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/generator/errors.js';
 import type { PlannedFile } from '../../src/generator/planned-file.js';
 import { writePlannedFiles } from '../../src/generator/write-plan.js';
 import { makeTempDir, removeTempDirs } from './helpers/run-cli.js';

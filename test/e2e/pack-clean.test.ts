@@ -6,7 +6,7 @@ import { cp, mkdir, readdir, symlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliVersion } from '../../src/cli/version.js';
+import { cliVersion } from '../../src/generator/version.js';
 import { makeTempDir, removeTempDirs } from './helpers/project.js';
 import { repoRoot } from './helpers/shared-deps.js';
 

@@ -14,7 +14,7 @@ import { execa } from 'execa';
 import { adapterCatalog } from '../../../src/catalog/adapters.js';
 import { providerCatalog } from '../../../src/catalog/providers.js';
 import { runtimeDependencies, testedRanges, toolDevDependencies } from '../../../src/generator/dependencies.js';
-import { cliVersion } from '../../../src/cli/version.js';
+import { cliVersion } from '../../../src/generator/version.js';
 
 /** The repository root. */
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));

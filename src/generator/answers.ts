@@ -5,8 +5,8 @@ import { describeProviderIds, findProvider, providersRequiringAdapter } from '..
 import type { ProviderId } from '../catalog/providers.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runtimeTemplateDir } from '../generator/paths.js';
-import { usageError } from '../cli/errors.js';
+import { runtimeTemplateDir } from './paths.js';
+import { usageError } from './errors.js';
 
 /** The answers that decide what `create-framework-auth` writes. */
 export interface Answers {

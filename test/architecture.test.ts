@@ -1,0 +1,75 @@
+// Layers run one way (issue 15): bin → cli → prompts → generator → catalog, and the runtime (templates/runtime/, which
+// ships into users' projects) imports nothing of this repository outside itself. Every relative import of every
+// source file, static or dynamic, is read and checked.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+/** The layers of src/, top first: a layer may import itself and the layers after it. */
+const srcLayers = ['cli', 'prompts', 'dev-idp', 'generator', 'catalog'] as const;
+
+function sourceFiles(directory: string): string[] {
+  return readdirSync(join(repoRoot, directory), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|mts|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Relative specifiers a file imports: `import … from '…'`, `export … from '…'`, `import('…')`. */
+function relativeImports(file: string, text = readFileSync(join(repoRoot, file), 'utf8')): string[] {
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((match) => match[1]!);
+}
+
+/** `src/<layer>/…` → its layer; anything else (bin, templates, the repo root) by its top folder. */
+function layerOf(path: string): string {
+  const parts = path.split(sep);
+  return parts[0] === 'src' ? (parts[1] ?? 'src') : (parts[0] ?? '');
+}
+
+function upwardImports(files: readonly { file: string; text?: string }[] = sourceFiles('src').map((file) => ({ file }))): string[] {
+  const found: string[] = [];
+  for (const { file, text } of files) {
+    const from = layerOf(file);
+    for (const specifier of relativeImports(file, text)) {
+      const target = relative(repoRoot, resolve(repoRoot, dirname(file), specifier));
+      const to = layerOf(target);
+      const fromIndex = srcLayers.indexOf(from as (typeof srcLayers)[number]);
+      const toIndex = srcLayers.indexOf(to as (typeof srcLayers)[number]);
+      if (toIndex === -1 || fromIndex === -1 || toIndex < fromIndex) found.push(`${file} imports ${specifier} (${from} → ${to})`);
+    }
+  }
+  return found;
+}
+
+describe('the import graph', () => {
+  it('knows every folder of src/ as a layer', () => {
+    const folders = readdirSync(join(repoRoot, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(folders.sort()).toEqual([...srcLayers].sort());
+  });
+
+  it('has no import in src/ that runs back up (cli → prompts → dev-idp/generator → catalog)', () => {
+    expect(upwardImports()).toEqual([]);
+  });
+
+  it('keeps the runtime self-contained: templates/runtime/ imports nothing outside itself', () => {
+    const escaping = sourceFiles('templates/runtime').flatMap((file) =>
+      relativeImports(file)
+        .filter((specifier) => !resolve(repoRoot, dirname(file), specifier).startsWith(join(repoRoot, 'templates/runtime') + sep))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    expect(escaping).toEqual([]);
+  });
+
+  it('finds an upward import when there is one, static or dynamic (the check itself works)', () => {
+    const generatorFile = join('src', 'generator', 'example.ts');
+    expect(upwardImports([{ file: generatorFile, text: "import { usageError } from '../cli/errors.js';\n" }])).toEqual([
+      `${generatorFile} imports ../cli/errors.js (generator → cli)`,
+    ]);
+    expect(upwardImports([{ file: join('src', 'catalog', 'example.ts'), text: "const late = await import('../prompts/ask-answers.js');\n" }])).toHaveLength(1);
+    expect(upwardImports([{ file: join('src', 'cli', 'example.ts'), text: "import { plan } from '../generator/plan-project.js';\n" }])).toEqual([]);
+  });
+});
