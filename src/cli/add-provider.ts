@@ -1,3 +1,4 @@
+import { defaultMountPath } from '../catalog/mount-path.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -73,7 +74,7 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
       'Re-run "npx create-framework-auth" with --adapter memory, sqlite or postgres first, or set `adapter:` in src/auth/config.ts.',
     );
   }
-  const mount = info.basePath ?? '/auth';
+  const mount = info.basePath ?? defaultMountPath;
   const envText = readProjectFile(root, '.env');
   const origin = appOrigin(envText);
   const files: PlannedFile[] = [];

@@ -1,3 +1,4 @@
+import { defaultMountPath } from '../catalog/mount-path.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -85,7 +86,7 @@ function readProject(root: string): ProjectFacts | undefined {
   const configText = readProjectFile(root, `${authDir}/config.ts`);
   if (configText === undefined) return undefined;
   const api = loadTypeScript(root);
-  let mount = '/auth';
+  let mount = defaultMountPath;
   let hasOidc = true;
   if (api) {
     try {

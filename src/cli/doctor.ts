@@ -1,3 +1,4 @@
+import { defaultMountPath } from '../catalog/mount-path.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -250,7 +251,7 @@ function mountOf(pattern: string): string {
 }
 
 function checkMount(basePath: string | undefined, facts: ServerFacts, configPath: string): Finding {
-  if (basePath === undefined) return problem('mount', 'warn', `${configPath} has no literal basePath; the routes' mount cannot be checked.`, `Set basePath: '/auth' (the path you mount authHandler at) in ${configPath}.`);
+  if (basePath === undefined) return problem('mount', 'warn', `${configPath} has no literal basePath; the routes' mount cannot be checked.`, `Set basePath: '${defaultMountPath}' (the path you mount authHandler at) in ${configPath}.`);
   const fix = `Mount it as app.use('${basePath}/*splat', authHandler) (Express 4: '${basePath}/*'), or change basePath in ${configPath} to the mount path.`;
   if (facts.mounts.length === 0) return problem('mount', 'warn', `No app.use(..., authHandler) found in the project's sources; the auth routes may not be mounted.`, fix);
   const wrong = facts.mounts.filter((mount) => mount.pattern !== undefined && mountOf(mount.pattern) !== basePath);
@@ -428,7 +429,7 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
     ...checkProviderEnv(providers, values),
     ...(await checkIssuers(providers, values, flags.offline === true)),
     checkMount(basePath, facts, configPath),
-    ...checkCallbackUrls(providers, values, basePath ?? '/auth', readProjectFile(root, '.env')),
+    ...checkCallbackUrls(providers, values, basePath ?? defaultMountPath, readProjectFile(root, '.env')),
     checkTrustProxy(values, facts),
     checkPackageJson(root),
     ...checkTsconfig(api, root),

@@ -1,3 +1,4 @@
+import { defaultMountPath } from '../catalog/mount-path.js';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { findAdapter } from '../catalog/adapters.js';
@@ -68,7 +69,7 @@ export async function runRemoveProvider(idOrAlias: string, flags: RemoveProvider
   const notes: string[] = [];
   const files: PlannedFile[] = [];
 
-  const fallbackAnswers = manifest?.answers ?? { providers: [], mount: '/auth', adapter: readProjectAdapter(root)?.entry?.id ?? 'none' };
+  const fallbackAnswers = manifest?.answers ?? { providers: [], mount: defaultMountPath, adapter: readProjectAdapter(root)?.entry?.id ?? 'none' };
   const projectAnswers = answersFromConfig(api, edit.content, fallbackAnswers);
   files.push({
     ...planMergedFile(configPath, configText, edit.content, edit.changed ? `removes ${entry.importName} from the providers` : undefined),

@@ -207,6 +207,9 @@ export interface ResolvedConfig {
 /** Environment variables the runtime reads. */
 export type AuthEnv = Partial<Record<string, string>>;
 
+/** Where the auth routes are when `basePath` is not set and the request cannot tell (the guard's sign-in link). */
+export const DEFAULT_BASE_PATH = '/auth';
+
 /** The minimum length of every secret (seed §8). */
 export const MIN_SECRET_LENGTH = 32;
 

@@ -3,7 +3,7 @@
  * `res.locals['session']`, rolling sessions kept alive) and `createRequireAuth` (the guard of seed §4 rules 2–3).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
+import { DEFAULT_BASE_PATH, type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
 import { flushCookies, noStore, sendRedirectResponse } from './context.js';
 import { prefersJson } from './request.js';
 import { readSession } from './session.js';
@@ -85,7 +85,7 @@ export interface RequireAuthOptions {
  */
 export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: RequireAuthOptions = {}): RequestHandler {
   const options = resolveConfigOnce(config);
-  const signInPath = guardOptions.redirectTo ?? options.pages.signIn ?? `${options.basePath ?? '/auth'}/signin`;
+  const signInPath = guardOptions.redirectTo ?? options.pages.signIn ?? `${options.basePath ?? DEFAULT_BASE_PATH}/signin`;
   function deny(req: Request, res: Response): void {
     if (prefersJson(req)) {
       res.status(401);
