@@ -1,3 +1,4 @@
+import { locateAuthModule } from '../generator/auth-module.js';
 import { defaultMountPath } from '../catalog/mount-path.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,7 +21,7 @@ import { cancelledError, usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { envKeyChanges, filesReport, messageIo, writeJson } from './json-output.js';
 import { callbackUrls, describeFiles } from './plan-report.js';
-import { authDirOf, readScaffoldedConfig, requireTypeScript } from './project.js';
+import { readScaffoldedConfig, requireTypeScript } from './project.js';
 import { cliVersion } from '../generator/version.js';
 
 /** Flags of `framework-auth add-provider`. */
@@ -50,7 +51,7 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
   const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
   const root = resolve(io.cwd, flags.cwd ?? '.');
   const manifest = readManifest(root);
-  const authDir = authDirOf(manifest);
+  const authDir = locateAuthModule(root, manifest);
   const configPath = `${authDir}/config.ts`;
   const configText = readScaffoldedConfig(root, authDir);
   const api = requireTypeScript(root);

@@ -1,10 +1,10 @@
+import { locateAuthModule } from '../generator/auth-module.js';
 import { defaultMountPath } from '../catalog/mount-path.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { appOrigin } from '../generator/env-groups.js';
-import { readManifest } from '../generator/manifest.js';
 import { findEnvLine, readEnvLines, setEnvValue } from '../generator/merge/env-file.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import { normaliseModule, readAuthConfig } from '../generator/provider-list.js';
@@ -13,7 +13,6 @@ import { writePlannedFiles } from '../generator/write-plan.js';
 import { CliError, usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { filesReport, messageIo, writeJson } from './json-output.js';
-import { authDirOf } from './project.js';
 
 /** Flags of `framework-auth dev-idp`. */
 export interface DevIdpFlags {
@@ -82,7 +81,7 @@ interface ProjectFacts {
 
 /** The scaffolded project in `root`, or undefined when there is none (dev-idp then needs --redirect-uri). */
 function readProject(root: string): ProjectFacts | undefined {
-  const authDir = authDirOf(readManifest(root));
+  const authDir = locateAuthModule(root);
   const configText = readProjectFile(root, `${authDir}/config.ts`);
   if (configText === undefined) return undefined;
   const api = loadTypeScript(root);

@@ -1,3 +1,4 @@
+import { locateAuthModule } from '../generator/auth-module.js';
 import { defaultMountPath } from '../catalog/mount-path.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
@@ -13,7 +14,7 @@ import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { CliError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { messageIo, writeJson } from './json-output.js';
-import { authDirOf, readScaffoldedConfig, requireTypeScript } from './project.js';
+import { readScaffoldedConfig, requireTypeScript } from './project.js';
 import type ts from 'typescript';
 
 /** Flags of `framework-auth doctor`. */
@@ -405,7 +406,7 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   const root = resolve(io.cwd, flags.cwd ?? '.');
   const json = flags.json === true;
   const manifest = readManifest(root);
-  const authDir = authDirOf(manifest);
+  const authDir = locateAuthModule(root, manifest);
   const configPath = `${authDir}/config.ts`;
   const configText = readScaffoldedConfig(root, authDir);
   const api = requireTypeScript(root);

@@ -1,3 +1,4 @@
+import { locateAuthModule } from '../generator/auth-module.js';
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -5,7 +6,6 @@ import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { migratableAdapterIds, postgresUrlExample } from '../catalog/adapters.js';
 import { readEnvLines } from '../generator/merge/env-file.js';
-import { runtimeTargetDir } from '../generator/paths.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { readProjectAdapter } from '../generator/project-adapter.js';
 import { CliError, cancelledError, usageError } from '../generator/errors.js';
@@ -111,10 +111,11 @@ const connectionCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIM
 export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> {
   const root = resolve(io.cwd, flags.cwd ?? '.');
   if (!existsSync(root) || !statSync(root).isDirectory()) throw usageError(`--cwd ${root} is not a directory`);
-  const configPath = 'src/auth/config.ts';
+  const authDir = locateAuthModule(root);
+  const configPath = `${authDir}/config.ts`;
   const configText = readProjectFile(root, configPath);
-  if (configText === undefined || !existsSync(join(root, runtimeTargetDir, 'index.ts'))) {
-    throw new CliError('not-a-project', `No auth module in ${root} (${configText === undefined ? configPath : `${runtimeTargetDir}/index.ts`} is missing).`, {
+  if (configText === undefined || !existsSync(join(root, authDir, 'core/index.ts'))) {
+    throw new CliError('not-a-project', `No auth module in ${root} (${configText === undefined ? configPath : `${authDir}/core/index.ts`} is missing).`, {
       hint: 'Run "npx create-framework-auth --adapter sqlite" (or postgres) in the project first, or pass --cwd <project dir>.',
     });
   }
@@ -133,9 +134,9 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
           : `uses an adapter of its own${project.module ? ` (from ${project.module})` : ''}: run that adapter's own migrations`;
     throw usageError(`${configPath} ${what}; ${needing}.`, 'To move to a database: npx create-framework-auth --adapter sqlite (or postgres) in a project that has no adapter yet.');
   }
-  const adapterFile = join(root, runtimeTargetDir, adapter.runtimeFile);
+  const adapterFile = join(root, authDir, 'core', adapter.runtimeFile);
   if (!existsSync(adapterFile)) {
-    throw new CliError('not-a-project', `${configPath} uses the ${adapter.id} adapter, but ${runtimeTargetDir}/${adapter.runtimeFile} is missing.`, {
+    throw new CliError('not-a-project', `${configPath} uses the ${adapter.id} adapter, but ${authDir}/core/${adapter.runtimeFile} is missing.`, {
       hint: `Run "npx create-framework-auth --adapter ${adapter.id}" in the project to copy it again.`,
     });
   }

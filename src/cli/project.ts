@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Manifest } from '../generator/manifest.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { loadTypeScript } from '../generator/typescript-api.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
@@ -10,20 +9,10 @@ import { CliError, usageError } from '../generator/errors.js';
 export const configPath = 'src/auth/config.ts';
 
 /**
- * The folder of the auth module (`src/auth` by default): the one whose `config.ts` and `core/index.ts` the manifest
- * lists, so that a module the scaffolder put elsewhere is found too.
- */
-export function authDirOf(manifest: Manifest | undefined): string {
-  const paths = Object.keys(manifest?.files ?? {});
-  const config = paths.find((path) => /(^|\/)config\.ts$/.test(path) && !path.includes('/core/') && paths.includes(path.replace(/config\.ts$/, 'core/index.ts')));
-  return config === undefined ? 'src/auth' : config.slice(0, -'/config.ts'.length);
-}
-
-/**
  * The text of `<authDir>/config.ts` of a scaffolded project (one with the runtime copy too). Anything else is bad
  * input (exit 2): the commands that edit a project never guess where the auth module is.
  */
-export function readScaffoldedConfig(root: string, authDir = 'src/auth'): string {
+export function readScaffoldedConfig(root: string, authDir: string): string {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw usageError(`--cwd ${root} is not a directory`);
   const path = `${authDir}/config.ts`;
   const configText = readProjectFile(root, path);

@@ -1,3 +1,4 @@
+import { locateAuthModule } from '../generator/auth-module.js';
 import { defaultMountPath } from '../catalog/mount-path.js';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
@@ -17,7 +18,7 @@ import { cancelledError, usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { envKeyChanges, filesReport, messageIo, writeJson } from './json-output.js';
 import { describeFiles } from './plan-report.js';
-import { authDirOf, readScaffoldedConfig, requireTypeScript } from './project.js';
+import { readScaffoldedConfig, requireTypeScript } from './project.js';
 import { cliVersion } from '../generator/version.js';
 
 /** Flags of `framework-auth remove-provider`. */
@@ -50,7 +51,7 @@ export async function runRemoveProvider(idOrAlias: string, flags: RemoveProvider
   if (!entry) throw usageError(`Unknown provider "${idOrAlias}". Valid providers: ${describeProviderIds()}`);
   const root = resolve(io.cwd, flags.cwd ?? '.');
   const manifest = readManifest(root);
-  const authDir = authDirOf(manifest);
+  const authDir = locateAuthModule(root, manifest);
   const configPath = `${authDir}/config.ts`;
   const configText = readScaffoldedConfig(root, authDir);
   const api = requireTypeScript(root);

@@ -1,3 +1,4 @@
+import { locateAuthModule } from '../generator/auth-module.js';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { basePathOf, isBaseFile, manifestPath, planManifest, readManifest, sha256 } from '../generator/manifest.js';
@@ -9,7 +10,7 @@ import { CliError, cancelledError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { filesReport, messageIo, writeJson } from './json-output.js';
 import { describeFiles } from './plan-report.js';
-import { authDirOf, readScaffoldedConfig } from './project.js';
+import { readScaffoldedConfig } from './project.js';
 import { cliPackageName, cliVersion } from '../generator/version.js';
 
 /** Flags of `framework-auth update`. */
@@ -43,7 +44,7 @@ export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
   const root = resolve(io.cwd, flags.cwd ?? '.');
   const json = flags.json === true;
   const manifest = readManifest(root);
-  const authDir = authDirOf(manifest);
+  const authDir = locateAuthModule(root, manifest);
   readScaffoldedConfig(root, authDir);
   if (!manifest) {
     throw new CliError('not-a-project', `${root} has no ${manifestPath}: update needs it to tell your changes from the CLI's.`, {

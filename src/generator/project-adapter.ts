@@ -1,7 +1,7 @@
 import { adapterCatalog, findAdapterByModule } from '../catalog/adapters.js';
 import { CliError } from './errors.js';
 import { readProjectFile } from './planned-file.js';
-import { findAuthModuleDir } from './project-shape.js';
+import { locateAuthModule } from './auth-module.js';
 import { readAuthConfig } from './provider-list.js';
 import { loadTypeScript } from './typescript-api.js';
 
@@ -18,7 +18,7 @@ export interface ProjectAdapter {
  * imported from. Undefined when there is no config, or it cannot be read (no compiler, no `authConfig` object).
  */
 export function readProjectAdapter(root: string): ProjectAdapter | undefined {
-  const text = readProjectFile(root, `${findAuthModuleDir(root) ?? 'src/auth'}/config.ts`);
+  const text = readProjectFile(root, `${locateAuthModule(root)}/config.ts`);
   const api = text === undefined ? undefined : loadTypeScript(root);
   if (text === undefined || !api) return undefined;
   try {

@@ -1,0 +1,16 @@
+import type { Manifest } from './manifest.js';
+import { readManifest } from './manifest.js';
+import { authModuleDir } from './paths.js';
+import { findAuthModuleDir } from './project-shape.js';
+
+/**
+ * The folder of a project's auth module, found one way for every command: the one the manifest records (its
+ * `config.ts` beside `core/index.ts`), else the first usual folder that holds both (`src/auth`, `lib/auth`, …),
+ * else the default `src/auth` (where a command then reports that there is no auth module).
+ */
+export function locateAuthModule(root: string, manifest: Manifest | undefined = readManifest(root)): string {
+  const paths = Object.keys(manifest?.files ?? {});
+  const config = paths.find((path) => /(^|\/)config\.ts$/.test(path) && !path.includes('/core/') && paths.includes(path.replace(/config\.ts$/, 'core/index.ts')));
+  if (config !== undefined) return config.slice(0, -'/config.ts'.length);
+  return findAuthModuleDir(root) ?? authModuleDir;
+}
