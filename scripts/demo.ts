@@ -5,8 +5,6 @@
 //
 // Environment: PORT (default 3000), DEMO_DIR (default ./demo-app).
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -21,6 +19,7 @@ import { setEnvValue } from '../src/generator/merge/env-file.js';
 import { DEFAULT_ACCOUNTS, startOidcProvider } from '../src/dev-idp/oidc-provider.js';
 import type { RunningOidcProvider } from '../src/dev-idp/oidc-provider.js';
 import { createJar, formBody } from '../test/support/cookie-jar.js';
+import { freePort } from '../test/support/listen.js';
 import { loginThroughProvider } from '../test/support/oidc-provider.js';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
@@ -69,12 +68,7 @@ async function fillEnv(values: Record<string, string>): Promise<void> {
 
 /** PORT, or a free port when PORT is 0 (tests): the app's AUTH_URL must name the port before it starts. */
 async function appPort(): Promise<string> {
-  if (requestedPort !== '0') return requestedPort;
-  const server = createServer();
-  await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()));
-  return String(port);
+  return requestedPort === '0' ? String(await freePort()) : requestedPort;
 }
 
 function startApp(port: string): Promise<{ child: ChildProcess; url: string }> {
