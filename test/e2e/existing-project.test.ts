@@ -77,8 +77,8 @@ describe('scaffolding into an existing Express project', () => {
         // The service's compiler settings: keep these comments!
         "compilerOptions": {
           "target": "ES2022",
-          "module": "NodeNext", // bundler-style for now
-          "moduleResolution": "NodeNext",
+          "module": "ES2022", // bundler-style for now
+          "moduleResolution": "Bundler",
           "rootDir": "src",
           "outDir": "build", /* compiled output */
           "types": ["node"],
