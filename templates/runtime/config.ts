@@ -11,7 +11,8 @@ import { type TrustedHostRule, parseTrustedHosts } from './origin.js';
 import { resolveProviders, type ResolvedProvider } from './providers/resolve.js';
 import { type RateLimitOptions, type ResolvedRateLimit, resolveRateLimit } from './rate-limit.js';
 import type { ProviderInput } from './providers/types.js';
-import type { Account, AdapterUser, Awaitable, DefaultSession, JWT, Profile, Session, User } from './types.js';
+import type { Theme } from './theme.js';
+import type { Account, AdapterUser, AuthEnv, Awaitable, DefaultSession, JWT, Profile, Session, User } from './types.js';
 
 /** Callbacks that decide what happens at each step. All may be async. */
 export interface CallbacksOptions {
@@ -67,28 +68,6 @@ export interface PagesOptions {
   error: string;
   verifyRequest: string;
   newUser: string;
-}
-
-/** The look of the built-in pages. */
-export interface Theme {
-  /**
-   * `light` or `dark` fixes the pages' colour scheme; `auto` follows the browser's `prefers-color-scheme`.
-   * @default 'auto'
-   */
-  colorScheme?: 'auto' | 'dark' | 'light';
-  /** Shown above each page's heading: an https URL, a path on this site, or an image data URI. */
-  logo?: string;
-  /**
-   * The colour of the pages' buttons (CSS hex, `rgb()`, `hsl()` or a name).
-   * @default '#3451b2'
-   */
-  brandColor?: string;
-  /**
-   * The text colour on `brandColor`. Without it, or when it is below 4.5:1 on `brandColor`, black or white is
-   * used, whichever reads better.
-   * @default '#ffffff'
-   */
-  buttonText?: string;
 }
 
 /** Warnings the runtime can log. */
@@ -203,9 +182,6 @@ export interface ResolvedConfig {
   /** Undefined when `rateLimit: false`. */
   rateLimit: ResolvedRateLimit | undefined;
 }
-
-/** Environment variables the runtime reads. */
-export type AuthEnv = Partial<Record<string, string>>;
 
 /** Where the auth routes are when `basePath` is not set and the request cannot tell (the guard's sign-in link). */
 export const DEFAULT_BASE_PATH = '/auth';

@@ -12,11 +12,11 @@ export type {
   CallbacksOptions,
   EventCallbacks,
   PagesOptions,
-  Theme,
   LoggerInstance,
   WarningCode,
   SessionOptions,
 } from './config.js';
+export type { Theme } from './theme.js';
 export { encode, decode, DEFAULT_MAX_AGE } from './jwt.js';
 export type { JWTOptions, JWTEncodeParams, JWTDecodeParams } from './jwt.js';
 export type { CookieOption, CookiesOptions, CookiesOverrides } from './cookies.js';

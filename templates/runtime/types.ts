@@ -6,6 +6,9 @@ import type { AuthorizationDetails } from 'oauth4webapi';
 /** Values a provider can return in JSON; `Profile` claims and token extras are of this type. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue | undefined };
 
+/** Environment variables the runtime reads. */
+export type AuthEnv = Partial<Record<string, string>>;
+
 /** A value or a promise of it: every callback may be async. */
 export type Awaitable<T> = T | PromiseLike<T>;
 

@@ -9,14 +9,23 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
-import type {
-  Adapter,
-  AdapterAccount,
-  AdapterAuthenticator,
-  AdapterSession,
-  AdapterUser,
-  VerificationToken,
-} from '../adapter.js';
+import type { Adapter, AdapterAccount, AdapterUser } from '../adapter.js';
+import {
+  type AccountRow,
+  type AuthenticatorRow,
+  type SessionRow,
+  type UserRow,
+  type VerificationTokenRow,
+  RATE_LIMIT_CLEANUP_MS,
+  accountFromRow,
+  authenticatorFromRow,
+  sessionFromRow,
+  toDate,
+  tokenFields,
+  tokenParameter,
+  userFromRow,
+  verificationTokenFromRow,
+} from './sql-rows.js';
 
 /** Where the database is: a connection URL, or a `pg` pool the app already has. */
 export type PostgresAdapterOptions =
@@ -102,126 +111,6 @@ CREATE INDEX IF NOT EXISTS rate_limits_reset_at_index ON rate_limits (reset_at);
  * `CREATE TABLE IF NOT EXISTS` (which is not safe to run concurrently in PostgreSQL).
  */
 const migrationLockKey = 7_412_730_214;
-
-interface UserRow {
-  id: string;
-  name: string | null;
-  email: string | null;
-  email_verified: Date | null;
-  image: string | null;
-}
-
-interface AccountRow {
-  user_id: string;
-  type: string;
-  provider: string;
-  provider_account_id: string;
-  access_token: string | null;
-  refresh_token: string | null;
-  id_token: string | null;
-  /** `pg` returns bigint columns as strings. */
-  expires_at: string | null;
-  scope: string | null;
-  token_type: string | null;
-  session_state: string | null;
-  oauth_token: string | null;
-  oauth_token_secret: string | null;
-}
-
-interface SessionRow {
-  session_token: string;
-  user_id: string;
-  expires: Date;
-}
-
-interface VerificationTokenRow {
-  identifier: string;
-  token: string;
-  expires: Date;
-}
-
-interface AuthenticatorRow {
-  credential_id: string;
-  user_id: string;
-  provider_account_id: string;
-  credential_public_key: string;
-  counter: string;
-  credential_device_type: string;
-  credential_backed_up: boolean;
-  transports: string | null;
-}
-
-/** Ended rate-limit windows are deleted at most this often (per adapter), by the next hit. */
-const RATE_LIMIT_CLEANUP_MS = 60_000;
-
-/** The token columns of `accounts`, named as the fields of the token set. */
-const tokenFields = [
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'expires_at',
-  'scope',
-  'token_type',
-  'session_state',
-  'oauth_token',
-  'oauth_token_secret',
-] as const;
-
-function toDate(value: Date | string | number | null | undefined): Date | null {
-  if (value === null || value === undefined) return null;
-  return new Date(value);
-}
-
-function userFromRow(row: UserRow): AdapterUser {
-  return {
-    id: row.id,
-    name: row.name,
-    // A provider without an email (the microblog network over OAuth 2) stores none.
-    email: row.email as string,
-    emailVerified: row.email_verified,
-    image: row.image,
-  };
-}
-
-function accountFromRow(row: AccountRow): AdapterAccount {
-  const account: Record<string, unknown> = {
-    userId: row.user_id,
-    type: row.type,
-    provider: row.provider,
-    providerAccountId: row.provider_account_id,
-  };
-  // Absent tokens stay absent (not null), as in the token set the provider returned.
-  for (const field of tokenFields) {
-    const value = row[field];
-    if (value !== null) account[field] = field === 'expires_at' ? Number(value) : value;
-  }
-  return account as unknown as AdapterAccount;
-}
-
-function sessionFromRow(row: SessionRow): AdapterSession {
-  return { sessionToken: row.session_token, userId: row.user_id, expires: row.expires };
-}
-
-function authenticatorFromRow(row: AuthenticatorRow): AdapterAuthenticator {
-  return {
-    credentialID: row.credential_id,
-    userId: row.user_id,
-    providerAccountId: row.provider_account_id,
-    credentialPublicKey: row.credential_public_key,
-    counter: Number(row.counter),
-    credentialDeviceType: row.credential_device_type,
-    credentialBackedUp: row.credential_backed_up,
-    transports: row.transports,
-  };
-}
-
-/** A token field as a column value: text stays text, `expires_at` is whole seconds. */
-function tokenParameter(account: AdapterAccount, field: (typeof tokenFields)[number]): string | number | null {
-  const value = account[field];
-  if (value === undefined || value === null) return null;
-  if (field === 'expires_at') return Math.floor(Number(value));
-  return String(value);
-}
 
 function connectionUrl(url: string | undefined): string {
   const resolved = url ?? process.env['DATABASE_URL'];
@@ -463,7 +352,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
         'DELETE FROM verification_tokens WHERE identifier = $1 AND token = $2 RETURNING *',
         [identifier, token],
       );
-      return row ? ({ identifier: row.identifier, token: row.token, expires: row.expires } satisfies VerificationToken) : null;
+      return row ? verificationTokenFromRow(row) : null;
     },
 
     async createAuthenticator(authenticator) {

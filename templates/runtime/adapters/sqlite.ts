@@ -11,13 +11,22 @@ import { dirname, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type {
-  Adapter,
-  AdapterAccount,
-  AdapterAuthenticator,
-  AdapterSession,
-  AdapterUser,
-} from '../adapter.js';
+import type { Adapter, AdapterAccount, AdapterUser } from '../adapter.js';
+import {
+  type AccountRow,
+  type AuthenticatorRow,
+  type SessionRow,
+  type UserRow,
+  type VerificationTokenRow,
+  RATE_LIMIT_CLEANUP_MS,
+  accountFromRow,
+  authenticatorFromRow,
+  sessionFromRow,
+  tokenFields,
+  tokenParameter,
+  userFromRow,
+  verificationTokenFromRow,
+} from './sql-rows.js';
 
 /** Where the database is: a `file:` URL or path, or a better-sqlite3 connection the app already opened. */
 export type SqliteAdapterOptions =
@@ -102,69 +111,6 @@ CREATE TABLE IF NOT EXISTS rate_limits (
 CREATE INDEX IF NOT EXISTS rate_limits_reset_at_index ON rate_limits (reset_at);
 `;
 
-interface UserRow {
-  id: string;
-  name: string | null;
-  email: string | null;
-  email_verified: number | null;
-  image: string | null;
-}
-
-interface AccountRow {
-  user_id: string;
-  type: string;
-  provider: string;
-  provider_account_id: string;
-  access_token: string | null;
-  refresh_token: string | null;
-  id_token: string | null;
-  expires_at: number | null;
-  scope: string | null;
-  token_type: string | null;
-  session_state: string | null;
-  oauth_token: string | null;
-  oauth_token_secret: string | null;
-}
-
-interface SessionRow {
-  session_token: string;
-  user_id: string;
-  expires: number;
-}
-
-interface VerificationTokenRow {
-  identifier: string;
-  token: string;
-  expires: number;
-}
-
-interface AuthenticatorRow {
-  credential_id: string;
-  user_id: string;
-  provider_account_id: string;
-  credential_public_key: string;
-  counter: number;
-  credential_device_type: string;
-  credential_backed_up: number;
-  transports: string | null;
-}
-
-/** Ended rate-limit windows are deleted at most this often (per adapter), by the next hit. */
-const RATE_LIMIT_CLEANUP_MS = 60_000;
-
-/** The token columns of `accounts`, named as the fields of the token set. */
-const tokenFields = [
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'expires_at',
-  'scope',
-  'token_type',
-  'session_state',
-  'oauth_token',
-  'oauth_token_secret',
-] as const;
-
 /** The file a `file:` URL or path names; `:memory:` stays as it is. */
 function databasePath(url: string): string {
   if (url === ':memory:' || url === 'file::memory:') return ':memory:';
@@ -213,67 +159,13 @@ function toEpochMilliseconds(date: Date | string | number | null | undefined): n
   return new Date(date).getTime();
 }
 
-function toDate(milliseconds: number | null): Date | null {
-  return milliseconds === null ? null : new Date(milliseconds);
-}
-
-function userFromRow(row: UserRow): AdapterUser {
-  return {
-    id: row.id,
-    name: row.name,
-    // A provider without an email (the microblog network over OAuth 2) stores none.
-    email: row.email as string,
-    emailVerified: toDate(row.email_verified),
-    image: row.image,
-  };
-}
-
-function accountFromRow(row: AccountRow): AdapterAccount {
-  const account: Record<string, unknown> = {
-    userId: row.user_id,
-    type: row.type,
-    provider: row.provider,
-    providerAccountId: row.provider_account_id,
-  };
-  // Absent tokens stay absent (not null), as in the token set the provider returned.
-  for (const field of tokenFields) {
-    if (row[field] !== null) account[field] = row[field];
-  }
-  return account as unknown as AdapterAccount;
-}
-
-function sessionFromRow(row: SessionRow): AdapterSession {
-  return { sessionToken: row.session_token, userId: row.user_id, expires: new Date(row.expires) };
-}
-
-function authenticatorFromRow(row: AuthenticatorRow): AdapterAuthenticator {
-  return {
-    credentialID: row.credential_id,
-    userId: row.user_id,
-    providerAccountId: row.provider_account_id,
-    credentialPublicKey: row.credential_public_key,
-    counter: row.counter,
-    credentialDeviceType: row.credential_device_type,
-    credentialBackedUp: row.credential_backed_up === 1,
-    transports: row.transports,
-  };
-}
-
-function userParameters(user: Partial<AdapterUser>): Omit<UserRow, 'id'> {
+function userParameters(user: Partial<AdapterUser>): Omit<UserRow<number>, 'id'> {
   return {
     name: user.name ?? null,
     email: user.email ?? null,
     email_verified: toEpochMilliseconds(user.emailVerified),
     image: user.image ?? null,
   };
-}
-
-/** A token field as a column value: text stays text, `expires_at` is whole seconds. */
-function tokenParameter(account: AdapterAccount, field: (typeof tokenFields)[number]): string | number | null {
-  const value = account[field];
-  if (value === undefined || value === null) return null;
-  if (field === 'expires_at') return Math.floor(Number(value));
-  return String(value);
 }
 
 /**
@@ -486,7 +378,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
         identifier,
         token,
       ) as VerificationTokenRow | undefined;
-      return row ? { identifier: row.identifier, token: row.token, expires: new Date(row.expires) } : null;
+      return row ? verificationTokenFromRow(row) : null;
     },
 
     async createAuthenticator(authenticator) {

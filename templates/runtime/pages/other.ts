@@ -1,5 +1,5 @@
 /** The sign-out confirmation, error and "check your email" pages. */
-import type { Theme } from '../config.js';
+import type { Theme } from '../theme.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
 import { displayableCode, errorPageMessages, messageFor } from './messages.js';

@@ -4,7 +4,7 @@
  * only script, see passkey-script.ts). Every form posts its CSRF token and works without JavaScript; the passkey
  * buttons, which cannot, say so.
  */
-import type { Theme } from '../config.js';
+import type { Theme } from '../theme.js';
 import type { ResolvedProvider } from '../providers/resolve.js';
 import { readableTextColor } from './color.js';
 import { SafeHtml, html, safeColor, safeUrl } from './html.js';

@@ -8,7 +8,7 @@
  * Email({ server: 'smtps://user:pass@smtp.example.com', from: 'Example <no-reply@example.com>', maxAge: 600 })
  * Email({ async sendVerificationRequest({ identifier, url }) { await myMailApi.send(identifier, url) } })
  */
-import type { Theme } from '../config.js';
+import type { Theme } from '../theme.js';
 import { SafeHtml, escapeHtml, html, safeColor } from '../pages/html.js';
 import type { EmailConfig, EmailVerificationRequest } from './types.js';
 

@@ -2,9 +2,8 @@
  * Turns the `providers` list into checked, normalised providers once, at startup. The user's objects are copied,
  * never changed. Env defaults follow Auth.js: `AUTH_<ID>_ID`, `AUTH_<ID>_SECRET`, `AUTH_<ID>_ISSUER`.
  */
-import type { AuthEnv } from '../config.js';
 import { normalizeEmailAddress } from '../email-address.js';
-import type { Awaitable, Profile, TokenSet, User } from '../types.js';
+import type { AuthEnv, Awaitable, Profile, TokenSet, User } from '../types.js';
 import {
   customFetch,
   type AnyProvider,

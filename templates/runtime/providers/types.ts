@@ -3,7 +3,7 @@
  * default of the seed's tables, plus credentials, email (magic link) and WebAuthn (passkey) providers.
  */
 import type { Request } from 'express';
-import type { Theme } from '../config.js';
+import type { Theme } from '../theme.js';
 import type { Account, Awaitable, Profile, ProviderId, ProviderType, TokenSet, User } from '../types.js';
 
 /**

@@ -1,0 +1,131 @@
+/**
+ * The rows of the SQL adapters' tables (the same columns in SQLite and PostgreSQL) and their mapping to and from
+ * the adapter's objects. Copied with either SQL adapter. Each driver returns its own column types, named by the
+ * type parameters: SQLite stores dates as milliseconds since the epoch and booleans as 0/1; `pg` returns
+ * `timestamptz` as a Date and `bigint` as a string.
+ */
+import type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken } from '../adapter.js';
+
+export interface UserRow<DateColumn = Date | number> {
+  id: string;
+  name: string | null;
+  email: string | null;
+  email_verified: DateColumn | null;
+  image: string | null;
+}
+
+export interface AccountRow<BigintColumn = string | number> {
+  user_id: string;
+  type: string;
+  provider: string;
+  provider_account_id: string;
+  access_token: string | null;
+  refresh_token: string | null;
+  id_token: string | null;
+  expires_at: BigintColumn | null;
+  scope: string | null;
+  token_type: string | null;
+  session_state: string | null;
+  oauth_token: string | null;
+  oauth_token_secret: string | null;
+}
+
+export interface SessionRow<DateColumn = Date | number> {
+  session_token: string;
+  user_id: string;
+  expires: DateColumn;
+}
+
+export interface VerificationTokenRow<DateColumn = Date | number> {
+  identifier: string;
+  token: string;
+  expires: DateColumn;
+}
+
+export interface AuthenticatorRow<BigintColumn = string | number, BooleanColumn = boolean | number> {
+  credential_id: string;
+  user_id: string;
+  provider_account_id: string;
+  credential_public_key: string;
+  counter: BigintColumn;
+  credential_device_type: string;
+  credential_backed_up: BooleanColumn;
+  transports: string | null;
+}
+
+/** The token columns of `accounts`, named as the fields of the token set. */
+export const tokenFields = [
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'expires_at',
+  'scope',
+  'token_type',
+  'session_state',
+  'oauth_token',
+  'oauth_token_secret',
+] as const;
+
+/** Ended rate-limit windows are deleted at most this often (per adapter), by the next hit. */
+export const RATE_LIMIT_CLEANUP_MS = 60_000;
+
+/** A date of any form the adapter receives or a driver returns, as a Date (null stays null). */
+export function toDate(value: Date | string | number | null | undefined): Date | null {
+  if (value === null || value === undefined) return null;
+  return new Date(value);
+}
+
+export function userFromRow(row: UserRow): AdapterUser {
+  return {
+    id: row.id,
+    name: row.name,
+    // A provider without an email (the microblog network over OAuth 2) stores none.
+    email: row.email as string,
+    emailVerified: toDate(row.email_verified),
+    image: row.image,
+  };
+}
+
+export function accountFromRow(row: AccountRow): AdapterAccount {
+  const account: Record<string, unknown> = {
+    userId: row.user_id,
+    type: row.type,
+    provider: row.provider,
+    providerAccountId: row.provider_account_id,
+  };
+  // Absent tokens stay absent (not null), as in the token set the provider returned.
+  for (const field of tokenFields) {
+    const value = row[field];
+    if (value !== null) account[field] = field === 'expires_at' ? Number(value) : value;
+  }
+  return account as unknown as AdapterAccount;
+}
+
+export function sessionFromRow(row: SessionRow): AdapterSession {
+  return { sessionToken: row.session_token, userId: row.user_id, expires: new Date(row.expires) };
+}
+
+export function verificationTokenFromRow(row: VerificationTokenRow): VerificationToken {
+  return { identifier: row.identifier, token: row.token, expires: new Date(row.expires) };
+}
+
+export function authenticatorFromRow(row: AuthenticatorRow): AdapterAuthenticator {
+  return {
+    credentialID: row.credential_id,
+    userId: row.user_id,
+    providerAccountId: row.provider_account_id,
+    credentialPublicKey: row.credential_public_key,
+    counter: Number(row.counter),
+    credentialDeviceType: row.credential_device_type,
+    credentialBackedUp: row.credential_backed_up === true || row.credential_backed_up === 1,
+    transports: row.transports,
+  };
+}
+
+/** A token field as a column value: text stays text, `expires_at` is whole seconds. */
+export function tokenParameter(account: AdapterAccount, field: (typeof tokenFields)[number]): string | number | null {
+  const value = account[field];
+  if (value === undefined || value === null) return null;
+  if (field === 'expires_at') return Math.floor(Number(value));
+  return String(value);
+}
