@@ -4,6 +4,7 @@
  */
 import type { Request } from 'express';
 import type { Adapter } from './adapter.js';
+import { checkBasePath } from './base-path.js';
 import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './cookies.js';
 import { MissingAdapter, MissingAdapterMethods, MissingSecret, UnsupportedStrategy, UntrustedHost, type AuthError } from './errors.js';
 import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './jwt.js';
@@ -109,7 +110,8 @@ export interface FrameworkAuthConfig {
    */
   secret?: string | string[];
   /**
-   * The mount path (`/auth`). Inferred from the request when absent, so mounting anywhere works.
+   * The mount path (`/auth`), by the CLI's `--mount` rules: starts with "/", no trailing "/" (see base-path.ts).
+   * Inferred from the request when absent, so mounting anywhere works.
    */
   basePath?: string;
   session?: Partial<SessionOptions>;
@@ -183,9 +185,6 @@ export interface ResolvedConfig {
   rateLimit: ResolvedRateLimit | undefined;
 }
 
-/** Where the auth routes are when `basePath` is not set and the request cannot tell (the guard's sign-in link). */
-export const DEFAULT_BASE_PATH = '/auth';
-
 /** The minimum length of every secret (seed §8). */
 export const MIN_SECRET_LENGTH = 32;
 
@@ -216,14 +215,6 @@ export function parseBooleanEnv(value: string | undefined): boolean | undefined 
   if (['true', '1', 'yes', 'on'].includes(normalised)) return true;
   if (['false', '0', 'no', 'off'].includes(normalised)) return false;
   return undefined;
-}
-
-function normaliseBasePath(basePath: string | undefined): string | undefined {
-  if (basePath === undefined) return undefined;
-  if (!basePath.startsWith('/') || basePath.includes('*') || /[?#]/.test(basePath)) {
-    throw new TypeError(`basePath must be a path starting with "/" and without wildcards (got "${basePath}")`);
-  }
-  return basePath === '/' ? '' : basePath.replace(/\/+$/, '');
 }
 
 function defaultRedirect({ url, baseUrl }: { url: string; baseUrl: string }): string {
@@ -363,7 +354,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
   return {
     source: config,
     secrets,
-    basePath: normaliseBasePath(config.basePath),
+    basePath: checkBasePath(config.basePath),
     envOrigin,
     trustHost,
     trustedHosts,

@@ -3,7 +3,8 @@
  * `res.locals['session']`, rolling sessions kept alive) and `createRequireAuth` (the guard of seed §4 rules 2–3).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { DEFAULT_BASE_PATH, type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
+import { DEFAULT_BASE_PATH } from './base-path.js';
+import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
 import { flushCookies, noStore, sendRedirectResponse } from './context.js';
 import { prefersJson } from './request.js';
 import { readSession } from './session.js';
