@@ -2,7 +2,7 @@
  * The database adapter interface, method for method as Auth.js's `Adapter`, so that existing `@auth/*-adapter`
  * packages can be passed as `adapter`. Every method is optional; each feature checks for the ones it needs.
  */
-import { AdapterError, MissingAdapterMethods } from './errors.js';
+import { AdapterError, MissingAdapter, MissingAdapterMethods } from './errors.js';
 import type { RateLimitHit } from './rate-limit.js';
 import type {
   Account,
@@ -67,5 +67,30 @@ export async function callAdapter<Method extends AdapterMethod>(
     return (await implementation.apply(adapter, args)) as Awaited<ReturnType<NonNullable<Adapter[Method]>>>;
   } catch (error) {
     throw new AdapterError(`adapter.${method}() failed`, { cause: error instanceof Error ? error : undefined });
+  }
+}
+
+/** The adapter methods database sessions call. */
+const sessionMethods = ['createSession', 'getSessionAndUser', 'updateSession', 'deleteSession'] as const;
+
+/**
+ * Checks at startup that a provider which stores its sign-ins (email links, passkeys) has an adapter with the
+ * methods it calls (and those of database sessions), so that a missing method is not discovered by the first user.
+ */
+export function assertAdapterFor(
+  provider: { id: string; type: string },
+  adapter: Adapter | undefined,
+  strategy: 'jwt' | 'database',
+  needs: { what: string; methods: readonly AdapterMethod[] },
+): void {
+  if (!adapter) {
+    throw new MissingAdapter(
+      `Provider "${provider.id}" (${provider.type}) needs an adapter: ${needs.what} in a database. Set \`adapter\` in the config (MemoryAdapter, SqliteAdapter, PostgresAdapter or any Auth.js adapter).`,
+    );
+  }
+  const needed = [...needs.methods, ...(strategy === 'database' ? sessionMethods : [])];
+  const missing = needed.filter((method) => typeof adapter[method] !== 'function');
+  if (missing.length > 0) {
+    throw new MissingAdapterMethods(`Provider "${provider.id}" (${provider.type}) needs these adapter methods, which the adapter lacks: ${missing.join(', ')}`);
   }
 }

@@ -6,10 +6,10 @@ import type { Request } from 'express';
 import type { Adapter } from './adapter.js';
 import { checkBasePath } from './base-path.js';
 import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './cookies.js';
-import { MissingAdapter, MissingAdapterMethods, MissingSecret, UnsupportedStrategy, UntrustedHost, type AuthError } from './errors.js';
+import { MissingSecret, UnsupportedStrategy, UntrustedHost, type AuthError } from './errors.js';
 import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './jwt.js';
 import { type TrustedHostRule, parseTrustedHosts } from './origin.js';
-import { resolveProviders, type ResolvedProvider } from './providers/resolve.js';
+import { isOAuthProvider, resolveProviders, type ResolvedProvider } from './providers/resolve.js';
 import { type RateLimitOptions, type ResolvedRateLimit, resolveRateLimit } from './rate-limit.js';
 import type { ProviderInput } from './providers/types.js';
 import type { Theme } from './theme.js';
@@ -270,61 +270,17 @@ function readTrustHost(config: FrameworkAuthConfig, env: AuthEnv, envOrigin: str
 }
 
 /**
- * Emailed links and redirect-proxy targets carry sign-in secrets (a magic-link token, an authorization code): their
- * origin must come from configuration. Checked at startup, so that no request can make the app build one on a
+ * Redirect-proxy targets carry an authorization code: their origin must come from configuration (as emailed links',
+ * which the email flow checks). Checked at startup, so that no request can make the app build one on a
  * header-chosen host.
  */
 function assertConfiguredOrigin(providers: readonly ResolvedProvider[], envOrigin: string | undefined, trustedHosts: readonly TrustedHostRule[]): void {
   if (envOrigin || trustedHosts.length > 0) return;
-  const email = providers.find((provider) => provider.type === 'email');
-  if (email) {
-    throw new UntrustedHost(
-      `Provider "${email.id}" emails sign-in links, which must point at this app: set AUTH_URL to the URL users reach it at (e.g. AUTH_URL=https://app.example.com), or list its hosts in trustHost / AUTH_TRUST_HOST.`,
-    );
-  }
   const proxied = providers.find((provider) => (provider.type === 'oauth' || provider.type === 'oidc') && provider.redirectProxyUrl);
   if (proxied) {
     throw new UntrustedHost(
       `Provider "${proxied.id}" uses the redirect proxy, which forwards authorization codes to this app: set AUTH_URL to the URL users reach it at (e.g. AUTH_URL=https://app.example.com), or list its hosts in trustHost / AUTH_TRUST_HOST.`,
     );
-  }
-}
-
-/** The adapter methods each adapter-backed sign-in calls (database sessions add theirs). */
-const adapterMethodsFor = {
-  email: ['createVerificationToken', 'useVerificationToken', 'getUserByEmail', 'createUser', 'updateUser'],
-  webauthn: [
-    'getAuthenticator',
-    'createAuthenticator',
-    'listAuthenticatorsByUserId',
-    'updateAuthenticatorCounter',
-    'getAccount',
-    'getUser',
-    'getUserByAccount',
-    'createUser',
-    'linkAccount',
-  ],
-  database: ['createSession', 'getSessionAndUser', 'updateSession', 'deleteSession'],
-} as const satisfies Record<string, readonly (keyof Adapter)[]>;
-
-/**
- * Email links are stored verification tokens and passkeys are stored authenticators: both need an adapter with
- * the methods they call. Checked at startup, so that a missing method is not discovered by the first user.
- */
-function assertAdapterFits(providers: readonly ResolvedProvider[], adapter: Adapter | undefined, strategy: 'jwt' | 'database'): void {
-  for (const provider of providers) {
-    if (provider.type !== 'email' && provider.type !== 'webauthn') continue;
-    const what = provider.type === 'email' ? 'Email sign-in stores its single-use links' : 'Passkey sign-in stores its authenticators';
-    if (!adapter) {
-      throw new MissingAdapter(
-        `Provider "${provider.id}" (${provider.type}) needs an adapter: ${what} in a database. Set \`adapter\` in the config (MemoryAdapter, SqliteAdapter, PostgresAdapter or any Auth.js adapter).`,
-      );
-    }
-    const needed = [...adapterMethodsFor[provider.type], ...(strategy === 'database' ? adapterMethodsFor.database : [])];
-    const missing = needed.filter((method) => typeof adapter[method] !== 'function');
-    if (missing.length > 0) {
-      throw new MissingAdapterMethods(`Provider "${provider.id}" (${provider.type}) needs these adapter methods, which the adapter lacks: ${missing.join(', ')}`);
-    }
   }
 }
 
@@ -344,10 +300,10 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
   if (strategy === 'database' && !config.adapter) {
     throw new UnsupportedStrategy('session.strategy "database" needs an `adapter`; remove the strategy to use JWT sessions.');
   }
-  if (strategy === 'database' && providers.some((provider) => provider.type === 'credentials')) {
-    throw new UnsupportedStrategy('Credentials sign-in works with JWT sessions only: set session.strategy to "jwt".');
+  const originConfigured = envOrigin !== undefined || trustedHosts.length > 0;
+  for (const provider of providers) {
+    if (!isOAuthProvider(provider)) provider.flow.check?.(provider, { adapter: config.adapter, strategy, originConfigured });
   }
-  assertAdapterFits(providers, config.adapter, strategy);
   assertConfiguredOrigin(providers, envOrigin, trustedHosts);
   const maxAge = config.session?.maxAge ?? DEFAULT_MAX_AGE;
   if (debug) logger.warn('debug-enabled');

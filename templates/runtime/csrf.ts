@@ -4,6 +4,9 @@
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Cross-Site_Request_Forgery_Prevention_Cheat_Sheet.html#signed-double-submit-cookie-recommended
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type RequestContext, setCookie } from './context.js';
+import { MissingCSRF } from './errors.js';
+import { bodyField } from './request.js';
 
 function hashToken(token: string, secret: string): string {
   return createHash('sha256').update(`${token}${secret}`).digest('hex');
@@ -33,4 +36,23 @@ export function verifyCsrfCookie(cookieValue: string | undefined, secrets: reado
 export function createCsrfToken(secret: string): { token: string; cookieValue: string } {
   const token = randomBytes(32).toString('hex');
   return { token, cookieValue: `${token}|${hashToken(token, secret)}` };
+}
+
+/** The CSRF token of the request's valid CSRF cookie, or a new one (queued as a cookie). */
+export function csrfTokenOf(context: RequestContext): string {
+  const option = context.cookieOptions.csrfToken;
+  const existing = verifyCsrfCookie(context.cookies.get(option.name), context.options.secrets);
+  if (existing) return existing;
+  const created = createCsrfToken(context.options.secrets[0]!);
+  setCookie(context, option, created.cookieValue);
+  return created.token;
+}
+
+/** Refuses a POST whose `csrfToken` does not match the CSRF cookie. */
+export function verifyCsrf(context: RequestContext, body: Record<string, unknown>): void {
+  const expected = verifyCsrfCookie(context.cookies.get(context.cookieOptions.csrfToken.name), context.options.secrets);
+  const submitted = bodyField(body, 'csrfToken');
+  if (!expected || !submitted || !safeEqual(expected, submitted)) {
+    throw new MissingCSRF(expected ? 'The csrfToken in the body does not match the CSRF cookie' : 'The CSRF cookie is missing or invalid');
+  }
 }

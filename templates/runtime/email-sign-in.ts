@@ -1,17 +1,110 @@
 /**
- * Email (magic link) sign-in, as Auth.js does it: POST `<mount>/signin/<id>` stores a single-use, expiring
- * verification token and sends a link holding it; GET `<mount>/callback/<id>?token=…&email=…` uses the token once.
- * Only the SHA-256 of `token + secret` is stored, so a database leak yields no working link.
+ * Email (magic link) sign-in, as Auth.js does it, the flow `Email()` brings: POST `<mount>/signin/<id>` stores a
+ * single-use, expiring verification token and sends a link holding it; GET `<mount>/callback/<id>?token=…&email=…`
+ * uses the token once. Only the SHA-256 of `token + secret` is stored, so a database leak yields no working link.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { callAdapter } from './adapter.js';
-import { type RequestContext, configuredActionUrl, sendRedirect } from './context.js';
-import { assertSingleAddress } from './email-address.js';
-import { AccessDenied, EmailSignInError, MissingAdapter, Verification } from './errors.js';
-import type { ResolvedEmailProvider } from './providers/resolve.js';
-import { resolveRedirect } from './redirect.js';
-import { hasProvenEmail } from './sign-in.js';
-import type { Account, AdapterUser, User } from './types.js';
+import type { Request } from 'express';
+import { assertAdapterFor, callAdapter } from './adapter.js';
+import { completeSignIn } from './complete-sign-in.js';
+import { type RequestContext, configuredActionUrl, sendHtml, sendJson, sendRedirect } from './context.js';
+import { readChunkedCookie } from './cookies.js';
+import { csrfTokenOf } from './csrf.js';
+import { InvalidEmailAddress, assertSingleAddress, normalizeEmailAddress } from './email-address.js';
+import { AccessDenied, EmailSignInError, MissingAdapter, UntrustedHost, Verification } from './errors.js';
+import { emitEvent } from './events.js';
+import type { ProviderFlow, SignInFormContext } from './flow.js';
+import { type SafeHtml, html } from './pages/html.js';
+import { renderSignInPage, signInPageScriptHashes } from './pages/signin.js';
+import { envPrefix } from './providers/resolve.js';
+import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
+import { clientAddress, consumeRateLimit } from './rate-limit.js';
+import { customPageUrl, requestedCallbackUrl, resolveRedirect, safeCallbackParam } from './redirect.js';
+import { bodyField, prefersJson, queryParams } from './request.js';
+import { type SignInResolution, hasProvenEmail, openSession, settleAddress } from './sign-in.js';
+import type { Theme } from './theme.js';
+import type { Account, AdapterUser, Awaitable, User } from './types.js';
+
+/** What `sendVerificationRequest` receives: where to send the link, and the link itself. */
+export interface EmailVerificationRequest {
+  /** The normalised email address the link goes to. */
+  identifier: string;
+  /** The sign-in link: `<origin><mount>/callback/<id>?callbackUrl=…&token=…&email=…`. The only secret in the message. */
+  url: string;
+  /** When the link stops working. */
+  expires: Date;
+  /** The token inside `url` (for senders that build their own link); never log it. */
+  token: string;
+  /** The provider's settings, with `server` and `from` read from the env when not configured. */
+  provider: EmailProviderSettings;
+  /** The theme of the built-in pages, for branded messages. */
+  theme: Theme;
+  /** The Express request that asked for the link. */
+  request: Request;
+}
+
+/** The settings of an email provider as senders see them. */
+export interface EmailProviderSettings {
+  id: string;
+  name: string;
+  /** An SMTP URL (`smtp://user:password@host:587`, `smtps://…`) or nodemailer transport options. */
+  server: string | Record<string, unknown> | undefined;
+  /** The sender, `Name <address>` or an address. */
+  from: string | undefined;
+  /** Seconds a link stays valid. */
+  maxAge: number;
+}
+
+/**
+ * The configuration of an email (magic link) provider. Needs an `adapter`: links are single-use verification tokens
+ * stored (hashed) in the database.
+ */
+export interface EmailConfig extends FlowProviderConfig {
+  type: 'email';
+  /**
+   * The SMTP server the default sender uses: an SMTP URL or nodemailer transport options.
+   * @default AUTH_<ID>_SERVER, then AUTH_EMAIL_SERVER
+   */
+  server?: string | Record<string, unknown>;
+  /**
+   * The sender of the sign-in message.
+   * @default AUTH_<ID>_FROM, then AUTH_EMAIL_FROM
+   */
+  from?: string;
+  /** Seconds a link stays valid. @default 86400 (24 hours) */
+  maxAge?: number;
+  /**
+   * Sends the sign-in link. `Email()` sets a sender that uses nodemailer over `server`; replace it to send through
+   * an HTTP email API. Throw to report a failure (the user sees "The sign-in email could not be sent").
+   */
+  sendVerificationRequest?: (params: EmailVerificationRequest) => Awaitable<void>;
+  /** Makes the token of a link. @default 32 random bytes, hex encoded */
+  generateVerificationToken?: () => Awaitable<string>;
+  /**
+   * Turns what the user typed into the address to use, or throws to refuse it. The result is still checked to be
+   * exactly one address without line breaks.
+   * @default trims, lower-cases, drops comments, checks for one plain address (see email-address.ts)
+   */
+  normalizeIdentifier?: (identifier: string) => string;
+  /** The secret the stored token hashes are made with. @default the first AUTH_SECRET */
+  secret?: string;
+  options?: Partial<EmailConfig>;
+}
+
+
+/** An email (magic link) provider, with `server` and `from` read from the env when not configured. */
+export interface ResolvedEmailProvider extends ResolvedFlowProvider, EmailProviderSettings {
+  type: 'email';
+  secret: string | undefined;
+  sendVerificationRequest: (params: EmailVerificationRequest) => Awaitable<void>;
+  generateVerificationToken: (() => Awaitable<string>) | undefined;
+  normalizeIdentifier: (identifier: string) => string;
+  /** The env var names that configure it, for error messages. */
+  env: { server: string; from: string };
+}
+
+/** The default lifetime of an email sign-in link, as in Auth.js. */
+export const DEFAULT_EMAIL_MAX_AGE = 24 * 60 * 60;
 
 /** The stored form of a token: `sha256hex(token + secret)`, as Auth.js stores it (existing tokens keep working). */
 export function hashVerificationToken(token: string, secret: string): string {
@@ -115,3 +208,138 @@ export async function useVerificationLink(
   const account: Account = { providerAccountId: identifier, userId: String(user.id), type: 'email', provider: provider.id };
   return { user, storedUser, account, identifier, callbackUrl: query.get('callbackUrl') ?? undefined };
 }
+
+/**
+ * Email sign-in: the link proved the address. A user who proved it before is signed in (`emailVerified` set to
+ * now, as Auth.js); a user who holds it unproven loses it to a new user who gets it; otherwise a user is created
+ * with it. No account row is linked; the account passed to callbacks has type `email` and the address as
+ * `providerAccountId`. With database sessions, the browser's previous session row is deleted: the new session
+ * replaces it (also when it belonged to another user, who is thereby signed out).
+ */
+async function resolveEmailSignIn(context: RequestContext, params: { identifier: string }): Promise<SignInResolution> {
+  const { options } = context;
+  const adapter = options.adapter;
+  // The startup check makes this unreachable; kept for custom wiring.
+  if (!adapter) throw new MissingAdapter('Email sign-in needs an adapter');
+  if (options.session.strategy === 'database') {
+    const previous = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
+    if (previous) await callAdapter(adapter, 'deleteSession', previous).catch((error: Error) => options.logger.error(error));
+  }
+  const outcome = await settleAddress(options, adapter, { email: params.identifier, proven: true, joinProvenHolder: true });
+  let user: AdapterUser;
+  let isNewUser = false;
+  if (outcome.action === 'join') {
+    user = await callAdapter(adapter, 'updateUser', { id: outcome.user.id, emailVerified: new Date() });
+    await emitEvent(options, 'updateUser', { user });
+  } else {
+    // A proven address joining a proven holder is never refused; 'refuse' cannot happen here.
+    user = await callAdapter(adapter, 'createUser', { id: randomUUID(), email: params.identifier, emailVerified: new Date() });
+    isNewUser = true;
+    await emitEvent(options, 'createUser', { user });
+  }
+  return { user, isNewUser, session: await openSession(options, adapter, user.id) };
+}
+
+/** POST `<mount>/signin/<email provider>`: a malformed address is answered 400, anything else sends a link. */
+async function emailSignIn(context: RequestContext, provider: ResolvedEmailProvider, body: Record<string, unknown>): Promise<void> {
+  const typed = bodyField(body, 'email') ?? '';
+  let identifier: string;
+  try {
+    identifier = emailIdentifier(provider, typed);
+  } catch (error) {
+    return refuseEmailAddress(context, typed, error, body);
+  }
+  // The client first: its limit also caps how many address counters one client can create.
+  await consumeRateLimit(context.options.rateLimit, 'emailPerClient', clientAddress(context.req));
+  await consumeRateLimit(context.options.rateLimit, 'emailPerAddress', identifier);
+  await sendVerificationLink(context, provider, { identifier, callbackUrl: requestedCallbackUrl(context, body) });
+}
+
+/**
+ * A malformed address is bad input, answered 400 where it was typed: the sign-in page with the reason and the
+ * address to correct (JSON for clients that ask for it). A custom sign-in page gets a redirect with
+ * `error=EmailSignInError`.
+ */
+function refuseEmailAddress(context: RequestContext, typed: string, error: unknown, body: Record<string, unknown>): void {
+  // Only our own reasons are shown: a custom normalizeIdentifier's message could say anything.
+  const message = error instanceof InvalidEmailAddress ? error.message : 'Enter a valid email address.';
+  context.options.logger.debug('email address refused', { reason: message });
+  if (prefersJson(context.req) || context.req.headers['x-auth-return-redirect']) {
+    return sendJson(context, 400, { error: 'EmailSignInError', message });
+  }
+  const callbackUrl = safeCallbackParam(context, bodyField(body, 'callbackUrl'));
+  if (context.options.pages.signIn) {
+    return sendRedirect(context, customPageUrl(context, context.options.pages.signIn, { callbackUrl, error: 'EmailSignInError' }));
+  }
+  const page = renderSignInPage({
+    providers: context.options.providers,
+    mountPath: context.mountPath,
+    csrfToken: csrfTokenOf(context),
+    callbackUrl,
+    error: 'EmailSignInError',
+    errorMessage: message,
+    email: typed.slice(0, 320),
+    theme: context.options.theme,
+  });
+  sendHtml(context, 400, page, signInPageScriptHashes(context.options.providers));
+}
+
+/** GET `<mount>/callback/<email provider>?token=…&email=…`: the link of the message, usable once. */
+async function emailCallback(context: RequestContext, provider: ResolvedEmailProvider): Promise<void> {
+  const link = await useVerificationLink(context, provider, queryParams(context.req));
+  await completeSignIn(context, {
+    user: link.user,
+    account: link.account,
+    storedUser: link.storedUser,
+    callbackUrl: link.callbackUrl ?? context.cookies.get(context.cookieOptions.callbackUrl.name),
+    resolve: () => resolveEmailSignIn(context, { identifier: link.identifier }),
+  });
+}
+
+function emailForm(provider: ResolvedEmailProvider, { mountPath, hidden, email }: SignInFormContext): SafeHtml {
+  const id = `input-email-for-${provider.id}-provider`;
+  return html`<form action="${mountPath}/signin/${encodeURIComponent(provider.id)}" method="POST">${hidden}<label for="${id}">Email</label><input id="${id}" name="email" type="email" autocomplete="email" placeholder="email@example.com"${email ? html` value="${email}"` : ''} required><button type="submit">Sign in with ${provider.name}</button></form>`;
+}
+
+/** The flow of an email provider. */
+export const emailFlow: ProviderFlow<ResolvedEmailProvider> = {
+  resolve(config, { env }) {
+    const provider = config as EmailConfig;
+    const prefix = envPrefix(provider.id);
+    const names = { server: `${prefix}_SERVER`, from: `${prefix}_FROM` };
+    if (typeof provider.sendVerificationRequest !== 'function') {
+      throw new TypeError(`Email provider "${provider.id}" needs a sendVerificationRequest function: create it with Email() from providers/email.ts, or pass your own sender`);
+    }
+    const maxAge = provider.maxAge ?? DEFAULT_EMAIL_MAX_AGE;
+    if (!Number.isFinite(maxAge) || maxAge <= 0) throw new TypeError(`Email provider "${provider.id}": maxAge must be a positive number of seconds (got ${String(maxAge)})`);
+    return {
+      id: provider.id,
+      name: provider.name,
+      type: 'email',
+      server: provider.server ?? (env[names.server] || env['AUTH_EMAIL_SERVER'] || undefined),
+      from: provider.from ?? (env[names.from] || env['AUTH_EMAIL_FROM'] || undefined),
+      maxAge,
+      secret: provider.secret,
+      sendVerificationRequest: provider.sendVerificationRequest,
+      generateVerificationToken: provider.generateVerificationToken,
+      normalizeIdentifier: provider.normalizeIdentifier ?? normalizeEmailAddress,
+      env: names,
+      flow: emailFlow,
+    };
+  },
+  check(provider, config) {
+    assertAdapterFor(provider, config.adapter, config.strategy, {
+      what: 'Email sign-in stores its single-use links',
+      methods: ['createVerificationToken', 'useVerificationToken', 'getUserByEmail', 'createUser', 'updateUser'],
+    });
+    // The link carries a sign-in secret: its origin must come from configuration, never from a request's Host.
+    if (!config.originConfigured) {
+      throw new UntrustedHost(
+        `Provider "${provider.id}" emails sign-in links, which must point at this app: set AUTH_URL to the URL users reach it at (e.g. AUTH_URL=https://app.example.com), or list its hosts in trustHost / AUTH_TRUST_HOST.`,
+      );
+    }
+  },
+  signIn: emailSignIn,
+  callback: (context, provider) => emailCallback(context, provider),
+  signInForm: emailForm,
+};

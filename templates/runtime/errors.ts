@@ -48,23 +48,150 @@ export type ErrorType = (typeof errorTypes)[number];
 /** Where an error sends the user: back to the sign-in page, or to the error page. */
 export type ErrorPageKind = 'signIn' | 'error';
 
+/** How the handler answers an error of one type. */
+export interface ErrorResponse {
+  /** The status of the answer (an inline answer, or the error page showing the type). */
+  status: number;
+  /**
+   * Where a failed form post or provider callback sends the browser: back to the sign-in page (the user can simply
+   * try again) or to the error page. `inline` errors are answered on the spot with their message (JSON or HTML):
+   * their message is safe to show.
+   */
+  page: ErrorPageKind | 'inline';
+  /**
+   * The type a URL or a response body shows: the type itself when it is client-safe, otherwise `Configuration`
+   * (or `OAuthCallbackError` for a failed check or profile), so that no internal detail reaches the browser.
+   */
+  shownAs: ErrorType;
+  /** The texts the user reads, for client-safe types: the sign-in page's alert, the error page's heading and text. */
+  messages?: { signIn: string; heading: string; errorPage: string };
+}
+
+const tryAgain = 'To confirm your identity, sign in with the same account you used originally.';
+const configuration = { status: 400, page: 'error', shownAs: 'Configuration' } as const;
+const inline = (status: number, shownAs: ErrorType): ErrorResponse => ({ status, page: 'inline', shownAs });
+
 /**
- * Types that may appear in a URL. Anything else is shown as `Configuration`, and the details go to `logger.error`
- * only, so that no internal detail reaches the browser.
+ * The one table of error responses: status, page, what a URL may show, and the user's texts. The handler's
+ * `respondWithError`, the `AuthError` status and the built-in pages all read it.
  */
-export const clientSafeErrorTypes: ReadonlySet<ErrorType> = new Set<ErrorType>([
-  'AccessDenied',
-  'AccountNotLinked',
-  'CredentialsSignin',
-  'MissingCSRF',
-  'OAuthAccountNotLinked',
-  'OAuthCallbackError',
-  'OAuthSignInError',
-  'Verification',
-  'WebAuthnVerificationError',
-  'EmailSignInError',
-  'RateLimited',
-]);
+export const errorResponses: Readonly<Record<ErrorType, ErrorResponse>> = {
+  AccessDenied: {
+    status: 403,
+    page: 'error',
+    shownAs: 'AccessDenied',
+    messages: { signIn: 'You do not have permission to sign in.', heading: 'Access denied', errorPage: 'You do not have permission to sign in.' },
+  },
+  AccountNotLinked: { status: 400, page: 'signIn', shownAs: 'AccountNotLinked', messages: { signIn: tryAgain, heading: 'Unable to sign in', errorPage: tryAgain } },
+  AdapterError: { ...configuration, status: 503 },
+  CallbackRouteError: configuration,
+  Configuration: {
+    ...configuration,
+    messages: {
+      signIn: 'Unable to sign in.',
+      heading: 'Server error',
+      errorPage: 'There is a problem with the server configuration. Check the server logs for more information.',
+    },
+  },
+  CredentialsSignin: {
+    status: 401,
+    page: 'signIn',
+    shownAs: 'CredentialsSignin',
+    messages: {
+      signIn: 'Sign-in failed. Check the details you provided are correct.',
+      heading: 'Unable to sign in',
+      errorPage: 'Sign-in failed. Check the details you provided are correct.',
+    },
+  },
+  EmailSignInError: {
+    status: 400,
+    page: 'signIn',
+    shownAs: 'EmailSignInError',
+    messages: {
+      signIn: 'The sign-in email could not be sent. Check the address and try again.',
+      heading: 'Unable to sign in',
+      errorPage: 'The sign-in email could not be sent. Please try again.',
+    },
+  },
+  ErrorPageLoop: configuration,
+  EventError: configuration,
+  InvalidCallbackUrl: configuration,
+  InvalidCheck: { status: 400, page: 'signIn', shownAs: 'OAuthCallbackError' },
+  InvalidEndpoints: configuration,
+  InvalidProvider: inline(404, 'Configuration'),
+  InvalidRequest: inline(400, 'Configuration'),
+  JWTSessionError: configuration,
+  MethodNotAllowed: inline(405, 'Configuration'),
+  MissingAdapter: configuration,
+  MissingAdapterMethods: configuration,
+  MissingAuthorize: configuration,
+  MissingCSRF: {
+    status: 403,
+    page: 'signIn',
+    shownAs: 'MissingCSRF',
+    messages: { signIn: 'Your sign-in form expired. Please try again.', heading: 'Unable to continue', errorPage: 'The form expired. Please go back and try again.' },
+  },
+  MissingSecret: configuration,
+  MissingWebAuthnAutocomplete: configuration,
+  OAuthAccountNotLinked: { status: 400, page: 'signIn', shownAs: 'OAuthAccountNotLinked', messages: { signIn: tryAgain, heading: 'Unable to sign in', errorPage: tryAgain } },
+  OAuthCallbackError: {
+    status: 400,
+    page: 'signIn',
+    shownAs: 'OAuthCallbackError',
+    messages: {
+      signIn: 'Sign-in with this provider did not complete. Try again.',
+      heading: 'Unable to sign in',
+      errorPage: 'Sign-in with the provider did not complete. Please try again.',
+    },
+  },
+  OAuthProfileParseError: { status: 400, page: 'signIn', shownAs: 'OAuthCallbackError' },
+  OAuthSignInError: {
+    status: 400,
+    page: 'signIn',
+    shownAs: 'OAuthSignInError',
+    messages: {
+      signIn: 'Sign-in could not start with this provider. Try again, or use another way to sign in.',
+      heading: 'Unable to sign in',
+      errorPage: 'Sign-in with this provider could not start. Please try again.',
+    },
+  },
+  RateLimited: {
+    ...inline(429, 'RateLimited'),
+    messages: {
+      signIn: 'Too many attempts. Please wait a few minutes and try again.',
+      heading: 'Too many attempts',
+      errorPage: 'Too many attempts. Please wait a few minutes and try again.',
+    },
+  },
+  SessionTokenError: configuration,
+  SignOutError: configuration,
+  UnknownAction: inline(404, 'Configuration'),
+  UnsupportedStrategy: configuration,
+  UntrustedHost: inline(400, 'Configuration'),
+  Verification: {
+    status: 403,
+    page: 'error',
+    shownAs: 'Verification',
+    messages: {
+      signIn: 'The sign-in link is no longer valid. It may have been used already or it may have expired.',
+      heading: 'Unable to sign in',
+      errorPage: 'The sign-in link is no longer valid. It may have been used already or it may have expired.',
+    },
+  },
+  WebAuthnVerificationError: {
+    status: 400,
+    page: 'signIn',
+    shownAs: 'WebAuthnVerificationError',
+    messages: {
+      signIn: 'The passkey could not be verified. Try again, or use another way to sign in.',
+      heading: 'Unable to sign in',
+      errorPage: 'The passkey could not be verified. Please try again.',
+    },
+  },
+};
+
+/** Types that may appear in a URL (their own `shownAs`). Anything else is shown as what the table says. */
+export const clientSafeErrorTypes: ReadonlySet<ErrorType> = new Set(errorTypes.filter((type) => errorResponses[type].shownAs === type));
 
 /** The `cause` of an `AuthError`: the original error plus any safe details for logs. */
 export type ErrorCause = Record<string, unknown> & { err?: Error };
@@ -98,7 +225,7 @@ export class AuthError extends Error {
     this.name = new.target.name;
     this.type = constructor.type ?? 'Configuration';
     this.kind = constructor.kind ?? 'error';
-    this.status = constructor.status ?? 400;
+    this.status = constructor.status ?? errorResponses[this.type]?.status ?? 400;
     Error.captureStackTrace?.(this, new.target);
   }
 }
@@ -111,13 +238,11 @@ export class SignInError extends AuthError {
 /** The `signIn` callback returned false, or the provider answered `access_denied`. */
 export class AccessDenied extends AuthError {
   static type: ErrorType = 'AccessDenied';
-  static status = 403;
 }
 
 /** An adapter method failed (the database is down, a constraint was hit). */
 export class AdapterError extends AuthError {
   static type: ErrorType = 'AdapterError';
-  static status = 503;
 }
 
 /** Something in the callback route failed; the original error is in `cause.err`. */
@@ -148,7 +273,13 @@ export class InvalidRequest extends AuthError {
 /** A method the route does not accept. */
 export class MethodNotAllowed extends AuthError {
   static type: ErrorType = 'MethodNotAllowed';
-  static status = 405;
+  /** The methods the route accepts: the answer's `Allow` header. */
+  allow: readonly string[];
+
+  constructor(message: string, details: { allow: readonly string[] }) {
+    super(message);
+    this.allow = details.allow;
+  }
 }
 
 /** A `credentials` provider has no `authorize` function. */
@@ -219,7 +350,6 @@ export class SignOutError extends AuthError {
 /** No route of the handler matches the request path. */
 export class UnknownAction extends AuthError {
   static type: ErrorType = 'UnknownAction';
-  static status = 404;
 }
 
 /** The session strategy does not fit the provider (credentials with database sessions). */
@@ -230,7 +360,6 @@ export class UnsupportedStrategy extends AuthError {
 /** The provider id in the URL is not configured, or is of the wrong type for the route. */
 export class InvalidProvider extends AuthError {
   static type: ErrorType = 'InvalidProvider';
-  static status = 404;
 }
 
 /** The Host header is not trusted: set `AUTH_URL`, or `trustHost: true` / `AUTH_TRUST_HOST=true`. */
@@ -241,13 +370,11 @@ export class UntrustedHost extends AuthError {
 /** An email sign-in link was used twice, expired, or never existed. */
 export class Verification extends AuthError {
   static type: ErrorType = 'Verification';
-  static status = 403;
 }
 
 /** The CSRF token is missing or does not match the CSRF cookie. */
 export class MissingCSRF extends SignInError {
   static type: ErrorType = 'MissingCSRF';
-  static status = 403;
 }
 
 /** Sending the email sign-in link failed. */
@@ -271,7 +398,6 @@ export class MissingWebAuthnAutocomplete extends AuthError {
  */
 export class RateLimited extends AuthError {
   static type: ErrorType = 'RateLimited';
-  static status = 429;
   /** Seconds until the window ends: the `Retry-After` header. */
   retryAfter: number;
   /** The rule that refused the request (`credentialsPerUser`, …), for logs. */
@@ -304,7 +430,6 @@ export class AccountNotLinked extends SignInError {
 export class CredentialsSignin extends SignInError {
   static override kind: ErrorPageKind = 'signIn';
   static type: ErrorType = 'CredentialsSignin';
-  static status = 401;
   /** Placed in the `code` query parameter of the redirect. */
   code = 'credentials';
 }
@@ -314,9 +439,12 @@ export function isAuthError(error: unknown): error is AuthError {
   return error instanceof AuthError || (error instanceof Error && errorTypes.includes((error as AuthError).type));
 }
 
-/** The type that may be shown in a URL for this error: its own when client-safe, otherwise `Configuration`. */
+/** How the handler answers `error`: the table's entry of its type (`Configuration`'s for a type it does not know). */
+export function errorResponseOf(error: AuthError): ErrorResponse {
+  return (Object.hasOwn(errorResponses, error.type) ? errorResponses[error.type] : undefined) ?? errorResponses.Configuration;
+}
+
+/** The type that may be shown in a URL for this error: its own when client-safe, otherwise what the table says. */
 export function publicErrorType(error: AuthError): ErrorType {
-  if (clientSafeErrorTypes.has(error.type)) return error.type;
-  if (error.type === 'InvalidCheck' || error.type === 'OAuthProfileParseError') return 'OAuthCallbackError';
-  return 'Configuration';
+  return errorResponseOf(error).shownAs;
 }

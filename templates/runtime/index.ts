@@ -62,20 +62,15 @@ export {
   errorTypes,
 } from './errors.js';
 export type { ErrorType, ErrorCause, ErrorPageKind } from './errors.js';
-export { customFetch } from './providers/types.js';
-export { normalizeEmailAddress, InvalidEmailAddress } from './email-address.js';
+export { customFetch, providerFlow } from './providers/types.js';
 export type {
   AppProvider,
   AnyProvider,
   AuthorizationEndpointHandler,
   ClientOverrides,
   CommonProviderOptions,
-  CredentialInput,
-  CredentialsConfig,
   CustomFetch,
-  EmailConfig,
-  EmailProviderSettings,
-  EmailVerificationRequest,
+  FlowProviderConfig,
   EndpointHandler,
   OAuthChecks,
   OAuthConfig,
@@ -91,11 +86,6 @@ export type {
   TokenRequestContext,
   UserinfoEndpointHandler,
   UserinfoRequestContext,
-  WebAuthnCeremonies,
-  WebAuthnCeremonyOptions,
-  WebAuthnConfig,
-  WebAuthnCredentialDescriptor,
-  WebAuthnRegisteredCredential,
 } from './providers/types.js';
 export type {
   Account,

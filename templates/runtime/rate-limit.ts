@@ -12,7 +12,6 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { Request } from 'express';
 import { type Adapter, callAdapter } from './adapter.js';
 import { RateLimited } from './errors.js';
-import type { CredentialInput } from './providers/types.js';
 import type { Awaitable } from './types.js';
 
 /** The count of a key's current window after a hit, and when that window ends. */
@@ -245,19 +244,4 @@ function ipv6Groups(address: string): string[] {
   const last = groupsOf(tail);
   const groups = tail === undefined ? first : [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last];
   return groups.map((group) => parseInt(group, 16).toString(16));
-}
-
-/**
- * The user name of a credentials sign-in: the value of the provider's first credential field that is not a
- * password, else of `username` or `email`. Undefined when the form has none (only the per-client rule applies).
- */
-export function credentialsUserName(fields: Record<string, CredentialInput>, submitted: Record<string, unknown>): string | undefined {
-  const named = Object.entries(fields).find(([, input]) => input.type !== 'password')?.[0];
-  for (const name of [named, 'username', 'email']) {
-    if (name === undefined) continue;
-    const value = submitted[name];
-    const text = typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
-    if (text !== undefined && text.trim() !== '') return text;
-  }
-  return undefined;
 }

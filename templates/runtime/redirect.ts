@@ -3,6 +3,7 @@
  * of another origin is replaced by the app's origin: the handler is never an open redirect.
  */
 import type { RequestContext } from './context.js';
+import { bodyField, queryParams } from './request.js';
 
 /** Resolves `url` against the origin when it is same-origin; null otherwise. */
 export function sameOriginUrl(url: string, origin: string): string | null {
@@ -37,4 +38,21 @@ export async function resolveRedirect(context: RequestContext, requested: string
     return `${origin}/`;
   }
   return (typeof decided === 'string' && sameOriginUrl(decided, origin)) || `${origin}/`;
+}
+
+/** A `callbackUrl` from the query or body, kept only when same-origin (a page re-posts it). */
+export function safeCallbackParam(context: RequestContext, value: string | null | undefined): string | undefined {
+  return value ? (sameOriginUrl(value, context.origin) ?? undefined) : undefined;
+}
+
+/** The `callbackUrl` of a sign-in form post: the body's, the query's, or the one kept in the callback-url cookie. */
+export function requestedCallbackUrl(context: RequestContext, body: Record<string, unknown>): string | undefined {
+  return bodyField(body, 'callbackUrl') ?? queryParams(context.req).get('callbackUrl') ?? context.cookies.get(context.cookieOptions.callbackUrl.name);
+}
+
+/** A configured custom page (`pages.*`) as an absolute URL with query parameters. */
+export function customPageUrl(context: RequestContext, page: string, params: Record<string, string | undefined>): string {
+  const url = new URL(page, `${context.origin}/`);
+  for (const [key, value] of Object.entries(params)) if (value) url.searchParams.set(key, value);
+  return url.href;
 }

@@ -19,9 +19,9 @@ import { type Adapter, callAdapter } from './adapter.js';
 import type { ResolvedConfig } from './config.js';
 import type { RequestContext } from './context.js';
 import { readChunkedCookie } from './cookies.js';
-import { AccountNotLinked, MissingAdapter, OAuthAccountNotLinked } from './errors.js';
+import { OAuthAccountNotLinked } from './errors.js';
 import { emitEvent } from './events.js';
-import type { Account, AdapterAuthenticator, AdapterSession, AdapterUser, Profile, User } from './types.js';
+import type { Account, AdapterSession, AdapterUser, Profile, User } from './types.js';
 
 /** What a sign-in with an adapter resolved to. */
 export interface SignInResolution {
@@ -36,7 +36,7 @@ export interface SignInResolution {
  * went down), the user created for this sign-in is deleted again: a user without an account could never sign in
  * again, as their email would already be taken. Deleting the user cascades to whatever was written for it.
  */
-async function undoNewUserOnFailure(options: ResolvedConfig, adapter: Adapter, created: AdapterUser | null, writes: () => Promise<unknown>): Promise<void> {
+export async function undoNewUserOnFailure(options: ResolvedConfig, adapter: Adapter, created: AdapterUser | null, writes: () => Promise<unknown>): Promise<void> {
   try {
     await writes();
   } catch (error) {
@@ -48,7 +48,7 @@ async function undoNewUserOnFailure(options: ResolvedConfig, adapter: Adapter, c
 }
 
 /** What an identity says about its email address. */
-interface AddressClaim {
+export interface AddressClaim {
   /** The address, as the flow has it; null when the identity brings none. */
   email: string | null;
   /** A used magic link, or a provider that vouches for the address. */
@@ -58,7 +58,7 @@ interface AddressClaim {
 }
 
 /** Who gets the address: a new user (with these fields), the existing user it joins, or nobody (refused). */
-type AddressOutcome =
+export type AddressOutcome =
   | { action: 'create'; email: string | null; emailVerified: Date | null }
   | { action: 'join'; user: AdapterUser }
   | { action: 'refuse' };
@@ -73,7 +73,7 @@ export function hasProvenEmail(user: AdapterUser): boolean {
  * the rules at the top of this file). Claiming clears the address from the unproven holder (an `updateUser` event)
  * before the caller creates the new user, as the address is unique.
  */
-async function settleAddress(options: ResolvedConfig, adapter: Adapter, claim: AddressClaim): Promise<AddressOutcome> {
+export async function settleAddress(options: ResolvedConfig, adapter: Adapter, claim: AddressClaim): Promise<AddressOutcome> {
   if (claim.email === null) return { action: 'create', email: null, emailVerified: null };
   const holder = await callAdapter(adapter, 'getUserByEmail', claim.email);
   if (!holder) return { action: 'create', email: claim.email, emailVerified: claim.proven ? new Date() : null };
@@ -106,7 +106,8 @@ export async function currentUser(context: RequestContext, adapter: Adapter): Pr
   return token?.sub ? callAdapter(adapter, 'getUser', token.sub) : null;
 }
 
-async function openSession(options: ResolvedConfig, adapter: Adapter, userId: string): Promise<AdapterSession | undefined> {
+/** A new database session for the user (database strategy only). */
+export async function openSession(options: ResolvedConfig, adapter: Adapter, userId: string): Promise<AdapterSession | undefined> {
   if (options.session.strategy !== 'database') return undefined;
   return callAdapter(adapter, 'createSession', {
     sessionToken: options.session.generateSessionToken(),
@@ -179,86 +180,6 @@ export async function resolveSignIn(
     }
   }
   await undoNewUserOnFailure(options, adapter, isNewUser ? user : null, () => callAdapter(adapter, 'linkAccount', { ...account, userId: user.id }));
-  await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
-  return { user, isNewUser, session: await openSession(options, adapter, user.id) };
-}
-
-function requireAdapter(options: ResolvedConfig): Adapter {
-  // The config check at startup makes this unreachable for email and WebAuthn providers; kept for custom wiring.
-  if (!options.adapter) throw new MissingAdapter('This sign-in needs an adapter');
-  return options.adapter;
-}
-
-/**
- * Email sign-in: the link proved the address. A user who proved it before is signed in (`emailVerified` set to
- * now, as Auth.js); a user who holds it unproven loses it to a new user who gets it; otherwise a user is created
- * with it. No account row is linked; the account passed to callbacks has type `email` and the address as
- * `providerAccountId`. With database sessions, the browser's previous session row is deleted: the new session
- * replaces it (also when it belonged to another user, who is thereby signed out).
- */
-export async function resolveEmailSignIn(context: RequestContext, params: { identifier: string }): Promise<SignInResolution> {
-  const { options } = context;
-  const adapter = requireAdapter(options);
-  if (options.session.strategy === 'database') {
-    const previous = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
-    if (previous) await callAdapter(adapter, 'deleteSession', previous).catch((error: Error) => options.logger.error(error));
-  }
-  const outcome = await settleAddress(options, adapter, { email: params.identifier, proven: true, joinProvenHolder: true });
-  let user: AdapterUser;
-  let isNewUser = false;
-  if (outcome.action === 'join') {
-    user = await callAdapter(adapter, 'updateUser', { id: outcome.user.id, emailVerified: new Date() });
-    await emitEvent(options, 'updateUser', { user });
-  } else {
-    // A proven address joining a proven holder is never refused; 'refuse' cannot happen here.
-    user = await callAdapter(adapter, 'createUser', { id: randomUUID(), email: params.identifier, emailVerified: new Date() });
-    isNewUser = true;
-    await emitEvent(options, 'createUser', { user });
-  }
-  return { user, isNewUser, session: await openSession(options, adapter, user.id) };
-}
-
-/**
- * Passkey sign-in. A known credential signs its user in (refused with `AccountNotLinked` while another user is
- * signed in). A new credential (registration) is added to the signed-in user, or creates a new user. Unlike
- * Auth.js, that new user claims no email: the address typed at sign-up is unproven, so it becomes the user's
- * `name` only (and the WebAuthn user name), and no user is looked up by it. Proving an address later (a magic
- * link) creates the user who owns it, apart from this one. The account has type `webauthn` and the credential ID
- * as `providerAccountId`; the authenticator is stored with the user's id.
- */
-export async function resolveWebAuthnSignIn(
-  context: RequestContext,
-  params: { user: User; account: Account; authenticator?: Omit<AdapterAuthenticator, 'userId'> },
-): Promise<SignInResolution> {
-  const { options } = context;
-  const adapter = requireAdapter(options);
-  const { account } = params;
-  const signedIn = await currentUser(context, adapter);
-  const owner = await existingUserOf(options, account);
-  if (owner) {
-    if (signedIn && String(signedIn.id) !== String(owner.id)) {
-      throw new AccountNotLinked('This passkey belongs to another user than the one signed in');
-    }
-    return { user: owner, isNewUser: false, session: await openSession(options, adapter, owner.id) };
-  }
-  let user: AdapterUser;
-  let isNewUser = false;
-  if (signedIn) {
-    user = signedIn;
-  } else {
-    const outcome = await settleAddress(options, adapter, { email: null, proven: false, joinProvenHolder: false });
-    if (outcome.action !== 'create') throw new AccountNotLinked('A passkey sign-up claims no email address');
-    const name = params.user.name ?? null;
-    const newUser = { id: randomUUID(), email: outcome.email, emailVerified: outcome.emailVerified, ...(name ? { name } : {}) } as AdapterUser;
-    user = await callAdapter(adapter, 'createUser', newUser);
-    isNewUser = true;
-    await emitEvent(options, 'createUser', { user });
-  }
-  const { authenticator } = params;
-  await undoNewUserOnFailure(options, adapter, isNewUser ? user : null, async () => {
-    await callAdapter(adapter, 'linkAccount', { ...account, userId: user.id });
-    if (authenticator) await callAdapter(adapter, 'createAuthenticator', { ...authenticator, userId: user.id });
-  });
   await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
   return { user, isNewUser, session: await openSession(options, adapter, user.id) };
 }

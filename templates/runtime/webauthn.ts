@@ -16,16 +16,96 @@
  * The relying party is the app's origin (AUTH_URL when set) unless the provider's `relayingParty` says otherwise.
  * @see https://www.w3.org/TR/webauthn-3/
  */
-import { callAdapter } from './adapter.js';
+import { randomUUID } from 'node:crypto';
+import { assertAdapterFor, callAdapter } from './adapter.js';
+import { completeSignIn } from './complete-sign-in.js';
 import { type RequestContext, sendJson } from './context.js';
+import { verifyCsrf } from './csrf.js';
 import { normalizeEmailAddress } from './email-address.js';
-import { InvalidRequest, MissingAdapter, WebAuthnVerificationError } from './errors.js';
+import { AccountNotLinked, InvalidRequest, MethodNotAllowed, MissingAdapter, WebAuthnVerificationError } from './errors.js';
+import { emitEvent } from './events.js';
+import type { ProviderFlow, SignInFormContext } from './flow.js';
 import { consumeCheckCookie, writeCheckCookie } from './oauth/check-cookies.js';
-import type { ResolvedWebAuthnProvider } from './providers/resolve.js';
-import type { WebAuthnCredentialDescriptor } from './providers/types.js';
-import { bodyField, queryParams } from './request.js';
-import { currentUser } from './sign-in.js';
+import { type SafeHtml, html } from './pages/html.js';
+import { passkeyScript, passkeyScriptHash } from './pages/passkey-script.js';
+import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
+import { clientAddress, consumeRateLimit } from './rate-limit.js';
+import { requestedCallbackUrl } from './redirect.js';
+import { bodyField, queryParams, readBody } from './request.js';
+import { type SignInResolution, currentUser, existingUserOf, openSession, settleAddress, undoNewUserOnFailure } from './sign-in.js';
 import type { Account, AdapterAuthenticator, AdapterUser, User } from './types.js';
+
+/** A WebAuthn credential as the ceremonies see it: `id` is base64url. */
+export interface WebAuthnCredentialDescriptor {
+  id: string;
+  transports: string[] | undefined;
+}
+
+/** A credential that passed registration. */
+export interface WebAuthnRegisteredCredential extends WebAuthnCredentialDescriptor {
+  publicKey: Uint8Array;
+  counter: number;
+  /** `singleDevice` or `multiDevice` (a synced passkey). */
+  deviceType: string;
+  backedUp: boolean;
+}
+
+/** The options JSON for the browser, and the challenge inside it (kept in the challenge cookie). */
+export interface WebAuthnCeremonyOptions {
+  challenge: string;
+  options: unknown;
+}
+
+/**
+ * The four WebAuthn ceremonies. `Passkey()` implements them with @simplewebauthn/server; the runtime calls them and
+ * stores what they return. The verify functions throw when the response does not verify.
+ * @see https://www.w3.org/TR/webauthn-3/#sctn-rp-operations
+ */
+export interface WebAuthnCeremonies {
+  registrationOptions(params: {
+    rpID: string;
+    rpName: string;
+    userName: string;
+    userDisplayName: string | undefined;
+    excludeCredentials: WebAuthnCredentialDescriptor[];
+  }): Promise<WebAuthnCeremonyOptions>;
+  verifyRegistration(params: { response: unknown; expectedChallenge: string; expectedOrigin: string; expectedRPID: string }): Promise<WebAuthnRegisteredCredential>;
+  authenticationOptions(params: { rpID: string; allowCredentials: WebAuthnCredentialDescriptor[] }): Promise<WebAuthnCeremonyOptions>;
+  verifyAuthentication(params: {
+    response: unknown;
+    expectedChallenge: string;
+    expectedOrigin: string;
+    expectedRPID: string;
+    credential: WebAuthnCredentialDescriptor & { publicKey: Uint8Array; counter: number };
+  }): Promise<{ newCounter: number }>;
+}
+
+/**
+ * The configuration of a WebAuthn (passkey) provider; create it with `Passkey()`. Needs an `adapter` with the
+ * authenticator methods.
+ */
+export interface WebAuthnConfig extends FlowProviderConfig {
+  type: 'webauthn';
+  /**
+   * The relying party (Auth.js's spelling): `id` is the domain passkeys are bound to, `name` is shown by the
+   * authenticator, `origin` is where the sign-in page runs.
+   * @default from the app's origin (AUTH_URL when set, else the request's): its hostname, host and origin
+   */
+  relayingParty?: { id?: string; name?: string; origin?: string };
+  /** Accepted for Auth.js compatibility; the built-in page does not offer passkeys in the browser's autofill yet. */
+  enableConditionalUI?: boolean;
+  /** The ceremonies; `Passkey()` sets them. */
+  ceremonies: WebAuthnCeremonies;
+  options?: Partial<WebAuthnConfig>;
+}
+
+
+/** A WebAuthn (passkey) provider, ready for the routes. */
+export interface ResolvedWebAuthnProvider extends ResolvedFlowProvider {
+  type: 'webauthn';
+  relayingParty: { id?: string; name?: string; origin?: string };
+  ceremonies: WebAuthnCeremonies;
+}
 
 type WebAuthnAction = 'register' | 'authenticate';
 
@@ -63,8 +143,9 @@ function badRequest(message: string): InvalidRequest {
   return new InvalidRequest(message);
 }
 
-function adapterOf(context: RequestContext, provider: ResolvedWebAuthnProvider) {
-  if (!context.options.adapter) throw new MissingAdapter(`Provider "${provider.id}" needs an adapter`);
+function adapterOf(context: RequestContext, provider?: ResolvedWebAuthnProvider) {
+  // The startup check makes this unreachable; kept for custom wiring.
+  if (!context.options.adapter) throw new MissingAdapter(provider ? `Provider "${provider.id}" needs an adapter` : 'This sign-in needs an adapter');
   return context.options.adapter;
 }
 
@@ -214,3 +295,102 @@ export async function verifyWebAuthnResponse(
   if (!account || !user) throw new WebAuthnVerificationError('The passkey has no account or user in the database');
   return { user, storedUser: user, account };
 }
+
+/**
+ * Passkey sign-in. A known credential signs its user in (refused with `AccountNotLinked` while another user is
+ * signed in). A new credential (registration) is added to the signed-in user, or creates a new user. Unlike
+ * Auth.js, that new user claims no email: the address typed at sign-up is unproven, so it becomes the user's
+ * `name` only (and the WebAuthn user name), and no user is looked up by it. Proving an address later (a magic
+ * link) creates the user who owns it, apart from this one. The account has type `webauthn` and the credential ID
+ * as `providerAccountId`; the authenticator is stored with the user's id.
+ */
+async function resolveWebAuthnSignIn(
+  context: RequestContext,
+  params: { user: User; account: Account; authenticator?: Omit<AdapterAuthenticator, 'userId'> },
+): Promise<SignInResolution> {
+  const { options } = context;
+  const adapter = adapterOf(context);
+  const { account } = params;
+  const signedIn = await currentUser(context, adapter);
+  const owner = await existingUserOf(options, account);
+  if (owner) {
+    if (signedIn && String(signedIn.id) !== String(owner.id)) {
+      throw new AccountNotLinked('This passkey belongs to another user than the one signed in');
+    }
+    return { user: owner, isNewUser: false, session: await openSession(options, adapter, owner.id) };
+  }
+  let user: AdapterUser;
+  let isNewUser = false;
+  if (signedIn) {
+    user = signedIn;
+  } else {
+    const outcome = await settleAddress(options, adapter, { email: null, proven: false, joinProvenHolder: false });
+    if (outcome.action !== 'create') throw new AccountNotLinked('A passkey sign-up claims no email address');
+    const name = params.user.name ?? null;
+    const newUser = { id: randomUUID(), email: outcome.email, emailVerified: outcome.emailVerified, ...(name ? { name } : {}) } as AdapterUser;
+    user = await callAdapter(adapter, 'createUser', newUser);
+    isNewUser = true;
+    await emitEvent(options, 'createUser', { user });
+  }
+  const { authenticator } = params;
+  await undoNewUserOnFailure(options, adapter, isNewUser ? user : null, async () => {
+    await callAdapter(adapter, 'linkAccount', { ...account, userId: user.id });
+    if (authenticator) await callAdapter(adapter, 'createAuthenticator', { ...authenticator, userId: user.id });
+  });
+  await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
+  return { user, isNewUser, session: await openSession(options, adapter, user.id) };
+}
+
+/** POST `<mount>/callback/<webauthn provider>`: a verified registration or authentication signs the user in. */
+async function webAuthnCallback(context: RequestContext, provider: ResolvedWebAuthnProvider, method: 'GET' | 'POST'): Promise<void> {
+  if (method !== 'POST') throw new MethodNotAllowed('Passkey responses are submitted with POST', { allow: ['POST'] });
+  const body = await readBody(context.req);
+  verifyCsrf(context, body);
+  const verified = await verifyWebAuthnResponse(context, provider, body);
+  await completeSignIn(context, {
+    user: verified.user,
+    account: verified.account,
+    storedUser: verified.storedUser,
+    callbackUrl: requestedCallbackUrl(context, body),
+    resolve: () =>
+      resolveWebAuthnSignIn(context, { user: verified.user, account: verified.account, ...(verified.authenticator && { authenticator: verified.authenticator }) }),
+  });
+}
+
+/**
+ * The passkey form. Its buttons start disabled, with a note that passkeys need JavaScript: the script enables them
+ * and clears the note, so a browser without JavaScript shows why they do nothing rather than posting an empty form.
+ */
+function passkeyForm(provider: ResolvedWebAuthnProvider, { mountPath, hidden }: SignInFormContext): SafeHtml {
+  const id = `input-email-for-${provider.id}-provider`;
+  const hint = `hint-${provider.id}-provider`;
+  const encoded = encodeURIComponent(provider.id);
+  const noun = provider.name.toLowerCase();
+  return html`<form action="${mountPath}/callback/${encoded}" method="POST" data-webauthn-options="${mountPath}/webauthn-options/${encoded}">${hidden}<label for="${id}">Email for a new ${noun}</label><input id="${id}" name="email" type="email" autocomplete="username webauthn" aria-describedby="${hint}"><p id="${hint}" class="hint">Leave it empty to sign in with a ${noun} you have.</p><button type="submit" data-webauthn-action="authenticate" disabled>Sign in with ${provider.name}</button><button type="submit" class="secondary" data-webauthn-action="register" disabled>Create a ${noun}</button><p class="note" role="status" aria-live="polite" data-webauthn-status>${provider.name} sign-in needs JavaScript. Turn it on, or use another way to sign in.</p></form>`;
+}
+
+
+/** The flow of a WebAuthn (passkey) provider. */
+export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
+  resolve(config) {
+    const provider = config as WebAuthnConfig;
+    const ceremonies = provider.ceremonies as WebAuthnCeremonies | undefined;
+    if (!ceremonies || typeof ceremonies.verifyAuthentication !== 'function') {
+      throw new TypeError(`WebAuthn provider "${provider.id}" has no ceremonies: create it with Passkey() from providers/passkey.ts`);
+    }
+    return { id: provider.id, name: provider.name, type: 'webauthn', relayingParty: { ...provider.relayingParty }, ceremonies, flow: webAuthnFlow };
+  },
+  check(provider, config) {
+    assertAdapterFor(provider, config.adapter, config.strategy, {
+      what: 'Passkey sign-in stores its authenticators',
+      methods: ['getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter', 'getAccount', 'getUser', 'getUserByAccount', 'createUser', 'linkAccount'],
+    });
+  },
+  callback: webAuthnCallback,
+  async webauthnOptions(context, provider) {
+    await consumeRateLimit(context.options.rateLimit, 'passkeyOptionsPerClient', clientAddress(context.req));
+    await sendWebAuthnOptions(context, provider);
+  },
+  signInForm: passkeyForm,
+  pageScript: { source: passkeyScript, hash: passkeyScriptHash },
+};

@@ -9,7 +9,8 @@ import type { Adapter, FrameworkAuthConfig, User } from '../../templates/runtime
 import Credentials from '../../templates/runtime/providers/credentials.js';
 import Email from '../../templates/runtime/providers/email.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
-import { MemoryRateLimitStore, clientAddress, credentialsUserName, type RateLimitStore } from '../../templates/runtime/rate-limit.js';
+import { credentialsUserName } from '../../templates/runtime/credentials-sign-in.js';
+import { MemoryRateLimitStore, clientAddress, type RateLimitStore } from '../../templates/runtime/rate-limit.js';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import type { RunningApp } from '../support/listen.js';
 import { startSmtpServer, type RunningSmtpServer } from '../support/smtp-server.js';

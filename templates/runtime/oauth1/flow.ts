@@ -7,17 +7,14 @@
  */
 import { actionUrl, type RequestContext } from '../context.js';
 import { safeEqual } from '../csrf.js';
+import type { OAuthProtocol } from '../flow.js';
 import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError, OAuthSignInError } from '../errors.js';
+import type { OAuthCallbackResult } from '../oauth/callback.js';
 import { consumeCheckCookie, writeCheckCookie } from '../oauth/check-cookies.js';
 import { PROVIDER_TIMEOUT_MS, isLoopback } from '../oauth/server.js';
 import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 import type { Account, Profile, TokenSet, User } from '../types.js';
 import { authorizationHeader, signRequest } from './signature.js';
-
-/** True when `provider` signs in over OAuth 1.0a. */
-export function usesOAuth1(provider: ResolvedOAuthProvider): boolean {
-  return provider.config.version === '1.0A';
-}
 
 interface Credentials {
   consumerKey: string;
@@ -92,13 +89,6 @@ export async function createOAuth1AuthorizationUrl(context: RequestContext, prov
   return url.href;
 }
 
-/** What a completed OAuth 1.0a callback yields. */
-export interface OAuth1CallbackResult {
-  user: User;
-  account: Account;
-  profile: Profile;
-}
-
 /**
  * Steps 2 and 3 (GET `<mount>/callback/<provider>?oauth_token=…&oauth_verifier=…`): exchanges the verifier for
  * the access token and its secret, reads the profile with a signed GET of the userinfo URL, and maps it. The
@@ -108,7 +98,7 @@ export async function handleOAuth1Callback(
   context: RequestContext,
   provider: ResolvedOAuthProvider,
   parameters: URLSearchParams,
-): Promise<OAuth1CallbackResult> {
+): Promise<OAuthCallbackResult> {
   const stored = await consumeCheckCookie(context, context.cookieOptions.state, 'OAuth 1.0a request token', provider.id);
   const storedToken = typeof stored['oauth_token'] === 'string' ? stored['oauth_token'] : '';
   const storedSecret = typeof stored['oauth_token_secret'] === 'string' ? stored['oauth_token_secret'] : '';
@@ -171,3 +161,9 @@ export async function handleOAuth1Callback(
   context.options.logger.debug('oauth 1.0a callback completed', { provider: provider.id });
   return { user, account, profile };
 }
+
+/** The OAuth 1.0a flow, which the microblog provider brings for `version: '1.0A'`. */
+export const oauth1Protocol: OAuthProtocol = {
+  authorizationUrl: (context, provider) => createOAuth1AuthorizationUrl(context, provider),
+  callback: handleOAuth1Callback,
+};

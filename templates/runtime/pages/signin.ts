@@ -1,70 +1,43 @@
 /**
- * The built-in sign-in page: a "Sign in with <name>" button per OAuth provider in its brand colour, then a form per
- * credentials provider, an address form per email provider, and passkey buttons per WebAuthn provider (the page's
- * only script, see passkey-script.ts). Every form posts its CSRF token and works without JavaScript; the passkey
- * buttons, which cannot, say so.
+ * The built-in sign-in page: a "Sign in with <name>" button per OAuth provider in its brand colour, then the form of
+ * each other provider, which its flow renders (credentials fields, an address, passkey buttons with the page's only
+ * script). Every form posts its CSRF token and works without JavaScript; the passkey buttons, which cannot, say so.
  */
+import { flowOf } from '../flow.js';
+import { type ResolvedOAuthProvider, type ResolvedProvider, isOAuthProvider } from '../providers/resolve.js';
 import type { Theme } from '../theme.js';
-import type { ResolvedProvider } from '../providers/resolve.js';
 import { readableTextColor } from './color.js';
 import { SafeHtml, html, safeColor, safeUrl } from './html.js';
 import { layout } from './layout.js';
 import { displayableCode, messageFor, signInErrorMessages } from './messages.js';
-import { passkeyScript, passkeyScriptHash } from './passkey-script.js';
+
+/** The inline scripts of the providers' forms, once each. */
+function pageScripts(providers: readonly ResolvedProvider[]): { source: string; hash: string }[] {
+  const scripts: { source: string; hash: string }[] = [];
+  for (const provider of providers) {
+    if (isOAuthProvider(provider)) continue;
+    const script = flowOf(provider).pageScript;
+    if (script && !scripts.includes(script)) scripts.push(script);
+  }
+  return scripts;
+}
 
 /** The CSP hashes of the inline scripts the sign-in page has with these providers (for `sendHtml`). */
 export function signInPageScriptHashes(providers: readonly ResolvedProvider[]): string[] {
-  return providers.some((provider) => provider.type === 'webauthn') ? [passkeyScriptHash] : [];
+  return pageScripts(providers).map((script) => script.hash);
 }
-
-type Provider<Type extends ResolvedProvider['type']> = Extract<ResolvedProvider, { type: Type }>;
 
 /**
  * The button of an OAuth provider, in `style.brandColor` with `style.logo`. The text is `style.text` when it is
  * readable on the brand colour (4.5:1), otherwise black or white, whichever contrasts more.
  */
-function providerButton(provider: Provider<'oauth' | 'oidc'>, mountPath: string, hidden: SafeHtml): SafeHtml {
+function providerButton(provider: ResolvedOAuthProvider, mountPath: string, hidden: SafeHtml): SafeHtml {
   const brand = safeColor(provider.style?.brandColor ?? provider.style?.bg);
   const configuredText = safeColor(provider.style?.text);
   const text = brand ? readableTextColor(brand, configuredText) : configuredText;
   const logo = safeUrl(provider.style?.logo);
   const style = [brand && `--button-bg:${brand}`, text && `--button-text:${text}`].filter(Boolean).join(';');
   return html`<form action="${mountPath}/signin/${encodeURIComponent(provider.id)}" method="POST">${hidden}<button type="submit"${style ? html` style="${style}"` : ''}>${logo ? html`<img src="${logo}" alt="" width="22" height="22">` : ''}<span>Sign in with ${provider.name}</span></button></form>`;
-}
-
-/** The `autocomplete` of a credentials field the configuration left without one, so password managers can help. */
-function defaultAutocomplete(name: string, type: string): string | undefined {
-  if (type === 'password') return 'current-password';
-  if (type === 'email' || /^(username|user|login|email)$/i.test(name)) return 'username';
-  return undefined;
-}
-
-/** A form built from the provider's `credentials` fields, each with its label. */
-function credentialsForm(provider: Provider<'credentials'>, mountPath: string, hidden: SafeHtml): SafeHtml {
-  const fields = Object.entries(provider.credentials).map(([name, input]) => {
-    const id = `input-${provider.id}-${name}`;
-    const type = input.type ?? 'text';
-    const autocomplete = input.autocomplete ?? defaultAutocomplete(name, type);
-    return html`<label for="${id}">${input.label ?? name}</label><input id="${id}" name="${name}" type="${type}"${input.placeholder ? html` placeholder="${input.placeholder}"` : ''}${autocomplete ? html` autocomplete="${autocomplete}"` : ''}${input.required === false ? '' : html` required`}>`;
-  });
-  return html`<form action="${mountPath}/callback/${encodeURIComponent(provider.id)}" method="POST">${hidden}${fields}<button type="submit">Sign in with ${provider.name}</button></form>`;
-}
-
-function emailForm(provider: Provider<'email'>, mountPath: string, hidden: SafeHtml, email: string | undefined): SafeHtml {
-  const id = `input-email-for-${provider.id}-provider`;
-  return html`<form action="${mountPath}/signin/${encodeURIComponent(provider.id)}" method="POST">${hidden}<label for="${id}">Email</label><input id="${id}" name="email" type="email" autocomplete="email" placeholder="email@example.com"${email ? html` value="${email}"` : ''} required><button type="submit">Sign in with ${provider.name}</button></form>`;
-}
-
-/**
- * The passkey form. Its buttons start disabled, with a note that passkeys need JavaScript: the script enables them
- * and clears the note, so a browser without JavaScript shows why they do nothing rather than posting an empty form.
- */
-function passkeyForm(provider: Provider<'webauthn'>, mountPath: string, hidden: SafeHtml): SafeHtml {
-  const id = `input-email-for-${provider.id}-provider`;
-  const hint = `hint-${provider.id}-provider`;
-  const encoded = encodeURIComponent(provider.id);
-  const noun = provider.name.toLowerCase();
-  return html`<form action="${mountPath}/callback/${encoded}" method="POST" data-webauthn-options="${mountPath}/webauthn-options/${encoded}">${hidden}<label for="${id}">Email for a new ${noun}</label><input id="${id}" name="email" type="email" autocomplete="username webauthn" aria-describedby="${hint}"><p id="${hint}" class="hint">Leave it empty to sign in with a ${noun} you have.</p><button type="submit" data-webauthn-action="authenticate" disabled>Sign in with ${provider.name}</button><button type="submit" class="secondary" data-webauthn-action="register" disabled>Create a ${noun}</button><p class="note" role="status" aria-live="polite" data-webauthn-status>${provider.name} sign-in needs JavaScript. Turn it on, or use another way to sign in.</p></form>`;
 }
 
 /** Renders the sign-in page. */
@@ -89,10 +62,11 @@ export function renderSignInPage(params: {
   const buttons: SafeHtml[] = [];
   const forms: SafeHtml[] = [];
   for (const provider of providers) {
-    if (provider.type === 'oauth' || provider.type === 'oidc') buttons.push(providerButton(provider, mountPath, hidden));
-    else if (provider.type === 'credentials') forms.push(credentialsForm(provider, mountPath, hidden));
-    else if (provider.type === 'email') forms.push(emailForm(provider, mountPath, hidden, params.email));
-    else if (provider.type === 'webauthn') forms.push(passkeyForm(provider, mountPath, hidden));
+    if (isOAuthProvider(provider)) buttons.push(providerButton(provider, mountPath, hidden));
+    else {
+      const form = flowOf(provider).signInForm?.(provider, { mountPath, hidden, email: params.email });
+      if (form) forms.push(form);
+    }
   }
   const groups = [...(buttons.length > 0 ? [html`<div class="providers">${buttons}</div>`] : []), ...forms];
   const divider = html`<div class="divider" aria-hidden="true">or</div>`;
@@ -101,7 +75,7 @@ export function renderSignInPage(params: {
   const message = params.errorMessage ?? (error ? messageFor(signInErrorMessages, error) : undefined);
   const code = error === 'CredentialsSignin' ? displayableCode(params.code) : undefined;
   const alert = message ? html`<div class="error" role="alert"><p>${message}</p>${code ? html`<p class="code">Error code: <code>${code}</code></p>` : ''}</div>` : '';
-  const scripts = signInPageScriptHashes(providers).length > 0 ? html`<script>${new SafeHtml(passkeyScript)}</script>` : '';
+  const scripts = pageScripts(providers).map((script) => html`<script>${new SafeHtml(script.source)}</script>`);
   const body = html`<h1>Sign in</h1>${alert}${sections}${sections.length > 0 ? '' : html`<p class="muted center">No sign-in methods are configured.</p>`}${scripts}`;
   return layout({ title: 'Sign in', theme: params.theme, body });
 }

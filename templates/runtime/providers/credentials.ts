@@ -11,12 +11,15 @@
  *   },
  * })
  */
-import type { CredentialsConfig } from './types.js';
+import { type CredentialsConfig, credentialsFlow } from '../credentials-sign-in.js';
+import { providerFlow } from './types.js';
+
+export type { CredentialInput, CredentialsConfig } from '../credentials-sign-in.js';
 
 /** The fields of `Credentials()`: `credentials` and `authorize` are required, `id` and `name` have defaults. */
-export type CredentialsUserConfig<Fields extends string = string> = Omit<CredentialsConfig<Fields>, 'type' | 'id' | 'name'> &
+export type CredentialsUserConfig<Fields extends string = string> = Omit<CredentialsConfig<Fields>, 'type' | 'id' | 'name' | typeof providerFlow> &
   Partial<Pick<CredentialsConfig<Fields>, 'id' | 'name'>>;
 
 export default function Credentials<Fields extends string = string>(options: CredentialsUserConfig<Fields>): CredentialsConfig<Fields> {
-  return { id: 'credentials', name: 'Credentials', ...options, type: 'credentials' };
+  return { id: 'credentials', name: 'Credentials', ...options, type: 'credentials', [providerFlow]: credentialsFlow };
 }

@@ -8,12 +8,16 @@
  * Email({ server: 'smtps://user:pass@smtp.example.com', from: 'Example <no-reply@example.com>', maxAge: 600 })
  * Email({ async sendVerificationRequest({ identifier, url }) { await myMailApi.send(identifier, url) } })
  */
-import type { Theme } from '../theme.js';
+import { DEFAULT_EMAIL_MAX_AGE, type EmailConfig, type EmailVerificationRequest, emailFlow } from '../email-sign-in.js';
 import { SafeHtml, escapeHtml, html, safeColor } from '../pages/html.js';
-import type { EmailConfig, EmailVerificationRequest } from './types.js';
+import type { Theme } from '../theme.js';
+import { providerFlow } from './types.js';
+
+export type { EmailConfig, EmailProviderSettings, EmailVerificationRequest } from '../email-sign-in.js';
+export { InvalidEmailAddress, normalizeEmailAddress } from '../email-address.js';
 
 /** The fields of `Email()`: all optional. */
-export type EmailUserConfig = Partial<Omit<EmailConfig, 'type'>>;
+export type EmailUserConfig = Partial<Omit<EmailConfig, 'type' | typeof providerFlow>>;
 
 /** The part of nodemailer the default sender uses. */
 interface NodemailerModule {
@@ -78,7 +82,7 @@ export async function sendVerificationEmail(params: EmailVerificationRequest): P
  * @see https://authjs.dev/getting-started/authentication/email
  */
 export default function Email(options: EmailUserConfig = {}): EmailConfig {
-  return { id: 'email', name: 'Email', maxAge: 24 * 60 * 60, sendVerificationRequest: sendVerificationEmail, ...options, type: 'email' };
+  return { id: 'email', name: 'Email', maxAge: DEFAULT_EMAIL_MAX_AGE, sendVerificationRequest: sendVerificationEmail, ...options, type: 'email', [providerFlow]: emailFlow };
 }
 
 /** Auth.js's name for the same provider (id `nodemailer`, env `AUTH_NODEMAILER_SERVER` or `AUTH_EMAIL_SERVER`). */

@@ -24,7 +24,8 @@
  * @see https://docs.x.com/x-api/users/user-lookup-me
  * @see https://docs.x.com/resources/fundamentals/authentication/oauth-1-0a/api-key-and-secret
  */
-import type { AuthorizationEndpointHandler, OAuthConfig, OAuthUserConfig, UserinfoEndpointHandler } from './types.js';
+import { oauth1Protocol } from '../oauth1/flow.js';
+import { type AuthorizationEndpointHandler, type OAuthConfig, type OAuthUserConfig, type UserinfoEndpointHandler, providerFlow } from './types.js';
 
 /** A hashtag in the user's bio (`user.fields=entities`). */
 export interface TwitterHashtag {
@@ -209,6 +210,7 @@ export default function Microblog(
       isEmailVerified: (profile: MicroblogLegacyProfile) => typeof profile.email === 'string' && profile.email !== '',
       style,
       options: rest,
+      [providerFlow]: oauth1Protocol,
     };
   }
 

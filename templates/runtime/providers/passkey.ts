@@ -20,13 +20,22 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
-import type { WebAuthnCeremonies, WebAuthnConfig } from './types.js';
+import { type WebAuthnCeremonies, type WebAuthnConfig, webAuthnFlow } from '../webauthn.js';
+import { providerFlow } from './types.js';
+
+export type {
+  WebAuthnCeremonies,
+  WebAuthnCeremonyOptions,
+  WebAuthnConfig,
+  WebAuthnCredentialDescriptor,
+  WebAuthnRegisteredCredential,
+} from '../webauthn.js';
 
 /** Five minutes for the user to answer their authenticator, as Auth.js. */
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000;
 
 /** Options of `Passkey()`: the provider's fields, plus extra options for each @simplewebauthn/server call. */
-export interface PasskeyUserConfig extends Partial<Omit<WebAuthnConfig, 'type' | 'ceremonies'>> {
+export interface PasskeyUserConfig extends Partial<Omit<WebAuthnConfig, 'type' | 'ceremonies' | typeof providerFlow>> {
   /** Merged into `generateRegistrationOptions` (attestation, algorithms, authenticatorSelection, …). */
   registrationOptions?: Partial<Omit<GenerateRegistrationOptionsOpts, 'rpID' | 'rpName' | 'userName' | 'excludeCredentials'>>;
   /** Merged into `generateAuthenticationOptions`. */
@@ -113,5 +122,5 @@ export function simpleWebAuthnCeremonies(options: PasskeyUserConfig = {}): WebAu
  */
 export default function Passkey(options: PasskeyUserConfig = {}): WebAuthnConfig {
   const { registrationOptions: _registration, authenticationOptions: _authentication, verifyRegistrationOptions: _verifyRegistration, verifyAuthenticationOptions: _verifyAuthentication, ...config } = options;
-  return { id: 'passkey', name: 'Passkey', ...config, type: 'webauthn', ceremonies: simpleWebAuthnCeremonies(options) };
+  return { id: 'passkey', name: 'Passkey', ...config, type: 'webauthn', ceremonies: simpleWebAuthnCeremonies(options), [providerFlow]: webAuthnFlow };
 }

@@ -2,29 +2,25 @@
  * Turns the `providers` list into checked, normalised providers once, at startup. The user's objects are copied,
  * never changed. Env defaults follow Auth.js: `AUTH_<ID>_ID`, `AUTH_<ID>_SECRET`, `AUTH_<ID>_ISSUER`.
  */
-import { normalizeEmailAddress } from '../email-address.js';
 import type { AuthEnv, Awaitable, Profile, TokenSet, User } from '../types.js';
 import {
   customFetch,
+  providerFlow,
   type AnyProvider,
   type AuthorizationEndpointHandler,
+  type CarriedFlow,
   type ClientOverrides,
-  type CredentialInput,
-  type CredentialsConfig,
   type CustomFetch,
-  type EmailConfig,
-  type EmailProviderSettings,
-  type EmailVerificationRequest,
+  type FlowProviderConfig,
   type OAuthConfig,
   type OAuthProviderButtonStyles,
   type OIDCConfig,
   type ProviderInput,
+  type ResolvedFlowProvider,
   type TokenEndpointHandler,
   type TokenRequestContext,
   type UserinfoEndpointHandler,
   type UserinfoRequestContext,
-  type WebAuthnCeremonies,
-  type WebAuthnConfig,
 } from './types.js';
 
 /** An OAuth 2 or OpenID Connect provider, ready for the sign-in and callback routes. */
@@ -54,38 +50,19 @@ export interface ResolvedOAuthProvider {
   env: { id: string; secret: string; issuer: string };
   /** The merged configuration, handed to custom endpoint handlers. */
   config: OAuthConfig<Profile> | OIDCConfig<Profile>;
+  /** The flow of another OAuth version that the provider brings (`version: '1.0A'`); OAuth 2 when absent. */
+  protocol: CarriedFlow | undefined;
 }
 
-/** A credentials provider. */
-export interface ResolvedCredentialsProvider {
-  id: string;
-  name: string;
-  type: 'credentials';
-  credentials: Record<string, CredentialInput>;
-  authorize: CredentialsConfig['authorize'];
-}
+export type { ResolvedFlowProvider };
 
-/** An email (magic link) provider, with `server` and `from` read from the env when not configured. */
-export interface ResolvedEmailProvider extends EmailProviderSettings {
-  type: 'email';
-  secret: string | undefined;
-  sendVerificationRequest: (params: EmailVerificationRequest) => Awaitable<void>;
-  generateVerificationToken: (() => Awaitable<string>) | undefined;
-  normalizeIdentifier: (identifier: string) => string;
-  /** The env var names that configure it, for error messages. */
-  env: { server: string; from: string };
-}
+/** A provider ready for the routes: OAuth 2 / OpenID Connect (the core), or one that brings its own flow. */
+export type ResolvedProvider = ResolvedOAuthProvider | ResolvedFlowProvider;
 
-/** A WebAuthn (passkey) provider. */
-export interface ResolvedWebAuthnProvider {
-  id: string;
-  name: string;
-  type: 'webauthn';
-  relayingParty: { id?: string; name?: string; origin?: string };
-  ceremonies: WebAuthnCeremonies;
+/** True for an OAuth 2 / OpenID Connect provider; false for one that brings its own flow. */
+export function isOAuthProvider(provider: ResolvedProvider): provider is ResolvedOAuthProvider {
+  return provider.type === 'oauth' || provider.type === 'oidc';
 }
-
-export type ResolvedProvider = ResolvedOAuthProvider | ResolvedCredentialsProvider | ResolvedEmailProvider | ResolvedWebAuthnProvider;
 
 /** `AUTH_<ID>_…`: the id upper-cased, `-` turned into `_` (`microsoft-entra-id` → `AUTH_MICROSOFT_ENTRA_ID_ID`). */
 export function envPrefix(providerId: string): string {
@@ -183,6 +160,10 @@ function resolveOAuth(
     }
   }
   checks.delete('none');
+  const protocol = merged[providerFlow];
+  if (merged.version !== undefined && merged.version !== '2.0' && !protocol) {
+    throw new TypeError(`Provider "${merged.id}": version "${merged.version}" needs its flow, which the provider's module brings (OAuth 1.0a: Microblog({ version: '1.0A' }))`);
+  }
   const authorization = merged.authorization;
   const issuer = merged.issuer ?? (context.env[env.issuer] || undefined);
   return {
@@ -211,42 +192,12 @@ function resolveOAuth(
     customFetch: merged[customFetch],
     env,
     config: merged,
+    protocol,
   };
 }
 
-/** The default lifetime of an email sign-in link, as in Auth.js. */
-export const DEFAULT_EMAIL_MAX_AGE = 24 * 60 * 60;
-
-function resolveEmail(provider: EmailConfig, env: AuthEnv): ResolvedEmailProvider {
-  const prefix = envPrefix(provider.id);
-  const names = { server: `${prefix}_SERVER`, from: `${prefix}_FROM` };
-  if (typeof provider.sendVerificationRequest !== 'function') {
-    throw new TypeError(`Email provider "${provider.id}" needs a sendVerificationRequest function: create it with Email() from providers/email.ts, or pass your own sender`);
-  }
-  const maxAge = provider.maxAge ?? DEFAULT_EMAIL_MAX_AGE;
-  if (!Number.isFinite(maxAge) || maxAge <= 0) throw new TypeError(`Email provider "${provider.id}": maxAge must be a positive number of seconds (got ${String(maxAge)})`);
-  return {
-    id: provider.id,
-    name: provider.name,
-    type: 'email',
-    server: provider.server ?? (env[names.server] || env['AUTH_EMAIL_SERVER'] || undefined),
-    from: provider.from ?? (env[names.from] || env['AUTH_EMAIL_FROM'] || undefined),
-    maxAge,
-    secret: provider.secret,
-    sendVerificationRequest: provider.sendVerificationRequest,
-    generateVerificationToken: provider.generateVerificationToken,
-    normalizeIdentifier: provider.normalizeIdentifier ?? normalizeEmailAddress,
-    env: names,
-  };
-}
-
-function resolveWebAuthn(provider: WebAuthnConfig): ResolvedWebAuthnProvider {
-  const ceremonies = provider.ceremonies as WebAuthnCeremonies | undefined;
-  if (!ceremonies || typeof ceremonies.verifyAuthentication !== 'function') {
-    throw new TypeError(`WebAuthn provider "${provider.id}" has no ceremonies: create it with Passkey() from providers/passkey.ts`);
-  }
-  return { id: provider.id, name: provider.name, type: 'webauthn', relayingParty: { ...provider.relayingParty }, ceremonies };
-}
+/** The factories that bring each flow, for the error of a provider created without one. */
+const flowFactories = { credentials: 'Credentials() from providers/credentials.ts', email: 'Email() from providers/email.ts', webauthn: 'Passkey() from providers/passkey.ts' };
 
 /** Checks and normalises the providers list. Throws on a structural mistake (duplicate id, missing authorize). */
 export function resolveProviders(
@@ -257,7 +208,7 @@ export function resolveProviders(
   return inputs.map((input, index) => {
     const provider = (typeof input === 'function' ? input() : input) as AnyProvider;
     if (!provider || typeof provider !== 'object') throw new TypeError(`providers[${index}] is not a provider configuration`);
-    const withOptions = 'options' in provider && provider.options ? { ...provider, ...provider.options } : provider;
+    const withOptions: AnyProvider = 'options' in provider && provider.options ? { ...provider, ...provider.options } : provider;
     const { id, type } = withOptions;
     if (typeof id !== 'string' || !providerIdPattern.test(id)) {
       throw new TypeError(`providers[${index}] has an invalid id "${String(id)}": use letters, digits, "-" and "_"`);
@@ -269,17 +220,15 @@ export function resolveProviders(
       case 'oauth':
       case 'oidc':
         return resolveOAuth({ ...provider, name } as OAuthConfig<Profile>, context);
-      case 'credentials': {
-        const credentials = withOptions as CredentialsConfig;
-        if (typeof credentials.authorize !== 'function') {
-          throw new TypeError(`Credentials provider "${id}" needs an authorize(credentials, request) function`);
-        }
-        return { id, name, type, credentials: { ...credentials.credentials }, authorize: credentials.authorize };
-      }
+      case 'credentials':
       case 'email':
-        return resolveEmail({ ...(withOptions as EmailConfig), name }, context.env);
-      case 'webauthn':
-        return resolveWebAuthn({ ...(withOptions as WebAuthnConfig), name });
+      case 'webauthn': {
+        const flow = (withOptions as FlowProviderConfig)[providerFlow] as CarriedFlow | undefined;
+        if (typeof flow?.resolve !== 'function') {
+          throw new TypeError(`Provider "${id}" (${type}) has no sign-in flow: create it with its factory (${flowFactories[type]})`);
+        }
+        return flow.resolve({ ...withOptions, name }, { env: context.env });
+      }
       default:
         throw new TypeError(`Provider "${id}" has an unknown type "${String(type)}"; valid types are oauth, oidc, credentials, email, webauthn`);
     }

@@ -1,10 +1,10 @@
 /**
  * Provider configurations of the seed's §2: OAuth 2 (`oauth`) and OpenID Connect (`oidc`) with every field and
- * default of the seed's tables, plus credentials, email (magic link) and WebAuthn (passkey) providers.
+ * default of the seed's tables. Credentials, email (magic link) and WebAuthn (passkey) providers bring their own
+ * sign-in flow (`providerFlow`), with their types: credentials-sign-in.ts, email-sign-in.ts, webauthn.ts.
  */
-import type { Request } from 'express';
-import type { Theme } from '../theme.js';
-import type { Account, Awaitable, Profile, ProviderId, ProviderType, TokenSet, User } from '../types.js';
+import type { Adapter } from '../adapter.js';
+import type { Account, AuthEnv, Awaitable, Profile, ProviderId, ProviderType, TokenSet, User } from '../types.js';
 
 /**
  * Key of a provider's `fetch` replacement. Every HTTP call to the provider's endpoints goes through it (corporate
@@ -176,6 +176,8 @@ export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
   version?: string;
   /** OAuth 1.0a only: where the request token (temporary credentials) is obtained. */
   requestTokenUrl?: string;
+  /** The flow of an OAuth version other than 2, brought by the provider's module (microblog's OAuth 1.0a). */
+  [providerFlow]?: CarriedFlow;
 }
 
 /** The configuration of an OpenID Connect provider (`type: 'oidc'`). */
@@ -196,167 +198,53 @@ export interface OIDCConfig<P = Profile> extends Omit<OAuthConfig<P>, 'type' | '
 export type OAuthUserConfig<P = Profile> = Omit<Partial<OAuthConfig<P>>, 'options' | 'type'>;
 export type OIDCUserConfig<P = Profile> = Omit<Partial<OIDCConfig<P>>, 'options' | 'type'>;
 
-/** One input of the credentials form. */
-export interface CredentialInput {
-  label?: string;
-  type?: string;
-  placeholder?: string;
-  required?: boolean;
-  autocomplete?: string;
-  value?: string;
+/**
+ * Key under which a provider configuration carries the code of its sign-in, so that the runtime's core imports none
+ * of it and a project holds only the flows of its providers: the flow of a credentials, email or passkey provider
+ * (`Credentials()`, `Email()`, `Passkey()`), or another OAuth version (the microblog provider's OAuth 1.0a).
+ */
+export const providerFlow = Symbol.for('framework-auth.provider-flow');
+
+/** What a flow's startup check sees of the config. */
+export interface FlowCheckContext {
+  adapter: Adapter | undefined;
+  strategy: 'jwt' | 'database';
+  /** `AUTH_URL` or a `trustHost` list is set, so links can be built on a configured origin. */
+  originConfigured: boolean;
 }
 
-/** The configuration of a credentials provider. Credentials sign-in uses JWT sessions. */
-export interface CredentialsConfig<Fields extends string = string> extends CommonProviderOptions {
-  type: 'credentials';
-  /** The form fields; their names are the keys of `credentials` in `authorize`. */
-  credentials: Record<Fields, CredentialInput>;
-  /**
-   * Checks the submitted credentials. Return the user (its `id` becomes `providerAccountId`), or null / throw
-   * `CredentialsSignin` for wrong credentials. The second argument is the Express request.
-   */
-  authorize: (credentials: Partial<Record<Fields, unknown>>, request: Request) => Awaitable<User | null>;
+/** What the config needs of a carried flow, at startup. Its routes are typed in flow.ts. */
+export interface CarriedFlow {
+  /** Checks the provider's configuration and returns it ready for the routes. */
+  resolve?(provider: CommonProviderOptions, context: { env: AuthEnv }): ResolvedFlowProvider;
+  /** Checks the provider against the rest of the config (an adapter and its methods, an origin, the session strategy). */
+  check?(provider: ResolvedFlowProvider, config: FlowCheckContext): void;
 }
 
-/** What `sendVerificationRequest` receives: where to send the link, and the link itself. */
-export interface EmailVerificationRequest {
-  /** The normalised email address the link goes to. */
-  identifier: string;
-  /** The sign-in link: `<origin><mount>/callback/<id>?callbackUrl=…&token=…&email=…`. The only secret in the message. */
-  url: string;
-  /** When the link stops working. */
-  expires: Date;
-  /** The token inside `url` (for senders that build their own link); never log it. */
-  token: string;
-  /** The provider's settings, with `server` and `from` read from the env when not configured. */
-  provider: EmailProviderSettings;
-  /** The theme of the built-in pages, for branded messages. */
-  theme: Theme;
-  /** The Express request that asked for the link. */
-  request: Request;
+/** A provider whose sign-in flow its module brings: credentials, email, passkeys. */
+export interface FlowProviderConfig extends CommonProviderOptions {
+  type: Exclude<ProviderType, 'oauth' | 'oidc'>;
+  [providerFlow]: CarriedFlow;
 }
 
-/** The settings of an email provider as senders see them. */
-export interface EmailProviderSettings {
+/** A flow provider after `resolve`: it keeps its flow, which the routes call (flow.ts). */
+export interface ResolvedFlowProvider {
   id: string;
   name: string;
-  /** An SMTP URL (`smtp://user:password@host:587`, `smtps://…`) or nodemailer transport options. */
-  server: string | Record<string, unknown> | undefined;
-  /** The sender, `Name <address>` or an address. */
-  from: string | undefined;
-  /** Seconds a link stays valid. */
-  maxAge: number;
-}
-
-/**
- * The configuration of an email (magic link) provider. Needs an `adapter`: links are single-use verification tokens
- * stored (hashed) in the database.
- */
-export interface EmailConfig extends CommonProviderOptions {
-  type: 'email';
-  /**
-   * The SMTP server the default sender uses: an SMTP URL or nodemailer transport options.
-   * @default AUTH_<ID>_SERVER, then AUTH_EMAIL_SERVER
-   */
-  server?: string | Record<string, unknown>;
-  /**
-   * The sender of the sign-in message.
-   * @default AUTH_<ID>_FROM, then AUTH_EMAIL_FROM
-   */
-  from?: string;
-  /** Seconds a link stays valid. @default 86400 (24 hours) */
-  maxAge?: number;
-  /**
-   * Sends the sign-in link. `Email()` sets a sender that uses nodemailer over `server`; replace it to send through
-   * an HTTP email API. Throw to report a failure (the user sees "The sign-in email could not be sent").
-   */
-  sendVerificationRequest?: (params: EmailVerificationRequest) => Awaitable<void>;
-  /** Makes the token of a link. @default 32 random bytes, hex encoded */
-  generateVerificationToken?: () => Awaitable<string>;
-  /**
-   * Turns what the user typed into the address to use, or throws to refuse it. The result is still checked to be
-   * exactly one address without line breaks.
-   * @default trims, lower-cases, drops comments, checks for one plain address (see email-address.ts)
-   */
-  normalizeIdentifier?: (identifier: string) => string;
-  /** The secret the stored token hashes are made with. @default the first AUTH_SECRET */
-  secret?: string;
-  options?: Partial<EmailConfig>;
-}
-
-/** A WebAuthn credential as the ceremonies see it: `id` is base64url. */
-export interface WebAuthnCredentialDescriptor {
-  id: string;
-  transports: string[] | undefined;
-}
-
-/** A credential that passed registration. */
-export interface WebAuthnRegisteredCredential extends WebAuthnCredentialDescriptor {
-  publicKey: Uint8Array;
-  counter: number;
-  /** `singleDevice` or `multiDevice` (a synced passkey). */
-  deviceType: string;
-  backedUp: boolean;
-}
-
-/** The options JSON for the browser, and the challenge inside it (kept in the challenge cookie). */
-export interface WebAuthnCeremonyOptions {
-  challenge: string;
-  options: unknown;
-}
-
-/**
- * The four WebAuthn ceremonies. `Passkey()` implements them with @simplewebauthn/server; the runtime calls them and
- * stores what they return. The verify functions throw when the response does not verify.
- * @see https://www.w3.org/TR/webauthn-3/#sctn-rp-operations
- */
-export interface WebAuthnCeremonies {
-  registrationOptions(params: {
-    rpID: string;
-    rpName: string;
-    userName: string;
-    userDisplayName: string | undefined;
-    excludeCredentials: WebAuthnCredentialDescriptor[];
-  }): Promise<WebAuthnCeremonyOptions>;
-  verifyRegistration(params: { response: unknown; expectedChallenge: string; expectedOrigin: string; expectedRPID: string }): Promise<WebAuthnRegisteredCredential>;
-  authenticationOptions(params: { rpID: string; allowCredentials: WebAuthnCredentialDescriptor[] }): Promise<WebAuthnCeremonyOptions>;
-  verifyAuthentication(params: {
-    response: unknown;
-    expectedChallenge: string;
-    expectedOrigin: string;
-    expectedRPID: string;
-    credential: WebAuthnCredentialDescriptor & { publicKey: Uint8Array; counter: number };
-  }): Promise<{ newCounter: number }>;
-}
-
-/**
- * The configuration of a WebAuthn (passkey) provider; create it with `Passkey()`. Needs an `adapter` with the
- * authenticator methods.
- */
-export interface WebAuthnConfig extends CommonProviderOptions {
-  type: 'webauthn';
-  /**
-   * The relying party (Auth.js's spelling): `id` is the domain passkeys are bound to, `name` is shown by the
-   * authenticator, `origin` is where the sign-in page runs.
-   * @default from the app's origin (AUTH_URL when set, else the request's): its hostname, host and origin
-   */
-  relayingParty?: { id?: string; name?: string; origin?: string };
-  /** Accepted for Auth.js compatibility; the built-in page does not offer passkeys in the browser's autofill yet. */
-  enableConditionalUI?: boolean;
-  /** The ceremonies; `Passkey()` sets them. */
-  ceremonies: WebAuthnCeremonies;
-  options?: Partial<WebAuthnConfig>;
+  type: Exclude<ProviderType, 'oauth' | 'oidc'>;
+  flow: CarriedFlow;
 }
 
 /** Any provider configuration. */
-export type Provider<P = Profile> = OAuthConfig<P> | OIDCConfig<P> | CredentialsConfig | EmailConfig | WebAuthnConfig;
+export type Provider<P = Profile> = OAuthConfig<P> | OIDCConfig<P> | FlowProviderConfig;
 
 /**
  * A provider in `providers`: a configuration, or a factory called with no options (`providers: [GitHub]`). Each
  * provider types its own profile, so the list accepts any profile type.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- profile types differ per provider (as in Auth.js)
-export type AnyProvider = OAuthConfig<any> | OIDCConfig<any> | CredentialsConfig<any> | EmailConfig | WebAuthnConfig;
+// Profile types differ per provider (as in Auth.js), and a flow provider's own options are its flow's to check.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyProvider = OAuthConfig<any> | OIDCConfig<any> | (FlowProviderConfig & { [option: string]: any });
 export type ProviderInput = AnyProvider | (() => AnyProvider);
 
 /** The stored account for `account()`'s input, with provider details the defaults need. */

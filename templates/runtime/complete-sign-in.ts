@@ -1,0 +1,67 @@
+/**
+ * The shared end of every sign-in (OAuth, credentials, email, passkeys): the `signIn` callback, the user and account
+ * in the database (with an adapter), the session (cookie or database row), the event, and the redirect.
+ */
+import { type RequestContext, sendRedirect } from './context.js';
+import { chunkCookie } from './cookies.js';
+import { AccessDenied } from './errors.js';
+import { emitEvent } from './events.js';
+import { customPageUrl, resolveRedirect } from './redirect.js';
+import { createSessionCookies } from './session.js';
+import { type SignInResolution, existingUserOf, resolveSignIn } from './sign-in.js';
+import type { Account, AdapterUser, Profile, User } from './types.js';
+
+/** What a flow hands to `completeSignIn`. */
+export interface CompletedSignIn {
+  user: User;
+  account: Account;
+  profile?: Profile;
+  credentials?: Record<string, unknown>;
+  callbackUrl: string | undefined;
+  allowDangerousEmailAccountLinking?: boolean;
+  /** The stored user, when the flow already looked it up (email, passkeys): shown to the `signIn` callback. */
+  storedUser?: AdapterUser | null;
+  /** How the user and session are resolved; OAuth's linking rules (sign-in.ts) when absent. */
+  resolve?: () => Promise<SignInResolution>;
+}
+
+/**
+ * Completes a sign-in: the `signIn` callback may refuse it (`AccessDenied`) or redirect elsewhere; then the session
+ * and the redirect to `callbackUrl` (`pages.newUser` for a new user).
+ */
+export async function completeSignIn(context: RequestContext, params: CompletedSignIn): Promise<void> {
+  const { options } = context;
+  const { account, profile } = params;
+  const storedUser = params.storedUser !== undefined ? params.storedUser : await existingUserOf(options, account);
+  let allowed: boolean | string;
+  try {
+    allowed = await options.callbacks.signIn({
+      user: storedUser ?? params.user,
+      account,
+      ...(profile && { profile }),
+      ...(params.credentials && { credentials: params.credentials }),
+    });
+  } catch (error) {
+    throw new AccessDenied('The signIn callback threw', { cause: error instanceof Error ? error : undefined });
+  }
+  if (allowed === false) throw new AccessDenied('The signIn callback refused the sign-in');
+  if (typeof allowed === 'string') return sendRedirect(context, await resolveRedirect(context, allowed));
+
+  const resolved: SignInResolution = params.resolve
+    ? await params.resolve()
+    : await resolveSignIn(context, { user: params.user, account, ...(profile && { profile }), allowDangerousEmailAccountLinking: params.allowDangerousEmailAccountLinking ?? false });
+  const { user, isNewUser } = resolved;
+  if (resolved.session) {
+    const { sessionToken, expires } = resolved.session;
+    context.outgoing.push(...chunkCookie(context.cookies, context.cookieOptions.sessionToken, sessionToken, { expires }));
+  } else {
+    const session = await createSessionCookies(options, context.cookies, context.cookieOptions, { user, account, isNewUser, ...(profile && { profile }) });
+    context.outgoing.push(...session.cookies);
+  }
+  await emitEvent(options, 'signIn', { user, account, ...(profile && { profile }), isNewUser });
+  const destination = await resolveRedirect(context, params.callbackUrl);
+  if (isNewUser && options.pages.newUser) {
+    return sendRedirect(context, customPageUrl(context, options.pages.newUser, { callbackUrl: destination }));
+  }
+  sendRedirect(context, destination);
+}

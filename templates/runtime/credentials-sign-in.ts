@@ -1,0 +1,130 @@
+/**
+ * Credentials sign-in, the flow `Credentials()` brings: POST `<mount>/callback/<id>` (or `<mount>/signin/<id>`) with
+ * the CSRF token and the form's fields calls the provider's `authorize`. Rate-limited per user name and per client;
+ * JWT sessions only.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Request } from 'express';
+import { completeSignIn } from './complete-sign-in.js';
+import type { RequestContext } from './context.js';
+import { verifyCsrf } from './csrf.js';
+import { CallbackRouteError, CredentialsSignin, MethodNotAllowed, UnsupportedStrategy, isAuthError } from './errors.js';
+import type { ProviderFlow, SignInFormContext } from './flow.js';
+import { type SafeHtml, html } from './pages/html.js';
+import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
+import { clearRateLimit, clientAddress, consumeRateLimit } from './rate-limit.js';
+import { readBody } from './request.js';
+import type { Account, Awaitable, User } from './types.js';
+
+/** One input of the credentials form. */
+export interface CredentialInput {
+  label?: string;
+  type?: string;
+  placeholder?: string;
+  required?: boolean;
+  autocomplete?: string;
+  value?: string;
+}
+
+/** The configuration of a credentials provider. Credentials sign-in uses JWT sessions. */
+export interface CredentialsConfig<Fields extends string = string> extends FlowProviderConfig {
+  type: 'credentials';
+  /** The form fields; their names are the keys of `credentials` in `authorize`. */
+  credentials: Record<Fields, CredentialInput>;
+  /**
+   * Checks the submitted credentials. Return the user (its `id` becomes `providerAccountId`), or null / throw
+   * `CredentialsSignin` for wrong credentials. The second argument is the Express request.
+   */
+  authorize: (credentials: Partial<Record<Fields, unknown>>, request: Request) => Awaitable<User | null>;
+}
+
+
+/** A credentials provider, ready for the routes. */
+export interface ResolvedCredentialsProvider extends ResolvedFlowProvider {
+  type: 'credentials';
+  credentials: Record<string, CredentialInput>;
+  authorize: CredentialsConfig['authorize'];
+}
+
+/**
+ * The user name of a credentials sign-in: the value of the provider's first credential field that is not a
+ * password, else of `username` or `email`. Undefined when the form has none (only the per-client rule applies).
+ */
+export function credentialsUserName(fields: Record<string, CredentialInput>, submitted: Record<string, unknown>): string | undefined {
+  const named = Object.entries(fields).find(([, input]) => input.type !== 'password')?.[0];
+  for (const name of [named, 'username', 'email']) {
+    if (name === undefined) continue;
+    const value = submitted[name];
+    const text = typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
+    if (text !== undefined && text.trim() !== '') return text;
+  }
+  return undefined;
+}
+
+async function signInWithCredentials(context: RequestContext, provider: ResolvedCredentialsProvider, body: Record<string, unknown>): Promise<void> {
+  const { csrfToken: _csrf, callbackUrl, ...credentials } = body;
+  // Counted before authorize() for every user name alike, so a refusal says nothing about whether the user exists.
+  const userName = credentialsUserName(provider.credentials, credentials);
+  await consumeRateLimit(context.options.rateLimit, 'credentialsPerClient', clientAddress(context.req));
+  if (userName !== undefined) await consumeRateLimit(context.options.rateLimit, 'credentialsPerUser', userName);
+  let user: User | null;
+  try {
+    user = await provider.authorize(credentials, context.req);
+  } catch (error) {
+    if (isAuthError(error)) throw error;
+    throw new CallbackRouteError(`authorize() of provider "${provider.id}" threw`, { cause: error instanceof Error ? error : undefined });
+  }
+  if (!user) throw new CredentialsSignin(`authorize() of provider "${provider.id}" returned no user`);
+  if (userName !== undefined) await clearRateLimit(context.options.rateLimit, 'credentialsPerUser', userName);
+  const id = user.id !== undefined && user.id !== null && String(user.id) !== '' ? String(user.id) : randomUUID();
+  const signedIn: User = { ...user, id };
+  const account: Account = { providerAccountId: id, type: 'credentials', provider: provider.id };
+  await completeSignIn(context, {
+    user: signedIn,
+    account,
+    credentials,
+    callbackUrl: typeof callbackUrl === 'string' ? callbackUrl : context.cookies.get(context.cookieOptions.callbackUrl.name),
+    // No stored user and no adapter: the user is whoever authorize() returned, in a JWT session.
+    storedUser: null,
+    resolve: async () => ({ user: signedIn, isNewUser: false }),
+  });
+}
+
+/** The `autocomplete` of a credentials field the configuration left without one, so password managers can help. */
+function defaultAutocomplete(name: string, type: string): string | undefined {
+  if (type === 'password') return 'current-password';
+  if (type === 'email' || /^(username|user|login|email)$/i.test(name)) return 'username';
+  return undefined;
+}
+
+/** A form built from the provider's `credentials` fields, each with its label. */
+function credentialsForm(provider: ResolvedCredentialsProvider, { mountPath, hidden }: SignInFormContext): SafeHtml {
+  const fields = Object.entries(provider.credentials).map(([name, input]) => {
+    const id = `input-${provider.id}-${name}`;
+    const type = input.type ?? 'text';
+    const autocomplete = input.autocomplete ?? defaultAutocomplete(name, type);
+    return html`<label for="${id}">${input.label ?? name}</label><input id="${id}" name="${name}" type="${type}"${input.placeholder ? html` placeholder="${input.placeholder}"` : ''}${autocomplete ? html` autocomplete="${autocomplete}"` : ''}${input.required === false ? '' : html` required`}>`;
+  });
+  return html`<form action="${mountPath}/callback/${encodeURIComponent(provider.id)}" method="POST">${hidden}${fields}<button type="submit">Sign in with ${provider.name}</button></form>`;
+}
+
+/** The flow of a credentials provider. */
+export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
+  resolve(provider) {
+    const { id, name, credentials, authorize } = provider as CredentialsConfig;
+    if (typeof authorize !== 'function') throw new TypeError(`Credentials provider "${id}" needs an authorize(credentials, request) function`);
+    return { id, name, type: 'credentials', credentials: { ...credentials }, authorize, flow: credentialsFlow };
+  },
+  check(_provider, config) {
+    if (config.strategy === 'database') throw new UnsupportedStrategy('Credentials sign-in works with JWT sessions only: set session.strategy to "jwt".');
+  },
+  signIn: signInWithCredentials,
+  async callback(context, provider, method) {
+    if (method !== 'POST') throw new MethodNotAllowed('Credentials are submitted with POST', { allow: ['POST'] });
+    const body = await readBody(context.req);
+    verifyCsrf(context, body);
+    await signInWithCredentials(context, provider, body);
+  },
+  signInForm: credentialsForm,
+};
+

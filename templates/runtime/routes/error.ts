@@ -1,0 +1,16 @@
+/** GET `<mount>/error?error=<type>`: the error page (or a redirect to `pages.error`). */
+import { type RequestContext, sendHtml, sendRedirect } from '../context.js';
+import { renderErrorPage } from '../pages/other.js';
+import { customPageUrl } from '../redirect.js';
+import { queryParams } from '../request.js';
+
+export function errorRoute(context: RequestContext): void {
+  const query = queryParams(context.req);
+  const error = query.get('error') ?? undefined;
+  const code = query.get('code') ?? undefined;
+  if (context.options.pages.error) {
+    return sendRedirect(context, customPageUrl(context, context.options.pages.error, { error, code }));
+  }
+  const page = renderErrorPage({ error, code, mountPath: context.mountPath, theme: context.options.theme });
+  sendHtml(context, page.status, page.body);
+}

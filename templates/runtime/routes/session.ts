@@ -1,0 +1,18 @@
+/** `<mount>/session`: GET answers the session (or null); POST with the CSRF token updates it (`trigger: 'update'`). */
+import { type RequestContext, sendJson } from '../context.js';
+import { verifyCsrf } from '../csrf.js';
+import { readBody } from '../request.js';
+import type { Route } from '../router.js';
+import { readSession } from '../session.js';
+
+export async function sessionRoute(context: RequestContext, route: Route): Promise<void> {
+  let update: { trigger: 'update'; newSession: unknown } | undefined;
+  if (route.method === 'POST') {
+    const body = await readBody(context.req);
+    verifyCsrf(context, body);
+    update = { trigger: 'update', newSession: body['data'] };
+  }
+  const result = await readSession(context.req, context.options, { write: true, cookies: context.cookies, cookieOptions: context.cookieOptions, ...update });
+  context.outgoing.push(...result.cookies);
+  sendJson(context, 200, result.session);
+}

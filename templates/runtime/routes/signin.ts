@@ -1,0 +1,55 @@
+/**
+ * `<mount>/signin`: GET shows the sign-in page (or redirects to `pages.signIn`); POST `<mount>/signin/<provider>`
+ * with the CSRF token starts a sign-in: the provider's authorization URL for OAuth, or the provider's own flow.
+ */
+import { type RequestContext, sendHtml, sendRedirect, setCookie } from '../context.js';
+import { csrfTokenOf, verifyCsrf } from '../csrf.js';
+import { InvalidProvider } from '../errors.js';
+import { type OAuthProtocol, flowOf } from '../flow.js';
+import { createAuthorizationUrl } from '../oauth/authorization-url.js';
+import { renderSignInPage, signInPageScriptHashes } from '../pages/signin.js';
+import { customPageUrl, resolveRedirect, safeCallbackParam } from '../redirect.js';
+import { isOAuthProvider } from '../providers/resolve.js';
+import { bodyField, queryParams, readBody } from '../request.js';
+import { type Route, findProvider, unsupportedProvider } from '../router.js';
+
+export async function signInRoute(context: RequestContext, route: Route): Promise<void> {
+  if (route.method === 'GET') return signInPage(context);
+  if (!route.providerId) throw new InvalidProvider('Name the provider: POST <mount>/signin/<provider>');
+  const provider = findProvider(context, route.providerId);
+  const body = await readBody(context.req);
+  verifyCsrf(context, body);
+  if (!isOAuthProvider(provider)) {
+    const flow = flowOf(provider);
+    if (!flow.signIn) return unsupportedProvider(provider);
+    return flow.signIn(context, provider, body);
+  }
+  const query = queryParams(context.req);
+  const callbackUrl = bodyField(body, 'callbackUrl') ?? query.get('callbackUrl') ?? undefined;
+  if (callbackUrl) {
+    setCookie(context, context.cookieOptions.callbackUrl, await resolveRedirect(context, callbackUrl));
+  }
+  const protocol = provider.protocol as OAuthProtocol | undefined;
+  const url = protocol ? await protocol.authorizationUrl(context, provider, query) : await createAuthorizationUrl(context, provider, query);
+  sendRedirect(context, url);
+}
+
+function signInPage(context: RequestContext): void {
+  const query = queryParams(context.req);
+  const callbackUrl = safeCallbackParam(context, query.get('callbackUrl'));
+  const error = query.get('error') ?? undefined;
+  const code = query.get('code') ?? undefined;
+  if (context.options.pages.signIn) {
+    return sendRedirect(context, customPageUrl(context, context.options.pages.signIn, { callbackUrl, error, code }));
+  }
+  const page = renderSignInPage({
+    providers: context.options.providers,
+    mountPath: context.mountPath,
+    csrfToken: csrfTokenOf(context),
+    callbackUrl,
+    error,
+    code,
+    theme: context.options.theme,
+  });
+  sendHtml(context, 200, page, signInPageScriptHashes(context.options.providers));
+}

@@ -1,0 +1,50 @@
+/**
+ * `<mount>/signout`: GET shows the sign-out page (or redirects to `pages.signOut`); POST with the CSRF token ends
+ * the session (its database row too) and redirects to `callbackUrl`.
+ */
+import { callAdapter } from '../adapter.js';
+import { type RequestContext, sendHtml, sendRedirect } from '../context.js';
+import { clearChunkedCookie, readChunkedCookie } from '../cookies.js';
+import { csrfTokenOf, verifyCsrf } from '../csrf.js';
+import { emitEvent } from '../events.js';
+import { renderSignOutPage } from '../pages/other.js';
+import { customPageUrl, resolveRedirect, safeCallbackParam } from '../redirect.js';
+import { bodyField, queryParams, readBody } from '../request.js';
+import type { Route } from '../router.js';
+import type { JWT } from '../types.js';
+
+export async function signOutRoute(context: RequestContext, route: Route): Promise<void> {
+  if (route.method === 'GET') return signOutPage(context);
+  const body = await readBody(context.req);
+  verifyCsrf(context, body);
+  const { options } = context;
+  const sessionCookie = context.cookieOptions.sessionToken;
+  const raw = readChunkedCookie(context.cookies, sessionCookie.name);
+  context.outgoing.push(...clearChunkedCookie(context.cookies, sessionCookie));
+  if (options.session.strategy === 'database' && options.adapter) {
+    let session: unknown = null;
+    if (raw !== undefined) {
+      // The row is deleted so that the session ends everywhere; an outage still clears this browser's cookie.
+      session = await callAdapter(options.adapter, 'deleteSession', raw).catch((error: Error) => {
+        options.logger.error(error);
+        return null;
+      });
+    }
+    await emitEvent(options, 'signOut', { session });
+  } else {
+    let token: JWT | null = null;
+    if (raw !== undefined) {
+      token = await options.jwt.decode({ token: raw, secret: options.secrets, salt: sessionCookie.name }).catch(() => null);
+    }
+    await emitEvent(options, 'signOut', { token });
+  }
+  sendRedirect(context, await resolveRedirect(context, bodyField(body, 'callbackUrl')));
+}
+
+function signOutPage(context: RequestContext): void {
+  const callbackUrl = safeCallbackParam(context, queryParams(context.req).get('callbackUrl'));
+  if (context.options.pages.signOut) {
+    return sendRedirect(context, customPageUrl(context, context.options.pages.signOut, { callbackUrl }));
+  }
+  sendHtml(context, 200, renderSignOutPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), callbackUrl, theme: context.options.theme }));
+}

@@ -1,0 +1,15 @@
+/** GET `<mount>/verify-request`: the "check your email" page after an email sign-in (or `pages.verifyRequest`). */
+import { type RequestContext, sendHtml, sendRedirect } from '../context.js';
+import { renderVerifyRequestPage } from '../pages/other.js';
+import { customPageUrl } from '../redirect.js';
+import { queryParams } from '../request.js';
+
+export function verifyRequestRoute(context: RequestContext): void {
+  if (context.options.pages.verifyRequest) {
+    // As Auth.js: the custom page learns which provider sent the link.
+    const query = queryParams(context.req);
+    const params = { provider: query.get('provider') ?? undefined, type: query.get('type') ?? undefined };
+    return sendRedirect(context, customPageUrl(context, context.options.pages.verifyRequest, params));
+  }
+  sendHtml(context, 200, renderVerifyRequestPage({ origin: context.origin, theme: context.options.theme }));
+}
