@@ -10,7 +10,7 @@ import { appendEnvGroups } from '../generator/merge/env-file.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import type { PlannedFile } from '../generator/planned-file.js';
 import { addProviderToConfig, readAuthConfig } from '../generator/provider-list.js';
-import { readRuntimeProviderFile, withRuntimeHeader } from '../generator/runtime-files.js';
+import { readRuntimeFiles, withRuntimeHeader } from '../generator/runtime-files.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
 import { testedRanges } from '../generator/dependencies.js';
 import { answersFromConfig, isBaseFile, planManifest, readManifest } from '../generator/manifest.js';
@@ -87,13 +87,13 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
     ...planMergedFile(configPath, configText, edit.content, edit.changed ? `adds ${entry.importName} to the providers` : undefined),
     base: renderAuthConfig(projectAnswers, cliVersion, templates),
   });
-  const providerPath = `${authDir}/core/providers/${entry.id}.ts`;
-  if (!existsSync(join(root, providerPath))) {
-    const runtimeFile = readRuntimeProviderFile(entry.id, templates);
-    if (runtimeFile) {
-      const content = withRuntimeHeader(runtimeFile.path, runtimeFile.content, cliVersion);
-      files.push({ ...planMergedFile(providerPath, undefined, content), base: content });
-    }
+  // The runtime files the new provider list reaches and the project lacks: the provider's file, and its flow
+  // (email sign-in, passkeys, OAuth 1.0a) when it brings one. Files the project has are left as they are.
+  for (const runtimeFile of readRuntimeFiles(projectAnswers.providers, projectAnswers.adapter, templates)) {
+    const path = `${authDir}/core/${runtimeFile.path}`;
+    if (existsSync(join(root, path))) continue;
+    const content = withRuntimeHeader(runtimeFile.path, runtimeFile.content, cliVersion);
+    files.push({ ...planMergedFile(path, undefined, content), base: content });
   }
   const group = providerEnvGroup(entry, origin, mount);
   if (group) {

@@ -12,7 +12,7 @@ import type { PlannedFile } from '../generator/planned-file.js';
 import { readProjectAdapter } from '../generator/project-adapter.js';
 import { isImportedInProject } from '../generator/project-imports.js';
 import { removeProviderFromConfig } from '../generator/provider-list.js';
-import { readRuntimeProviderFile, withRuntimeHeader } from '../generator/runtime-files.js';
+import { readRuntimeFiles, withRuntimeHeader } from '../generator/runtime-files.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
 import { cancelledError, usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
@@ -77,20 +77,23 @@ export async function runRemoveProvider(idOrAlias: string, flags: RemoveProvider
     base: renderAuthConfig(projectAnswers, cliVersion, templates),
   });
 
-  const providerPath = `${authDir}/core/providers/${entry.id}.ts`;
-  const providerText = readProjectFile(root, providerPath);
-  if (providerText !== undefined) {
-    const planned = new Map<string, string | undefined>([[configPath, edit.content]]);
-    const known = manifest?.files[providerPath];
-    const template = readRuntimeProviderFile(entry.id, templates);
-    const untouched = known ? known.sha256 === sha256(providerText) : template !== undefined && withRuntimeHeader(template.path, template.content, cliVersion) === providerText;
-    if (isImportedInProject(root, providerPath, planned)) {
-      notes.push(`Kept ${providerPath}: another file still imports it.`);
-    } else if (!untouched) {
-      notes.push(`Kept ${providerPath}: it has changes of yours. Delete it by hand if you no longer need it.`);
-    } else {
-      files.push(planDeletedFile(providerPath, providerText, 'no longer used'));
-    }
+  // The runtime files the provider list no longer reaches (the provider's file, and the flow it brought): each is
+  // deleted when unchanged and no file that stays imports it, and kept with a note otherwise.
+  const runtimeNow = readRuntimeFiles(answersFromConfig(api, configText, fallbackAnswers).providers, projectAnswers.adapter, templates);
+  const runtimeAfter = new Set(readRuntimeFiles(projectAnswers.providers, projectAnswers.adapter, templates).map((file) => file.path));
+  const unused = runtimeNow.filter((file) => !runtimeAfter.has(file.path)).flatMap((file) => {
+    const path = `${authDir}/core/${file.path}`;
+    const text = readProjectFile(root, path);
+    if (text === undefined) return [];
+    const known = manifest?.files[path];
+    const untouched = known ? known.sha256 === sha256(text) : withRuntimeHeader(file.path, file.content, cliVersion) === text;
+    if (!untouched) notes.push(`Kept ${path}: it has changes of yours. Delete it by hand if you no longer need it.`);
+    return untouched ? [{ path, text }] : [];
+  });
+  const planned = new Map<string, string | undefined>([[configPath, edit.content], ...unused.map(({ path }): [string, undefined] => [path, undefined])]);
+  for (const { path, text } of unused) {
+    if (isImportedInProject(root, path, planned)) notes.push(`Kept ${path}: another file still imports it.`);
+    else files.push(planDeletedFile(path, text, 'no longer used'));
   }
 
   const exampleText = readProjectFile(root, '.env.example');

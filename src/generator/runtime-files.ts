@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
-import { adapterCatalog } from '../catalog/adapters.js';
+import { join, posix, relative, sep } from 'node:path';
+import { findAdapter } from '../catalog/adapters.js';
 import type { AdapterId } from '../catalog/adapters.js';
+import { getProvider } from '../catalog/providers.js';
 import type { ProviderId } from '../catalog/providers.js';
 import { packageTemplateDirs } from './paths.js';
 import type { TemplateDirs } from './paths.js';
@@ -20,18 +21,38 @@ function listFiles(directory: string): string[] {
   });
 }
 
+/** Relative specifiers a runtime file imports: `import … from`, `export … from`, `import '…'` and `import('…')`. */
+export function relativeImports(content: string): string[] {
+  return [...content.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((match) => match[1]!);
+}
+
 /**
- * Whether a runtime file belongs in a project with these choices (the shadcn model: the user gets the code they
- * use). Provider factories (files of providers/ with a default export) are copied only when chosen, and adapter
- * files only for the chosen adapter; everything else, shared helpers included, always.
+ * The runtime files the generated auth module starts from (paths below `templates/runtime/`): `index.ts`, which
+ * src/auth/index.ts and config.ts import, and the files config.ts imports for these providers and this adapter.
  */
-function isWanted(path: string, content: string, providers: readonly ProviderId[], adapter: AdapterId): boolean {
-  const [folder, file, nested] = path.split('/');
-  if (nested !== undefined || file === undefined) return true;
-  const id = file.replace(/\.ts$/, '');
-  if (folder === 'providers') return (providers as readonly string[]).includes(id) || !/^export default /m.test(content);
-  if (folder === 'adapters') return id === adapter || !adapterCatalog.some((entry) => entry.id === id);
-  return true;
+export function runtimeEntryPoints(providers: readonly ProviderId[], adapter: AdapterId): string[] {
+  const fromConfig = [...providers.map((id) => getProvider(id).importPath), findAdapter(adapter)?.importPath ?? null];
+  return ['index.ts', ...fromConfig.flatMap((path) => (path ? [path.replace(/^\.\/core\//, '').replace(/\.js$/, '.ts')] : []))];
+}
+
+/**
+ * The files reachable from `entries` by relative imports (static, dynamic and type-only: each one is needed to
+ * compile), sorted. `read` gives a file's text, or undefined when there is no such file.
+ */
+export function reachableRuntimeFiles(entries: readonly string[], read: (path: string) => string | undefined): string[] {
+  const reached = new Set<string>();
+  const pending = [...entries];
+  while (pending.length > 0) {
+    const path = pending.pop()!;
+    if (reached.has(path)) continue;
+    const content = read(path);
+    if (content === undefined) continue;
+    reached.add(path);
+    for (const specifier of relativeImports(content)) {
+      pending.push(posix.join(posix.dirname(path), specifier).replace(/\.js$/, '.ts'));
+    }
+  }
+  return [...reached].sort();
 }
 
 /** The header line that names the CLI version that copied a runtime file. */
@@ -44,23 +65,15 @@ export function withRuntimeHeader(path: string, content: string, version: string
   return path.endsWith('.ts') ? `${runtimeHeader(version)}\n${content}` : content;
 }
 
-/** The runtime files to copy for these choices, sorted by path. */
+/**
+ * The runtime files to copy for these choices, sorted by path: the shadcn model, the user gets the code they use.
+ * Only what the generated auth module reaches by its imports (`runtimeEntryPoints`) is copied, so OAuth 1.0a comes
+ * only with microblog, WebAuthn with passkeys, email sign-in with email, and each adapter's file with that adapter.
+ * `create`, `add-provider`, `remove-provider` and `update` all plan the runtime copy with this function.
+ */
 export function readRuntimeFiles(providers: readonly ProviderId[], adapter: AdapterId, templates: TemplateDirs = packageTemplateDirs): RuntimeFile[] {
   const directory = templates.runtime;
-  return listFiles(directory)
-    .map((full) => relative(directory, full).split(sep).join('/'))
-    .filter((path) => !path.endsWith('.test.ts'))
-    .sort()
-    .map((path) => ({ path, content: readFileSync(join(directory, path), 'utf8') }))
-    .filter((file) => isWanted(file.path, file.content, providers, adapter));
-}
-
-/** The runtime file of one provider (for `add-provider` in a project copied before the provider existed). */
-export function readRuntimeProviderFile(id: ProviderId, templates: TemplateDirs = packageTemplateDirs): RuntimeFile | undefined {
-  const path = `providers/${id}.ts`;
-  try {
-    return { path, content: readFileSync(join(templates.runtime, path), 'utf8') };
-  } catch {
-    return undefined;
-  }
+  const available = new Set(listFiles(directory).map((full) => relative(directory, full).split(sep).join('/')));
+  const read = (path: string): string | undefined => (available.has(path) ? readFileSync(join(directory, path), 'utf8') : undefined);
+  return reachableRuntimeFiles(runtimeEntryPoints(providers, adapter), read).map((path) => ({ path, content: read(path)! }));
 }

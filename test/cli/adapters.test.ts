@@ -188,7 +188,8 @@ describe('create-framework-auth --adapter', () => {
     await writeFile(configPath, (await readFile(configPath, 'utf8')).replace("basePath: '/auth',", "basePath: '/auth', // mounted in server.ts"));
     const result = await create(['app', '--yes', '--no-install', '--providers', 'oidc', '--adapter', 'sqlite'], parent);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(/Planned \d+ files: 1 created, 6 updated, \d+ unchanged/);
+    // Created: adapters/sqlite.ts and the row mapping it shares with the PostgreSQL adapter (adapters/sql-rows.ts).
+    expect(result.stdout).toMatch(/Planned \d+ files: 2 created, 6 updated, \d+ unchanged/);
     const config = await readFile(configPath, 'utf8');
     expect(config.replace(/^\/\/ Written by .*\n/, '')).toMatchInlineSnapshot(`
       "import './env.js';

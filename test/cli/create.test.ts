@@ -151,7 +151,8 @@ describe('create-framework-auth --yes --no-install', () => {
     const parent = await makeTempDir();
     await create(['app', '--yes', '--no-install'], parent);
     const result = await create(['app', '--yes', '--no-install', '--providers', 'oidc,microblog'], parent);
-    expect(result.stdout).toMatch(/Planned \d+ files: 1 created, 4 updated, \d+ unchanged/);
+    // Created: providers/microblog.ts and the OAuth 1.0a flow it brings (oauth1/flow.ts, oauth1/signature.ts).
+    expect(result.stdout).toMatch(/Planned \d+ files: 3 created, 4 updated, \d+ unchanged/);
     const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
     expect(config).toContain('    OIDC(),\n    Microblog(),\n');
     expect(await readFile(join(parent, 'app/.env'), 'utf8')).toContain('AUTH_MICROBLOG_ID=');
