@@ -5,7 +5,8 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Request } from 'express';
-import { assertAdapterFor, callAdapter } from './adapter.js';
+import { callAdapter } from './adapter.js';
+import { assertAdapterFor } from './adapter-needs.js';
 import { completeSignIn } from './complete-sign-in.js';
 import { type RequestContext, configuredActionUrl, sendHtml, sendJson, sendRedirect } from './context.js';
 import { readChunkedCookie } from './cookies.js';

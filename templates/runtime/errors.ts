@@ -67,127 +67,95 @@ export interface ErrorResponse {
   messages?: { signIn: string; heading: string; errorPage: string };
 }
 
-const tryAgain = 'To confirm your identity, sign in with the same account you used originally.';
-const configuration = { status: 400, page: 'error', shownAs: 'Configuration' } as const;
-const inline = (status: number, shownAs: ErrorType): ErrorResponse => ({ status, page: 'inline', shownAs });
+const sameAccount = 'To confirm your identity, sign in with the same account you used originally.';
+const configuration: ErrorResponse = { status: 400, page: 'error', shownAs: 'Configuration' };
+const inline = (status: number): ErrorResponse => ({ status, page: 'inline', shownAs: 'Configuration' });
+
+/** A client-safe type: shown as itself, with the sign-in page's alert and the error page's heading and text. */
+function clientSafe(type: ErrorType, status: number, page: ErrorResponse['page'], signIn: string, heading: string, errorPage = signIn): ErrorResponse {
+  return { status, page, shownAs: type, messages: { signIn, heading, errorPage } };
+}
 
 /**
  * The one table of error responses: status, page, what a URL may show, and the user's texts. The handler's
  * `respondWithError`, the `AuthError` status and the built-in pages all read it.
  */
 export const errorResponses: Readonly<Record<ErrorType, ErrorResponse>> = {
-  AccessDenied: {
-    status: 403,
-    page: 'error',
-    shownAs: 'AccessDenied',
-    messages: { signIn: 'You do not have permission to sign in.', heading: 'Access denied', errorPage: 'You do not have permission to sign in.' },
-  },
-  AccountNotLinked: { status: 400, page: 'signIn', shownAs: 'AccountNotLinked', messages: { signIn: tryAgain, heading: 'Unable to sign in', errorPage: tryAgain } },
+  AccessDenied: clientSafe('AccessDenied', 403, 'error', 'You do not have permission to sign in.', 'Access denied'),
+  AccountNotLinked: clientSafe('AccountNotLinked', 400, 'signIn', sameAccount, 'Unable to sign in'),
   AdapterError: { ...configuration, status: 503 },
   CallbackRouteError: configuration,
-  Configuration: {
-    ...configuration,
-    messages: {
-      signIn: 'Unable to sign in.',
-      heading: 'Server error',
-      errorPage: 'There is a problem with the server configuration. Check the server logs for more information.',
-    },
-  },
-  CredentialsSignin: {
-    status: 401,
-    page: 'signIn',
-    shownAs: 'CredentialsSignin',
-    messages: {
-      signIn: 'Sign-in failed. Check the details you provided are correct.',
-      heading: 'Unable to sign in',
-      errorPage: 'Sign-in failed. Check the details you provided are correct.',
-    },
-  },
-  EmailSignInError: {
-    status: 400,
-    page: 'signIn',
-    shownAs: 'EmailSignInError',
-    messages: {
-      signIn: 'The sign-in email could not be sent. Check the address and try again.',
-      heading: 'Unable to sign in',
-      errorPage: 'The sign-in email could not be sent. Please try again.',
-    },
-  },
+  Configuration: clientSafe(
+    'Configuration',
+    400,
+    'error',
+    'Unable to sign in.',
+    'Server error',
+    'There is a problem with the server configuration. Check the server logs for more information.',
+  ),
+  CredentialsSignin: clientSafe('CredentialsSignin', 401, 'signIn', 'Sign-in failed. Check the details you provided are correct.', 'Unable to sign in'),
+  EmailSignInError: clientSafe(
+    'EmailSignInError',
+    400,
+    'signIn',
+    'The sign-in email could not be sent. Check the address and try again.',
+    'Unable to sign in',
+    'The sign-in email could not be sent. Please try again.',
+  ),
   ErrorPageLoop: configuration,
   EventError: configuration,
   InvalidCallbackUrl: configuration,
   InvalidCheck: { status: 400, page: 'signIn', shownAs: 'OAuthCallbackError' },
   InvalidEndpoints: configuration,
-  InvalidProvider: inline(404, 'Configuration'),
-  InvalidRequest: inline(400, 'Configuration'),
+  InvalidProvider: inline(404),
+  InvalidRequest: inline(400),
   JWTSessionError: configuration,
-  MethodNotAllowed: inline(405, 'Configuration'),
+  MethodNotAllowed: inline(405),
   MissingAdapter: configuration,
   MissingAdapterMethods: configuration,
   MissingAuthorize: configuration,
-  MissingCSRF: {
-    status: 403,
-    page: 'signIn',
-    shownAs: 'MissingCSRF',
-    messages: { signIn: 'Your sign-in form expired. Please try again.', heading: 'Unable to continue', errorPage: 'The form expired. Please go back and try again.' },
-  },
+  MissingCSRF: clientSafe('MissingCSRF', 403, 'signIn', 'Your sign-in form expired. Please try again.', 'Unable to continue', 'The form expired. Please go back and try again.'),
   MissingSecret: configuration,
   MissingWebAuthnAutocomplete: configuration,
-  OAuthAccountNotLinked: { status: 400, page: 'signIn', shownAs: 'OAuthAccountNotLinked', messages: { signIn: tryAgain, heading: 'Unable to sign in', errorPage: tryAgain } },
-  OAuthCallbackError: {
-    status: 400,
-    page: 'signIn',
-    shownAs: 'OAuthCallbackError',
-    messages: {
-      signIn: 'Sign-in with this provider did not complete. Try again.',
-      heading: 'Unable to sign in',
-      errorPage: 'Sign-in with the provider did not complete. Please try again.',
-    },
-  },
+  OAuthAccountNotLinked: clientSafe('OAuthAccountNotLinked', 400, 'signIn', sameAccount, 'Unable to sign in'),
+  OAuthCallbackError: clientSafe(
+    'OAuthCallbackError',
+    400,
+    'signIn',
+    'Sign-in with this provider did not complete. Try again.',
+    'Unable to sign in',
+    'Sign-in with the provider did not complete. Please try again.',
+  ),
   OAuthProfileParseError: { status: 400, page: 'signIn', shownAs: 'OAuthCallbackError' },
-  OAuthSignInError: {
-    status: 400,
-    page: 'signIn',
-    shownAs: 'OAuthSignInError',
-    messages: {
-      signIn: 'Sign-in could not start with this provider. Try again, or use another way to sign in.',
-      heading: 'Unable to sign in',
-      errorPage: 'Sign-in with this provider could not start. Please try again.',
-    },
-  },
-  RateLimited: {
-    ...inline(429, 'RateLimited'),
-    messages: {
-      signIn: 'Too many attempts. Please wait a few minutes and try again.',
-      heading: 'Too many attempts',
-      errorPage: 'Too many attempts. Please wait a few minutes and try again.',
-    },
-  },
+  OAuthSignInError: clientSafe(
+    'OAuthSignInError',
+    400,
+    'signIn',
+    'Sign-in could not start with this provider. Try again, or use another way to sign in.',
+    'Unable to sign in',
+    'Sign-in with this provider could not start. Please try again.',
+  ),
+  RateLimited: clientSafe('RateLimited', 429, 'inline', 'Too many attempts. Please wait a few minutes and try again.', 'Too many attempts'),
   SessionTokenError: configuration,
   SignOutError: configuration,
-  UnknownAction: inline(404, 'Configuration'),
+  UnknownAction: inline(404),
   UnsupportedStrategy: configuration,
-  UntrustedHost: inline(400, 'Configuration'),
-  Verification: {
-    status: 403,
-    page: 'error',
-    shownAs: 'Verification',
-    messages: {
-      signIn: 'The sign-in link is no longer valid. It may have been used already or it may have expired.',
-      heading: 'Unable to sign in',
-      errorPage: 'The sign-in link is no longer valid. It may have been used already or it may have expired.',
-    },
-  },
-  WebAuthnVerificationError: {
-    status: 400,
-    page: 'signIn',
-    shownAs: 'WebAuthnVerificationError',
-    messages: {
-      signIn: 'The passkey could not be verified. Try again, or use another way to sign in.',
-      heading: 'Unable to sign in',
-      errorPage: 'The passkey could not be verified. Please try again.',
-    },
-  },
+  UntrustedHost: inline(400),
+  Verification: clientSafe(
+    'Verification',
+    403,
+    'error',
+    'The sign-in link is no longer valid. It may have been used already or it may have expired.',
+    'Unable to sign in',
+  ),
+  WebAuthnVerificationError: clientSafe(
+    'WebAuthnVerificationError',
+    400,
+    'signIn',
+    'The passkey could not be verified. Try again, or use another way to sign in.',
+    'Unable to sign in',
+    'The passkey could not be verified. Please try again.',
+  ),
 };
 
 /** Types that may appear in a URL (their own `shownAs`). Anything else is shown as what the table says. */

@@ -17,7 +17,8 @@
  * @see https://www.w3.org/TR/webauthn-3/
  */
 import { randomUUID } from 'node:crypto';
-import { assertAdapterFor, callAdapter } from './adapter.js';
+import { callAdapter } from './adapter.js';
+import { assertAdapterFor } from './adapter-needs.js';
 import { completeSignIn } from './complete-sign-in.js';
 import { type RequestContext, sendJson } from './context.js';
 import { verifyCsrf } from './csrf.js';
