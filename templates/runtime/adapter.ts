@@ -11,6 +11,7 @@ import type {
   AdapterSession,
   AdapterUser,
   Awaitable,
+  TokenSet,
   VerificationToken,
 } from './types.js';
 
@@ -51,6 +52,30 @@ export interface Adapter {
   hitRateLimit?(key: string, windowSeconds: number): Awaitable<RateLimitHit>;
   /** Not part of Auth.js's interface: forgets a rate-limit key's window (see `RateLimitStore.reset`). */
   resetRateLimit?(key: string): Awaitable<void>;
+  /**
+   * Not part of Auth.js's interface: every account of a user, in any order (none: an empty list). `getAccessToken`
+   * finds the signed-in user's account with a provider through it, and database sessions show
+   * `session.error` from it.
+   */
+  listAccountsByUserId?(userId: AdapterAccount['userId']): Awaitable<AdapterAccount[]>;
+  /**
+   * Not part of Auth.js's interface: stores new tokens on an account (after a refresh, or a new sign-in) and
+   * returns the account as stored, or null when no account matched. The six fields of `AccountTokens` are all
+   * written: an absent one is cleared. With `expectedRefreshToken` the write is a compare-and-set: it happens only
+   * while the stored refresh token is that one (null: none is stored), in the same statement, so that of two app
+   * processes that refreshed one token, the second cannot overwrite what the first stored.
+   */
+  updateAccountTokens?(params: UpdateAccountTokensParams): Awaitable<AdapterAccount | null>;
+}
+
+/** The token fields `updateAccountTokens` writes. */
+export type AccountTokens = Pick<TokenSet, 'access_token' | 'refresh_token' | 'expires_at' | 'id_token' | 'scope' | 'token_type'>;
+
+/** What `updateAccountTokens` receives. */
+export interface UpdateAccountTokensParams extends Pick<AdapterAccount, 'provider' | 'providerAccountId'> {
+  tokens: AccountTokens;
+  /** Write only while the stored refresh token is this one (null: while none is stored); absent: always write. */
+  expectedRefreshToken?: string | null;
 }
 
 /** The name of an adapter method. */

@@ -33,6 +33,7 @@ export const errorTypes = [
   'OAuthProfileParseError',
   'OAuthSignInError',
   'RateLimited',
+  'RefreshTokenError',
   'SessionTokenError',
   'SignOutError',
   'UnknownAction',
@@ -136,6 +137,8 @@ export const errorResponses: Readonly<Record<ErrorType, ErrorResponse>> = {
     'Sign-in with this provider could not start. Please try again.',
   ),
   RateLimited: clientSafe('RateLimited', 429, 'inline', 'Too many attempts. Please wait a few minutes and try again.', 'Too many attempts'),
+  // Raised by getAccessToken in the app's own routes, never by the auth routes: 401, the user must sign in again.
+  RefreshTokenError: { ...configuration, status: 401 },
   SessionTokenError: configuration,
   SignOutError: configuration,
   UnknownAction: inline(404),
@@ -303,6 +306,34 @@ export class OAuthProfileParseError extends AuthError {
 /** Starting the OAuth sign-in failed (discovery unreachable, bad configuration). */
 export class OAuthSignInError extends SignInError {
   static type: ErrorType = 'OAuthSignInError';
+}
+
+/** Why `getAccessToken` has no access token to give (`RefreshTokenError.reason`). */
+export type RefreshTokenFailure =
+  /** The provider refused the refresh token (`invalid_grant`): the user must sign in with it again. */
+  | 'refused'
+  /** The access token expired and the provider gave no refresh token: the user must sign in with it again. */
+  | 'no-refresh-token'
+  /** The refresh could not be done (the provider unreachable, an error answer other than `invalid_grant`, a
+   * response already sent): the stored tokens are kept, a later call may succeed. */
+  | 'failed';
+
+/**
+ * `getAccessToken` could not give a valid access token. With `reason` `refused` or `no-refresh-token` the session
+ * also shows `error: 'RefreshTokenError'` until the user signs in with the provider again. The message names the
+ * provider and what happened, never a token.
+ */
+export class RefreshTokenError extends AuthError {
+  static type: ErrorType = 'RefreshTokenError';
+  /** The provider whose token could not be had. */
+  provider: string;
+  reason: RefreshTokenFailure;
+
+  constructor(message: string, details: { provider: string; reason: RefreshTokenFailure }, options?: ErrorOptions) {
+    super(message, options);
+    this.provider = details.provider;
+    this.reason = details.reason;
+  }
 }
 
 /** Reading the session from the adapter failed. */

@@ -1,11 +1,13 @@
 /**
  * framework-auth: authentication for Express, owned by your project. Mount `FrameworkAuth(config)` below a path,
- * read sessions with `getSession(req, config)`, guard routes with `createRequireAuth(config)`.
+ * read sessions with `getSession(req, config)`, guard routes with `createRequireAuth(config)`, call provider APIs with
+ * `getAccessToken(req, providerId, config)`.
  */
 export { FrameworkAuth } from './handler.js';
 export type { FrameworkAuthHandler } from './handler.js';
 export { getSession, createSessionLocals, createRequireAuth } from './get-session.js';
 export type { RequireAuthOptions } from './get-session.js';
+export { getAccessToken, ACCESS_TOKEN_SKEW_SECONDS } from './access-token.js';
 export { resolveConfig, readSecrets, MIN_SECRET_LENGTH } from './config.js';
 export type {
   FrameworkAuthConfig,
@@ -20,7 +22,7 @@ export type { Theme } from './theme.js';
 export { encode, decode, DEFAULT_MAX_AGE } from './jwt.js';
 export type { JWTOptions, JWTEncodeParams, JWTDecodeParams } from './jwt.js';
 export type { CookieOption, CookiesOptions, CookiesOverrides } from './cookies.js';
-export type { Adapter } from './adapter.js';
+export type { AccountTokens, Adapter, UpdateAccountTokensParams } from './adapter.js';
 export { MemoryRateLimitStore, defaultRateLimitRules } from './rate-limit.js';
 export type { MemoryRateLimitStoreOptions, RateLimitHit, RateLimitOptions, RateLimitRule, RateLimitRuleName, RateLimitStore } from './rate-limit.js';
 export {
@@ -52,6 +54,7 @@ export {
   OAuthProfileParseError,
   OAuthSignInError,
   RateLimited,
+  RefreshTokenError,
   SessionTokenError,
   SignOutError,
   UnknownAction,
@@ -61,7 +64,7 @@ export {
   WebAuthnVerificationError,
   errorTypes,
 } from './errors.js';
-export type { ErrorType, ErrorCause, ErrorPageKind } from './errors.js';
+export type { ErrorType, ErrorCause, ErrorPageKind, RefreshTokenFailure } from './errors.js';
 export { customFetch, providerFlow } from './providers/types.js';
 export type {
   AppProvider,
@@ -101,6 +104,7 @@ export type {
   Profile,
   ProfileAddress,
   ProviderId,
+  ProviderTokens,
   ProviderType,
   Session,
   TokenSet,

@@ -8,8 +8,10 @@ import { type CookiesOptions, type OutgoingCookie, chunkCookie, clearChunkedCook
 import { callAdapter } from './adapter.js';
 import { JWTSessionError } from './errors.js';
 import { emitEvent } from './events.js';
+import { isWithdrawnAccount, providerTokensOf, refreshErrorOfToken } from './provider-tokens.js';
+import { isOAuthProvider } from './providers/resolve.js';
 import { requestCookies, usesSecureCookies } from './request.js';
-import type { Account, AdapterUser, JWT, Profile, Session, User } from './types.js';
+import type { Account, AdapterUser, DefaultSession, JWT, Profile, Session, User } from './types.js';
 
 /** What reading a session produced: the session (or null) and the cookies the response should carry. */
 export interface SessionResult {
@@ -87,10 +89,11 @@ export async function readSession(
   if (token.name !== undefined) user.name = token.name;
   if (token.email !== undefined) user.email = token.email;
   if (token.picture !== undefined) user.image = token.picture;
+  const error = refreshErrorOfToken(token);
   let session: Session;
   try {
     session = (await options.callbacks.session({
-      session: { user, expires: expires.toISOString() },
+      session: { user, expires: expires.toISOString(), ...(error && { error }) },
       token,
       ...(params.trigger && { trigger: params.trigger, newSession: params.newSession }),
     })) as Session;
@@ -153,10 +156,11 @@ async function readDatabaseSession(
   if (user.name !== undefined) sessionUser.name = user.name;
   if (user.email !== undefined) sessionUser.email = user.email;
   if (user.image !== undefined) sessionUser.image = user.image;
+  const error = await refreshErrorOfUser(options, String(user.id));
   let session: Session;
   try {
     session = (await options.callbacks.session({
-      session: { user: sessionUser, expires: expires.toISOString() },
+      session: { user: sessionUser, expires: expires.toISOString(), ...(error && { error }) },
       // Database sessions have no JWT; an empty token keeps `token.x` reads from throwing in shared callbacks.
       token: {},
       user,
@@ -168,6 +172,22 @@ async function readDatabaseSession(
   }
   if (options.events.session) await emitEvent(options, 'session', { session, token: {} });
   return { session, token: null, cookies: outgoing };
+}
+
+/**
+ * `'RefreshTokenError'` when `getAccessToken` withdrew the tokens of one of the user's accounts (provider-tokens.ts).
+ * Read only when OAuth providers are configured and the adapter can list accounts; a failed read shows no error.
+ */
+async function refreshErrorOfUser(options: ResolvedConfig, userId: string): Promise<DefaultSession['error']> {
+  const adapter = options.adapter!;
+  if (typeof adapter.listAccountsByUserId !== 'function' || !options.providers.some(isOAuthProvider)) return undefined;
+  try {
+    const accounts = await callAdapter(adapter, 'listAccountsByUserId', userId);
+    return accounts.some(isWithdrawnAccount) ? 'RefreshTokenError' : undefined;
+  } catch (error) {
+    options.logger.error(error as Error);
+    return undefined;
+  }
 }
 
 /** The session cookies for a new sign-in: the default token, through the `jwt` callback, encrypted and chunked. */
@@ -184,6 +204,8 @@ export async function createSessionCookies(
   if (user.image !== undefined) initial.picture = user.image;
   // Some Auth.js adapters return numeric ids (SERIAL keys): the JWT subject is always a string.
   if (user.id !== undefined && user.id !== null) initial.sub = String(user.id);
+  const providerTokens = providerTokensOf(params.account);
+  if (providerTokens) initial.providerTokens = { [params.account!.provider]: providerTokens };
   const token = await options.callbacks.jwt({
     token: initial,
     user,

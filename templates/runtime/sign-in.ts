@@ -122,6 +122,31 @@ export async function existingUserOf(options: ResolvedConfig, account: Account):
   return callAdapter(options.adapter, 'getUserByAccount', { provider: account.provider, providerAccountId: account.providerAccountId });
 }
 
+/**
+ * A returning user's new tokens replace the stored ones (Auth.js keeps those of the first sign-in), so that
+ * `getAccessToken` starts from them, and a sign-in after a refused refresh restores the account. The stored refresh
+ * token stays when the provider sent none this time (Google sends one only at the first consent). Needs the
+ * adapter's `listAccountsByUserId` and `updateAccountTokens`; without them the stored tokens stay as they were.
+ */
+async function storeSignInTokens(adapter: Adapter, owner: AdapterUser, account: Account): Promise<void> {
+  if (typeof account.access_token !== 'string' || typeof adapter.updateAccountTokens !== 'function' || typeof adapter.listAccountsByUserId !== 'function') return;
+  const accounts = await callAdapter(adapter, 'listAccountsByUserId', owner.id);
+  const stored = accounts.find((candidate) => candidate.provider === account.provider && candidate.providerAccountId === account.providerAccountId);
+  const fields: Record<string, unknown> = {
+    access_token: account.access_token,
+    refresh_token: account.refresh_token ?? stored?.refresh_token,
+    expires_at: account.expires_at,
+    id_token: account.id_token,
+    scope: account.scope,
+    token_type: account.token_type,
+  };
+  await callAdapter(adapter, 'updateAccountTokens', {
+    provider: account.provider,
+    providerAccountId: account.providerAccountId,
+    tokens: Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+  });
+}
+
 /** Finds or creates the user of an OAuth sign-in, links the account, and opens a database session if configured. */
 export async function resolveSignIn(
   context: RequestContext,
@@ -140,6 +165,7 @@ export async function resolveSignIn(
     if (signedIn && String(signedIn.id) !== String(owner.id)) {
       throw new OAuthAccountNotLinked(`The ${account.provider} account is already linked to another user`);
     }
+    await storeSignInTokens(adapter, owner, account);
     // Users from before this rule (or from Auth.js) become proven once their provider vouches for their address.
     if (proven && email === owner.email && !hasProvenEmail(owner)) {
       const updated = await callAdapter(adapter, 'updateUser', { id: owner.id, emailVerified: new Date() });

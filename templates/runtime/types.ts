@@ -91,6 +91,12 @@ export interface DefaultSession {
   /** When the session expires, as an ISO 8601 string. */
   expires: string;
   user?: User;
+  /**
+   * `'RefreshTokenError'` once a provider refused to refresh the user's access token (or none was left to refresh
+   * with): `getAccessToken` cannot give one until the user signs in with that provider again. The shape of
+   * Auth.js's refresh-token guide.
+   */
+  error?: 'RefreshTokenError';
 }
 
 /** The session object; extend it through the `session` callback (and declaration merging for its type). */
@@ -135,7 +141,27 @@ export interface Profile {
   [claim: string]: unknown;
 }
 
-/** The contents of the session JWT. Default claims: `name`, `email`, `picture`, `sub`. */
+/**
+ * The tokens a JWT session keeps for one provider, in `token.providerTokens[<provider id>]`: what `getAccessToken`
+ * reads, refreshes and writes back. The fields are those of the account (after the provider's `account()`), without
+ * the ID token, which only the sign-in needs and which would double the cookie.
+ */
+export interface ProviderTokens {
+  providerAccountId: string;
+  access_token?: string;
+  refresh_token?: string;
+  /** Seconds since the epoch; absent when the provider did not say (the token is then used until refused). */
+  expires_at?: number;
+  token_type?: string;
+  scope?: string;
+  /** Set, and the tokens dropped, when the provider refused the refresh token or none was left to refresh with. */
+  error?: 'RefreshTokenError';
+}
+
+/**
+ * The contents of the session JWT. Default claims: `name`, `email`, `picture`, `sub`, and after an OAuth/OIDC sign-in
+ * `providerTokens` (delete it in the `jwt` callback to keep provider tokens out of the cookie).
+ */
 export interface JWT extends Record<string, unknown> {
   name?: string | null;
   email?: string | null;
@@ -144,6 +170,8 @@ export interface JWT extends Record<string, unknown> {
   iat?: number;
   exp?: number;
   jti?: string;
+  /** Per provider id: the tokens of the account the session signed in with (see `ProviderTokens`). */
+  providerTokens?: Record<string, ProviderTokens>;
 }
 
 /** A session as stored by an adapter (database strategy). */

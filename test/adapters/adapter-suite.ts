@@ -41,6 +41,8 @@ export const adapterMethods = [
   'createUserWithAccount',
   'hitRateLimit',
   'resetRateLimit',
+  'listAccountsByUserId',
+  'updateAccountTokens',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */
@@ -437,6 +439,92 @@ export function runAdapterSuite(
         await expect(settle(() => adapter.linkAccount({ ...account, userId: mallory.id }))).rejects.toThrow();
         const owner = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId });
         expect(owner?.id).toEqual(alice.id);
+      });
+    });
+
+    describe('account tokens (getAccessToken)', () => {
+      test('lists every account of a user and none of another user', ['createUser', 'linkAccount', 'listAccountsByUserId'], async () => {
+        const user = await createUser();
+        const other = await createUser();
+        const github = accountData(user.id, { provider: 'github', type: 'oauth' });
+        const google = accountData(user.id, { provider: 'google', type: 'oidc' });
+        await adapter.linkAccount(github);
+        await adapter.linkAccount(google);
+        await adapter.linkAccount(accountData(other.id, { provider: 'github', type: 'oauth' }));
+        const listed = await adapter.listAccountsByUserId(user.id);
+        expect(listed.map((account) => account.provider).sort()).toEqual(['github', 'google']);
+        expect(listed.find((account) => account.provider === 'github')).toMatchObject(github);
+      });
+
+      test('lists no accounts for a user without any', ['createUser', 'listAccountsByUserId'], async () => {
+        const user = await createUser();
+        expect(await adapter.listAccountsByUserId(user.id)).toEqual([]);
+      });
+
+      test('writes the six token fields, clears absent ones and keeps the others', ['createUser', 'linkAccount', 'updateAccountTokens', 'getAccount'], async () => {
+        const user = await createUser();
+        const account = accountData(user.id);
+        await adapter.linkAccount(account);
+        const returned = await adapter.updateAccountTokens({
+          provider: account.provider,
+          providerAccountId: account.providerAccountId,
+          tokens: { access_token: 'access-2', refresh_token: 'refresh-2', expires_at: 1_900_000_000, token_type: 'bearer' },
+        });
+        const stored = await adapter.getAccount(account.providerAccountId, account.provider);
+        for (const found of [returned, stored]) {
+          expect(found).toMatchObject({
+            userId: user.id,
+            access_token: 'access-2',
+            refresh_token: 'refresh-2',
+            expires_at: 1_900_000_000,
+            token_type: 'bearer',
+            session_state: account.session_state,
+            oauth_token: account.oauth_token,
+          });
+          expect(found?.id_token ?? null).toBeNull();
+          expect(found?.scope ?? null).toBeNull();
+        }
+      });
+
+      test('writes only while the stored refresh token is the expected one', ['createUser', 'linkAccount', 'updateAccountTokens', 'getAccount'], async () => {
+        const user = await createUser();
+        const account = accountData(user.id);
+        await adapter.linkAccount(account);
+        const key = { provider: account.provider, providerAccountId: account.providerAccountId };
+        const first = await adapter.updateAccountTokens({ ...key, tokens: { access_token: 'access-a', refresh_token: 'refresh-a' }, expectedRefreshToken: account.refresh_token! });
+        const second = await adapter.updateAccountTokens({ ...key, tokens: { access_token: 'access-b', refresh_token: 'refresh-b' }, expectedRefreshToken: account.refresh_token! });
+        expect(first).toMatchObject({ access_token: 'access-a', refresh_token: 'refresh-a' });
+        expect(second).toBeNull();
+        expect(await adapter.getAccount(account.providerAccountId, account.provider)).toMatchObject({ access_token: 'access-a', refresh_token: 'refresh-a' });
+      });
+
+      test('lets exactly one of two concurrent writes with one expected refresh token through', ['createUser', 'linkAccount', 'updateAccountTokens', 'getAccount'], async () => {
+        const user = await createUser();
+        const account = accountData(user.id);
+        await adapter.linkAccount(account);
+        const key = { provider: account.provider, providerAccountId: account.providerAccountId };
+        const results = await Promise.all(
+          ['a', 'b'].map((name) =>
+            settle(() => adapter.updateAccountTokens({ ...key, tokens: { access_token: `access-${name}`, refresh_token: `refresh-${name}` }, expectedRefreshToken: account.refresh_token! })),
+          ),
+        );
+        const written = results.filter((result) => result !== null);
+        expect(written).toHaveLength(1);
+        const stored = await adapter.getAccount(account.providerAccountId, account.provider);
+        expect(stored).toMatchObject({ access_token: written[0]!.access_token, refresh_token: written[0]!.refresh_token });
+      });
+
+      test('matches an expected null to an account without a refresh token', ['createUser', 'linkAccount', 'updateAccountTokens'], async () => {
+        const user = await createUser();
+        const account = accountData(user.id, { refresh_token: undefined });
+        await adapter.linkAccount(account);
+        const key = { provider: account.provider, providerAccountId: account.providerAccountId };
+        expect(await adapter.updateAccountTokens({ ...key, tokens: { expires_at: 1 }, expectedRefreshToken: 'some-refresh-token' })).toBeNull();
+        expect(await adapter.updateAccountTokens({ ...key, tokens: { expires_at: 1 }, expectedRefreshToken: null })).toMatchObject({ expires_at: 1 });
+      });
+
+      test('returns null for an unknown account', ['updateAccountTokens'], async () => {
+        expect(await adapter.updateAccountTokens({ provider: 'example', providerAccountId: `nobody-${randomUUID()}`, tokens: { access_token: 'access' } })).toBeNull();
       });
     });
 

@@ -147,6 +147,21 @@ export function MemoryAdapter(): Adapter {
       return account ? copy(account) : null;
     },
 
+    async listAccountsByUserId(userId) {
+      return [...accounts.values()].filter((account) => account.userId === userId).map(copy);
+    },
+
+    async updateAccountTokens({ provider, providerAccountId, tokens, expectedRefreshToken }) {
+      const key = accountKey(provider, providerAccountId);
+      const stored = accounts.get(key);
+      if (!stored) return null;
+      if (expectedRefreshToken !== undefined && (stored.refresh_token ?? null) !== expectedRefreshToken) return null;
+      const { access_token: _access, refresh_token: _refresh, expires_at: _expires, id_token: _id, scope: _scope, token_type: _type, ...rest } = stored;
+      const updated = { ...rest, ...definedFields(copy(tokens)) } as AdapterAccount;
+      accounts.set(key, updated);
+      return copy(updated);
+    },
+
     async createSession(session) {
       if (!users.has(session.userId)) throw new Error(`createSession: no user has the id ${JSON.stringify(session.userId)}`);
       if (sessions.has(session.sessionToken)) throw new Error('createSession: the session token is already in use');

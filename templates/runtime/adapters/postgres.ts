@@ -19,6 +19,7 @@ import {
   RATE_LIMIT_CLEANUP_MS,
   accountFromRow,
   authenticatorFromRow,
+  refreshedTokenFields,
   sessionFromRow,
   toDate,
   tokenFields,
@@ -302,6 +303,25 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
         provider,
         providerAccountId,
       ]);
+      return row ? accountFromRow(row) : null;
+    },
+
+    async listAccountsByUserId(userId) {
+      const rows = await query<AccountRow>('SELECT * FROM accounts WHERE user_id = $1 ORDER BY provider, provider_account_id', [userId]);
+      return rows.map(accountFromRow);
+    },
+
+    async updateAccountTokens({ provider, providerAccountId, tokens, expectedRefreshToken }) {
+      // The compare-and-set is part of the one UPDATE, which locks the row: of two processes that refreshed one
+      // token, the second one's condition is evaluated after the first commits, and no longer matches.
+      const values = refreshedTokenFields.map((field) => tokenParameter(tokens, field));
+      const compare = expectedRefreshToken === undefined ? '' : ` AND refresh_token IS NOT DISTINCT FROM $${values.length + 3}`;
+      const row = await first<AccountRow>(
+        `UPDATE accounts SET ${refreshedTokenFields.map((field, index) => `${field} = $${index + 3}`).join(', ')}
+         WHERE provider = $1 AND provider_account_id = $2${compare}
+         RETURNING *`,
+        [provider, providerAccountId, ...values, ...(expectedRefreshToken === undefined ? [] : [expectedRefreshToken])],
+      );
       return row ? accountFromRow(row) : null;
     },
 

@@ -5,6 +5,7 @@
  * `timestamptz` as a Date and `bigint` as a string.
  */
 import type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken } from '../adapter.js';
+import type { TokenSet } from '../types.js';
 
 export interface UserRow<DateColumn = Date | number> {
   id: string;
@@ -66,6 +67,9 @@ export const tokenFields = [
   'oauth_token_secret',
 ] as const;
 
+/** The token columns `updateAccountTokens` writes (`AccountTokens`): all of them, an absent field as NULL. */
+export const refreshedTokenFields = ['access_token', 'refresh_token', 'expires_at', 'id_token', 'scope', 'token_type'] as const;
+
 /** Ended rate-limit windows are deleted at most this often (per adapter), by the next hit. */
 export const RATE_LIMIT_CLEANUP_MS = 60_000;
 
@@ -123,8 +127,8 @@ export function authenticatorFromRow(row: AuthenticatorRow): AdapterAuthenticato
 }
 
 /** A token field as a column value: text stays text, `expires_at` is whole seconds. */
-export function tokenParameter(account: AdapterAccount, field: (typeof tokenFields)[number]): string | number | null {
-  const value = account[field];
+export function tokenParameter(tokens: TokenSet, field: (typeof tokenFields)[number]): string | number | null {
+  const value = tokens[field];
   if (value === undefined || value === null) return null;
   if (field === 'expires_at') return Math.floor(Number(value));
   return String(value);

@@ -21,6 +21,7 @@ import {
   RATE_LIMIT_CLEANUP_MS,
   accountFromRow,
   authenticatorFromRow,
+  refreshedTokenFields,
   sessionFromRow,
   tokenFields,
   tokenParameter,
@@ -322,6 +323,28 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
         provider,
         providerAccountId,
       ) as AccountRow | undefined;
+      return row ? accountFromRow(row) : null;
+    },
+
+    async listAccountsByUserId(userId) {
+      const rows = statement('SELECT * FROM accounts WHERE user_id = ? ORDER BY provider, provider_account_id').all(userId) as AccountRow[];
+      return rows.map(accountFromRow);
+    },
+
+    async updateAccountTokens({ provider, providerAccountId, tokens, expectedRefreshToken }) {
+      // The compare-and-set is part of the one UPDATE (`IS` also matches NULL to NULL), so a write of another
+      // process between reading and writing cannot be overwritten.
+      const compare = expectedRefreshToken === undefined ? '' : ' AND refresh_token IS @expected_refresh_token';
+      const row = statement(
+        `UPDATE accounts SET ${refreshedTokenFields.map((field) => `${field} = @${field}`).join(', ')}
+         WHERE provider = @provider AND provider_account_id = @provider_account_id${compare}
+         RETURNING *`,
+      ).get({
+        provider,
+        provider_account_id: providerAccountId,
+        ...Object.fromEntries(refreshedTokenFields.map((field) => [field, tokenParameter(tokens, field)])),
+        ...(expectedRefreshToken !== undefined && { expected_refresh_token: expectedRefreshToken }),
+      }) as AccountRow | undefined;
       return row ? accountFromRow(row) : null;
     },
 

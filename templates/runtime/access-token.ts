@@ -1,0 +1,412 @@
+/**
+ * `getAccessToken(req, providerId, config)`: a valid access token of the signed-in user's account with an OAuth or
+ * OpenID Connect provider, refreshed with the refresh token (oauth/refresh.ts) when it has expired or expires within
+ * {@link ACCESS_TOKEN_SKEW_SECONDS}. Where the tokens live follows the session strategy (provider-tokens.ts):
+ *
+ * - JWT sessions: in the session cookie. A refresh re-issues the cookie on this request's response (`req.res`,
+ *   which Express sets), so call it before the response is sent. A browser that sends several requests with the old
+ *   cookie gets the same new tokens on each: refreshes of one refresh token share one request to the provider, and
+ *   its result is remembered for {@link RECENT_REFRESH_MS} in this process.
+ * - Database sessions: in the account row, through the adapter's `listAccountsByUserId` and `updateAccountTokens`.
+ *   The write is a compare-and-set on the refresh token, so no process overwrites newer tokens with older ones. When
+ *   the adapter counts rate limits in the database (`hitRateLimit`: SqliteAdapter, PostgresAdapter), app processes
+ *   also take a lease on the refresh there: one process calls the provider, the others wait for its tokens.
+ *
+ * A refresh that the provider refuses (`invalid_grant`), or an expired token with no refresh token, withdraws the
+ * tokens: the session shows `error: 'RefreshTokenError'` and `getAccessToken` rejects with `RefreshTokenError` until
+ * the user signs in with that provider again. No token is ever logged or put in an error message.
+ */
+import { createHmac } from 'node:crypto';
+import type { Request, Response } from 'express';
+import * as oauth from 'oauth4webapi';
+import { type Adapter, type AccountTokens, callAdapter } from './adapter.js';
+import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
+import { flushCookies, noStore } from './context.js';
+import { chunkCookie, readChunkedCookie } from './cookies.js';
+import { InvalidProvider, MissingAdapterMethods, RefreshTokenError } from './errors.js';
+import { refreshTokenGrant } from './oauth/refresh.js';
+import { isWithdrawnAccount } from './provider-tokens.js';
+import { type ResolvedOAuthProvider, isOAuthProvider } from './providers/resolve.js';
+import { requestCookies } from './request.js';
+import { cookieOptionsFor, readSession } from './session.js';
+import type { AdapterAccount, JWT, ProviderTokens, TokenSet } from './types.js';
+
+/** An access token that expires within this many seconds is refreshed before it is given out. */
+export const ACCESS_TOKEN_SKEW_SECONDS = 60;
+
+/** How long a refresh's result answers other requests that still carry the refresh token it used (JWT sessions). */
+const RECENT_REFRESH_MS = 60_000;
+
+/** How long an app process holds the database lease on a refresh: longer than a provider call may take (10 s). */
+const LEASE_SECONDS = 30;
+
+/** At most this many refreshes are in flight, and this many recent results remembered; beyond, nothing is shared. */
+const MAX_SHARED_REFRESHES = 1000;
+
+/** Refreshes in flight in this process, by `refreshKey`: concurrent callers share one request to the provider. */
+const inFlight = new Map<string, Promise<unknown>>();
+
+/** Results of recent refreshes by the key of the refresh token they used, oldest first (JWT sessions). */
+const recentRefreshes = new Map<string, { tokens: TokenSet; until: number }>();
+
+/** The session JWT that a refresh wrote during a request, so that a second call in that request starts from it. */
+const writtenInRequest = new WeakMap<Request, JWT>();
+
+/**
+ * A valid access token of the signed-in user's account with `providerId`, refreshed when needed (see the top of
+ * this file); null when nobody is signed in or the user has no tokens of that provider.
+ *
+ * With JWT sessions a refresh sets the session cookie on the response, so call it before sending the response
+ * (Express middleware and route handlers do). Rejects with `RefreshTokenError` when no valid token can be had
+ * (`reason`: `refused` or `no-refresh-token`, sign in again; `failed`, try again later), `InvalidProvider` for an id
+ * that is not a configured OAuth/OIDC provider, and, with database sessions, `MissingAdapterMethods` when the
+ * adapter lacks `listAccountsByUserId` or `updateAccountTokens` (Auth.js adapters do), `AdapterError` when the
+ * database fails.
+ * @example
+ * app.get('/repos', async (req, res) => {
+ *   const accessToken = await getAccessToken(req, 'github', authConfig)
+ *   if (!accessToken) return res.redirect('/auth/signin')
+ *   res.json(await (await fetch('https://api.github.com/user/repos', { headers: { authorization: `Bearer ${accessToken}` } })).json())
+ * })
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-6
+ */
+export async function getAccessToken(req: Request, providerId: string, config: FrameworkAuthConfig): Promise<string | null> {
+  const options = resolveConfigOnce(config);
+  const provider = options.providersById.get(providerId);
+  if (!provider || !isOAuthProvider(provider) || provider.protocol) {
+    const oauthIds = options.providers.filter((candidate) => isOAuthProvider(candidate) && !candidate.protocol).map((candidate) => candidate.id);
+    throw new InvalidProvider(
+      `getAccessToken: "${providerId}" is not a configured OAuth 2 or OpenID Connect provider (OAuth 1.0a tokens do not expire); configured: ${oauthIds.join(', ') || 'none'}`,
+    );
+  }
+  return options.session.strategy === 'database' ? databaseAccessToken(req, options, provider) : jwtAccessToken(req, options, provider);
+}
+
+/** True while the access token is usable for at least the skew. A token without `expires_at` never expires here. */
+function isFresh(tokens: Pick<TokenSet, 'access_token' | 'expires_at'>): tokens is { access_token: string; expires_at?: number } {
+  if (typeof tokens.access_token !== 'string') return false;
+  return typeof tokens.expires_at !== 'number' || tokens.expires_at - ACCESS_TOKEN_SKEW_SECONDS > Date.now() / 1000;
+}
+
+/** A keyed hash that names one refresh token of one account, so that no token is ever a map key or a database key. */
+function refreshKey(options: ResolvedConfig, provider: ResolvedOAuthProvider, providerAccountId: string, refreshToken: string): string {
+  return createHmac('sha256', options.secrets[0]!).update(`${provider.id}\u0000${providerAccountId}\u0000${refreshToken}`).digest('base64url');
+}
+
+/** Runs `refresh` once per key at a time: a caller that finds one in flight shares its result (or its failure). */
+function shared<Result>(key: string, refresh: () => Promise<Result>): Promise<Result> {
+  const pending = inFlight.get(key) as Promise<Result> | undefined;
+  if (pending) return pending;
+  const started = refresh();
+  if (inFlight.size < MAX_SHARED_REFRESHES) {
+    inFlight.set(key, started);
+    const forget = (): void => void inFlight.delete(key);
+    started.then(forget, forget);
+  }
+  return started;
+}
+
+/** The `RefreshTokenError` of a failed refresh: `refused` only for the provider's `invalid_grant`. */
+function refreshFailure(options: ResolvedConfig, provider: ResolvedOAuthProvider, error: unknown): RefreshTokenError {
+  const cause = error instanceof Error ? error : undefined;
+  if (error instanceof RefreshTokenError) return error;
+  if (error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant') {
+    const refused = new RefreshTokenError(`Provider "${provider.id}" refused the refresh token (invalid_grant): the user must sign in with it again`, { provider: provider.id, reason: 'refused' }, { cause });
+    options.logger.debug('refresh token refused', { provider: provider.id });
+    return refused;
+  }
+  const answer = error instanceof oauth.ResponseBodyError ? `answered "${error.error}"` : 'could not be completed';
+  const failed = new RefreshTokenError(`Refreshing the access token of provider "${provider.id}" ${answer}`, { provider: provider.id, reason: 'failed' }, { cause });
+  options.logger.error(failed);
+  return failed;
+}
+
+function refusedEarlier(provider: ResolvedOAuthProvider): RefreshTokenError {
+  return new RefreshTokenError(`The tokens of provider "${provider.id}" were withdrawn after a refused refresh: the user must sign in with it again`, {
+    provider: provider.id,
+    reason: 'refused',
+  });
+}
+
+function noRefreshToken(provider: ResolvedOAuthProvider): RefreshTokenError {
+  return new RefreshTokenError(
+    `The access token of provider "${provider.id}" expired and the provider gave no refresh token (ask for offline access, e.g. the offline_access scope): the user must sign in with it again`,
+    { provider: provider.id, reason: 'no-refresh-token' },
+  );
+}
+
+/** Keeps a refresh's result for late requests that still carry the refresh token it used. */
+function rememberRefresh(key: string, tokens: TokenSet): void {
+  const now = Date.now();
+  for (const [oldKey, entry] of recentRefreshes) {
+    if (entry.until > now && recentRefreshes.size < MAX_SHARED_REFRESHES) break;
+    recentRefreshes.delete(oldKey);
+  }
+  recentRefreshes.set(key, { tokens, until: now + RECENT_REFRESH_MS });
+}
+
+// JWT sessions --------------------------------------------------------------------------------------------------
+
+async function jwtAccessToken(req: Request, options: ResolvedConfig, provider: ResolvedOAuthProvider): Promise<string | null> {
+  let token = writtenInRequest.get(req);
+  if (!token) {
+    const read = await readSession(req, options, { write: false });
+    if (!read.session || !read.token) return null;
+    token = read.token;
+  }
+  const record = token.providerTokens?.[provider.id];
+  if (!record || typeof record !== 'object') return null;
+  if (record.error) throw refusedEarlier(provider);
+  if (isFresh(record)) return record.access_token;
+
+  const refreshToken = record.refresh_token;
+  if (!refreshToken) {
+    await markWithdrawn(req, options, provider, token, record);
+    throw noRefreshToken(provider);
+  }
+  // Checked before the provider is asked: a refresh whose new tokens cannot be stored would be lost, and with it
+  // a rotated refresh token.
+  responseFor(req, provider);
+  const key = refreshKey(options, provider, record.providerAccountId, refreshToken);
+  let tokens: TokenSet;
+  try {
+    tokens = await shared(key, async () => {
+      const recent = recentRefreshes.get(key);
+      if (recent && recent.until > Date.now()) return recent.tokens;
+      const refreshed = await refreshTokenGrant(provider, refreshToken);
+      rememberRefresh(key, refreshed);
+      return refreshed;
+    });
+  } catch (error) {
+    const failure = refreshFailure(options, provider, error);
+    if (failure.reason === 'refused') await markWithdrawn(req, options, provider, token, record);
+    throw failure;
+  }
+  const updated = refreshedRecord(record, tokens);
+  await writeSessionToken(req, options, provider, withProviderTokens(token, provider, updated));
+  return updated.access_token!;
+}
+
+function withProviderTokens(token: JWT, provider: ResolvedOAuthProvider, record: ProviderTokens): JWT {
+  return { ...token, providerTokens: { ...token.providerTokens, [provider.id]: record } };
+}
+
+/** The record after a refresh: a rotated refresh token replaces the old one, which stays when none came back. */
+function refreshedRecord(record: ProviderTokens, tokens: TokenSet): ProviderTokens {
+  const updated: ProviderTokens = { providerAccountId: record.providerAccountId };
+  const refreshToken = tokens.refresh_token ?? record.refresh_token;
+  if (tokens.access_token !== undefined) updated.access_token = tokens.access_token;
+  if (refreshToken !== undefined) updated.refresh_token = refreshToken;
+  if (tokens.expires_at !== undefined) updated.expires_at = tokens.expires_at;
+  const tokenType = tokens.token_type ?? record.token_type;
+  if (tokenType !== undefined) updated.token_type = tokenType;
+  const scope = tokens.scope ?? record.scope;
+  if (scope !== undefined) updated.scope = scope;
+  return updated;
+}
+
+/**
+ * Drops the provider's tokens from the session and sets its `error`, so that the session shows `RefreshTokenError`.
+ * Best effort: when the response is already sent, the caller's rejection still says what happened.
+ */
+async function markWithdrawn(req: Request, options: ResolvedConfig, provider: ResolvedOAuthProvider, token: JWT, record: ProviderTokens): Promise<void> {
+  const withdrawn: ProviderTokens = {
+    providerAccountId: record.providerAccountId,
+    ...(record.expires_at !== undefined && { expires_at: record.expires_at }),
+    error: 'RefreshTokenError',
+  };
+  await writeSessionToken(req, options, provider, withProviderTokens(token, provider, withdrawn)).catch((error: unknown) => {
+    options.logger.debug('the refused provider tokens could not be dropped from the session cookie', { provider: provider.id, reason: error instanceof Error ? error.message : 'unknown' });
+  });
+}
+
+/** This request's response, which must still be able to take a cookie. */
+function responseFor(req: Request, provider: ResolvedOAuthProvider): Response {
+  const res = req.res;
+  if (!res || res.headersSent) {
+    throw new RefreshTokenError(
+      `getAccessToken("${provider.id}") must be called before the response is sent: with JWT sessions the refreshed tokens are stored in the session cookie`,
+      { provider: provider.id, reason: 'failed' },
+    );
+  }
+  return res;
+}
+
+/**
+ * Re-issues the session cookie with `token` on this request's response, replacing a session cookie queued earlier
+ * in the request (by `sessionLocals`' rolling renewal, or an earlier refresh), so that the browser keeps this one.
+ */
+async function writeSessionToken(req: Request, options: ResolvedConfig, provider: ResolvedOAuthProvider, token: JWT): Promise<void> {
+  const res = responseFor(req, provider);
+  const cookie = cookieOptionsFor(req, options).sessionToken;
+  const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: cookie.name, maxAge: options.jwt.maxAge });
+  const expires = new Date(Date.now() + options.jwt.maxAge * 1000);
+  const queued = res.getHeader('Set-Cookie');
+  const isSessionCookie = (header: string): boolean => {
+    const name = header.slice(0, header.indexOf('='));
+    return name === cookie.name || (name.startsWith(`${cookie.name}.`) && /^\d+$/.test(name.slice(cookie.name.length + 1)));
+  };
+  if (queued !== undefined) {
+    const kept = (Array.isArray(queued) ? queued : [String(queued)]).filter((header) => !isSessionCookie(header));
+    if (kept.length > 0) res.setHeader('Set-Cookie', kept);
+    else res.removeHeader('Set-Cookie');
+  }
+  res.setHeader('Cache-Control', noStore);
+  flushCookies(res, chunkCookie(requestCookies(req), cookie, encoded, { expires }));
+  writtenInRequest.set(req, token);
+}
+
+// Database sessions ---------------------------------------------------------------------------------------------
+
+const databaseMethods = ['getSessionAndUser', 'listAccountsByUserId', 'updateAccountTokens'] as const;
+
+async function databaseAccessToken(req: Request, options: ResolvedConfig, provider: ResolvedOAuthProvider): Promise<string | null> {
+  const adapter = options.adapter!;
+  const missing = databaseMethods.filter((method) => typeof adapter[method] !== 'function');
+  if (missing.length > 0) {
+    throw new MissingAdapterMethods(
+      `getAccessToken with database sessions needs these adapter methods, which the adapter lacks: ${missing.join(', ')} (not part of Auth.js's Adapter interface; MemoryAdapter, SqliteAdapter and PostgresAdapter have them)`,
+    );
+  }
+  const userId = await signedInUserId(req, options, adapter);
+  if (userId === null) return null;
+  const account = await accountOf(adapter, userId, provider);
+  if (!account) return null;
+  if (isWithdrawnAccount(account)) throw refusedEarlier(provider);
+  if (isFresh(account)) return account.access_token;
+  if (typeof account.access_token !== 'string' && !account.refresh_token) return null;
+  const key = refreshKey(options, provider, account.providerAccountId, account.refresh_token ?? '');
+  const stored = await shared(key, () => refreshAccount(options, adapter, provider, userId));
+  return stored.access_token!;
+}
+
+/** The user of the request's database session, or null. */
+async function signedInUserId(req: Request, options: ResolvedConfig, adapter: Adapter): Promise<string | null> {
+  const sessionToken = readChunkedCookie(requestCookies(req), cookieOptionsFor(req, options).sessionToken.name);
+  if (!sessionToken) return null;
+  const found = await callAdapter(adapter, 'getSessionAndUser', sessionToken);
+  if (!found || found.session.expires.valueOf() <= Date.now()) return null;
+  return String(found.user.id);
+}
+
+async function accountOf(adapter: Adapter, userId: string, provider: ResolvedOAuthProvider): Promise<AdapterAccount | null> {
+  const accounts = await callAdapter(adapter, 'listAccountsByUserId', userId);
+  return accounts.find((account) => account.provider === provider.id) ?? null;
+}
+
+/**
+ * Refreshes the account's tokens and stores them, once per refresh token in this process (see `shared`), and once
+ * across processes where the adapter offers a database lease. Returns the account as stored.
+ */
+async function refreshAccount(options: ResolvedConfig, adapter: Adapter, provider: ResolvedOAuthProvider, userId: string): Promise<AdapterAccount> {
+  const deadline = Date.now() + LEASE_SECONDS * 1000;
+  // Read again: a request of this process may have stored a refresh since the caller read the row.
+  let account = await currentAccount(adapter, userId, provider);
+  for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
+    if (isFresh(account)) return account;
+    if (!account.refresh_token) {
+      await withdraw(adapter, account, null);
+      throw noRefreshToken(provider);
+    }
+    const key = refreshKey(options, provider, account.providerAccountId, account.refresh_token);
+    if (await claimLease(adapter, key)) break;
+    // Another app process holds the lease on this refresh token: wait for the tokens it stores.
+    if (Date.now() > deadline) {
+      throw new RefreshTokenError(`Another app process has been refreshing the tokens of provider "${provider.id}" for ${LEASE_SECONDS} s without storing any`, {
+        provider: provider.id,
+        reason: 'failed',
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    const previous = account.refresh_token;
+    account = await currentAccount(adapter, userId, provider);
+    if (account.refresh_token !== previous && typeof account.access_token === 'string') return account;
+  }
+
+  const refreshToken = account.refresh_token;
+  let tokens: TokenSet;
+  try {
+    tokens = await refreshTokenGrant(provider, refreshToken);
+  } catch (error) {
+    const failure = refreshFailure(options, provider, error);
+    if (failure.reason === 'refused') {
+      // Withdrawn only if nobody stored newer tokens meanwhile; if someone did, those are the answer.
+      if (await withdraw(adapter, account, refreshToken)) throw failure;
+      const latest = await currentAccount(adapter, userId, provider);
+      if (typeof latest.access_token === 'string' && latest.refresh_token !== refreshToken) return latest;
+      throw failure;
+    }
+    // Let a waiting process try at once rather than when the lease ends.
+    if (typeof adapter.resetRateLimit === 'function') await callAdapter(adapter, 'resetRateLimit', leaseKey(refreshKey(options, provider, account.providerAccountId, refreshToken))).catch(() => undefined);
+    throw failure;
+  }
+  const stored = await callAdapter(adapter, 'updateAccountTokens', {
+    provider: account.provider,
+    providerAccountId: account.providerAccountId,
+    tokens: refreshedAccountTokens(account, tokens),
+    expectedRefreshToken: refreshToken,
+  });
+  if (stored) return stored;
+  // Another process stored a refresh of the same refresh token first (an adapter without a lease): its tokens stay,
+  // and are the answer; these are dropped rather than written over them.
+  const latest = await currentAccount(adapter, userId, provider);
+  if (isWithdrawnAccount(latest)) throw refusedEarlier(provider);
+  if (typeof latest.access_token === 'string') return latest;
+  throw noRefreshToken(provider);
+}
+
+async function currentAccount(adapter: Adapter, userId: string, provider: ResolvedOAuthProvider): Promise<AdapterAccount> {
+  const account = await accountOf(adapter, userId, provider);
+  if (!account) throw new RefreshTokenError(`The account of provider "${provider.id}" was unlinked during the refresh`, { provider: provider.id, reason: 'refused' });
+  if (isWithdrawnAccount(account)) throw refusedEarlier(provider);
+  return account;
+}
+
+function leaseKey(key: string): string {
+  return `token-refresh:${key}`;
+}
+
+/**
+ * True when this process may refresh: the first hit on the refresh token's key in the database's rate-limit table
+ * within {@link LEASE_SECONDS} (`hitRateLimit` is atomic across processes). Without it, the compare-and-set write
+ * alone keeps the stored tokens consistent.
+ */
+async function claimLease(adapter: Adapter, key: string): Promise<boolean> {
+  if (typeof adapter.hitRateLimit !== 'function') return true;
+  const hit = await callAdapter(adapter, 'hitRateLimit', leaseKey(key), LEASE_SECONDS);
+  return hit.count === 1;
+}
+
+/** Clears the access and refresh tokens of an account (see `isWithdrawnAccount`); false when its refresh token changed. */
+async function withdraw(adapter: Adapter, account: AdapterAccount, expectedRefreshToken: string | null): Promise<boolean> {
+  const fields: Record<string, unknown> = {
+    expires_at: account.expires_at ?? Math.floor(Date.now() / 1000),
+    id_token: account.id_token,
+    scope: account.scope,
+    token_type: account.token_type,
+  };
+  const stored = await callAdapter(adapter, 'updateAccountTokens', {
+    provider: account.provider,
+    providerAccountId: account.providerAccountId,
+    tokens: definedFields(fields),
+    expectedRefreshToken,
+  });
+  return stored !== null;
+}
+
+function definedFields(fields: Record<string, unknown>): AccountTokens {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as AccountTokens;
+}
+
+/** The row's tokens after a refresh: the new ones, the old refresh token when none came back, the sign-in's ID token. */
+function refreshedAccountTokens(account: AdapterAccount, tokens: TokenSet): AccountTokens {
+  const fields: Record<string, unknown> = {
+    access_token: tokens.access_token,
+    refresh_token: tokens.refresh_token ?? account.refresh_token,
+    expires_at: tokens.expires_at,
+    id_token: account.id_token,
+    scope: tokens.scope ?? account.scope,
+    token_type: tokens.token_type ?? account.token_type,
+  };
+  return definedFields(fields);
+}
