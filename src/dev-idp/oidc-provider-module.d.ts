@@ -95,5 +95,6 @@ declare module 'oidc-provider' {
     on(event: string, listener: (...args: unknown[]) => void): this;
     readonly Client: { readonly adapter: Adapter; find(id: string): Promise<Client | undefined> };
     readonly Grant: { new (init: { accountId: string; clientId: string }): Grant; find(id: string): Promise<Grant | undefined> };
+    readonly RefreshToken: { find(value: string): Promise<{ grantId: string; destroy(): Promise<void> } | undefined> };
   }
 }

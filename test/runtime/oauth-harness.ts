@@ -24,6 +24,8 @@ export interface AuthAppOptions {
    * app carries `X-Forwarded-Proto: https`. The app's public origin becomes `https://127.0.0.1:<port>`.
    */
   behindHttpsProxy?: boolean;
+  /** Adds the test's own routes to the app, after the handler (they get the full config, with secret and logger). */
+  routes?: (app: express.Express, config: FrameworkAuthConfig) => void;
 }
 
 export interface AuthApp {
@@ -57,6 +59,7 @@ export async function startAuthApp(config: FrameworkAuthConfig, options: AuthApp
   app.get('/me', async (req, res) => {
     res.json({ session: await getSession(req, fullConfig) });
   });
+  options.routes?.(app, fullConfig);
 
   const { url, close } = await listen(app);
   const publicOrigin = options.behindHttpsProxy ? url.replace(/^http:/, 'https:') : url;
