@@ -340,18 +340,21 @@ async function refreshAccount(options: ResolvedConfig, adapter: Adapter, provide
     if (typeof adapter.resetRateLimit === 'function') await callAdapter(adapter, 'resetRateLimit', leaseKey(refreshKey(options, provider, account.providerAccountId, refreshToken))).catch(() => undefined);
     throw failure;
   }
-  const stored = await callAdapter(adapter, 'updateAccountTokens', {
-    provider: account.provider,
-    providerAccountId: account.providerAccountId,
-    tokens: refreshedAccountTokens(account, tokens),
-    expectedRefreshToken: refreshToken,
-  });
+  const refreshed = refreshedAccountTokens(account, tokens);
+  const store = (expectedRefreshToken: string | null) =>
+    callAdapter(adapter, 'updateAccountTokens', { provider: account.provider, providerAccountId: account.providerAccountId, tokens: refreshed, expectedRefreshToken });
+  const stored = await store(refreshToken);
   if (stored) return stored;
-  // Another process stored a refresh of the same refresh token first (an adapter without a lease): its tokens stay,
-  // and are the answer; these are dropped rather than written over them.
-  const latest = await currentAccount(adapter, userId, provider);
-  if (isWithdrawnAccount(latest)) throw refusedEarlier(provider);
-  if (typeof latest.access_token === 'string') return latest;
+  // Another process used the same refresh token (an adapter without the lease). If it stored a refresh first, its
+  // tokens stay and are the answer: these are dropped rather than written over them. If its refresh was refused
+  // (the provider saw the token used twice) and it withdrew the tokens, these are newer than that refusal.
+  const latest = await accountOf(adapter, userId, provider);
+  if (latest && isWithdrawnAccount(latest)) {
+    const restored = await store(null);
+    if (restored) return restored;
+  }
+  const current = await currentAccount(adapter, userId, provider);
+  if (typeof current.access_token === 'string') return current;
   throw noRefreshToken(provider);
 }
 

@@ -7,6 +7,7 @@
  * accepted; the login name picks the account) and returns the redirect back to the app's callback (with `code`,
  * `state` and `iss`) without following it.
  */
+import type { OidcProviderOptions } from '../../src/dev-idp/oidc-provider.js';
 import type { CookieJar } from './cookie-jar.js';
 import { formBody } from './cookie-jar.js';
 import { findForm, parseLinks } from './html-form.js';
@@ -21,6 +22,30 @@ export type {
   ProviderRequest,
   RunningOidcProvider,
 } from '../../src/dev-idp/oidc-provider.js';
+
+/**
+ * oidc-provider configuration for the refresh tests (issue 17): access tokens of clients whose id starts with
+ * `short-` live 2 seconds; those of `first-…` clients too when issued at sign-in, and an hour once refreshed; the
+ * others an hour. Every refresh rotates the refresh token, and reusing a consumed one revokes the whole grant (as
+ * oidc-provider does). Clients get refresh tokens with `grant_types: ['authorization_code', 'refresh_token']`, the
+ * `offline_access` scope and `prompt=consent`.
+ */
+export function refreshingConfiguration(): OidcProviderOptions['configuration'] {
+  return {
+    ttl: {
+      AccessToken: (_ctx: unknown, token: { gty?: string }, client: { clientId: string }) =>
+        client.clientId.startsWith('short-') || (client.clientId.startsWith('first-') && !token.gty?.includes('refresh_token')) ? 2 : 3600,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      RefreshToken: 86_400,
+      Interaction: 600,
+      Session: 86_400,
+      Grant: 86_400,
+      ClientCredentials: 600,
+    },
+    rotateRefreshToken: true,
+  };
+}
 
 export interface LoginThroughProviderOptions {
   /** Login name, i.e. the key in `accounts` (default 'alice'). */
