@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Request, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
@@ -81,7 +81,7 @@ interface TokenAnswer {
 }
 
 /** The test routes: `/token/:provider` (getAccessToken), `/twice` (two calls in one request), `/late` (after sending). */
-function tokenRoutes(app: import('express').Express, config: FrameworkAuthConfig): void {
+function tokenRoutes(app: Express, config: FrameworkAuthConfig): void {
   const answer = async (req: Request, res: Response, call: () => Promise<unknown>): Promise<void> => {
     try {
       res.json({ accessToken: await call() });
