@@ -54,20 +54,11 @@ const writtenInRequest = new WeakMap<Request, JWT>();
 
 /**
  * A valid access token of the signed-in user's account with `providerId`, refreshed when needed (see the top of
- * this file); null when nobody is signed in or the user has no tokens of that provider.
- *
- * With JWT sessions a refresh sets the session cookie on the response, so call it before sending the response
- * (Express middleware and route handlers do). Rejects with `RefreshTokenError` when no valid token can be had
- * (`reason`: `refused` or `no-refresh-token`, sign in again; `failed`, try again later), `InvalidProvider` for an id
- * that is not a configured OAuth/OIDC provider, and, with database sessions, `MissingAdapterMethods` when the
- * adapter lacks `listAccountsByUserId` or `updateAccountTokens` (Auth.js adapters do), `AdapterError` when the
- * database fails.
+ * this file); null when nobody is signed in or the user has no tokens of that provider. Rejects with
+ * `RefreshTokenError` (`reason` `refused` or `no-refresh-token`: sign in again; `failed`: try later),
+ * `InvalidProvider`, and with database sessions `MissingAdapterMethods` (Auth.js adapters) or `AdapterError`.
  * @example
- * app.get('/repos', async (req, res) => {
- *   const accessToken = await getAccessToken(req, 'github', authConfig)
- *   if (!accessToken) return res.redirect('/auth/signin')
- *   res.json(await (await fetch('https://api.github.com/user/repos', { headers: { authorization: `Bearer ${accessToken}` } })).json())
- * })
+ * const accessToken = await getAccessToken(req, 'github', authConfig)
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-6
  */
 export async function getAccessToken(req: Request, providerId: string, config: FrameworkAuthConfig): Promise<string | null> {
@@ -122,10 +113,8 @@ function refreshFailure(options: ResolvedConfig, provider: ResolvedOAuthProvider
 }
 
 function refusedEarlier(provider: ResolvedOAuthProvider): RefreshTokenError {
-  return new RefreshTokenError(`The tokens of provider "${provider.id}" were withdrawn after a refused refresh: the user must sign in with it again`, {
-    provider: provider.id,
-    reason: 'refused',
-  });
+  const message = `The tokens of provider "${provider.id}" were withdrawn after a refused refresh: the user must sign in with it again`;
+  return new RefreshTokenError(message, { provider: provider.id, reason: 'refused' });
 }
 
 function noRefreshToken(provider: ResolvedOAuthProvider): RefreshTokenError {
@@ -312,10 +301,8 @@ async function refreshAccount(options: ResolvedConfig, adapter: Adapter, provide
     if (await claimLease(adapter, key)) break;
     // Another app process holds the lease on this refresh token: wait for the tokens it stores.
     if (Date.now() > deadline) {
-      throw new RefreshTokenError(`Another app process has been refreshing the tokens of provider "${provider.id}" for ${LEASE_SECONDS} s without storing any`, {
-        provider: provider.id,
-        reason: 'failed',
-      });
+      const message = `Another app process has been refreshing the tokens of provider "${provider.id}" for ${LEASE_SECONDS} s without storing any`;
+      throw new RefreshTokenError(message, { provider: provider.id, reason: 'failed' });
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
     const previous = account.refresh_token;
