@@ -10,7 +10,8 @@ import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import { normaliseModule, readAuthConfig } from '../generator/provider-list.js';
 import { loadTypeScript } from '../generator/typescript-api.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
-import { CliError, usageError } from '../generator/errors.js';
+import { usageError } from '../generator/errors.js';
+import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
 import { filesReport, messageIo, writeJson } from './json-output.js';
 
