@@ -97,4 +97,12 @@ describe('one owner per concept', () => {
       .map(({ file }) => file);
     expect(literal).toEqual([]);
   });
+
+  it('builds mount-derived paths in one place (catalog/mount-path.ts): pattern, callback, sign-in and sign-out paths', () => {
+    const rebuilt = srcFiles
+      .filter(({ file }) => file !== join('src', 'catalog', 'mount-path.ts'))
+      .filter(({ text }) => /\$\{[^}]*\}\/(callback\/|\*splat|\*['`]|signin\b|signout\b)/.test(text))
+      .map(({ file }) => file);
+    expect(rebuilt).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import { locateAuthModule } from '../generator/auth-module.js';
-import { defaultMountPath } from '../catalog/mount-path.js';
+import { defaultMountPath, mountOfPattern, mountPattern } from '../catalog/mount-path.js';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -229,16 +229,11 @@ function readServerFacts(api: TypeScriptApi, root: string, files: readonly strin
   return facts;
 }
 
-/** `/auth/*splat`, `/auth{/*splat}`, `/auth/*` → `/auth`. */
-function mountOf(pattern: string): string {
-  return pattern.replace(/\{\/\*\w*\}$/, '').replace(/\/\*\w*$/, '').replace(/\/+$/, '') || '/';
-}
-
 function checkMount(basePath: string | undefined, facts: ServerFacts, configPath: string): Finding {
   if (basePath === undefined) return problem('mount', 'warn', `${configPath} has no literal basePath; the routes' mount cannot be checked.`, `Set basePath: '${defaultMountPath}' (the path you mount authHandler at) in ${configPath}.`);
-  const fix = `Mount it as app.use('${basePath}/*splat', authHandler) (Express 4: '${basePath}/*'), or change basePath in ${configPath} to the mount path.`;
+  const fix = `Mount it as app.use('${mountPattern(basePath, 5)}', authHandler) (Express 4: '${mountPattern(basePath, 4)}'), or change basePath in ${configPath} to the mount path.`;
   if (facts.mounts.length === 0) return problem('mount', 'warn', `No app.use(..., authHandler) found in the project's sources; the auth routes may not be mounted.`, fix);
-  const wrong = facts.mounts.filter((mount) => mount.pattern !== undefined && mountOf(mount.pattern) !== basePath);
+  const wrong = facts.mounts.filter((mount) => mount.pattern !== undefined && mountOfPattern(mount.pattern) !== basePath);
   if (wrong.length > 0) {
     return problem('mount', 'error', `${wrong.map((mount) => `${mount.file} mounts authHandler at ${JSON.stringify(mount.pattern)}`).join('; ')}, but basePath is ${JSON.stringify(basePath)}: sign-in and callback URLs would not reach it.`, fix);
   }

@@ -1,3 +1,4 @@
+import { signInPath } from '../catalog/mount-path.js';
 import { posix } from 'node:path';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { findAdapter, postgresUrlExample } from '../catalog/adapters.js';
@@ -67,7 +68,7 @@ export function nextSteps(plan: ProjectPlan, options: { cwd: string; pm: Package
   if (entry && !entry.generated) {
     lines.push('', ...mountInstructions(plan.shape, runScriptCommand(options.pm, 'build')));
   } else {
-    lines.push('', `Start: ${runScriptCommand(options.pm, 'dev')}  →  ${plan.origin} (sign in at ${plan.origin}${plan.answers.mount}/signin)`);
+    lines.push('', `Start: ${runScriptCommand(options.pm, 'dev')}  →  ${plan.origin} (sign in at ${plan.origin}${signInPath(plan.answers.mount)})`);
   }
   return lines.join('\n');
 }

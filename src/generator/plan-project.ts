@@ -1,3 +1,4 @@
+import { signInPath, signOutPath } from '../catalog/mount-path.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parse } from 'jsonc-parser';
@@ -214,8 +215,8 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
       {
         header,
         mountPattern,
-        signInPath: `${answers.mount}/signin`,
-        signOutPath: `${answers.mount}/signout`,
+        signInPath: signInPath(answers.mount),
+        signOutPath: signOutPath(answers.mount),
       },
       templates,
     ),

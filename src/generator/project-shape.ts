@@ -1,3 +1,4 @@
+import { mountPattern } from '../catalog/mount-path.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { applyEdits, findNodeAtLocation, modify, parse, parseTree } from 'jsonc-parser';
@@ -181,7 +182,7 @@ export function detectExpress(root: string, pkg: PackageJsonInfo | undefined, wo
 
 /** `app.use` pattern for the auth routes: Express 5's path-to-regexp 8 needs a named wildcard. */
 export function mountPatternFor(major: ExpressMajor, mount: string): string {
-  return major === 4 ? `${mount}/*` : `${mount}/*splat`;
+  return mountPattern(mount, major);
 }
 
 function kindName(names: Record<number, string>, value: number): string | undefined {
