@@ -73,3 +73,36 @@ describe('the import graph', () => {
     expect(upwardImports([{ file: join('src', 'cli', 'example.ts'), text: "import { plan } from '../generator/plan-project.js';\n" }])).toEqual([]);
   });
 });
+
+describe('one owner per concept', () => {
+  // Code only: comments may name the default layout when they explain it.
+  const withoutComments = (text: string): string => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const srcFiles = sourceFiles('src').map((file) => ({ file, text: withoutComments(readFileSync(join(repoRoot, file), 'utf8')) }));
+
+  it('lists source-file extensions in one place (src/generator/project-files.ts)', () => {
+    const owners = srcFiles.filter(({ text }) => /['"]\.mts['"]|['"]\.cts['"]|\(m\|c\)\?\[jt\]sx\?|ts\|tsx\|mts/.test(text)).map(({ file }) => file);
+    expect(owners).toEqual([join('src', 'generator', 'project-files.ts')]);
+  });
+
+  it('walks the project\'s folders in one place (readdirSync of the user\'s project only in project-files.ts)', () => {
+    // runtime-files.ts reads this package's templates, project-shape.ts one folder's names (no walk), dev-idp none.
+    const walkers = srcFiles.filter(({ text }) => /withFileTypes: true/.test(text)).map(({ file }) => file);
+    expect(walkers.sort()).toEqual([join('src', 'generator', 'project-files.ts'), join('src', 'generator', 'runtime-files.ts')].sort());
+  });
+
+  it('names the default auth folder once (paths.ts); everything else finds it with locateAuthModule', () => {
+    const literal = srcFiles
+      .filter(({ file }) => file !== join('src', 'generator', 'paths.ts'))
+      .filter(({ text }) => /['"`]src\/auth\/(config|core|index)/.test(text))
+      .map(({ file }) => file);
+    expect(literal).toEqual([]);
+  });
+
+  it('builds mount-derived paths in one place (catalog/mount-path.ts): pattern, callback, sign-in and sign-out paths', () => {
+    const rebuilt = srcFiles
+      .filter(({ file }) => file !== join('src', 'catalog', 'mount-path.ts'))
+      .filter(({ text }) => /\$\{[^}]*\}\/(callback\/|\*splat|\*['`]|signin\b|signout\b)/.test(text))
+      .map(({ file }) => file);
+    expect(rebuilt).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 // Docs that cannot drift (issue 15): the README's provider table is generated from the catalog (npm run docs), and
 // its route table names exactly the routes the handler serves.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { commandReference, generatedSection, providerReadmeTable } from '../scripts/docs-sections.js';
 import { routes } from '../templates/runtime/handler.js';
@@ -47,5 +47,27 @@ describe('README.md', () => {
 describe('docs/cli.md', () => {
   it('lists every command and flag as commander defines them (run npm run docs after changing one)', async () => {
     expect(generatedSection(cliDoc, 'commands')).toBe(await commandReference());
+  });
+});
+
+describe('docs/runtime-contract.md', () => {
+  const contract = readFileSync(new URL('../docs/runtime-contract.md', import.meta.url), 'utf8');
+  const runtimeIndex = readFileSync(new URL('../templates/runtime/index.ts', import.meta.url), 'utf8');
+  const section = (title: string): string => contract.split(/^## /m).find((part) => part.startsWith(title)) ?? '';
+
+  it('names only functions that templates/runtime/index.ts exports', () => {
+    const exported = new Set([...runtimeIndex.matchAll(/^export \{([^}]*)\}/gm)].flatMap((match) => (match[1] ?? '').split(',').map((name) => name.trim())));
+    const named = [...section('What `templates/runtime/index.ts` exports').matchAll(/`([A-Za-z]+)\(/g)].map((match) => match[1] ?? '');
+    expect(named.length).toBeGreaterThan(4);
+    expect(named.filter((name) => !exported.has(name))).toEqual([]);
+  });
+
+  it('lists exactly the provider files of templates/runtime/providers/', () => {
+    const files = readdirSync(new URL('../templates/runtime/providers/', import.meta.url))
+      .map((name) => name.replace(/\.ts$/, ''))
+      .filter((name) => name !== 'types' && name !== 'resolve')
+      .sort();
+    const listed = /Present: ([^(]*)\(/.exec(section('Providers').replace(/\s+/g, ' '))?.[1] ?? '';
+    expect([...listed.matchAll(/`([a-z0-9-]+)`/g)].map((match) => match[1]).sort()).toEqual(files);
   });
 });

@@ -26,3 +26,31 @@ export function checkMountPath(value: string, label = '--mount'): string | undef
   }
   return undefined;
 }
+
+/** The Express major versions the CLI writes mounts for. */
+export type MountExpressMajor = 4 | 5;
+
+/** `app.use` pattern of the auth routes: `/auth/*splat` on Express 5 (path-to-regexp 8 names its wildcard), `/auth/*` on 4. */
+export function mountPattern(mount: string, expressMajor: MountExpressMajor): string {
+  return expressMajor === 4 ? `${mount}/*` : `${mount}/*splat`;
+}
+
+/** `/auth/*splat`, `/auth{/*splat}`, `/auth/*`, `/auth/` → `/auth`: the mount path an `app.use` pattern serves. */
+export function mountOfPattern(pattern: string): string {
+  return pattern.replace(/\{\/\*\w*\}$/, '').replace(/\/\*\w*$/, '').replace(/\/+$/, '') || '/';
+}
+
+/** The path a provider's callback comes back to (seed §5 rule 3: it moves with the mount path). */
+export function callbackPath(mount: string, providerId: string): string {
+  return `${mount}/callback/${providerId}`;
+}
+
+/** The built-in sign-in page. */
+export function signInPath(mount: string): string {
+  return `${mount}/signin`;
+}
+
+/** The built-in sign-out page. */
+export function signOutPath(mount: string): string {
+  return `${mount}/signout`;
+}

@@ -1,21 +1,21 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { adapterIds } from '../catalog/adapters.js';
 import { defaultMountPath } from '../catalog/mount-path.js';
 import { isPackageManager, packageManagers } from '../catalog/package-managers.js';
 import type { PackageManager } from '../catalog/package-managers.js';
-import { describeProviderIds, getProvider } from '../catalog/providers.js';
-import { isBaseFile, planManifest, readManifest } from '../generator/manifest.js';
+import { describeProviderIds } from '../catalog/providers.js';
+import { readManifest } from '../generator/manifest.js';
 import { templateDirsFrom } from '../generator/paths.js';
 import { readProjectAdapter } from '../generator/project-adapter.js';
-import { writePlannedFiles } from '../generator/write-plan.js';
 import { checkProvidersFitAdapter, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
 import type { Answers } from '../generator/answers.js';
-import { cancelledError, usageError } from '../generator/errors.js';
+import { usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
-import { envKeyChanges, filesReport, messageIo, writeJson } from './json-output.js';
-import { callbackUrls, countFiles, describeFiles, nextSteps, summariseFiles } from './plan-report.js';
+import { applyPlan } from './apply-plan.js';
+import { messageIo } from './json-output.js';
+import { countFiles, summariseFiles } from './plan-report.js';
 import { cliVersion } from '../generator/version.js';
 
 /** Flags of `create-framework-auth`, as commander parses them. */
@@ -69,10 +69,10 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
 
   // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and
   // `--version`, `--help` and `secret --raw` need none of them (issue 8).
-  const [{ createUi }, { askAnswers }, { planProject }, { assertPackageManagerRuns, detectPackageManager, installDependencies }] = await Promise.all([
+  const [{ createUi, confirmWrite }, { askAnswers }, { planCreate }, { detectPackageManager }] = await Promise.all([
     import('./ui.js'),
     import('../prompts/ask-answers.js'),
-    import('../generator/plan-project.js'),
+    import('../generator/plan-create.js'),
     import('../generator/install.js'),
   ]);
   const ui = createUi(messageIo(io, json));
@@ -87,71 +87,28 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
     currentAdapter,
   });
   checkProvidersFitAdapter(answers);
-  const force = flags.force === true;
   const { pm, source } = detectPackageManager(root, pmFlag, io.env);
   const plan = await ui.step(
     'Planning the auth module',
-    async () => {
-      const planned = planProject({ root, answers, force, version: cliVersion, packageManager: pm, templates, convertEsm: flags.convertEsm === true });
-      planned.files.push(
-        ...planManifest({
-          root,
-          previous: previousManifest,
-          version: cliVersion,
-          answers: planned.projectAnswers,
-          files: planned.files,
-          addedDependencies: planned.addedDependencies,
-        }),
-      );
-      return planned;
-    },
+    async () =>
+      planCreate({
+        root,
+        cwd: io.cwd,
+        answers,
+        force: flags.force === true,
+        version: cliVersion,
+        packageManager: pm,
+        packageManagerSource: source,
+        install: flags.install,
+        convertEsm: flags.convertEsm === true,
+        previousManifest,
+        templates,
+      }),
     (result) => `Planned ${countFiles(result.files)} files: ${summariseFiles(result.files)}`,
   );
-  const report = (installed: boolean): Record<string, unknown> => ({
-    root,
-    dryRun: flags.dryRun === true,
-    answers: plan.projectAnswers,
-    files: filesReport(plan.files),
-    dependencies: { added: plan.addedDependencies },
-    env: {
-      added: envKeyChanges(plan.files.find((file) => file.path === '.env')).added,
-      fill: plan.projectAnswers.providers.flatMap((id) => getProvider(id).env),
-    },
-    callbackUrls: callbackUrls(plan.origin, plan.projectAnswers.mount, plan.projectAnswers.providers),
-    packageManager: pm,
-    installed,
-  });
-  for (const note of plan.notes) ui.info(note);
-  for (const file of plan.files.filter((candidate) => candidate.action === 'conflict')) {
-    ui.warn(`${file.path}: ${file.reason ?? 'kept as it is'}`);
-  }
-
-  if (flags.dryRun) {
-    ui.lines(`Plan for ${root}`, describeFiles(plan.files));
-    const added = Object.entries(plan.addedDependencies).map(([name, range]) => `${name}@${range}`);
-    if (added.length > 0) ui.info(`Dependencies to add: ${added.join(', ')}${flags.install ? ` (installed with ${pm})` : ''}`);
-    ui.outro('Dry run: nothing was written.');
-    if (json) writeJson(io, 'create', true, report(false));
-    return;
-  }
-
-  const needsInstall = flags.install && (Object.keys(plan.addedDependencies).length > 0 || !existsSync(join(root, 'node_modules')));
-  if (needsInstall) await ui.step(`Checking ${pm} (${source})`, () => assertPackageManagerRuns(pm), () => `Using ${pm} (${source})`);
-  if (io.signal.aborted) throw cancelledError();
-  const written = await ui.step(
-    'Writing files',
-    () => writePlannedFiles(root, plan.files, { signal: io.signal }),
-    (paths) => {
-      const shown = paths.filter((path) => !isBaseFile(path));
-      return shown.length === 0 ? 'Nothing to write: the project is up to date' : `Wrote ${shown.length} files`;
-    },
-  );
-  if (needsInstall) {
-    await ui.step(`Installing dependencies with ${pm}`, () => installDependencies(root, pm, io.signal), () => `Installed dependencies with ${pm}`);
-  }
-  ui.lines('Next steps', nextSteps(plan, { cwd: io.cwd, pm, installed: flags.install }));
-  ui.outro(written.length === 0 ? 'Already up to date.' : 'The auth module is ready.');
-  if (json) writeJson(io, 'create', true, report(needsInstall));
+  // Interactive without --yes: the plan is shown and confirmed before the first write.
+  const confirm = io.interactive && flags.yes !== true && !flags.dryRun ? (question: string) => confirmWrite(question, io, json) : undefined;
+  await applyPlan(plan, ui, io, { dryRun: flags.dryRun === true, json, ...(confirm ? { confirm } : {}) });
 }
 
 /** The `create-framework-auth` program. */

@@ -4,13 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { appOrigin } from '../generator/env-groups.js';
+import { appOrigin, callbackUrl } from '../generator/env-groups.js';
 import { findEnvLine, readEnvLines, setEnvValue } from '../generator/merge/env-file.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import { normaliseModule, readAuthConfig } from '../generator/provider-list.js';
 import { loadTypeScript } from '../generator/typescript-api.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
-import { CliError, usageError } from '../generator/errors.js';
+import { usageError } from '../generator/errors.js';
+import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
 import { filesReport, messageIo, writeJson } from './json-output.js';
 
@@ -122,7 +123,7 @@ export async function runDevIdp(flags: DevIdpFlags, io: CliIo): Promise<void> {
   const fileEnv = Object.fromEntries(readEnvLines(envText ?? '').map((line) => [line.key, line.value]));
   const env: Record<string, string | undefined> = { ...fileEnv, ...io.env };
   const origin = appOrigin([`AUTH_URL=${env.AUTH_URL ?? ''}`, `PORT=${env.PORT ?? ''}`].join('\n'));
-  const projectUri = project ? `${origin}${project.mount}/callback/oidc` : undefined;
+  const projectUri = project ? callbackUrl(origin, project.mount, 'oidc') : undefined;
   const redirectUris = given.length > 0 ? given : [projectUri ?? '', loopbackTwin(projectUri ?? '')].filter((uri): uri is string => Boolean(uri));
 
   const [{ createUi }, { startOidcProvider, DEFAULT_ACCOUNTS }] = await Promise.all([import('./ui.js'), import('../dev-idp/oidc-provider.js')]);

@@ -1,7 +1,7 @@
 import { locateAuthModule } from '../generator/auth-module.js';
-import { defaultMountPath } from '../catalog/mount-path.js';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, posix, resolve } from 'node:path';
+import { defaultMountPath, mountOfPattern, mountPattern } from '../catalog/mount-path.js';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { findProvider, providerCatalog } from '../catalog/providers.js';
 import { callbackUrl } from '../generator/env-groups.js';
@@ -11,7 +11,8 @@ import { compilesGeneratedModules } from '../generator/merge/tsconfig.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { normaliseModule, readAuthConfig } from '../generator/provider-list.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
-import { CliError } from '../generator/errors.js';
+import { listSourceFiles, readSourceText, scriptKindOf } from '../generator/project-files.js';
+import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
 import { messageIo, writeJson } from './json-output.js';
 import { readScaffoldedConfig, requireTypeScript } from './project.js';
@@ -189,27 +190,9 @@ async function checkIssuers(providers: readonly ConfiguredProvider[], values: Re
   );
 }
 
-/** Source files (not the auth module, node_modules or dot folders) that mention authHandler: where it is mounted. */
+/** Source files (not the auth module, dependencies, output or dot folders) that mention authHandler: where it is mounted. */
 function serverFiles(root: string, authDir: string): string[] {
-  const result: string[] = [];
-  const visit = (directory: string, depth: number): void => {
-    if (depth > 6) return;
-    let entries;
-    try {
-      entries = readdirSync(join(root, directory), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const path = directory === '' ? entry.name : posix.join(directory, entry.name);
-      if (entry.name.startsWith('.') || ['node_modules', 'dist', 'build'].includes(entry.name) || path === authDir) continue;
-      if (entry.isDirectory()) visit(path, depth + 1);
-      // Only regular files: a socket, FIFO or device named like a source file cannot be read (or would block).
-      else if (entry.isFile() && /\.(ts|mts|js|mjs)$/.test(entry.name) && readFileSync(join(root, path), 'utf8').includes('authHandler')) result.push(path);
-    }
-  };
-  visit('', 0);
-  return result;
+  return listSourceFiles(root, { skip: [authDir] }).filter((path) => readSourceText(root, path)?.includes('authHandler') === true);
 }
 
 interface ServerFacts {
@@ -224,7 +207,7 @@ interface ServerFacts {
 function readServerFacts(api: TypeScriptApi, root: string, files: readonly string[]): ServerFacts {
   const facts: ServerFacts = { mounts: [], trustProxy: false, trustsEveryProxy: false };
   for (const file of files) {
-    const sourceFile = api.createSourceFile(file, readFileSync(join(root, file), 'utf8'), api.ScriptTarget.Latest, true);
+    const sourceFile = api.createSourceFile(file, readSourceText(root, file) ?? '', api.ScriptTarget.Latest, true, scriptKindOf(api, file));
     const visit = (node: ts.Node): void => {
       if (api.isCallExpression(node) && api.isPropertyAccessExpression(node.expression)) {
         const method = node.expression.name.text;
@@ -246,16 +229,11 @@ function readServerFacts(api: TypeScriptApi, root: string, files: readonly strin
   return facts;
 }
 
-/** `/auth/*splat`, `/auth{/*splat}`, `/auth/*` → `/auth`. */
-function mountOf(pattern: string): string {
-  return pattern.replace(/\{\/\*\w*\}$/, '').replace(/\/\*\w*$/, '').replace(/\/+$/, '') || '/';
-}
-
 function checkMount(basePath: string | undefined, facts: ServerFacts, configPath: string): Finding {
   if (basePath === undefined) return problem('mount', 'warn', `${configPath} has no literal basePath; the routes' mount cannot be checked.`, `Set basePath: '${defaultMountPath}' (the path you mount authHandler at) in ${configPath}.`);
-  const fix = `Mount it as app.use('${basePath}/*splat', authHandler) (Express 4: '${basePath}/*'), or change basePath in ${configPath} to the mount path.`;
+  const fix = `Mount it as app.use('${mountPattern(basePath, 5)}', authHandler) (Express 4: '${mountPattern(basePath, 4)}'), or change basePath in ${configPath} to the mount path.`;
   if (facts.mounts.length === 0) return problem('mount', 'warn', `No app.use(..., authHandler) found in the project's sources; the auth routes may not be mounted.`, fix);
-  const wrong = facts.mounts.filter((mount) => mount.pattern !== undefined && mountOf(mount.pattern) !== basePath);
+  const wrong = facts.mounts.filter((mount) => mount.pattern !== undefined && mountOfPattern(mount.pattern) !== basePath);
   if (wrong.length > 0) {
     return problem('mount', 'error', `${wrong.map((mount) => `${mount.file} mounts authHandler at ${JSON.stringify(mount.pattern)}`).join('; ')}, but basePath is ${JSON.stringify(basePath)}: sign-in and callback URLs would not reach it.`, fix);
   }
@@ -409,7 +387,7 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   const authDir = locateAuthModule(root, manifest);
   const configPath = `${authDir}/config.ts`;
   const configText = readScaffoldedConfig(root, authDir);
-  const api = requireTypeScript(root);
+  const api = requireTypeScript(root, configPath);
   const { createUi } = await import('./ui.js');
   const ui = createUi(messageIo(io, json));
   ui.intro(`framework-auth doctor (${root})`);

@@ -1,5 +1,4 @@
 import { isBaseFile } from '../generator/manifest.js';
-import { readEnvLines } from '../generator/merge/env-file.js';
 import type { PlannedFile } from '../generator/planned-file.js';
 import type { CliIo } from './io.js';
 import { cliVersion } from '../generator/version.js';
@@ -48,14 +47,6 @@ export function filesReport(files: readonly PlannedFile[], mergeFiles: ReadonlyM
     }
   }
   return report;
-}
-
-/** The keys a planned `.env`-style file adds and removes. */
-export function envKeyChanges(file: PlannedFile | undefined): { added: string[]; removed: string[] } {
-  if (!file || file.action === 'unchanged' || file.action === 'conflict') return { added: [], removed: [] };
-  const before = new Set(readEnvLines(file.previous ?? '').map((line) => line.key));
-  const after = new Set(readEnvLines(file.content).map((line) => line.key));
-  return { added: [...after].filter((key) => !before.has(key)), removed: [...before].filter((key) => !after.has(key)) };
 }
 
 /** Writes the document, with `command`, `ok` and `version` first, on stdout. */

@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { CliError, exitCodes } from '../generator/errors.js';
+import { Refusal } from '../generator/errors.js';
+import { CliError, exitCodeOf, exitCodes } from './errors.js';
 import type { CliIo } from './io.js';
 import { cliVersion } from '../generator/version.js';
 
@@ -104,10 +105,10 @@ function report(error: unknown, io: CliIo, bin: BinName, argv: readonly string[]
     reportJson(bin, argv, io, { type: 'usage', message: error.message.replace(/^error: /, '') });
     return exitCodes.usage;
   }
-  if (error instanceof CliError) {
+  if (error instanceof Refusal) {
     io.stderr.write(`✖ ${error.message}\n${error.hint ? `  ${error.hint}\n` : ''}`);
-    if (!error.reported) reportJson(bin, argv, io, error);
-    return error.exitCode;
+    if (!(error instanceof CliError && error.reported)) reportJson(bin, argv, io, error);
+    return exitCodeOf(error);
   }
   const fileError = fileSystemError(error, io.cwd);
   if (fileError) {

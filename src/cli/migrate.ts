@@ -8,7 +8,8 @@ import { migratableAdapterIds, postgresUrlExample } from '../catalog/adapters.js
 import { readEnvLines } from '../generator/merge/env-file.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { readProjectAdapter } from '../generator/project-adapter.js';
-import { CliError, cancelledError, usageError } from '../generator/errors.js';
+import { cancelledError, usageError } from '../generator/errors.js';
+import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
 import { messageIo, writeJson } from './json-output.js';
 

@@ -1,14 +1,5 @@
-import { posix } from 'node:path';
-import type { PackageManager } from '../catalog/package-managers.js';
-import { findAdapter, postgresUrlExample } from '../catalog/adapters.js';
-import { runBinCommand, runScriptCommand } from '../catalog/package-managers.js';
-import { findProvider, getProvider } from '../catalog/providers.js';
-import { callbackUrl } from '../generator/env-groups.js';
 import { baseDir, isBaseFile } from '../generator/manifest.js';
-import { findEnvLine } from '../generator/merge/env-file.js';
 import type { PlannedFile } from '../generator/planned-file.js';
-import type { ProjectPlan } from '../generator/plan-project.js';
-import { mountInstructions } from '../generator/shape-plan.js';
 
 /**
  * `create  src/auth/config.ts  (adds microblog to the providers)`, one line per file, for `--dry-run`. The kept
@@ -31,14 +22,6 @@ export function countFiles(files: readonly PlannedFile[]): number {
   return files.filter((file) => !isBaseFile(file.path)).length;
 }
 
-/** The callback URL to register for each OAuth provider of the list. */
-export function callbackUrls(origin: string, mount: string, providers: readonly string[]): { provider: string; url: string }[] {
-  return providers
-    .map((id) => findProvider(id))
-    .filter((entry) => entry?.oauth === true)
-    .map((entry) => ({ provider: entry?.id ?? '', url: callbackUrl(origin, mount, entry?.id ?? '') }));
-}
-
 /** `12 created, 2 updated, 3 unchanged, 1 conflict` (the kept bases of generated files are not counted). */
 export function summariseFiles(allFiles: readonly PlannedFile[]): string {
   const files = allFiles.filter((file) => !isBaseFile(file.path));
@@ -54,60 +37,4 @@ export function summariseFiles(allFiles: readonly PlannedFile[]): string {
     .filter(([number]) => number > 0)
     .map(([number, word]) => `${number} ${word}`)
     .join(', ');
-}
-
-/** What the chosen adapter needs before the first start: the database URL and `framework-auth migrate`. */
-function databaseSteps(plan: ProjectPlan, pm: PackageManager): string[] {
-  const adapter = findAdapter(plan.answers.adapter);
-  const migrate = runBinCommand(pm, 'framework-auth migrate');
-  switch (adapter?.id) {
-    case 'sqlite': {
-      const envText = plan.files.find((file) => file.path === '.env')?.content ?? '';
-      const url = findEnvLine(envText, 'DATABASE_URL')?.value || adapter.env.DATABASE_URL;
-      // Only a file: URL is shown: another kind of URL may hold a password.
-      return [
-        '',
-        `Database (SQLite): ${url.startsWith('file:') ? `${url}, from ` : 'the file in '}DATABASE_URL in .env.`,
-        `  The tables are created automatically on first use; to create them now: ${migrate}`,
-      ];
-    }
-    case 'postgres':
-      return [
-        '',
-        'Database (PostgreSQL): set DATABASE_URL in .env, e.g.',
-        `  DATABASE_URL=${postgresUrlExample}`,
-        `  then create the tables: ${migrate}`,
-      ];
-    case 'memory':
-      return ['', 'Sessions are kept in memory (memory adapter): everyone is signed out when the server restarts.'];
-    default:
-      return [];
-  }
-}
-
-/** What the user does next: install, fill .env, register callback URLs, mount (existing server), start. */
-export function nextSteps(plan: ProjectPlan, options: { cwd: string; pm: PackageManager; installed: boolean }): string {
-  const lines: string[] = [];
-  const relativeRoot = posix.normalize(options.cwd === plan.root ? '.' : plan.root.startsWith(`${options.cwd}/`) ? plan.root.slice(options.cwd.length + 1) : plan.root);
-  if (relativeRoot !== '.') lines.push(`cd ${relativeRoot}`);
-  if (!options.installed) lines.push(plan.shape.workspace ? `${options.pm} install  (at the workspace root, ${plan.shape.workspace.root})` : `${options.pm} install`);
-  const providers = plan.answers.providers.map((id) => getProvider(id));
-  const envVars = providers.flatMap((entry) => entry.env);
-  if (envVars.length > 0) lines.push('', 'Fill in .env:', ...envVars.map((name) => `  ${name}=`));
-  const oauth = providers.filter((entry) => entry.oauth);
-  if (oauth.length > 0) {
-    lines.push('', 'Register these callback URLs with the providers:');
-    for (const entry of oauth) lines.push(`  ${entry.name}: ${callbackUrl(plan.origin, plan.answers.mount, entry.id)}`);
-  }
-  if (providers.some((entry) => entry.id === 'oidc')) {
-    lines.push('', 'No OpenID provider to register with yet? A local one for development (sign in as "alice"):', `  ${runBinCommand(options.pm, 'framework-auth dev-idp --write-env')}`);
-  }
-  lines.push(...databaseSteps(plan, options.pm));
-  const entry = plan.serverEntry;
-  if (entry && !entry.generated) {
-    lines.push('', ...mountInstructions(plan.shape, runScriptCommand(options.pm, 'build')));
-  } else {
-    lines.push('', `Start: ${runScriptCommand(options.pm, 'dev')}  →  ${plan.origin} (sign in at ${plan.origin}${plan.answers.mount}/signin)`);
-  }
-  return lines.join('\n');
 }

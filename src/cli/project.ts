@@ -3,10 +3,8 @@ import { join } from 'node:path';
 import { readProjectFile } from '../generator/planned-file.js';
 import { loadTypeScript } from '../generator/typescript-api.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
-import { CliError, usageError } from '../generator/errors.js';
-
-/** Where the config of the auth module lives in a project scaffolded with the default layout. */
-export const configPath = 'src/auth/config.ts';
+import { usageError } from '../generator/errors.js';
+import { CliError } from './errors.js';
 
 /**
  * The text of `<authDir>/config.ts` of a scaffolded project (one with the runtime copy too). Anything else is bad
@@ -25,7 +23,7 @@ export function readScaffoldedConfig(root: string, authDir: string): string {
 }
 
 /** The TypeScript compiler API (the project's, else the CLI's own), which the AST edits of config.ts need. */
-export function requireTypeScript(root: string): TypeScriptApi {
+export function requireTypeScript(root: string, configPath: string): TypeScriptApi {
   const api = loadTypeScript(root);
   if (!api) {
     throw new CliError('unsupported-edit', `The TypeScript compiler ("typescript") is needed to edit ${configPath} and was not found.`, {

@@ -1,4 +1,5 @@
-import { intro, log, outro } from '@clack/prompts';
+import { confirm, intro, isCancel, log, outro } from '@clack/prompts';
+import { cancelledError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { isTerminal } from './io.js';
 
@@ -57,4 +58,11 @@ export function createUi(io: CliIo): Ui {
       }
     },
   };
+}
+
+/** Asks a yes/no question on the terminal (stderr under `--json`); Ctrl-C or Escape cancels (exit 130). */
+export async function confirmWrite(question: string, io: CliIo, json: boolean): Promise<boolean> {
+  const answer = await confirm({ message: question, initialValue: true, input: io.stdin, output: json ? io.stderr : io.stdout });
+  if (isCancel(answer)) throw cancelledError();
+  return answer;
 }

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type ts from 'typescript';
+import { readSourceText, scriptKindOf, sourceExtensions } from './project-files.js';
 import type { TypeScriptApi } from './typescript-api.js';
 
 /** Where the user's Express app is created: the file to mount the auth module in, and the app's name there. */
@@ -9,17 +10,6 @@ export interface AppFile {
   path: string;
   /** The variable holding `express()` (`app`, `server`, ...). */
   appName: string;
-}
-
-const sourceExtensions = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
-
-function readText(root: string, path: string): string | undefined {
-  const full = join(root, path);
-  try {
-    return statSync(full).isFile() && statSync(full).size <= 1_000_000 ? readFileSync(full, 'utf8') : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The file a relative specifier of `fromFile` points to, as Node or tsc would find it (`./app.js` → `src/app.ts`). */
@@ -42,15 +32,9 @@ interface FileFacts {
   relativeImports: string[];
 }
 
-function scriptKind(api: TypeScriptApi, path: string): ts.ScriptKind {
-  if (path.endsWith('.tsx')) return api.ScriptKind.TSX;
-  if (/\.[cm]?ts$/.test(path)) return api.ScriptKind.TS;
-  return api.ScriptKind.JS;
-}
-
 /** Reads which local names are Express's default export, where `express()` is called, and the relative imports. */
 function readFacts(api: TypeScriptApi, path: string, text: string): FileFacts {
-  const source = api.createSourceFile(path, text, api.ScriptTarget.Latest, true, scriptKind(api, path));
+  const source = api.createSourceFile(path, text, api.ScriptTarget.Latest, true, scriptKindOf(api, path));
   const expressNames = new Set<string>();
   const relativeImports: string[] = [];
   const isRequireOf = (node: ts.Node | undefined, module?: string): node is ts.CallExpression =>
@@ -126,7 +110,7 @@ export function findAppFile(api: TypeScriptApi | undefined, root: string, entry:
     for (const path of level) {
       if (seen.has(path)) continue;
       seen.add(path);
-      const text = readText(root, path);
+      const text = readSourceText(root, path);
       if (text === undefined) continue;
       const facts = readFacts(api, path, text);
       if (facts.createsApp) return { path, appName: facts.appName ?? 'app' };

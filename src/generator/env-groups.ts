@@ -1,3 +1,4 @@
+import { callbackPath } from '../catalog/mount-path.js';
 import type { AdapterEntry } from '../catalog/adapters.js';
 import type { ProviderEntry } from '../catalog/providers.js';
 import type { EnvGroup } from './merge/env-file.js';
@@ -19,7 +20,7 @@ export function appOrigin(envText: string | undefined): string {
 
 /** The callback URL to register with an OAuth provider (seed §5 rule 3: it moves with the mount path). */
 export function callbackUrl(origin: string, mount: string, providerId: string): string {
-  return `${origin}${mount}/callback/${providerId}`;
+  return `${origin}${callbackPath(mount, providerId)}`;
 }
 
 /** The `AUTH_SECRET` group of .env (with the secret) or .env.example (with an empty value). */

@@ -1,5 +1,8 @@
-/** What went wrong, for tests and for `--json` later. */
-export const cliErrorTypes = [
+/**
+ * Why the generator will not go on: a typed refusal with a message and a suggestion, never an exit code. The CLI
+ * maps each type to its exit code (src/cli/errors.ts); `--json` reports the type.
+ */
+export const refusalTypes = [
   'usage',
   'cancelled',
   'not-a-project',
@@ -13,42 +16,28 @@ export const cliErrorTypes = [
   'file-access',
 ] as const;
 
-/** A CLI error type. */
-export type CliErrorType = (typeof cliErrorTypes)[number];
+/** A refusal type. */
+export type RefusalType = (typeof refusalTypes)[number];
 
-/** Exit codes: 2 for bad input before any write, 1 for failures after, 130 for Ctrl-C. */
-export const exitCodes = { failure: 1, usage: 2, cancelled: 130 } as const;
-
-/** An error the CLI reports as a message (never a stack) with an exit code and an optional suggestion. */
-export class CliError extends Error {
-  override readonly name = 'CliError';
-  readonly type: CliErrorType;
-  readonly exitCode: number;
+/** A refusal: what was wrong, what is valid or what to do next. Shown as a message (never a stack). */
+export class Refusal extends Error {
+  override readonly name: string = 'Refusal';
+  readonly type: RefusalType;
   readonly hint: string | undefined;
-  /** Under `--json`, the command printed its document (with what went wrong) already: no error document follows. */
-  readonly reported: boolean;
 
-  constructor(type: CliErrorType, message: string, options: { exitCode?: number; hint?: string; cause?: unknown; reported?: boolean } = {}) {
+  constructor(type: RefusalType, message: string, options: { hint?: string; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.type = type;
-    this.exitCode = options.exitCode ?? defaultExitCode(type);
     this.hint = options.hint;
-    this.reported = options.reported ?? false;
   }
 }
 
-function defaultExitCode(type: CliErrorType): number {
-  if (type === 'usage' || type === 'not-a-project') return exitCodes.usage;
-  if (type === 'cancelled') return exitCodes.cancelled;
-  return exitCodes.failure;
+/** A bad flag, argument, answer or project file: nothing is written. */
+export function usageError(message: string, hint?: string): Refusal {
+  return new Refusal('usage', message, hint === undefined ? {} : { hint });
 }
 
-/** A bad flag, argument or answer: exit 2, nothing written. */
-export function usageError(message: string, hint?: string): CliError {
-  return new CliError('usage', message, hint === undefined ? {} : { hint });
-}
-
-/** The user pressed Ctrl-C or cancelled a prompt: exit 130. */
-export function cancelledError(message = 'Cancelled; nothing was changed.'): CliError {
-  return new CliError('cancelled', message);
+/** The user pressed Ctrl-C, cancelled a prompt or declined the plan. */
+export function cancelledError(message = 'Cancelled; nothing was changed.'): Refusal {
+  return new Refusal('cancelled', message);
 }

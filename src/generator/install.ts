@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { installCommand, isPackageManager, lockfiles } from '../catalog/package-managers.js';
 import type { PackageManager } from '../catalog/package-managers.js';
-import { CliError, cancelledError, usageError } from './errors.js';
+import { Refusal, cancelledError, usageError } from './errors.js';
 import { readProjectFile } from './planned-file.js';
 import { findWorkspace } from './workspace.js';
 
@@ -69,7 +69,7 @@ export async function installDependencies(root: string, pm: PackageManager, sign
   } catch (error) {
     if (signal?.aborted) throw cancelledError(`Install cancelled. The files are written; run "${command} ${args.join(' ')}" to finish.`);
     const output = (error as { all?: string }).all ?? (error instanceof Error ? error.message : String(error));
-    throw new CliError('install-failed', `${command} install failed:\n${output.trim().split('\n').slice(-15).join('\n')}`, {
+    throw new Refusal('install-failed', `${command} install failed:\n${output.trim().split('\n').slice(-15).join('\n')}`, {
       hint: `The files are written. Fix the problem, then run "${command} ${args.join(' ')}" in ${cwd}.`,
       cause: error,
     });

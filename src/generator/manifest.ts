@@ -3,11 +3,11 @@ import { adapterIds, findAdapterByModule } from '../catalog/adapters.js';
 import type { AdapterId } from '../catalog/adapters.js';
 import { providerCatalog } from '../catalog/providers.js';
 import type { ProviderId } from '../catalog/providers.js';
-import { CliError } from './errors.js';
+import { Refusal } from './errors.js';
 import type { Answers } from './answers.js';
 import { planDeletedFile, planMergedFile, readProjectFile } from './planned-file.js';
 import type { PlannedFile } from './planned-file.js';
-import { normaliseModule, readAuthConfig } from './provider-list.js';
+import { inspectAuthConfig, normaliseModule } from './provider-list.js';
 import type { TypeScriptApi } from './typescript-api.js';
 
 /** The manifest, at the project root: what the CLI wrote, so that `update` and `remove-provider` know what is theirs. */
@@ -60,8 +60,8 @@ export function basePathOf(path: string): string {
   return `${baseDir}/${path}.base`;
 }
 
-function invalid(detail: string): CliError {
-  return new CliError('usage', `${manifestPath} is not a manifest this CLI can read: ${detail}.`, {
+function invalid(detail: string): Refusal {
+  return new Refusal('usage', `${manifestPath} is not a manifest this CLI can read: ${detail}.`, {
     hint: `It is written by create-framework-auth; restore it from version control, or remove it and re-run "npx create-framework-auth" with the same answers.`,
   });
 }
@@ -140,13 +140,8 @@ export function serializeManifest(manifest: Manifest): string {
  */
 export function answersFromConfig(api: TypeScriptApi | undefined, configText: string | undefined, fallback: Answers): Answers {
   if (!api || configText === undefined) return fallback;
-  let info;
-  try {
-    info = readAuthConfig(api, configText);
-  } catch (error) {
-    if (error instanceof CliError) return fallback;
-    throw error;
-  }
+  const info = inspectAuthConfig(api, configText);
+  if (info instanceof Refusal) return fallback;
   const providers: ProviderId[] = [];
   for (const module of info.providerModules) {
     const entry = providerCatalog.find((candidate) => normaliseModule(candidate.importPath) === module);

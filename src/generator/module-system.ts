@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import type ts from 'typescript';
+import { listSourceFiles, readSourceText, scriptKindOf, sourceExtensions } from './project-files.js';
 import type { TypeScriptApi } from './typescript-api.js';
 
 /** What Node makes of a project's `.js` (and tsc of its `.ts`) files today. */
@@ -40,69 +41,27 @@ export interface ModuleSystemReport {
 
 // Files whose module format depends on package.json "type" (.mjs/.mts are always ESM, .cjs/.cts always CommonJS).
 const typeDependentExtensions = ['.js', '.jsx', '.ts', '.tsx'] as const;
-const sourceExtensions = [...typeDependentExtensions, '.mjs', '.cjs', '.mts', '.cts'] as const;
-// Not the user's sources: dependencies, output, tooling caches.
-const skippedFolders = new Set(['node_modules', 'dist', 'build', 'out', 'coverage', 'bower_components', 'jspm_packages', 'tmp', 'temp']);
-// A project of thousands of files is read in part: the verdict needs one CommonJS file, the list a page of them.
-const maxFiles = 2000;
-const maxFileSize = 1_000_000;
 // tsc emits CommonJS for these `module` settings when package.json has no `"type": "module"`.
 const commonJsEmitModules = new Set(['commonjs', 'amd', 'umd', 'system', 'node16', 'node18', 'node20', 'nodenext']);
-const resolvedExtensions = ['.js', '.mjs', '.cjs', '.json', '.node', '.ts', '.mts', '.cts', '.tsx', '.jsx'];
+const resolvedExtensions = [...sourceExtensions, '.json', '.node'];
 
 function isTypeDependent(path: string): boolean {
   if (!posix.basename(path).includes('.')) return true;
   return !path.endsWith('.d.ts') && typeDependentExtensions.some((extension) => path.endsWith(extension));
 }
 
-/** Whether a file without an extension is a Node script (`#!/usr/bin/env node`). */
-function isNodeScript(path: string): boolean {
-  try {
-    if (statSync(path).size > maxFileSize) return false;
-    return /^#!.*\bnode\b/.test(readFileSync(path, 'utf8').slice(0, 200));
-  } catch {
-    return false;
-  }
-}
-
 /**
- * The source files of a project (root-relative, "/" separators), leaving out dependencies, build output, hidden
- * folders and `skip` (the auth module, the project's outDir, workspace packages below it).
+ * The source files whose module format matters (root-relative, "/" separators): the project's sources and its
+ * extensionless Node scripts, leaving out `skip` (the auth module, the project's outDir, workspace packages below it).
  */
-export function listSourceFiles(root: string, skip: readonly string[] = []): string[] {
-  const files: string[] = [];
-  const skipped = new Set(skip.map((path) => path.replace(/\/+$/, '')).filter((path) => path !== '' && path !== '.'));
-  const visit = (relativeDir: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(join(root, relativeDir), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (files.length >= maxFiles) return;
-      const path = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (entry.name.startsWith('.') || skippedFolders.has(entry.name) || skipped.has(path)) continue;
-        // A folder with its own package.json is another package (a workspace member, a vendored tool).
-        if (existsSync(join(root, path, 'package.json'))) continue;
-        visit(path);
-      } else if (entry.isFile() && sourceExtensions.some((extension) => entry.name.endsWith(extension)) && !entry.name.endsWith('.d.ts')) {
-        files.push(path);
-      } else if (entry.isFile() && !entry.name.includes('.') && isNodeScript(join(root, path))) {
-        // An extensionless script (express-generator's bin/www) runs in the package's module format too.
-        files.push(path);
-      }
-    }
-  };
-  visit('');
-  return files;
+function moduleSourceFiles(root: string, skip: readonly string[] = []): string[] {
+  return listSourceFiles(root, { skip, nodeScripts: true });
 }
 
 /** The specifier a relative import needs under Node's ESM resolution, by looking at what it points to. */
 function suggestSpecifier(root: string, fromFile: string, specifier: string): string {
   const target = join(root, dirname(fromFile), specifier);
-  for (const extension of ['.ts', '.tsx', '.js', '.jsx', '.mts', '.mjs']) {
+  for (const extension of sourceExtensions) {
     if (existsSync(`${target}${extension}`)) return `${specifier}${extension.replace('ts', 'js').replace('jsx', 'js')}`;
   }
   if (existsSync(target) && statSync(target).isDirectory()) {
@@ -120,8 +79,7 @@ function hasExtension(specifier: string): boolean {
 
 /** Reads one file's module constructs with the TypeScript parser (comments and strings never count). */
 export function inspectSourceFile(api: TypeScriptApi, root: string, path: string, text: string): SourceFileReport {
-  const kind = path.endsWith('.tsx') ? api.ScriptKind.TSX : path.endsWith('.jsx') ? api.ScriptKind.JSX : /\.[cm]?ts$/.test(path) ? api.ScriptKind.TS : api.ScriptKind.JS;
-  const source = api.createSourceFile(path, text, api.ScriptTarget.Latest, true, kind);
+  const source = api.createSourceFile(path, text, api.ScriptTarget.Latest, true, scriptKindOf(api, path));
   const commonJs = new Set<string>();
   const extensionless = new Map<string, string>();
   let esmSyntax = false;
@@ -177,7 +135,8 @@ export interface ModuleSystemInputs {
   tsconfigModule: string | undefined;
   /** Folders that are not the user's sources (the auth module, outDir). */
   skip: readonly string[];
-  api: TypeScriptApi | undefined;
+  /** The TypeScript API, or how to load it: loaded only when there are sources to read. */
+  api: TypeScriptApi | undefined | (() => TypeScriptApi | undefined);
 }
 
 /**
@@ -185,18 +144,19 @@ export interface ModuleSystemInputs {
  * package.json `"type"` are listed; `.cjs`/`.mjs` files keep theirs.
  */
 export function analyseModuleSystem(inputs: ModuleSystemInputs): ModuleSystemReport {
-  const { root, tsconfigModule, api } = inputs;
+  const { root, tsconfigModule } = inputs;
   const packageType = typeof inputs.packageType === 'string' ? inputs.packageType : undefined;
-  const sources = listSourceFiles(root, inputs.skip);
+  const sources = moduleSourceFiles(root, inputs.skip);
   const hasSources = sources.length > 0;
   if (packageType === 'module') return { system: 'esm', evidence: [], packageType, filesToEdit: [], hasSources };
 
   const reports: SourceFileReport[] = [];
+  const typeDependent = sources.filter(isTypeDependent);
+  const api = typeDependent.length === 0 ? undefined : typeof inputs.api === 'function' ? inputs.api() : inputs.api;
   if (api) {
-    for (const path of sources.filter(isTypeDependent)) {
-      const full = join(root, path);
-      if (statSync(full).size > maxFileSize) continue;
-      reports.push(inspectSourceFile(api, root, path, readFileSync(full, 'utf8')));
+    for (const path of typeDependent) {
+      const text = readSourceText(root, path);
+      if (text !== undefined) reports.push(inspectSourceFile(api, root, path, text));
     }
   }
   const isTypeScript = (path: string): boolean => /\.tsx?$/.test(path);
@@ -224,10 +184,12 @@ export function analyseModuleSystem(inputs: ModuleSystemInputs): ModuleSystemRep
 /** Extensionless relative imports of the TypeScript sources: what a move to NodeNext resolution asks to change. */
 export function filesNeedingExtensions(api: TypeScriptApi | undefined, root: string, skip: readonly string[]): SourceFileReport[] {
   if (!api) return [];
-  return listSourceFiles(root, skip)
+  return moduleSourceFiles(root, skip)
     .filter((path) => /\.[cm]?tsx?$/.test(path) && !path.endsWith('.d.ts'))
-    .filter((path) => statSync(join(root, path)).size <= maxFileSize)
-    .map((path) => inspectSourceFile(api, root, path, readFileSync(join(root, path), 'utf8')))
+    .flatMap((path) => {
+      const text = readSourceText(root, path);
+      return text === undefined ? [] : [inspectSourceFile(api, root, path, text)];
+    })
     .filter((report) => report.extensionless.length > 0);
 }
 

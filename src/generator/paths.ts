@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 // src/generator/ and dist/generator/ both sit two levels below the package root, beside templates/.
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Directory of the auth runtime copied verbatim into `src/auth/core/`. */
+/** Directory of the auth runtime copied verbatim into the auth module's `core/`. */
 export const runtimeTemplateDir: string = fileURLToPath(new URL('../../templates/runtime/', import.meta.url));
 
 /** Directory of the handlebars templates of answer-dependent files. */
@@ -15,9 +15,6 @@ export const cliPackageRoot: string = packageRoot;
 
 /** Where the generated auth module lives inside a project. */
 export const authModuleDir = 'src/auth';
-
-/** Where the runtime copy lives inside a project. */
-export const runtimeTargetDir = 'src/auth/core';
 
 /** Where the templates are read from: this package's, or a copy named by {@link templatesDirEnv} (tests only). */
 export interface TemplateDirs {

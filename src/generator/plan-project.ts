@@ -1,3 +1,4 @@
+import { signInPath, signOutPath } from '../catalog/mount-path.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parse } from 'jsonc-parser';
@@ -5,7 +6,7 @@ import { findAdapter, findAdapterByModule } from '../catalog/adapters.js';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { getProvider } from '../catalog/providers.js';
 import type { ProviderEntry } from '../catalog/providers.js';
-import { CliError, usageError } from './errors.js';
+import { Refusal, usageError } from './errors.js';
 import type { Answers } from './answers.js';
 import { runtimeDependencies, testedRanges, toolDevDependencies } from './dependencies.js';
 import { adapterEnvGroup, appOrigin, originEnvGroup, providerEnvGroup, secretEnvGroup } from './env-groups.js';
@@ -19,7 +20,7 @@ import { packageTemplateDirs } from './paths.js';
 import type { TemplateDirs } from './paths.js';
 import { planMergedFile, planOwnedFile, readProjectFile } from './planned-file.js';
 import type { PlannedFile } from './planned-file.js';
-import { addProviderToConfig, normaliseModule, readAuthConfig, setAdapterInConfig } from './provider-list.js';
+import { addProvidersToConfig, inspectAuthConfig, normaliseModule, setAdapterInConfig } from './provider-list.js';
 import type { AuthConfigInfo } from './provider-list.js';
 import { includeAuthModule, readProjectShape, tsconfigForShape } from './project-shape.js';
 import type { ProjectShape, ServerEntryShape } from './project-shape.js';
@@ -139,41 +140,25 @@ function planConfigFile(root: string, path: string, rendered: string, answers: A
   const conflict = (reason: string): PlannedFile => ({ path, action: 'conflict', content: rendered, previous, reason });
   const api = loadTypeScript(root);
   if (!api) return conflict('differs from what this version generates; kept as it is, --force regenerates it');
-  try {
-    const info = readAuthConfig(api, previous);
-    assertSameAdapter(info, answers, path);
-    if (info.basePath !== answers.mount) {
-      return conflict(`its basePath is ${JSON.stringify(info.basePath)}, not ${JSON.stringify(answers.mount)}; kept as it is, --force regenerates it`);
-    }
-    // A re-run with more providers adds them to the user's list, as add-provider would.
-    let content = previous;
-    const changes: string[] = [];
-    const added: string[] = [];
-    for (const entry of providers) {
-      const edit = addProviderToConfig(api, content, entry);
-      if (edit.changed) added.push(entry.id);
-      content = edit.content;
-    }
-    if (added.length > 0) changes.push(`adds ${added.join(', ')} to the providers`);
-    const adapter = adapterInsertion(answers);
-    if (adapter) {
-      let edit;
-      try {
-        edit = setAdapterInConfig(api, content, adapter);
-      } catch (error) {
-        // Kept as a conflict, the config would miss the adapter whose files and dependencies the run adds.
-        if (error instanceof CliError) throw usageError(error.message, error.hint);
-        throw error;
-      }
-      if (edit.changed) changes.push(`sets adapter: ${adapter.snippet}`);
-      content = edit.content;
-    }
-    return planMergedFile(path, previous, content, changes.length > 0 ? changes.join('; ') : undefined);
-  } catch (error) {
-    if (error instanceof CliError && error.type === 'usage') throw error;
-    if (error instanceof CliError) return conflict(`${error.message}; kept as it is`);
-    throw error;
+  const info = inspectAuthConfig(api, previous, path);
+  if (info instanceof Refusal) return conflict(`${info.message}; kept as it is`);
+  assertSameAdapter(info, answers, path);
+  if (info.basePath !== answers.mount) {
+    return conflict(`its basePath is ${JSON.stringify(info.basePath)}, not ${JSON.stringify(answers.mount)}; kept as it is, --force regenerates it`);
   }
+  // A re-run with more providers adds them to the user's list, as add-provider would.
+  const merged = addProvidersToConfig(api, previous, providers, path);
+  if (merged instanceof Refusal) return conflict(`${merged.message}; kept as it is`);
+  const changes = merged.added.length > 0 ? [`adds ${merged.added.join(', ')} to the providers`] : [];
+  let content = merged.content;
+  const adapter = adapterInsertion(answers);
+  if (adapter) {
+    // A config the adapter cannot be set in refuses the run (setAdapterInConfig's refusal is bad input, exit 2).
+    const edit = setAdapterInConfig(api, content, adapter, path);
+    if (edit.changed) changes.push(`sets adapter: ${adapter.snippet}`);
+    content = edit.content;
+  }
+  return planMergedFile(path, previous, content, changes.length > 0 ? changes.join('; ') : undefined);
 }
 
 /** The starter server when the project has no entry of its own (project-shape.ts finds it, and where its app is made). */
@@ -212,11 +197,14 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   }
   files.push(planOwnedFile(root, authPath(shape, 'env.ts'), renderTemplate('auth/env.ts.hbs', { header }, templates), force));
   files.push(planOwnedFile(root, authPath(shape, 'index.ts'), renderTemplate('auth/index.ts.hbs', { header, mountPattern }, templates), force));
-  const configFile = planConfigFile(root, authPath(shape, 'config.ts'), renderAuthConfig(answers, version, templates), answers, providers, force);
-  // The base of config.ts is the render for what the config holds once written (a re-run or add-provider may have
-  // merged providers into the user's list), so that `update` merges only the user's own edits.
-  const projectAnswers = answersFromConfig(loadTypeScript(root), configFile.action === 'conflict' ? configFile.previous : configFile.content, answers);
-  configFile.base = renderAuthConfig(projectAnswers, version, templates);
+  const renderedConfig = renderAuthConfig(answers, version, templates);
+  const configFile = planConfigFile(root, authPath(shape, 'config.ts'), renderedConfig, answers, providers, force);
+  // What the config holds once written: the answers themselves when it is this render (a new project, --force, an
+  // unchanged re-run: nothing to read back); read from the user's file when a re-run merged into it or kept it. Its
+  // render is the base of config.ts, so that `update` merges only the user's own edits.
+  const configText = configFile.action === 'conflict' ? configFile.previous : configFile.content;
+  const projectAnswers = configText === renderedConfig ? answers : answersFromConfig(loadTypeScript(root), configText, answers);
+  configFile.base = projectAnswers === answers ? renderedConfig : renderAuthConfig(projectAnswers, version, templates);
   files.push(configFile);
 
   const server = planServer(
@@ -227,8 +215,8 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
       {
         header,
         mountPattern,
-        signInPath: `${answers.mount}/signin`,
-        signOutPath: `${answers.mount}/signout`,
+        signInPath: signInPath(answers.mount),
+        signOutPath: signOutPath(answers.mount),
       },
       templates,
     ),

@@ -1,8 +1,8 @@
 import { adapterCatalog, findAdapterByModule } from '../catalog/adapters.js';
-import { CliError } from './errors.js';
+import { Refusal } from './errors.js';
 import { readProjectFile } from './planned-file.js';
 import { locateAuthModule } from './auth-module.js';
-import { readAuthConfig } from './provider-list.js';
+import { inspectAuthConfig } from './provider-list.js';
 import { loadTypeScript } from './typescript-api.js';
 
 /** The adapter a scaffolded project's `src/auth/config.ts` uses. */
@@ -21,12 +21,8 @@ export function readProjectAdapter(root: string): ProjectAdapter | undefined {
   const text = readProjectFile(root, `${locateAuthModule(root)}/config.ts`);
   const api = text === undefined ? undefined : loadTypeScript(root);
   if (text === undefined || !api) return undefined;
-  try {
-    const info = readAuthConfig(api, text);
-    if (!info.hasAdapter) return { entry: adapterCatalog.find((entry) => entry.id === 'none'), module: undefined };
-    return { entry: info.adapterModule === undefined ? undefined : findAdapterByModule(info.adapterModule), module: info.adapterModule };
-  } catch (error) {
-    if (error instanceof CliError) return undefined;
-    throw error;
-  }
+  const info = inspectAuthConfig(api, text);
+  if (info instanceof Refusal) return undefined;
+  if (!info.hasAdapter) return { entry: adapterCatalog.find((entry) => entry.id === 'none'), module: undefined };
+  return { entry: info.adapterModule === undefined ? undefined : findAdapterByModule(info.adapterModule), module: info.adapterModule };
 }

@@ -1,27 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { posix } from 'node:path';
+import { isSourceFileName, listSourceFiles, readSourceText, withoutSourceExtension } from './project-files.js';
 
-const sourceExtensions = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const specifierPatterns = [/\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]/g, /\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/g, /\bimport\s*['"](\.{1,2}\/[^'"]+)['"]/g];
-
-function withoutExtension(path: string): string {
-  return path.replace(sourceExtensions, '');
-}
-
-function listSources(root: string, directory: string): string[] {
-  let entries;
-  try {
-    entries = readdirSync(join(root, directory), { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((entry) => {
-    if (entry.name.startsWith('.') || entry.name === 'node_modules') return [];
-    const path = posix.join(directory, entry.name);
-    if (entry.isDirectory()) return listSources(root, path);
-    return entry.isFile() && sourceExtensions.test(entry.name) ? [path] : [];
-  });
-}
 
 /**
  * Whether any source file under `src/` but `target` itself imports `target` (a project path such as
@@ -29,16 +9,16 @@ function listSources(root: string, directory: string): string[] {
  * win over the files on disk; a planned `undefined` is a file about to be deleted.
  */
 export function isImportedInProject(root: string, target: string, planned: ReadonlyMap<string, string | undefined>): boolean {
-  const wanted = withoutExtension(target);
-  const paths = new Set([...listSources(root, 'src'), ...[...planned.keys()].filter((path) => path.startsWith('src/') && sourceExtensions.test(path))]);
+  const wanted = withoutSourceExtension(target);
+  const paths = new Set([...listSourceFiles(root, { under: 'src' }), ...[...planned.keys()].filter((path) => path.startsWith('src/') && isSourceFileName(path))]);
   for (const path of paths) {
     if (path === target) continue;
-    const content = planned.has(path) ? planned.get(path) : readFileSync(join(root, path), 'utf8');
+    const content = planned.has(path) ? planned.get(path) : readSourceText(root, path);
     if (content === undefined) continue;
     for (const pattern of specifierPatterns) {
       for (const match of content.matchAll(pattern)) {
         const specifier = match[1] ?? '';
-        if (withoutExtension(posix.join(posix.dirname(path), specifier)) === wanted) return true;
+        if (withoutSourceExtension(posix.join(posix.dirname(path), specifier)) === wanted) return true;
       }
     }
   }

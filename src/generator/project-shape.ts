@@ -1,3 +1,4 @@
+import { mountPattern } from '../catalog/mount-path.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { applyEdits, findNodeAtLocation, modify, parse, parseTree } from 'jsonc-parser';
@@ -6,6 +7,7 @@ import { detectFormatting } from './merge/json-format.js';
 import { compilesGeneratedModules } from './merge/tsconfig.js';
 import { analyseModuleSystem, filesNeedingExtensions } from './module-system.js';
 import type { ModuleSystemReport, SourceFileReport } from './module-system.js';
+import { isSourceFileName, sourceExtensions } from './project-files.js';
 import type { TypeScriptApi } from './typescript-api.js';
 import { loadTypeScript } from './typescript-api.js';
 import { findWorkspace } from './workspace.js';
@@ -180,7 +182,7 @@ export function detectExpress(root: string, pkg: PackageJsonInfo | undefined, wo
 
 /** `app.use` pattern for the auth routes: Express 5's path-to-regexp 8 needs a named wildcard. */
 export function mountPatternFor(major: ExpressMajor, mount: string): string {
-  return major === 4 ? `${mount}/*` : `${mount}/*splat`;
+  return mountPattern(mount, major);
 }
 
 function kindName(names: Record<number, string>, value: number): string | undefined {
@@ -266,7 +268,7 @@ function sourceOf(root: string, path: string, tsconfig: TsconfigInfo | undefined
   if (!clean.startsWith(`${outDir}/`)) return undefined;
   const rest = clean.slice(outDir.length + 1).replace(/\.(m|c)?js$/, '');
   const rootDir = tsconfig?.rootDir ?? 'src';
-  for (const extension of ['.ts', '.mts', '.cts', '.tsx', '.js']) {
+  for (const extension of sourceExtensions) {
     const candidate = rootDir === '' ? `${rest}${extension}` : `${rootDir}/${rest}${extension}`;
     if (existsSync(join(root, candidate))) return candidate;
   }
@@ -284,7 +286,7 @@ function declaredEntries(root: string, pkg: PackageJsonInfo | undefined, tsconfi
     const command = pkg?.scripts?.[script];
     if (typeof command !== 'string') continue;
     for (const token of command.split(/[\s;&|]+/)) {
-      if (/\.(m|c)?[jt]sx?$/.test(token) || token === 'bin/www' || token === './bin/www') add(token);
+      if (isSourceFileName(token) || token === 'bin/www' || token === './bin/www') add(token);
     }
   }
   if (typeof pkg?.main === 'string') add(pkg.main);
@@ -329,10 +331,13 @@ export interface ProjectShapeOptions {
  */
 export function readProjectShape(root: string, options: ProjectShapeOptions): ProjectShape {
   const pkg = options.packageJson;
-  const api = options.api ?? loadTypeScript(root);
+  // The compiler is loaded only for what needs it (a tsconfig, the user's sources, their entry): a new empty
+  // project is planned without it.
+  let api: TypeScriptApi | undefined | null = options.api ?? null;
+  const typescript = (): TypeScriptApi | undefined => (api === null ? (api = loadTypeScript(root)) : api);
   const workspace = findWorkspace(root);
   const express = detectExpress(root, pkg, workspace);
-  const tsconfig = readTsconfig(api, root);
+  const tsconfig = readTsconfig(existsSync(join(root, 'tsconfig.json')) ? typescript() : undefined, root);
 
   const existingAuthDir = findAuthModuleDir(root);
   const declared = declaredEntries(root, pkg, tsconfig);
@@ -364,7 +369,7 @@ export function readProjectShape(root: string, options: ProjectShapeOptions): Pr
   let serverEntry: ServerEntryShape;
   const generatedPath = generatedServer(sourceDir) ?? generatedServer('src');
   if (userEntry !== undefined && generatedPath === undefined) {
-    const app = findAppFile(api, root, userEntry);
+    const app = findAppFile(typescript(), root, userEntry);
     const file = app?.path ?? userEntry;
     const authIndex = language === 'javascript' ? `${outDir}/${posix.relative(sourceDir, authDir)}/index.js` : `${authDir}/index.js`;
     serverEntry = { path: userEntry, generated: false, mount: { file, appName: app?.appName ?? 'app', importPath: relativeImport(file, authIndex), found: app !== undefined } };
@@ -373,11 +378,11 @@ export function readProjectShape(root: string, options: ProjectShapeOptions): Pr
   }
 
   const skip = [authDir, outDir, ...(tsconfig?.outDir === undefined ? [] : [tsconfig.outDir])];
-  const module = analyseModuleSystem({ root, packageType: pkg?.type, tsconfigModule: tsconfig?.module, skip, api });
+  const module = analyseModuleSystem({ root, packageType: pkg?.type, tsconfigModule: tsconfig?.module, skip, api: typescript });
   // tsc under NodeNext asks for the extension of every relative import: said before the merge changes the setting.
   const extensionFixes =
     tsconfig !== undefined && !compilesGeneratedModules(tsconfig.module, tsconfig.moduleResolution) && module.system !== 'commonjs'
-      ? filesNeedingExtensions(api, root, skip)
+      ? filesNeedingExtensions(typescript(), root, skip)
       : [];
 
   return {
@@ -399,7 +404,7 @@ export function readProjectShape(root: string, options: ProjectShapeOptions): Pr
 // Configuration files at the root (eslint.config.js, vite.config.ts, ...) are not the app's sources.
 function hasRootSources(root: string): boolean {
   try {
-    return readdirSync(root).some((name) => /\.(m|c)?[jt]sx?$/.test(name) && !name.endsWith('.d.ts') && !/(^|\.)config\./.test(name) && !name.startsWith('.'));
+    return readdirSync(root).some((name) => isSourceFileName(name) && !/(^|\.)config\./.test(name) && !name.startsWith('.'));
   } catch {
     return false;
   }

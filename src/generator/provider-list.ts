@@ -1,4 +1,5 @@
-import { CliError } from './errors.js';
+import { Refusal } from './errors.js';
+import { authModuleDir } from './paths.js';
 import type { TypeScriptApi } from './typescript-api.js';
 import type ts from 'typescript';
 
@@ -38,6 +39,8 @@ export interface ProviderListEdit {
 }
 
 interface ParsedConfig {
+  /** The config's project path, for messages. */
+  path: string;
   sourceFile: ts.SourceFile;
   configObject: ts.ObjectLiteralExpression;
   providers: ts.ArrayLiteralExpression | undefined;
@@ -50,16 +53,18 @@ interface ParsedConfig {
   adapter: ts.ObjectLiteralElementLike | undefined;
 }
 
+/** The config of the default layout, for callers that do not say where theirs is. */
+const defaultConfigPath = `${authModuleDir}/config.ts`;
+
 interface TextEdit {
   position: number;
   deleteCount: number;
   text: string;
 }
 
-const configPath = 'src/auth/config.ts';
 
-function unsupported(message: string): CliError {
-  return new CliError('unsupported-edit', `${configPath}: ${message}`, {
+function unsupported(path: string, message: string): Refusal {
+  return new Refusal('unsupported-edit', `${path}: ${message}`, {
     hint: 'Edit the providers list by hand, or pass --force to regenerate the file.',
   });
 }
@@ -82,7 +87,7 @@ function propertyName(api: TypeScriptApi, name: ts.PropertyName): string | undef
   return undefined;
 }
 
-function parseConfig(api: TypeScriptApi, source: string): ParsedConfig {
+function parseConfig(api: TypeScriptApi, source: string, path: string): ParsedConfig {
   const sourceFile = api.createSourceFile('config.ts', source, api.ScriptTarget.Latest, true, api.ScriptKind.TS);
   const imports = new Map<string, string>();
   const topLevelNames = new Set<string>();
@@ -120,7 +125,7 @@ function parseConfig(api: TypeScriptApi, source: string): ParsedConfig {
       topLevelNames.add(statement.name.text);
     }
   }
-  if (!configObject) throw unsupported('no `export const authConfig = { ... }` object literal found');
+  if (!configObject) throw unsupported(path, 'no `export const authConfig = { ... }` object literal found');
   let providers: ts.ArrayLiteralExpression | undefined;
   let adapter: ts.ObjectLiteralElementLike | undefined;
   for (const property of configObject.properties) {
@@ -128,14 +133,14 @@ function parseConfig(api: TypeScriptApi, source: string): ParsedConfig {
       adapter = property;
     }
     if (api.isShorthandPropertyAssignment(property) && property.name.text === 'providers') {
-      throw unsupported('`providers` is a variable, not an array literal');
+      throw unsupported(path, '`providers` is a variable, not an array literal');
     }
     if (!api.isPropertyAssignment(property) || propertyName(api, property.name) !== 'providers') continue;
     const value = unwrap(api, property.initializer);
-    if (!api.isArrayLiteralExpression(value)) throw unsupported('`providers` is not an array literal');
+    if (!api.isArrayLiteralExpression(value)) throw unsupported(path, '`providers` is not an array literal');
     providers = value;
   }
-  return { sourceFile, configObject, providers, imports, topLevelNames, topLevelConstants, adapter };
+  return { path, sourceFile, configObject, providers, imports, topLevelNames, topLevelConstants, adapter };
 }
 
 function providerModulesOf(api: TypeScriptApi, parsed: ParsedConfig): string[] {
@@ -167,9 +172,43 @@ function adapterModuleOf(api: TypeScriptApi, parsed: ParsedConfig): string | und
   return from === undefined ? undefined : normaliseModule(from);
 }
 
+/**
+ * The outcome of a config edit the caller can live without: the value, or the refusal it met (a config this editor
+ * cannot read or change), returned rather than thrown so that a planner keeps the user's file as a conflict.
+ */
+export type EditOutcome<T> = T | Refusal;
+
+function outcome<T>(edit: () => T): EditOutcome<T> {
+  try {
+    return edit();
+  } catch (error) {
+    if (error instanceof Refusal && error.type === 'unsupported-edit') return error;
+    throw error;
+  }
+}
+
+/** {@link readAuthConfig}, with a config it cannot read returned as its refusal. */
+export function inspectAuthConfig(api: TypeScriptApi, source: string, path: string = defaultConfigPath): EditOutcome<AuthConfigInfo> {
+  return outcome(() => readAuthConfig(api, source, path));
+}
+
+/** Adds each provider (as {@link addProviderToConfig}); a list it cannot edit is returned as its refusal. */
+export function addProvidersToConfig(api: TypeScriptApi, source: string, providers: readonly (ProviderInsertion & { id: string })[], path: string = defaultConfigPath): EditOutcome<{ content: string; added: string[] }> {
+  return outcome(() => {
+    let content = source;
+    const added: string[] = [];
+    for (const provider of providers) {
+      const edit = addProviderToConfig(api, content, provider, path);
+      if (edit.changed) added.push(provider.id);
+      content = edit.content;
+    }
+    return { content, added };
+  });
+}
+
 /** Reads `basePath`, the providers and the adapter from the text of `src/auth/config.ts`. */
-export function readAuthConfig(api: TypeScriptApi, source: string): AuthConfigInfo {
-  const parsed = parseConfig(api, source);
+export function readAuthConfig(api: TypeScriptApi, source: string, path: string = defaultConfigPath): AuthConfigInfo {
+  const parsed = parseConfig(api, source, path);
   let basePath: string | undefined;
   for (const property of parsed.configObject.properties) {
     if (!api.isPropertyAssignment(property)) continue;
@@ -241,7 +280,7 @@ function importEdit(api: TypeScriptApi, parsed: ParsedConfig, localName: string,
 function listEdits(api: TypeScriptApi, parsed: ParsedConfig, element: string): TextEdit[] {
   const { sourceFile, providers } = parsed;
   const text = sourceFile.text;
-  if (!providers) throw unsupported('`authConfig` has no `providers: [...]` list');
+  if (!providers) throw unsupported(parsed.path, '`authConfig` has no `providers: [...]` list');
   const open = providers.getStart(sourceFile);
   const close = providers.end - 1;
   const elements = providers.elements;
@@ -281,8 +320,8 @@ function syntaxErrors(api: TypeScriptApi, source: string): string[] {
  * positions so that everything else (comments, formatting, other providers) stays byte-for-byte. A provider whose
  * factory module is already in the list is left alone (adding it again, or through an alias, is a no-op).
  */
-export function addProviderToConfig(api: TypeScriptApi, source: string, provider: ProviderInsertion): ProviderListEdit {
-  const parsed = parseConfig(api, source);
+export function addProviderToConfig(api: TypeScriptApi, source: string, provider: ProviderInsertion, path: string = defaultConfigPath): ProviderListEdit {
+  const parsed = parseConfig(api, source, path);
   const wantedModule = normaliseModule(provider.importPath);
   if (providerModulesOf(api, parsed).includes(wantedModule)) return { content: source, changed: false };
 
@@ -297,13 +336,15 @@ export function addProviderToConfig(api: TypeScriptApi, source: string, provider
 
   const errors = syntaxErrors(api, content);
   if (errors.length > 0 || !readAuthConfig(api, content).providerModules.includes(wantedModule)) {
-    throw unsupported(`adding ${provider.importName} would not produce valid code (${errors.join('; ') || 'provider not found after the edit'})`);
+    throw unsupported(parsed.path, `adding ${provider.importName} would not produce valid code (${errors.join('; ') || 'provider not found after the edit'})`);
   }
   return { content, changed: true };
 }
 
-function adapterUnsupported(message: string): CliError {
-  return new CliError('unsupported-edit', `${configPath}: ${message}`, {
+// The run that asks for an adapter adds its files and dependencies: a config it cannot set the adapter in refuses
+// the run (kept as a conflict, the config would miss the adapter the rest of the project now expects).
+function adapterUnsupported(path: string, message: string): Refusal {
+  return new Refusal('usage', `${path}: ${message}`, {
     hint: 'Set `adapter:` in the config by hand, or pass --force to regenerate the file.',
   });
 }
@@ -314,12 +355,12 @@ function adapterUnsupported(message: string): CliError {
  * module is left alone; one with another adapter is refused (replacing where users and sessions live is the
  * user's decision, never a side effect of a re-run).
  */
-export function setAdapterInConfig(api: TypeScriptApi, source: string, adapter: AdapterInsertion): ProviderListEdit {
-  const parsed = parseConfig(api, source);
+export function setAdapterInConfig(api: TypeScriptApi, source: string, adapter: AdapterInsertion, path: string = defaultConfigPath): ProviderListEdit {
+  const parsed = parseConfig(api, source, path);
   const wantedModule = normaliseModule(adapter.importPath);
   if (parsed.adapter) {
     if (adapterModuleOf(api, parsed) === wantedModule) return { content: source, changed: false };
-    throw adapterUnsupported(`it already sets \`${parsed.adapter.getText(parsed.sourceFile)}\``);
+    throw adapterUnsupported(parsed.path, `it already sets \`${parsed.adapter.getText(parsed.sourceFile)}\``);
   }
   const { sourceFile, configObject } = parsed;
   const text = sourceFile.text;
@@ -328,7 +369,7 @@ export function setAdapterInConfig(api: TypeScriptApi, source: string, adapter: 
   const open = configObject.getStart(sourceFile);
   const close = configObject.end - 1;
   if (!last || lineStart(text, last.getStart(sourceFile)) === lineStart(text, open)) {
-    throw adapterUnsupported('`authConfig` is not an object literal with one property per line');
+    throw adapterUnsupported(parsed.path, '`authConfig` is not an object literal with one property per line');
   }
 
   const existingLocal = [...parsed.imports].find(([, from]) => normaliseModule(from) === wantedModule)?.[0];
@@ -348,7 +389,7 @@ export function setAdapterInConfig(api: TypeScriptApi, source: string, adapter: 
 
   const errors = syntaxErrors(api, content);
   if (errors.length > 0 || readAuthConfig(api, content).adapterModule !== wantedModule) {
-    throw adapterUnsupported(`setting the adapter would not produce valid code (${errors.join('; ') || 'adapter not found after the edit'})`);
+    throw adapterUnsupported(parsed.path, `setting the adapter would not produce valid code (${errors.join('; ') || 'adapter not found after the edit'})`);
   }
   return { content, changed: true };
 }
@@ -364,8 +405,8 @@ function lineEndAt(text: string, position: number): number {
  * removing a provider gives the file back as it was. A provider that is not in the list is a no-op. Throws when
  * it is the only provider (a config without providers cannot sign anyone in).
  */
-export function removeProviderFromConfig(api: TypeScriptApi, source: string, importPath: string): ProviderListEdit {
-  const parsed = parseConfig(api, source);
+export function removeProviderFromConfig(api: TypeScriptApi, source: string, importPath: string, path: string = defaultConfigPath): ProviderListEdit {
+  const parsed = parseConfig(api, source, path);
   const { sourceFile, providers } = parsed;
   const text = sourceFile.text;
   const wantedModule = normaliseModule(importPath);
@@ -382,7 +423,7 @@ export function removeProviderFromConfig(api: TypeScriptApi, source: string, imp
   const index = elements.findIndex(isWanted);
   if (!providers || index === -1) return { content: source, changed: false };
   if (elements.length === 1) {
-    throw new CliError('usage', `${configPath}: it is the only provider; a config without providers cannot sign anyone in.`, {
+    throw new Refusal('usage', `${path}: it is the only provider; a config without providers cannot sign anyone in.`, {
       hint: 'Add another provider first (npx framework-auth add-provider <id>), then remove this one.',
     });
   }
@@ -432,7 +473,7 @@ export function removeProviderFromConfig(api: TypeScriptApi, source: string, imp
   const content = applyTextEdits(source, edits);
   const errors = syntaxErrors(api, content);
   if (errors.length > 0 || readAuthConfig(api, content).providerModules.includes(wantedModule)) {
-    throw unsupported(`removing ${localName} would not produce valid code (${errors.join('; ') || 'provider still found after the edit'})`);
+    throw unsupported(parsed.path, `removing ${localName} would not produce valid code (${errors.join('; ') || 'provider still found after the edit'})`);
   }
   return { content, changed: true };
 }

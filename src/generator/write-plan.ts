@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { CliError, cancelledError } from './errors.js';
+import { Refusal, cancelledError } from './errors.js';
 import type { PlannedFile } from './planned-file.js';
 
 /** Options of {@link writePlannedFiles}. */
@@ -100,8 +100,8 @@ export async function writePlannedFiles(root: string, files: readonly PlannedFil
     return [...changes, ...deletions].map((file) => file.path);
   } catch (error) {
     await rollBack(committed, temps, createdDirectories);
-    if (error instanceof CliError) throw error;
-    throw new CliError('write-failed', `Could not write the project: ${error instanceof Error ? error.message : String(error)}`, {
+    if (error instanceof Refusal) throw error;
+    throw new Refusal('write-failed', `Could not write the project: ${error instanceof Error ? error.message : String(error)}`, {
       hint: 'Nothing was changed.',
       cause: error,
     });

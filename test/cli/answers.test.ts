@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { checkMountPath } from '../../src/catalog/mount-path.js';
-import { CliError } from '../../src/generator/errors.js';
+import { exitCodeOf } from '../../src/cli/errors.js';
+import { Refusal } from '../../src/generator/errors.js';
 import { parseAdapter, parseMountPath, parseProviderList } from '../../src/generator/answers.js';
 
 function usageMessage(run: () => unknown): string {
   try {
     run();
   } catch (error) {
-    expect(error).toBeInstanceOf(CliError);
-    expect((error as CliError).type).toBe('usage');
-    expect((error as CliError).exitCode).toBe(2);
-    return (error as CliError).message;
+    expect(error).toBeInstanceOf(Refusal);
+    expect((error as Refusal).type).toBe('usage');
+    expect(exitCodeOf(error as Refusal)).toBe(2);
+    return (error as Refusal).message;
   }
   throw new Error('expected a usage error');
 }

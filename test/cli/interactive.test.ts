@@ -65,6 +65,9 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Which sign-in providers?', keys.down, keys.down, keys.down, keys.space, keys.enter);
     await session.answer('Mount path of the auth routes?', ...Array<string>(5).fill(keys.backspace), ...'/api/auth', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
+    // The plan is shown before anything is written, and the write waits for a yes.
+    await session.answer('Write these files?', keys.enter);
+    expect(session.screen()).toMatch(/Plan for .*app[\s\S]*create\s+src\/auth\/config\.ts[\s\S]*Write these files\?/);
     expect(await done).toBe(0);
     const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
     expect(config).toContain("basePath: '/api/auth',");
@@ -77,6 +80,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     const session = terminal();
     const done = start(['app', '--no-install', '--providers', 'credentials', '--adapter', 'none'], parent, session);
     await session.answer('Mount path of the auth routes?', keys.enter);
+    await session.answer('Write these files?', keys.enter);
     expect(await done).toBe(0);
     expect(session.screen()).not.toContain('Which sign-in providers?');
     expect(session.screen()).not.toContain('Where should sessions live?');
@@ -89,6 +93,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     const done = start(['app', '--no-install', '--providers', 'oidc', '--adapter', 'none'], parent, session);
     await session.answer('Mount path of the auth routes?', keys.backspace, keys.backspace, keys.backspace, keys.backspace, keys.backspace, ...'auth', keys.enter);
     await session.answer('The mount path must start with "/" (got "auth")', ...Array<string>(4).fill(keys.backspace), ...'/login', keys.enter);
+    await session.answer('Write these files?', keys.enter);
     expect(await done).toBe(0);
     expect(await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8')).toContain("basePath: '/login',");
   });
@@ -99,7 +104,27 @@ describe('create-framework-auth asks what the flags did not say', () => {
     const done = start(['app', '--no-install', '--mount', '/auth', '--adapter', 'none'], parent, session);
     await session.answer('Which sign-in providers?', keys.space, keys.enter);
     await session.answer('Please select at least one option', keys.space, keys.enter);
+    await session.answer('Write these files?', keys.enter);
     expect(await done).toBe(0);
+  });
+
+  it('writes nothing when the plan is declined', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install', '--providers', 'oidc', '--mount', '/auth', '--adapter', 'none'], parent, session);
+    // Left arrow moves the confirm to "No".
+    await session.answer('Write these files?', '\x1b[D', keys.enter);
+    expect(await done).toBe(130);
+    expect(session.errors()).toContain('Cancelled; nothing was changed.');
+    expect(await readdir(parent)).toEqual([]);
+  });
+
+  it('does not ask before writing under --yes', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    expect(await start(['app', '--no-install', '--yes'], parent, session)).toBe(0);
+    expect(session.screen()).not.toContain('Write these files?');
+    expect(await readdir(join(parent, 'app'))).toContain('src');
   });
 
   it('exits 130 on Ctrl-C and writes nothing', async () => {

@@ -1,7 +1,7 @@
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { getProvider } from '../../src/catalog/providers.js';
-import { CliError } from '../../src/generator/errors.js';
+import { Refusal } from '../../src/generator/errors.js';
 import { addProviderToConfig, readAuthConfig, setAdapterInConfig } from '../../src/generator/provider-list.js';
 
 const microblog = getProvider('microblog');
@@ -117,9 +117,9 @@ export const authConfig = {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(CliError);
-    expect((error as CliError).type).toBe('unsupported-edit');
-    expect((error as CliError).message).toContain('`providers` is not an array literal');
+    expect(error).toBeInstanceOf(Refusal);
+    expect((error as Refusal).type).toBe('unsupported-edit');
+    expect((error as Refusal).message).toContain('`providers` is not an array literal');
   });
 
   it('refuses a file without authConfig', () => {

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/generator/errors.js';
+import { exitCodeOf } from '../../src/cli/errors.js';
+import { Refusal } from '../../src/generator/errors.js';
 import type { PlannedFile } from '../../src/generator/planned-file.js';
 import { writePlannedFiles } from '../../src/generator/write-plan.js';
 import { makeTempDir, removeTempDirs } from './helpers/run-cli.js';
@@ -50,7 +51,7 @@ describe('writePlannedFiles', () => {
         if (commits === 3) throw new Error('disk full');
       },
     });
-    await expect(attempt).rejects.toMatchObject({ type: 'write-failed', exitCode: 1 });
+    await expect(attempt).rejects.toMatchObject({ type: 'write-failed' });
     expect(await listTree(root)).toEqual(['package.json']);
     expect(await readFile(join(root, 'package.json'), 'utf8')).toBe('{ "name": "mine" }\n');
   });
@@ -86,8 +87,9 @@ describe('writePlannedFiles', () => {
       },
     });
     const error = await attempt.catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(CliError);
-    expect(error).toMatchObject({ type: 'cancelled', exitCode: 130 });
+    expect(error).toBeInstanceOf(Refusal);
+    expect(error).toMatchObject({ type: 'cancelled' });
+    expect(exitCodeOf(error as Refusal)).toBe(130);
     expect(await listTree(root)).toEqual(['package.json']);
   });
 

@@ -81,6 +81,7 @@ describe('the built bins', () => {
       { after: 'Which sign-in providers?', keys: '\r' },
       { after: 'Mount path of the auth routes?', keys: '\r' },
       { after: 'Where should sessions live?', keys: '\r' },
+      { after: 'Write these files?', keys: '\r' },
     ]);
     expect(result.exitCode).toBe(0);
     expect(existsSync(join(parent, 'app/src/auth/config.ts'))).toBe(true);

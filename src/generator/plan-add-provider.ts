@@ -1,0 +1,116 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { defaultMountPath } from '../catalog/mount-path.js';
+import type { PackageManager } from '../catalog/package-managers.js';
+import type { ProviderEntry } from '../catalog/providers.js';
+import { testedRanges } from './dependencies.js';
+import { appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
+import { usageError } from './errors.js';
+import { answersFromConfig, planManifest } from './manifest.js';
+import type { Manifest } from './manifest.js';
+import { appendEnvGroups } from './merge/env-file.js';
+import { mergePackageJson } from './merge/package-json.js';
+import { callbackUrls } from './next-steps.js';
+import type { TemplateDirs } from './paths.js';
+import { envKeyChanges } from './plan.js';
+import type { Plan } from './plan.js';
+import { renderAuthConfig } from './plan-project.js';
+import { planMergedFile, readProjectFile } from './planned-file.js';
+import type { PlannedFile } from './planned-file.js';
+import { readProjectAdapter } from './project-adapter.js';
+import { addProviderToConfig, readAuthConfig } from './provider-list.js';
+import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
+import type { TypeScriptApi } from './typescript-api.js';
+
+/** Inputs of {@link planAddProvider}. */
+export interface AddProviderPlanInput {
+  root: string;
+  entry: ProviderEntry;
+  /** The auth module's folder (locateAuthModule) and its config's text. */
+  authDir: string;
+  configText: string;
+  manifest: Manifest | undefined;
+  api: TypeScriptApi;
+  version: string;
+  /** Install the provider's dependencies with this package manager after the write (undefined: `--no-install`). */
+  install: { packageManager: PackageManager; detectedFrom: string } | undefined;
+  templates?: TemplateDirs;
+}
+
+/**
+ * `framework-auth add-provider`'s plan: the entry in config.ts (an AST edit) and its import, the runtime files the
+ * provider brings, its env placeholders and dependencies, and the callback URL to register. A second run plans
+ * nothing. A provider that needs a database is refused (before anything is written) when the config has no adapter.
+ */
+export function planAddProvider(input: AddProviderPlanInput): Plan {
+  const { root, entry, authDir, configText, manifest, api, version } = input;
+  const configPath = `${authDir}/config.ts`;
+  const info = readAuthConfig(api, configText, configPath);
+  if (entry.requiresAdapter === true && !info.hasAdapter) {
+    throw usageError(
+      `The ${entry.id} provider needs a database adapter, and ${configPath} sets none: ${entry.id === 'email' ? 'email sign-in links' : 'passkeys'} are stored through the adapter.`,
+      `Re-run "npx create-framework-auth" with --adapter memory, sqlite or postgres first, or set \`adapter:\` in ${configPath}.`,
+    );
+  }
+  const mount = info.basePath ?? defaultMountPath;
+  const envText = readProjectFile(root, '.env');
+  const origin = appOrigin(envText);
+  const files: PlannedFile[] = [];
+
+  const edit = addProviderToConfig(api, configText, entry, configPath);
+  const fallbackAnswers = manifest?.answers ?? { providers: [], mount, adapter: readProjectAdapter(root)?.entry?.id ?? 'none' };
+  const projectAnswers = answersFromConfig(api, edit.content, fallbackAnswers);
+  files.push({
+    ...planMergedFile(configPath, configText, edit.content, edit.changed ? `adds ${entry.importName} to the providers` : undefined),
+    base: renderAuthConfig(projectAnswers, version, input.templates),
+  });
+  // The runtime files the new provider list reaches and the project lacks: the provider's file, and its flow
+  // (email sign-in, passkeys, OAuth 1.0a) when it brings one. Files the project has are left as they are.
+  for (const runtimeFile of readRuntimeFiles(projectAnswers.providers, projectAnswers.adapter, input.templates)) {
+    const path = `${authDir}/core/${runtimeFile.path}`;
+    if (existsSync(join(root, path))) continue;
+    const content = withRuntimeHeader(runtimeFile.path, runtimeFile.content, version);
+    files.push({ ...planMergedFile(path, undefined, content), base: content });
+  }
+  const group = providerEnvGroup(entry, origin, mount);
+  if (group) {
+    files.push(planMergedFile('.env', envText, appendEnvGroups(envText, [group]), undefined, 0o600));
+    const exampleText = readProjectFile(root, '.env.example');
+    files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, [group])));
+  }
+  let added: Record<string, string> = {};
+  if (Object.keys(entry.dependencies).length > 0) {
+    const packageText = readProjectFile(root, 'package.json');
+    const merge = mergePackageJson(packageText, { name: 'app', scripts: {}, dependencies: testedRanges(entry.dependencies), devDependencies: {} });
+    added = merge.added;
+    files.push(planMergedFile('package.json', packageText, merge.content, Object.keys(added).length > 0 ? `adds ${Object.keys(added).join(', ')}` : undefined));
+  }
+  // The manifest is kept up to date where there is one; a project scaffolded before manifests gets one from
+  // `npx create-framework-auth` (a re-run with its answers).
+  if (manifest) files.push(...planManifest({ root, previous: manifest, version: manifest.cliVersion, answers: projectAnswers, files, addedDependencies: added }));
+
+  const nextSteps: string[] = [];
+  if (entry.oauth) nextSteps.push(`Register this callback URL with ${entry.name}:`, `  ${callbackUrl(origin, mount, entry.id)}`);
+  if (entry.env.length > 0) nextSteps.push('', 'Fill in .env:', ...entry.env.map((name) => `  ${name}=`));
+  if (entry.id === 'credentials') nextSteps.push('', `Write the user lookup in the authorize() of ${configPath}.`);
+  const addedNames = Object.keys(added);
+  return {
+    command: 'add-provider',
+    root,
+    files,
+    mergeFiles: new Map(),
+    dependencies: { added, removed: [] },
+    env: { added: envKeyChanges(files.find((file) => file.path === '.env')).added, removed: [], fill: [...entry.env], kept: [] },
+    callbackUrls: callbackUrls(origin, mount, [entry.id]),
+    notes: [],
+    install: input.install && addedNames.length > 0 ? { ...input.install, dependencies: addedNames } : undefined,
+    messages: {
+      written: (paths) => `Updated ${paths.join(', ')}`,
+      nothingToWrite: `${entry.name} is already in ${configPath}; nothing changed.`,
+      after: [],
+      nextSteps: nextSteps.join('\n'),
+      outro: { changed: `${entry.name} added.`, unchanged: 'Already configured.' },
+    },
+    details: { provider: entry.id },
+  };
+}

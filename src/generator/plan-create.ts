@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PackageManager } from '../catalog/package-managers.js';
+import { getProvider } from '../catalog/providers.js';
+import type { Answers } from './answers.js';
+import { isBaseFile, planManifest } from './manifest.js';
+import type { Manifest } from './manifest.js';
+import { callbackUrls, nextSteps } from './next-steps.js';
+import { envKeyChanges } from './plan.js';
+import type { Plan } from './plan.js';
+import { planProject } from './plan-project.js';
+import type { TemplateDirs } from './paths.js';
+
+/** Inputs of {@link planCreate}: the answers and flags of `create-framework-auth`. */
+export interface CreatePlanInput {
+  root: string;
+  /** The directory the command runs in, for the `cd` of the next steps. */
+  cwd: string;
+  answers: Answers;
+  force: boolean;
+  version: string;
+  packageManager: PackageManager;
+  /** How the package manager was chosen (flag, lockfile, ...), for the install step's label. */
+  packageManagerSource: string;
+  /** Whether to install dependencies after the write (`--no-install` says no). */
+  install: boolean;
+  convertEsm: boolean;
+  /** The manifest of an earlier run, read (and refused when unreadable) before anything was asked. */
+  previousManifest: Manifest | undefined;
+  templates?: TemplateDirs;
+}
+
+/** `create-framework-auth`'s plan: the auth module, the starter server, package.json, tsconfig, .env and the manifest. */
+export function planCreate(input: CreatePlanInput): Plan {
+  const project = planProject({
+    root: input.root,
+    answers: input.answers,
+    force: input.force,
+    version: input.version,
+    packageManager: input.packageManager,
+    ...(input.templates === undefined ? {} : { templates: input.templates }),
+    convertEsm: input.convertEsm,
+  });
+  const files = [
+    ...project.files,
+    ...planManifest({
+      root: input.root,
+      previous: input.previousManifest,
+      version: input.version,
+      answers: project.projectAnswers,
+      files: project.files,
+      addedDependencies: project.addedDependencies,
+    }),
+  ];
+  const answers = project.projectAnswers;
+  const needsInstall = input.install && (Object.keys(project.addedDependencies).length > 0 || !existsSync(join(input.root, 'node_modules')));
+  return {
+    command: 'create',
+    root: input.root,
+    files,
+    mergeFiles: new Map(),
+    dependencies: { added: project.addedDependencies, removed: [] },
+    env: {
+      added: envKeyChanges(files.find((file) => file.path === '.env')).added,
+      removed: [],
+      fill: answers.providers.flatMap((id) => getProvider(id).env),
+      kept: [],
+    },
+    callbackUrls: callbackUrls(project.origin, answers.mount, answers.providers),
+    notes: project.notes,
+    install: needsInstall ? { packageManager: input.packageManager, detectedFrom: input.packageManagerSource, dependencies: Object.keys(project.addedDependencies) } : undefined,
+    messages: {
+      written: (paths) => {
+        const shown = paths.filter((path) => !isBaseFile(path));
+        return shown.length === 0 ? 'Nothing to write: the project is up to date' : `Wrote ${shown.length} files`;
+      },
+      nothingToWrite: 'Nothing to write: the project is up to date',
+      after: [],
+      nextSteps: nextSteps(project, { cwd: input.cwd, pm: input.packageManager, installed: input.install }),
+      outro: { changed: 'The auth module is ready.', unchanged: 'Already up to date.' },
+    },
+    details: { answers, packageManager: input.packageManager },
+  };
+}

@@ -1,0 +1,129 @@
+import { defaultMountPath } from '../catalog/mount-path.js';
+import { findAdapter } from '../catalog/adapters.js';
+import { getProvider } from '../catalog/providers.js';
+import type { ProviderEntry } from '../catalog/providers.js';
+import { answersFromConfig, planManifest, sha256 } from './manifest.js';
+import type { Manifest } from './manifest.js';
+import { removeEnvKeys } from './merge/env-file.js';
+import { removeDependencies } from './merge/package-json.js';
+import type { TemplateDirs } from './paths.js';
+import { envKeyChanges } from './plan.js';
+import type { Plan } from './plan.js';
+import { renderAuthConfig } from './plan-project.js';
+import { planDeletedFile, planMergedFile, readProjectFile } from './planned-file.js';
+import type { PlannedFile } from './planned-file.js';
+import { readProjectAdapter } from './project-adapter.js';
+import { isImportedInProject } from './project-imports.js';
+import { removeProviderFromConfig } from './provider-list.js';
+import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
+import type { TypeScriptApi } from './typescript-api.js';
+
+/** Inputs of {@link planRemoveProvider}. */
+export interface RemoveProviderPlanInput {
+  root: string;
+  entry: ProviderEntry;
+  /** The auth module's folder (locateAuthModule) and its config's text. */
+  authDir: string;
+  configText: string;
+  manifest: Manifest | undefined;
+  api: TypeScriptApi;
+  version: string;
+  /** `--purge-env`: also remove the provider's keys (and values) from `.env`. */
+  purgeEnv: boolean;
+  templates?: TemplateDirs;
+}
+
+/**
+ * `framework-auth remove-provider`'s plan, the undo of add-provider: the config entry and its import (an AST edit),
+ * the env keys of `.env.example` (and of `.env` with `purgeEnv`), the runtime files no provider left reaches (when
+ * unchanged and no longer imported), and the dependencies the CLI added for it alone. The last provider is refused.
+ */
+export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
+  const { root, entry, authDir, configText, manifest, api, version } = input;
+  const configPath = `${authDir}/config.ts`;
+  // Refusals (the last provider, a config the editor cannot read) come before anything is written: exit 2.
+  const edit = removeProviderFromConfig(api, configText, entry.importPath, configPath);
+  const notes: string[] = [];
+  const files: PlannedFile[] = [];
+
+  const fallbackAnswers = manifest?.answers ?? { providers: [], mount: defaultMountPath, adapter: readProjectAdapter(root)?.entry?.id ?? 'none' };
+  const projectAnswers = answersFromConfig(api, edit.content, fallbackAnswers);
+  files.push({
+    ...planMergedFile(configPath, configText, edit.content, edit.changed ? `removes ${entry.importName} from the providers` : undefined),
+    base: renderAuthConfig(projectAnswers, version, input.templates),
+  });
+
+  // The runtime files the provider list no longer reaches (the provider's file, and the flow it brought): each is
+  // deleted when unchanged and no file that stays imports it, and kept with a note otherwise.
+  const runtimeNow = readRuntimeFiles(answersFromConfig(api, configText, fallbackAnswers).providers, projectAnswers.adapter, input.templates);
+  const runtimeAfter = new Set(readRuntimeFiles(projectAnswers.providers, projectAnswers.adapter, input.templates).map((file) => file.path));
+  const unused = runtimeNow.filter((file) => !runtimeAfter.has(file.path)).flatMap((file) => {
+    const path = `${authDir}/core/${file.path}`;
+    const text = readProjectFile(root, path);
+    if (text === undefined) return [];
+    const known = manifest?.files[path];
+    const untouched = known ? known.sha256 === sha256(text) : withRuntimeHeader(file.path, file.content, version) === text;
+    if (!untouched) notes.push(`Kept ${path}: it has changes of yours. Delete it by hand if you no longer need it.`);
+    return untouched ? [{ path, text }] : [];
+  });
+  const planned = new Map<string, string | undefined>([[configPath, edit.content], ...unused.map(({ path }): [string, undefined] => [path, undefined])]);
+  for (const { path, text } of unused) {
+    if (isImportedInProject(root, path, planned)) notes.push(`Kept ${path}: another file still imports it.`);
+    else files.push(planDeletedFile(path, text, 'no longer used'));
+  }
+
+  const exampleText = readProjectFile(root, '.env.example');
+  if (exampleText !== undefined) files.push(planMergedFile('.env.example', exampleText, removeEnvKeys(exampleText, entry.env), `removes ${entry.env.join(', ')}`));
+  const envText = readProjectFile(root, '.env');
+  if (envText !== undefined && input.purgeEnv) files.push(planMergedFile('.env', envText, removeEnvKeys(envText, entry.env), `removes ${entry.env.join(', ')}`));
+  const keptEnv = envText === undefined || input.purgeEnv ? [] : entry.env.filter((key) => removeEnvKeys(envText, [key]) !== envText);
+  if (keptEnv.length > 0) notes.push(`Kept ${keptEnv.join(', ')} in .env (your values); --purge-env removes them.`);
+
+  // Only what the CLI added (recorded in the manifest, range unchanged) and nothing else still needs.
+  const stillNeeded = new Set([
+    ...projectAnswers.providers.flatMap((id) => Object.keys(getProvider(id).dependencies)),
+    ...Object.keys(findAdapter(projectAnswers.adapter)?.dependencies ?? {}),
+  ]);
+  const packageText = readProjectFile(root, 'package.json');
+  let removedDependencies: string[] = [];
+  if (packageText !== undefined && Object.keys(entry.dependencies).length > 0) {
+    const current = JSON.parse(packageText) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const removable = Object.keys(entry.dependencies).filter((name) => {
+      const range = current.dependencies?.[name] ?? current.devDependencies?.[name];
+      return !stillNeeded.has(name) && range !== undefined && manifest?.dependencies[name] === range;
+    });
+    const kept = Object.keys(entry.dependencies).filter((name) => !removable.includes(name) && !stillNeeded.has(name) && (current.dependencies?.[name] ?? current.devDependencies?.[name]) !== undefined);
+    if (kept.length > 0) notes.push(`Kept ${kept.join(', ')} in package.json: create-framework-auth did not add ${kept.length === 1 ? 'it' : 'them'} (or the range changed).`);
+    const removal = removeDependencies(packageText, removable);
+    removedDependencies = removal.removed;
+    files.push(planMergedFile('package.json', packageText, removal.content, removedDependencies.length > 0 ? `removes ${removedDependencies.join(', ')}` : undefined));
+  }
+  if (manifest) {
+    files.push(...planManifest({ root, previous: manifest, version: manifest.cliVersion, answers: projectAnswers, files, removedDependencies }));
+  }
+
+
+  const envRemoved = [...new Set([...envKeyChanges(files.find((file) => file.path === '.env.example')).removed, ...envKeyChanges(files.find((file) => file.path === '.env')).removed])];
+  return {
+    command: 'remove-provider',
+    root,
+    files,
+    mergeFiles: new Map(),
+    dependencies: { added: {}, removed: removedDependencies },
+    env: { added: [], removed: envRemoved, fill: [], kept: keptEnv },
+    callbackUrls: [],
+    notes,
+    install: undefined,
+    messages: {
+      written: (paths) => `Changed ${paths.join(', ')}`,
+      nothingToWrite: `${entry.name} is not in ${configPath}; nothing to remove.`,
+      after: [
+        ...(removedDependencies.length > 0 ? [`Run your package manager's install (e.g. npm install) to drop ${removedDependencies.join(', ')} from the lockfile and node_modules.`] : []),
+        ...(entry.oauth && edit.changed ? [`The app registered with ${entry.name} is no longer used; delete it there when you are sure.`] : []),
+      ],
+      nextSteps: '',
+      outro: { changed: `${entry.name} removed.`, unchanged: 'Nothing to remove.' },
+    },
+    details: { provider: entry.id },
+  };
+}

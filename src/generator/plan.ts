@@ -1,0 +1,73 @@
+import type { PackageManager } from '../catalog/package-managers.js';
+import { readEnvLines } from './merge/env-file.js';
+import type { PlannedFile } from './planned-file.js';
+
+/**
+ * What a writing command will do, decided before the first write: one shape for `create`, `update`, `add-provider`
+ * and `remove-provider`. A planner under the generator reads the project and returns a Plan; the CLI's one apply
+ * step prints it, writes it atomically (or not, for `--dry-run`), installs, and reports it (`--json`).
+ */
+export interface Plan {
+  /** The command, as `--json` names it. */
+  command: 'create' | 'update' | 'add-provider' | 'remove-provider';
+  /** The project directory. */
+  root: string;
+  /** Every file the command creates, updates, deletes, keeps or leaves in conflict. */
+  files: PlannedFile[];
+  /** Conflicting path → the file beside it holding the merge with conflict markers (`update`). */
+  mergeFiles: ReadonlyMap<string, string>;
+  dependencies: {
+    /** Added to package.json, name → range. */
+    added: Record<string, string>;
+    /** Removed from package.json. */
+    removed: string[];
+  };
+  env: {
+    /** Keys added to `.env`. */
+    added: string[];
+    /** Keys removed from `.env.example` or `.env`. */
+    removed: string[];
+    /** Keys the user fills in. */
+    fill: string[];
+    /** Keys left in `.env` with the user's values. */
+    kept: string[];
+  };
+  /** The callback URL to register with each OAuth provider the command adds. */
+  callbackUrls: { provider: string; url: string }[];
+  /** Things worth telling the user before the write (kept files, changed options, ...). */
+  notes: string[];
+  /** Dependencies to install after the write, with this package manager (undefined: no install step). */
+  install: { packageManager: PackageManager; detectedFrom: string; dependencies: string[] } | undefined;
+  /** The texts of the apply step. */
+  messages: {
+    /** The step's result when files were written: `Wrote 12 files`, `Updated src/auth/config.ts, .env`. */
+    written: (paths: readonly string[]) => string;
+    /** Said instead of writing when nothing changes. */
+    nothingToWrite: string;
+    /** Said after the write. */
+    after: string[];
+    /** The "Next steps" block (empty: none). */
+    nextSteps: string;
+    outro: { changed: string; unchanged: string };
+  };
+  /** Fields of this command's `--json` document besides the shared ones (`answers`, `provider`, `from`, ...). */
+  details: Record<string, unknown>;
+  /**
+   * A plan that is written but does not succeed: `update` with conflicts writes the clean merges and the `.merge`
+   * files, then fails (exit 1) with this message and hint.
+   */
+  failure?: { message: string; hint: string };
+}
+
+/** The keys a planned `.env`-style file adds and removes. */
+export function envKeyChanges(file: PlannedFile | undefined): { added: string[]; removed: string[] } {
+  if (!file || file.action === 'unchanged' || file.action === 'conflict') return { added: [], removed: [] };
+  const before = new Set(readEnvLines(file.previous ?? '').map((line) => line.key));
+  const after = new Set(readEnvLines(file.content).map((line) => line.key));
+  return { added: [...after].filter((key) => !before.has(key)), removed: [...before].filter((key) => !after.has(key)) };
+}
+
+/** Whether applying the plan changes any file. */
+export function planChangesFiles(plan: Plan): boolean {
+  return plan.files.some((file) => file.action === 'create' || file.action === 'update' || file.action === 'delete');
+}
