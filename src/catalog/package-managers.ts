@@ -34,3 +34,9 @@ export function runBinCommand(pm: PackageManager, command: string): string {
   const runner = { npm: 'npx', pnpm: 'pnpm exec', yarn: 'yarn', bun: 'bunx' } as const satisfies Record<PackageManager, string>;
   return `${runner[pm]} ${command}`;
 }
+
+/** The command that adds a development dependency to a project: `npm install --save-dev x`, `pnpm add -D x`, ... */
+export function addDevDependencyCommand(pm: PackageManager, spec: string): { command: PackageManager; args: string[] } {
+  if (pm === 'npm') return { command: pm, args: ['install', '--save-dev', '--no-audit', '--no-fund', spec] };
+  return { command: pm, args: ['add', pm === 'bun' ? '-d' : '-D', spec] };
+}

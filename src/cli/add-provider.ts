@@ -42,7 +42,7 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
   const manifest = readManifest(root);
   const authDir = locateAuthModule(root, manifest);
   const configText = readScaffoldedConfig(root, authDir);
-  const api = requireTypeScript(root, `${authDir}/config.ts`);
+  const api = await requireTypeScript(root, io);
   const json = flags.json === true;
 
   // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and

@@ -14,6 +14,8 @@ import type { Answers } from '../generator/answers.js';
 import { usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { applyPlan } from './apply-plan.js';
+import { requireTypeScript } from './project.js';
+import { projectHasCode } from '../generator/project-files.js';
 import { messageIo } from './json-output.js';
 import { countFiles, summariseFiles } from './plan-report.js';
 import { cliVersion } from '../generator/version.js';
@@ -88,6 +90,9 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   });
   checkProvidersFitAdapter(answers);
   const { pm, source } = detectPackageManager(root, pmFlag, io.env);
+  // An existing project's code is read with the TypeScript parser (its own compiler, else one fetched once); a new
+  // project is planned without it.
+  if (existsSync(root) && projectHasCode(root)) await requireTypeScript(root, io);
   const plan = await ui.step(
     'Planning the auth module',
     async () =>

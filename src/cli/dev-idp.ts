@@ -1,16 +1,20 @@
 import { locateAuthModule } from '../generator/auth-module.js';
 import { defaultMountPath } from '../catalog/mount-path.js';
+import { addDevDependencyCommand } from '../catalog/package-managers.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command } from 'commander';
+import type Provider from 'oidc-provider';
 import { appOrigin, callbackUrl } from '../generator/env-groups.js';
 import { findEnvLine, readEnvLines, setEnvValue } from '../generator/merge/env-file.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
-import { normaliseModule, readAuthConfig } from '../generator/provider-list.js';
+import { inspectAuthConfig, normaliseModule } from '../generator/provider-list.js';
 import { loadTypeScript } from '../generator/typescript-api.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
-import { usageError } from '../generator/errors.js';
+import { Refusal, usageError } from '../generator/errors.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
 import { filesReport, messageIo, writeJson } from './json-output.js';
@@ -23,7 +27,12 @@ export interface DevIdpFlags {
   writeEnv?: boolean;
   cwd?: string;
   json?: boolean;
+  /** `--no-install`: refuse instead of adding oidc-provider to the project's devDependencies. */
+  install: boolean;
 }
+
+/** The oidc-provider major dev-idp is tested with, added to a project that lacks it. */
+export const oidcProviderSpec = 'oidc-provider@^9.13.3';
 
 /**
  * The default port: Dex's development port, so that the issuer (and so .env) stays the same from one start to the
@@ -88,16 +97,47 @@ function readProject(root: string): ProjectFacts | undefined {
   const api = loadTypeScript(root);
   let mount = defaultMountPath;
   let hasOidc = true;
-  if (api) {
-    try {
-      const info = readAuthConfig(api, configText);
-      mount = info.basePath ?? mount;
-      hasOidc = info.providerModules.includes(normaliseModule('./core/providers/oidc.js'));
-    } catch (error) {
-      if (!(error instanceof CliError)) throw error;
-    }
+  const info = api ? inspectAuthConfig(api, configText) : undefined;
+  if (info && !(info instanceof Refusal)) {
+    mount = info.basePath ?? mount;
+    hasOidc = info.providerModules.includes(normaliseModule('./core/providers/oidc.js'));
   }
   return { root, envText: readProjectFile(root, '.env'), mount, hasOidc };
+}
+
+type ProviderClass = typeof Provider;
+
+/** The file oidc-provider resolves to from `root`'s package.json, or undefined. */
+function resolveFrom(root: string): string | undefined {
+  try {
+    return pathToFileURL(createRequire(join(root, 'package.json')).resolve('oidc-provider')).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where oidc-provider is, which `npx create-framework-auth` does not install: the project's (a development dependency), else
+ * this CLI's own (a development checkout), else added to the project's devDependencies on first use.
+ */
+async function locateOidcProvider(root: string, install: boolean, io: CliIo, announce: (message: string) => void): Promise<string> {
+  const own = resolveFrom(root) ?? resolveFrom(fileURLToPath(new URL('../../', import.meta.url)));
+  if (own) return own;
+  const { detectPackageManager } = await import('../generator/install.js');
+  const { pm } = detectPackageManager(root, undefined, io.env);
+  const { command, args } = addDevDependencyCommand(pm, oidcProviderSpec);
+  const shown = `${command} ${args.join(' ')}`;
+  if (!install) throw usageError(`dev-idp needs oidc-provider, which ${root} does not have.`, `Add it with "${shown}", or run dev-idp without --no-install to add it.`);
+  announce(`Adding oidc-provider to the project's devDependencies (first use): ${shown}`);
+  const { runProcess } = await import('../generator/run-process.js');
+  const result = await runProcess(command, args, { cwd: root, signal: io.signal });
+  const loaded = result.exitCode === 0 ? resolveFrom(root) : undefined;
+  if (!loaded) {
+    throw new CliError('dev-idp-failed', `Could not add oidc-provider to the project: ${result.spawnError?.message ?? result.all.trim().split('\n').slice(-5).join('\n')}`, {
+      hint: `Run "${shown}" yourself, then dev-idp again.`,
+    });
+  }
+  return loaded;
 }
 
 /**
@@ -131,9 +171,11 @@ export async function runDevIdp(flags: DevIdpFlags, io: CliIo): Promise<void> {
   ui.intro('framework-auth dev-idp');
   if (project && !project.hasOidc) ui.warn('The project\'s config has no OIDC() provider: add it with "npx framework-auth add-provider oidc" to sign in through this one.');
 
+  // Loaded (or added to the project) before anything listens; a refusal is a plain message.
+  const providerModule = await locateOidcProvider(root, flags.install, io, (message) => ui.info(message));
   let provider;
   try {
-    provider = await startOidcProvider({ port });
+    provider = await startOidcProvider({ port, loadProvider: async () => ((await import(providerModule)) as { default: ProviderClass }).default });
   } catch (error) {
     const code = (error as { code?: string }).code;
     throw new CliError('dev-idp-failed', code === 'EADDRINUSE' ? `Port ${port} on 127.0.0.1 is in use.` : `Could not start the OpenID provider: ${error instanceof Error ? error.message : String(error)}`, {
@@ -208,6 +250,7 @@ export function createDevIdpCommand(io: CliIo, run: (action: () => Promise<void>
     .option('--write-env', 'write AUTH_OIDC_ISSUER, AUTH_OIDC_ID and AUTH_OIDC_SECRET to the project\'s .env (other lines kept)')
     .option('--cwd <dir>', 'project directory (default: the current directory)')
     .option('--json', 'print one JSON document on stdout once it listens (messages go to stderr)')
+    .option('--no-install', 'do not add oidc-provider to the project\'s devDependencies when it lacks it (refuse instead)')
     .addHelpText('after', examples)
     .action((flags: DevIdpFlags) => run(() => runDevIdp(flags, io)));
 }

@@ -387,7 +387,7 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   const authDir = locateAuthModule(root, manifest);
   const configPath = `${authDir}/config.ts`;
   const configText = readScaffoldedConfig(root, authDir);
-  const api = requireTypeScript(root, configPath);
+  const api = await requireTypeScript(root, io);
   const { createUi } = await import('./ui.js');
   const ui = createUi(messageIo(io, json));
   ui.intro(`framework-auth doctor (${root})`);

@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readProjectFile } from '../generator/planned-file.js';
-import { loadTypeScript } from '../generator/typescript-api.js';
+import { ensureTypeScript } from '../generator/typescript-api.js';
+import type { CliIo } from './io.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { usageError } from '../generator/errors.js';
 import { CliError } from './errors.js';
@@ -22,13 +23,10 @@ export function readScaffoldedConfig(root: string, authDir: string): string {
   return configText;
 }
 
-/** The TypeScript compiler API (the project's, else the CLI's own), which the AST edits of config.ts need. */
-export function requireTypeScript(root: string, configPath: string): TypeScriptApi {
-  const api = loadTypeScript(root);
-  if (!api) {
-    throw new CliError('unsupported-edit', `The TypeScript compiler ("typescript") is needed to edit ${configPath} and was not found.`, {
-      hint: 'Install the project\'s dependencies first (npm install).',
-    });
-  }
-  return api;
+/**
+ * The TypeScript compiler API for the AST edits of config.ts: the project's, else the CLI's own, else fetched once
+ * into the user's cache (announced on stderr).
+ */
+export async function requireTypeScript(root: string, io: CliIo): Promise<TypeScriptApi> {
+  return ensureTypeScript(root, (message) => io.stderr.write(`${message}\n`), { ...process.env, ...io.env });
 }

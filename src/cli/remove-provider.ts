@@ -43,7 +43,7 @@ export async function runRemoveProvider(idOrAlias: string, flags: RemoveProvider
   const manifest = readManifest(root);
   const authDir = locateAuthModule(root, manifest);
   const configText = readScaffoldedConfig(root, authDir);
-  const api = requireTypeScript(root, `${authDir}/config.ts`);
+  const api = await requireTypeScript(root, io);
   const json = flags.json === true;
   const { planRemoveProvider } = await import('../generator/plan-remove-provider.js');
   const plan = planRemoveProvider({ root, entry, authDir, configText, manifest, api, version: cliVersion, purgeEnv: flags.purgeEnv === true, templates: templateDirsFrom(io.env) });

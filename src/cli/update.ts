@@ -7,7 +7,7 @@ import { CliError } from './errors.js';
 import { applyPlan } from './apply-plan.js';
 import type { CliIo } from './io.js';
 import { messageIo } from './json-output.js';
-import { readScaffoldedConfig } from './project.js';
+import { readScaffoldedConfig, requireTypeScript } from './project.js';
 import { cliVersion } from '../generator/version.js';
 
 /** Flags of `framework-auth update`. */
@@ -45,6 +45,7 @@ export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
       hint: `It is written by create-framework-auth from this version on. Commit your work, then re-run "npx create-framework-auth" with the project's answers (--providers, --mount, --adapter) to write it.`,
     });
   }
+  await requireTypeScript(root, io);
   const templates = templateDirsFrom(io.env);
   const [{ createUi }, { planUpdate }, { detectPackageManager }] = await Promise.all([
     import('./ui.js'),

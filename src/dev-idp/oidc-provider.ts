@@ -78,6 +78,8 @@ const STANDARD_SCOPE_CLAIMS: Record<string, string[]> = {
 };
 
 export interface OidcProviderOptions {
+  /** Where oidc-provider comes from (default: this package's own dependency); `dev-idp` passes the project's. */
+  loadProvider?: () => Promise<typeof Provider>;
   /** Port to listen on (default 0: one the OS picks). */
   port?: number;
   /** Address to listen on (default 127.0.0.1: this machine only). */
@@ -209,7 +211,7 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
     const keys = [...algs].filter((alg) => !alg.startsWith('HS')).map(signingJwk);
 
     const provider = await quietly(async () => {
-      const { default: ProviderClass } = await import('oidc-provider');
+      const ProviderClass = options.loadProvider ? await options.loadProvider() : (await import('oidc-provider')).default;
       return new ProviderClass(issuer, {
         ...baseConfiguration(accounts, settings, options.scopes),
         jwks: { keys },

@@ -106,3 +106,8 @@ export function readSourceText(root: string, path: string): string | undefined {
     return undefined;
   }
 }
+
+/** Whether the project has code the planners read with the TypeScript parser: a tsconfig.json or a source file. */
+export function projectHasCode(root: string): boolean {
+  return existsSync(join(root, 'tsconfig.json')) || listSourceFiles(root, { maxFiles: 1, nodeScripts: true }).length > 0;
+}

@@ -1,9 +1,16 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type ts from 'typescript';
+import { Refusal } from './errors.js';
+import { runProcess } from './run-process.js';
 
 /** The TypeScript compiler API, used only to parse and check files, never to type-check a project. */
 export type TypeScriptApi = typeof ts;
+
+/** The compiler fetched on demand (`npm install` into the cache): the major this CLI is tested with. */
+export const onDemandTypeScript = 'typescript@^6.0.3';
 
 function tryRequire(from: string): TypeScriptApi | undefined {
   try {
@@ -15,10 +22,40 @@ function tryRequire(from: string): TypeScriptApi | undefined {
   }
 }
 
+/** Where a compiler fetched on demand is kept: `FRAMEWORK_AUTH_CACHE_DIR`, else `$XDG_CACHE_HOME` or `~/.cache`. */
+export function typeScriptCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.FRAMEWORK_AUTH_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'create-framework-auth');
+  return join(base, 'typescript');
+}
+
 /**
- * Loads `typescript` from the user's project first (generated projects depend on it), then from the CLI's own
- * dependencies, so that `npx create-framework-auth` does not have to download a compiler just to edit one list.
+ * Loads `typescript` from the user's project first (a project whose TypeScript the CLI edits has it), then from
+ * the CLI's own development install, then from the on-demand cache ({@link ensureTypeScript}). `npx
+ * create-framework-auth` does not install a compiler: a new project needs none, and an existing one has its own.
  */
-export function loadTypeScript(projectRoot: string): TypeScriptApi | undefined {
-  return tryRequire(join(projectRoot, 'package.json')) ?? tryRequire(import.meta.url);
+export function loadTypeScript(projectRoot: string, env: NodeJS.ProcessEnv = process.env): TypeScriptApi | undefined {
+  const cache = typeScriptCacheDir(env);
+  const cached = existsSync(join(cache, 'node_modules/typescript/package.json')) ? tryRequire(join(cache, 'package.json')) : undefined;
+  return tryRequire(join(projectRoot, 'package.json')) ?? tryRequire(import.meta.url) ?? cached;
+}
+
+/**
+ * The compiler for a project that has code to read but no `typescript` installed (not installed yet, or a
+ * JavaScript project): fetched once with npm into {@link typeScriptCacheDir}, then loaded from there. `announce`
+ * tells the user before the download.
+ */
+export async function ensureTypeScript(projectRoot: string, announce: (message: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<TypeScriptApi> {
+  const found = loadTypeScript(projectRoot, env);
+  if (found) return found;
+  const dir = typeScriptCacheDir(env);
+  announce(`Fetching the TypeScript compiler (${onDemandTypeScript}, once, into ${dir}) to read the project's code.`);
+  const result = await runProcess('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', onDemandTypeScript], { env });
+  const api = result.exitCode === 0 ? loadTypeScript(projectRoot, env) : undefined;
+  if (!api) {
+    const detail = result.spawnError?.message ?? result.all.trim().split('\n').slice(-5).join('\n');
+    throw new Refusal('unsupported-edit', `The TypeScript compiler ("typescript") is needed to read the project's code and could not be fetched: ${detail}`, {
+      hint: 'Install the project\'s dependencies (npm install), or add typescript to its devDependencies, then run again.',
+    });
+  }
+  return api;
 }

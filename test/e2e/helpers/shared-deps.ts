@@ -144,7 +144,14 @@ export function prepareSharedDeps(): Promise<string> {
     await mkdir(depsDir, { recursive: true });
     const adapters = adapterDependencies();
     const dependencies = { ...runtimeDependencies(), ...providerDependencies(), ...adapters.dependencies };
-    const devDependencies = { ...toolDevDependencies(cliVersion), ...adapters.devDependencies, 'create-framework-auth': `file:${tarball}` };
+    // oidc-provider as dev-idp adds it to a project on first use (the CLI's package does not bring it).
+    const rootPackage = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    const devDependencies = {
+      ...toolDevDependencies(cliVersion),
+      ...adapters.devDependencies,
+      'oidc-provider': rootPackage.devDependencies['oidc-provider'] ?? '^9.13.3',
+      'create-framework-auth': `file:${tarball}`,
+    };
     await writeFile(
       join(depsDir, 'package.json'),
       `${JSON.stringify({ name: 'cfa-e2e-deps', private: true, type: 'module', dependencies, devDependencies }, null, 2)}\n`,

@@ -1,0 +1,61 @@
+// What `npx create-framework-auth` installs (issue 16): no compiler, no OpenID provider, no process library. The
+// packed tarball is installed into an empty folder as npx would; a new project is scaffolded without TypeScript;
+// dev-idp asks for oidc-provider in the project (refusing under --no-install); add-provider in a project that has
+// no TypeScript installed fetches the compiler once into the cache and edits the config.
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir, removeTempDirs } from './helpers/project.js';
+import { packedTarball, prepareSharedDeps } from './helpers/shared-deps.js';
+
+afterAll(removeTempDirs);
+
+let installDir: string;
+let bin: (name: 'create-framework-auth' | 'framework-auth') => string;
+
+beforeAll(async () => {
+  await prepareSharedDeps();
+  installDir = await makeTempDir();
+  await writeFile(join(installDir, 'package.json'), '{ "name": "npx-like", "version": "1.0.0", "private": true }\n');
+  await execa('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', packedTarball()], { cwd: installDir });
+  bin = (name) => join(installDir, 'node_modules/create-framework-auth/bin', `${name}.js`);
+}, 300_000);
+
+describe('the installed CLI', () => {
+  it('brings neither typescript, oidc-provider (nor koa) nor execa', () => {
+    for (const name of ['typescript', 'oidc-provider', 'koa', 'execa']) {
+      expect(existsSync(join(installDir, 'node_modules', name)), name).toBe(false);
+    }
+    expect(existsSync(join(installDir, 'node_modules/commander'))).toBe(true);
+  });
+
+  it('scaffolds a new project without a compiler, and dev-idp --no-install names the command that adds oidc-provider', async () => {
+    const parent = await makeTempDir();
+    const created = await execa(process.execPath, [bin('create-framework-auth'), 'app', '--yes', '--no-install'], { cwd: parent, reject: false });
+    expect(created.exitCode, created.stderr).toBe(0);
+    expect(await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8')).toContain('OIDC()');
+
+    const idp = await execa(process.execPath, [bin('framework-auth'), 'dev-idp', '--no-install', '--port', '0'], { cwd: join(parent, 'app'), reject: false });
+    expect(idp.exitCode).toBe(2);
+    expect(idp.stderr).toContain('dev-idp needs oidc-provider');
+    expect(idp.stderr).toContain('npm install --save-dev --no-audit --no-fund oidc-provider@^9');
+  }, 120_000);
+
+  it('fetches the compiler once into the cache to edit a project that has none installed', async () => {
+    const parent = await makeTempDir();
+    const cache = await makeTempDir();
+    await execa(process.execPath, [bin('create-framework-auth'), 'app', '--yes', '--no-install'], { cwd: parent });
+    const env = { FRAMEWORK_AUTH_CACHE_DIR: cache };
+    const added = await execa(process.execPath, [bin('framework-auth'), 'add-provider', 'github', '--no-install'], { cwd: join(parent, 'app'), env, reject: false });
+    expect(added.exitCode, added.stderr).toBe(0);
+    expect(added.stderr).toContain('Fetching the TypeScript compiler');
+    expect(existsSync(join(cache, 'typescript/node_modules/typescript/package.json'))).toBe(true);
+    expect(await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8')).toContain('GitHub()');
+
+    const again = await execa(process.execPath, [bin('framework-auth'), 'remove-provider', 'github'], { cwd: join(parent, 'app'), env, reject: false });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('Fetching the TypeScript compiler');
+  }, 300_000);
+});
