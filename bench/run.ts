@@ -17,6 +17,7 @@ import { decode as ourDecode, encode as ourEncode } from '../templates/runtime/j
 import { startPostgres } from '../test/support/postgres.js';
 import type { RunningPostgres } from '../test/support/postgres.js';
 import { type CliTiming, timeCliStarts, timeScaffold } from './lib/cli.js';
+import { type Footprint, measureFootprints } from './lib/footprint.js';
 import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
 import { type BenchServer, compileServers, repoRoot, startServer } from './lib/processes.js';
 import { type SignInResult, credentialsSignIn, mergeSignIns, oidcSignIn, runSignIns } from './lib/sign-ins.js';
@@ -88,7 +89,7 @@ interface Rate {
 /** One line of the table. */
 interface Row {
   case: string;
-  unit: 'req/s' | 'sign-ins/s' | 'ms' | 'MB';
+  unit: 'req/s' | 'sign-ins/s' | 'ms' | 'MB' | 'packages / MB';
   ours?: Rate;
   authjs?: Rate;
   /** Compare `ours` with bare Express's req/s: the bare run of the same case, else all bare runs merged. */
@@ -211,12 +212,15 @@ async function main(): Promise<void> {
 
     // 4. The CLI: cold starts and scaffold time. The first scaffolded project is the app benchmarked below.
     let cli: { floor: CliTiming; commands: CliTiming[] } | undefined;
+    let footprints: Footprint[] = [];
     log('scaffolding');
     const scaffold = timeScaffold(repoRoot, Math.max(1, settings.scaffoldRuns), work);
     if (runs('cli')) {
       log('timing CLI cold starts');
       cli = timeCliStarts(repoRoot, settings.cliRuns, work);
-      raw['cli'] = { ...cli, scaffold: scaffold.timing };
+      log('measuring install footprints (npm pack, then npm install into empty folders)');
+      footprints = await measureFootprints(repoRoot, work);
+      raw['cli'] = { ...cli, scaffold: scaffold.timing, footprints };
     }
 
     const project = scaffold.projects[0]!;
@@ -434,8 +438,17 @@ async function main(): Promise<void> {
         case: `Scaffold a project, --no-install (median of ${scaffold.timing.runs})`,
         unit: 'ms',
         value: shown(scaffold.timing),
-        target: target('< 1 s', scaffold.timing.medianMs < 1000),
+        target: target('≤ 0.35 s', scaffold.timing.medianMs <= 350),
       });
+      for (const footprint of footprints) {
+        const ours = footprint === footprints[0];
+        rows.push({
+          case: `Install footprint: ${footprint.label}`,
+          unit: 'packages / MB',
+          value: `${footprint.packages} / ${(footprint.bytes / 1e6).toFixed(1)}`,
+          ...(ours && { target: target('≤ 30 packages, ≤ 12 MB', footprint.packages <= 30 && footprint.bytes <= 12e6) }),
+        });
+      }
     }
 
     const facts = {
