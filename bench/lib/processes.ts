@@ -2,7 +2,8 @@
  * Child processes of the bench: the servers (compiled once with tsc, then run by plain `node`) and the commands it
  * times. Each server reports its port over IPC and exits with the bench.
  */
-import { type ChildProcess, execFile, fork } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, fork } from 'node:child_process';
+import { cpus } from 'node:os';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +46,22 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The cores the bench pins to, as an independent measurement does (the app alone on one core, the load generator on
+ * the other): with two or more cores and `taskset`, servers run on the last core and this process (autocannon, the
+ * sign-in loops) on core 0. Unpinned, the servers, oidc-provider and the load generator share both cores, and an
+ * app's CPU per request counts the cache and scheduler cost of that crowding. BENCH_PIN=0 turns it off.
+ */
+export const pinning: { serverCore: number; loadCore: number } | undefined = (() => {
+  if (process.env['BENCH_PIN'] === '0' || cpus().length < 2) return undefined;
+  try {
+    execFileSync('taskset', ['-pc', '0', String(process.pid)], { stdio: 'ignore' });
+    return { serverCore: cpus().length - 1, loadCore: 0 };
+  } catch {
+    return undefined;
+  }
+})();
+
 /** Starts `script` with plain node (plus `--expose-gc` for memory readings) and waits for it to listen. */
 export async function startServer(name: string, script: string, options: StartOptions = {}): Promise<BenchServer> {
   const execArgv = ['--expose-gc'];
@@ -58,6 +75,7 @@ export async function startServer(name: string, script: string, options: StartOp
     env: { ...process.env, NODE_ENV: 'production', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  if (pinning && child.pid !== undefined) execFileSync('taskset', ['-pc', String(pinning.serverCore), String(child.pid)], { stdio: 'ignore' });
   let output = '';
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString()).slice(-4000);
