@@ -8,6 +8,7 @@
  */
 import { hkdfSync, randomUUID } from 'node:crypto';
 import { EncryptJWT, base64url, calculateJwkThumbprint, errors, jwtDecrypt } from 'jose';
+import { CLOCK_TOLERANCE, decryptOwnShape } from './session-decrypt.js';
 import type { JWT } from './types.js';
 
 /** Thirty days, in seconds: the default session lifetime. */
@@ -18,7 +19,7 @@ const ENCRYPTION = 'A256CBC-HS512';
 
 /** Content encryptions a session token may use (Auth.js also reads A256GCM) and their key sizes in bytes. */
 const keyLengths = { 'A256CBC-HS512': 64, A256GCM: 32 } as const;
-type Encryption = keyof typeof keyLengths;
+export type Encryption = keyof typeof keyLengths;
 
 function isEncryption(enc: string): enc is Encryption {
   return Object.hasOwn(keyLengths, enc);
@@ -52,7 +53,7 @@ export interface JWTOptions {
   decode: (params: JWTDecodeParams) => Promise<JWT | null>;
 }
 
-interface DerivedKey {
+export interface DerivedKey {
   key: Uint8Array;
   kid: string;
 }
@@ -60,7 +61,7 @@ interface DerivedKey {
 /** HKDF and thumbprints are deterministic and cost more than the decryption itself: derive each key once. */
 const derivedKeys = new Map<string, Map<string, Promise<DerivedKey>>>();
 
-function deriveKey(secret: string, salt: string, encryption: Encryption): Promise<DerivedKey> {
+export function deriveKey(secret: string, salt: string, encryption: Encryption): Promise<DerivedKey> {
   let bySalt = derivedKeys.get(secret);
   if (!bySalt) {
     bySalt = new Map();
@@ -116,8 +117,6 @@ const verifiedTokens = new Map<string, VerifiedToken>();
 const MAX_VERIFIED_TOKENS = 1000;
 /** A single cookie's worth; larger (chunked) tokens are decrypted each time rather than held in memory. */
 const MAX_REMEMBERED_LENGTH = 4096;
-/** Seconds of leeway for `exp` and `nbf`, as Auth.js allows. */
-const CLOCK_TOLERANCE = 15;
 
 function remember(token: string, verified: VerifiedToken): void {
   if (token.length > MAX_REMEMBERED_LENGTH) return;
@@ -140,9 +139,42 @@ function checkTimes(payload: JWT): void {
   }
 }
 
+/** What a decryption found: the claims, the secret whose key opened the token, and whether it named that key. */
+interface Decrypted {
+  payload: JWT;
+  secret: string;
+  hadKid: boolean;
+}
+
+/** jose's `jwtDecrypt`, with the secret found by `kid` (Auth.js's rule: a token without `kid` gets the newest). */
+export async function decryptWithJose(token: string, secrets: readonly string[], salt: string): Promise<Decrypted> {
+  let usedSecret: string | undefined;
+  let hadKid = false;
+  const { payload } = await jwtDecrypt(
+    token,
+    async ({ kid, enc }) => {
+      hadKid = kid !== undefined;
+      if (!isEncryption(enc)) throw new errors.JOSEAlgNotAllowed('"enc" (Encryption Algorithm) Header Parameter value not allowed');
+      for (const candidate of secrets) {
+        const derived = await deriveKey(candidate, salt, enc);
+        if (kid === undefined || kid === derived.kid) {
+          usedSecret = candidate;
+          return derived.key;
+        }
+      }
+      throw new errors.JWEDecryptionFailed('no secret matches the token key id');
+    },
+    { clockTolerance: CLOCK_TOLERANCE, keyManagementAlgorithms: [ALGORITHM], contentEncryptionAlgorithms: ['A256CBC-HS512', 'A256GCM'] },
+  );
+  if (usedSecret === undefined) throw new errors.JWEDecryptionFailed('no secret matches the token key id');
+  return { payload: payload as JWT, secret: usedSecret, hadKid };
+}
+
 /**
  * Decrypts a token made by `encode` (or by Auth.js) with whichever secret its `kid` names. Throws on a tampered,
- * expired or foreign token; callers turn that into "no session".
+ * expired or foreign token; callers turn that into "no session". Tokens of our own shape are opened with
+ * node:crypto (session-decrypt.ts, one HMAC and one AES call instead of jose's four WebCrypto calls), every other
+ * token with jose; test/runtime/session-decrypt-differential.test.ts holds the two to the same answers.
  */
 export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
   const { token, secret, salt } = params;
@@ -159,25 +191,7 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
     }
     return payload as Payload;
   }
-  let usedSecret: string | undefined;
-  let hadKid = false;
-  const { payload } = await jwtDecrypt(
-    token,
-    async ({ kid, enc }) => {
-      hadKid = kid !== undefined;
-      if (!isEncryption(enc)) throw new errors.JOSEAlgNotAllowed('"enc" (Encryption Algorithm) Header Parameter value not allowed');
-      for (const candidate of secrets) {
-        const derived = await deriveKey(candidate, salt, enc);
-        // Auth.js's rule: a token without `kid` is tried with the newest secret only.
-        if (kid === undefined || kid === derived.kid) {
-          usedSecret = candidate;
-          return derived.key;
-        }
-      }
-      throw new errors.JWEDecryptionFailed('no secret matches the token key id');
-    },
-    { clockTolerance: CLOCK_TOLERANCE, keyManagementAlgorithms: [ALGORITHM], contentEncryptionAlgorithms: ['A256CBC-HS512', 'A256GCM'] },
-  );
-  if (usedSecret !== undefined) remember(token, { secret: usedSecret, salt, hadKid, claims: JSON.stringify(payload) });
-  return payload as Payload;
+  const decrypted = (await decryptOwnShape(token, secrets, salt, deriveKey)) ?? (await decryptWithJose(token, secrets, salt));
+  remember(token, { secret: decrypted.secret, salt, hadKid: decrypted.hadKid, claims: JSON.stringify(decrypted.payload) });
+  return decrypted.payload as Payload;
 }

@@ -14,8 +14,9 @@ afterAll(removeTempDirs);
  * it from 6,116 to 5,128, and the rest is the OAuth/OIDC core with its documentation (see the issue-15 note).
  * Issue 17's provider access tokens (getAccessToken: access-token.ts, oauth/refresh.ts, provider-tokens.ts and
  * their hooks in the session, sign-in, adapter and error modules) added 630; the runtime index exports it.
+ * Issue 16's node:crypto opening of the session cookie (session-decrypt.ts) added 115.
  */
-const defaultScaffoldLineBudget = 5780;
+const defaultScaffoldLineBudget = 5900;
 
 function sourceFiles(directory: string, prefix = ''): string[] {
   return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => {

@@ -1,0 +1,117 @@
+/**
+ * Opening our own session cookie with node:crypto: one HMAC-SHA-512 and one AES-256-CBC call, where jose's
+ * `jwtDecrypt` makes four WebCrypto calls (two key imports, a verify and a decrypt), most of the cost of a request
+ * that brings a session the process has not seen yet. Only the exact shape `encode` (and Auth.js) writes is opened
+ * here: five base64url parts, an empty encrypted key, and a protected header of exactly `alg: "dir"`,
+ * `enc: "A256CBC-HS512"` and an optional string `kid`. Anything else is left to jose (undefined is returned), so
+ * jose decides every unusual token. test/runtime/session-decrypt-differential.test.ts holds both paths to the same
+ * accept/reject and the same claims over many thousands of valid, expired, truncated, bit-flipped, re-headered and
+ * foreign tokens. Encryption, and every token from elsewhere, stays on jose.
+ * @see https://www.rfc-editor.org/rfc/rfc7518#section-5.2 (AES_CBC_HMAC_SHA2)
+ */
+import { createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
+import { errors } from 'jose';
+import type { DerivedKey, Encryption } from './jwt.js';
+import type { JWT } from './types.js';
+
+/** Seconds of leeway for `exp` and `nbf`, as Auth.js allows. */
+export const CLOCK_TOLERANCE = 15;
+
+const base64urlPart = /^[A-Za-z0-9_-]*$/;
+
+/** A part jose's decoder reads the same way as Buffer's: the base64url alphabet only, and a length that is not 4n+1. */
+function isPlainPart(part: string): boolean {
+  return base64urlPart.test(part) && part.length % 4 !== 1;
+}
+
+/** The protected header when it is exactly our shape, else undefined. */
+function ownHeader(encoded: string): { kid: string | undefined } | undefined {
+  let header: unknown;
+  try {
+    header = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) return undefined;
+  const { alg, enc, kid, ...rest } = header as Record<string, unknown>;
+  if (alg !== 'dir' || enc !== 'A256CBC-HS512' || Object.keys(rest).length > 0) return undefined;
+  if (kid !== undefined && typeof kid !== 'string') return undefined;
+  return { kid };
+}
+
+function failed(): never {
+  throw new errors.JWEDecryptionFailed();
+}
+
+/** jose's checks of a JWT claims set, with its messages: a JSON object; `iat`, `nbf`, `exp` numbers; times with leeway. */
+function checkClaims(plaintext: Buffer): JWT {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(new TextDecoder().decode(plaintext));
+  } catch {
+    throw new errors.JWTInvalid('JWT Claims Set must be a top-level JSON object');
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new errors.JWTInvalid('JWT Claims Set must be a top-level JSON object');
+  const claims = payload as Record<string, unknown>;
+  const now = Math.floor(Date.now() / 1000);
+  if (claims['iat'] !== undefined && typeof claims['iat'] !== 'number') throw new errors.JWTClaimValidationFailed('"iat" claim must be a number', claims, 'iat', 'invalid');
+  if (claims['nbf'] !== undefined) {
+    if (typeof claims['nbf'] !== 'number') throw new errors.JWTClaimValidationFailed('"nbf" claim must be a number', claims, 'nbf', 'invalid');
+    if (claims['nbf'] > now + CLOCK_TOLERANCE) throw new errors.JWTClaimValidationFailed('"nbf" claim timestamp check failed', claims, 'nbf', 'check_failed');
+  }
+  if (claims['exp'] !== undefined) {
+    if (typeof claims['exp'] !== 'number') throw new errors.JWTClaimValidationFailed('"exp" claim must be a number', claims, 'exp', 'invalid');
+    if (claims['exp'] <= now - CLOCK_TOLERANCE) throw new errors.JWTExpired('"exp" claim timestamp check failed', claims, 'exp', 'check_failed');
+  }
+  return claims as JWT;
+}
+
+/**
+ * Opens a token of our own shape with the secret its `kid` names (a token without `kid` gets the newest secret
+ * only, Auth.js's rule). Returns undefined for any other shape (jose decides those); throws jose's errors for a
+ * token of our shape that is tampered with, made with another key, expired or not yet valid.
+ */
+export async function decryptOwnShape(
+  token: string,
+  secrets: readonly string[],
+  salt: string,
+  deriveKey: (secret: string, salt: string, encryption: Encryption) => Promise<DerivedKey>,
+): Promise<{ payload: JWT; secret: string; hadKid: boolean } | undefined> {
+  const parts = token.split('.');
+  if (parts.length !== 5 || parts[1] !== '' || !parts.every(isPlainPart)) return undefined;
+  const [protectedHeader = '', , ivPart = '', ciphertextPart = '', tagPart = ''] = parts;
+  const header = ownHeader(protectedHeader);
+  if (!header) return undefined;
+
+  let key: Uint8Array | undefined;
+  let secret: string | undefined;
+  for (const candidate of header.kid === undefined ? secrets.slice(0, 1) : secrets) {
+    const derived = await deriveKey(candidate, salt, 'A256CBC-HS512');
+    if (header.kid === undefined || header.kid === derived.kid) {
+      key = derived.key;
+      secret = candidate;
+      break;
+    }
+  }
+  if (!key || secret === undefined) throw new errors.JWEDecryptionFailed('no secret matches the token key id');
+
+  const iv = Buffer.from(ivPart, 'base64url');
+  if (iv.length !== 16) throw new errors.JWEInvalid('Invalid Initialization Vector length');
+  const ciphertext = Buffer.from(ciphertextPart, 'base64url');
+  const tag = Buffer.from(tagPart, 'base64url');
+  const aad = Buffer.from(protectedHeader, 'ascii');
+  const aadBits = Buffer.alloc(8);
+  aadBits.writeBigUInt64BE(BigInt(aad.length * 8));
+  const macKey = key.subarray(0, 32);
+  const encKey = key.subarray(32, 64);
+  const expected = createHmac('sha512', macKey).update(aad).update(iv).update(ciphertext).update(aadBits).digest().subarray(0, 32);
+  if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) failed();
+  let plaintext: Buffer;
+  try {
+    const decipher = createDecipheriv('aes-256-cbc', encKey, iv);
+    plaintext = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  } catch {
+    failed();
+  }
+  return { payload: checkClaims(plaintext), secret, hadKid: header.kid !== undefined };
+}

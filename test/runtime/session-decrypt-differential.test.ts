@@ -1,0 +1,192 @@
+// The node:crypto opening of our own session cookie (templates/runtime/session-decrypt.ts) against jose's jwtDecrypt
+// (issue 16): many thousands of valid, expired, not-yet-valid, truncated, bit-flipped, re-headered, wrong-secret and
+// foreign tokens get the same accept/reject and the same claims through both; tokens interoperate both ways with
+// @auth/core. The fast path must also actually run: every case counts how often it decided.
+import { decode as authjsDecode, encode as authjsEncode } from '@auth/core/jwt';
+import fc from 'fast-check';
+import { CompactEncrypt, SignJWT, base64url } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { decode, decryptWithJose, deriveKey, encode } from '../../templates/runtime/jwt.js';
+import { decryptOwnShape } from '../../templates/runtime/session-decrypt.js';
+
+const salt = 'authjs.session-token';
+const newest = 'n'.repeat(16) + 'e'.repeat(16) + 'w';
+const older = 'o'.repeat(40);
+const stranger = 's'.repeat(40);
+const secrets = [newest, older];
+const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+type Outcome = { ok: true; payload: unknown; secret: string } | { ok: false };
+
+let fastDecided = 0;
+
+async function viaFastPath(token: string): Promise<Outcome> {
+  try {
+    const fast = await decryptOwnShape(token, secrets, salt, deriveKey);
+    if (fast) fastDecided += 1;
+    const result = fast ?? (await decryptWithJose(token, secrets, salt));
+    return { ok: true, payload: result.payload, secret: result.secret };
+  } catch {
+    fastDecided += 1;
+    return { ok: false };
+  }
+}
+
+async function viaJose(token: string): Promise<Outcome> {
+  try {
+    const result = await decryptWithJose(token, secrets, salt);
+    return { ok: true, payload: result.payload, secret: result.secret };
+  } catch {
+    return { ok: false };
+  }
+}
+
+async function expectSameAnswer(token: string): Promise<Outcome> {
+  const [fast, jose] = await Promise.all([viaFastPath(token), viaJose(token)]);
+  expect(fast, token).toEqual(jose);
+  return jose;
+}
+
+/** A token of any header and any plaintext, encrypted with a real key (the one a secret derives). */
+async function craft(header: Record<string, unknown>, plaintext: string, secret = newest): Promise<string> {
+  const { key, kid } = await deriveKey(secret, salt, 'A256CBC-HS512');
+  return new CompactEncrypt(new TextEncoder().encode(plaintext))
+    .setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512', kid, ...header } as never)
+    .encrypt(key);
+}
+
+const now = (): number => Math.floor(Date.now() / 1000);
+const claims = fc.record(
+  {
+    sub: fc.string(),
+    name: fc.option(fc.string(), { nil: undefined }),
+    email: fc.emailAddress(),
+    extra: fc.jsonValue({ maxDepth: 2 }),
+  },
+  { requiredKeys: ['sub'] },
+);
+const times = fc.record(
+  {
+    exp: fc.oneof(fc.integer({ min: -3600, max: 3600 }).map((offset) => now() + offset), fc.constant('soon'), fc.constant(null)),
+    nbf: fc.oneof(fc.integer({ min: -3600, max: 3600 }).map((offset) => now() + offset), fc.constant('x')),
+    iat: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 }), fc.constant('yesterday'), fc.double()),
+  },
+  { requiredKeys: [] },
+);
+
+describe('decrypting our session cookie: node:crypto and jose agree', () => {
+  it('on valid tokens from encode (both secrets, any claims, expired and fresh by maxAge)', async () => {
+    fastDecided = 0;
+    await fc.assert(
+      fc.asyncProperty(claims, fc.constantFrom(newest, older), fc.integer({ min: -120, max: 86_400 }), async (token, secret, maxAge) => {
+        const jwe = await encode({ token, secret: secret === newest ? [newest, older] : [older], salt, maxAge });
+        const outcome = await expectSameAnswer(jwe);
+        expect(outcome.ok).toBe(maxAge > -15);
+      }),
+      { numRuns: 1500 },
+    );
+    expect(fastDecided).toBe(1500);
+  });
+
+  it('on any claims set, plaintext and time claims (objects, arrays, strings, non-JSON, wrong types)', async () => {
+    fastDecided = 0;
+    const plaintexts = fc.oneof(
+      fc.tuple(claims, times).map(([base, extra]) => JSON.stringify({ ...base, ...extra })),
+      fc.jsonValue().map((value) => JSON.stringify(value)),
+      fc.string(),
+      fc.constant(''),
+      fc.constant('{"a":1'),
+    );
+    await fc.assert(
+      fc.asyncProperty(plaintexts, fc.boolean(), async (plaintext, withKid) => {
+        const jwe = await craft(withKid ? {} : { kid: undefined }, plaintext);
+        await expectSameAnswer(jwe);
+      }),
+      { numRuns: 1500 },
+    );
+    expect(fastDecided).toBeGreaterThan(1400);
+  });
+
+  it('on truncated and bit-flipped tokens (every part), and on wrong secrets', async () => {
+    const valid = await encode({ token: { sub: 'u1', email: 'a@example.test' }, secret: secrets, salt });
+    const foreign = await encode({ token: { sub: 'u1' }, secret: stranger, salt });
+    fastDecided = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(valid, foreign),
+        fc.nat(),
+        fc.oneof(fc.constantFrom(...alphabet.split('')), fc.constantFrom('.', '=', ' ', '+', '/', '!', 'é')),
+        fc.constantFrom('flip', 'truncate', 'insert'),
+        async (base, position, character, kind) => {
+          const index = position % base.length;
+          const token =
+            kind === 'truncate' ? base.slice(0, index) : kind === 'insert' ? base.slice(0, index) + character + base.slice(index) : base.slice(0, index) + character + base.slice(index + 1);
+          // The property is the agreement; jose itself accepts a change that decodes to the same bytes (whitespace
+          // inside a part, the unused low bits of a part's last character), and so then does the fast path.
+          await expectSameAnswer(token);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(fastDecided).toBeGreaterThan(1000);
+  });
+
+  it('on re-headered tokens (alg, enc, zip, crit, kid, extra fields, non-objects)', async () => {
+    const valid = await encode({ token: { sub: 'u1' }, secret: secrets, salt });
+    const [, ...rest] = valid.split('.');
+    const headers = fc.oneof(
+      fc.record(
+        {
+          alg: fc.constantFrom('dir', 'A256KW', 'none', 'DIR', 1),
+          enc: fc.constantFrom('A256CBC-HS512', 'A256GCM', 'A128CBC-HS256', null),
+          kid: fc.oneof(fc.string(), fc.constant(7)),
+          zip: fc.constant('DEF'),
+          crit: fc.constant(['exp']),
+          typ: fc.constant('JWT'),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue(),
+    );
+    fastDecided = 0;
+    await fc.assert(
+      fc.asyncProperty(headers, async (header) => {
+        const token = [base64url.encode(JSON.stringify(header)), ...rest].join('.');
+        const outcome = await expectSameAnswer(token);
+        expect(outcome.ok).toBe(false);
+      }),
+      { numRuns: 1000 },
+    );
+    expect(fastDecided).toBeGreaterThan(50);
+  });
+
+  it('on foreign tokens: signed JWTs, other encryptions, random text', async () => {
+    const { key } = await deriveKey(newest, salt, 'A256GCM');
+    const gcm = await new CompactEncrypt(new TextEncoder().encode('{"sub":"gcm"}')).setProtectedHeader({ alg: 'dir', enc: 'A256GCM' }).encrypt(key);
+    expect(await expectSameAnswer(gcm)).toMatchObject({ ok: true, payload: { sub: 'gcm' } });
+    const signed = await new SignJWT({ sub: 'u1' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(newest));
+    expect((await expectSameAnswer(signed)).ok).toBe(false);
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.array(fc.base64String(), { minLength: 5, maxLength: 5 }).map((parts) => parts.join('.'))), async (token) => {
+        expect((await expectSameAnswer(token)).ok).toBe(false);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('interoperates with @auth/core both ways, through the fast path', async () => {
+    await fc.assert(
+      fc.asyncProperty(claims, async (token) => {
+        const theirs = await authjsEncode({ token, secret: newest, salt });
+        fastDecided = 0;
+        const mine = await viaFastPath(theirs);
+        expect(fastDecided).toBe(1);
+        expect(mine).toMatchObject({ ok: true, payload: JSON.parse(JSON.stringify(token)) });
+        const ours = await encode({ token, secret: [newest], salt });
+        expect(await authjsDecode({ token: ours, secret: newest, salt })).toMatchObject(JSON.parse(JSON.stringify(token)));
+        expect(await decode({ token: theirs, secret: [newest, older], salt })).toMatchObject(JSON.parse(JSON.stringify(token)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
