@@ -357,6 +357,19 @@ async function main(): Promise<void> {
       });
     }
 
+    // The three apps' memory after every HTTP case and sign-in above, each after a full GC.
+    if (runs('jwt') || runs('signin')) {
+      const [oursUsage, bareUsage, authjsUsage] = [await ours.usage(true), await bare.usage(true), await authjs.usage(true)];
+      raw['rssAfterCases'] = { ours: oursUsage, bare: bareUsage, authjs: authjsUsage };
+      const shownUsage = (usage: { rss: number; heapUsed: number }): string => `${mb(usage.rss).toFixed(1)} (heap ${mb(usage.heapUsed).toFixed(1)})`;
+      rows.push({
+        case: 'RSS after the HTTP cases and the sign-ins above, after a full GC: ours · bare Express · @auth/express',
+        unit: 'MB',
+        value: `${shownUsage(oursUsage)} · ${shownUsage(bareUsage)} · ${shownUsage(authjsUsage)}`,
+        target: target('≤ bare + 30 MiB', oursUsage.rss <= bareUsage.rss + 30 * 1024 * 1024),
+      });
+    }
+
     // 3. Database sessions.
     if (runs('database')) {
       const sqlite = await startServer('ours-sqlite', join(build, 'ours-database.js'), {
@@ -489,7 +502,15 @@ async function prepareProject(project: string): Promise<void> {
   if (!config.includes(placeholder)) throw new Error(`the scaffolded ${configPath} no longer has "${placeholder}"; update the bench`);
   const user = JSON.stringify(BENCH_USER);
   const authorize = `authorize: async (credentials) => (credentials.username === ${JSON.stringify(BENCH_CREDENTIALS.username)} && credentials.password === ${JSON.stringify(BENCH_CREDENTIALS.password)} ? ${user} : null),`;
-  await writeFile(configPath, config.replace(placeholder, authorize));
+  // One user signs in thousands of times a second here: the per-user and per-client rate limits (which rightly
+  // refuse that in production) are turned off so that the bench measures sign-in work, not 429s.
+  const basePathLine = "  basePath: '/auth',";
+  if (!config.includes(basePathLine)) throw new Error(`the scaffolded ${configPath} no longer has "${basePathLine}"; update the bench`);
+  await writeFile(configPath, config.replace(placeholder, authorize).replace(basePathLine, `${basePathLine}\n  rateLimit: false,`));
+  // The servers listen on a free loopback port, found at start: the scaffold's AUTH_URL (localhost:3000) would send
+  // the provider a callback URL no bench server serves. AUTH_TRUST_HOST (set by the bench) takes the request's origin.
+  const envPath = join(project, '.env');
+  await writeFile(envPath, (await readFile(envPath, 'utf8')).replace(/^AUTH_URL=.*$/m, ''));
   await symlink(join(repoRoot, 'node_modules'), join(project, 'node_modules'), 'dir');
   log('compiling the scaffolded project with its tsconfig');
   await execFileAsync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', project]);
