@@ -43,11 +43,9 @@ export async function applyPlan(plan: Plan, ui: Ui, io: CliIo, options: ApplyOpt
   for (const file of plan.files.filter((candidate) => candidate.action === 'conflict')) {
     ui.warn(`${file.path}: ${file.reason ?? 'kept as it is'}`);
   }
-  const dependencies = Object.entries(plan.dependencies.added).map(([name, range]) => `${name}@${range}`);
 
   if (options.dryRun) {
-    ui.lines(`Plan for ${plan.root}`, describeFiles(plan.files));
-    if (dependencies.length > 0) ui.info(`Dependencies to add: ${dependencies.join(', ')}${plan.install ? ` (installed with ${plan.install.packageManager})` : ''}`);
+    showPlan(plan, ui);
     ui.outro('Dry run: nothing was written.');
     if (options.json) writeJson(io, plan.command, true, planDocument(plan, true, false));
     return;
@@ -55,8 +53,7 @@ export async function applyPlan(plan: Plan, ui: Ui, io: CliIo, options: ApplyOpt
 
   const changes = planChangesFiles(plan);
   if (options.confirm && changes) {
-    ui.lines(`Plan for ${plan.root}`, describeFiles(plan.files));
-    if (dependencies.length > 0) ui.info(`Dependencies to add: ${dependencies.join(', ')}`);
+    showPlan(plan, ui);
     if (!(await options.confirm('Write these files?'))) throw cancelledError();
   }
   const { install } = plan;
@@ -76,12 +73,19 @@ export async function applyPlan(plan: Plan, ui: Ui, io: CliIo, options: ApplyOpt
   for (const message of plan.messages.after) ui.info(message);
   if (plan.messages.nextSteps !== '') ui.lines('Next steps', plan.messages.nextSteps);
   if (plan.failure) {
+    // Its conflicts were warned about above, before the write.
     if (options.json) writeJson(io, plan.command, false, planDocument(plan, false, install !== undefined));
-    for (const file of plan.files.filter((candidate) => candidate.action === 'conflict')) ui.warn(`${file.path}: ${file.reason ?? 'conflict'}`);
     throw new CliError('merge-conflicts', plan.failure.message, { exitCode: 1, reported: options.json, hint: plan.failure.hint });
   }
   ui.outro(written > 0 ? plan.messages.outro.changed : plan.messages.outro.unchanged);
   if (options.json) writeJson(io, plan.command, true, planDocument(plan, false, install !== undefined));
+}
+
+/** The plan's files, one line each, and the dependencies it adds (and what installs them). */
+function showPlan(plan: Plan, ui: Ui): void {
+  ui.lines(`Plan for ${plan.root}`, describeFiles(plan.files));
+  const dependencies = Object.entries(plan.dependencies.added).map(([name, range]) => `${name}@${range}`);
+  if (dependencies.length > 0) ui.info(`Dependencies to add: ${dependencies.join(', ')}${plan.install ? ` (installed with ${plan.install.packageManager})` : ''}`);
 }
 
 /** Writes the plan's files as one unit; returns how many of the user's files (the kept bases left out) changed. */

@@ -12,11 +12,11 @@ import { appOrigin, callbackUrl } from '../generator/env-groups.js';
 import { findEnvLine, readEnvLines, setEnvValue } from '../generator/merge/env-file.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import { inspectAuthConfig, normaliseModule } from '../generator/provider-list.js';
-import { loadTypeScript } from '../generator/typescript-api.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
 import { Refusal, usageError } from '../generator/errors.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
+import { requireTypeScript } from './project.js';
 import { filesReport, messageIo, writeJson } from './json-output.js';
 
 /** Flags of `framework-auth dev-idp`. */
@@ -89,16 +89,20 @@ interface ProjectFacts {
   hasOidc: boolean;
 }
 
-/** The scaffolded project in `root`, or undefined when there is none (dev-idp then needs --redirect-uri). */
-function readProject(root: string): ProjectFacts | undefined {
+/**
+ * The scaffolded project in `root`, or undefined when there is none (dev-idp then needs --redirect-uri). Its config
+ * is read with the TypeScript parser (the project's, else fetched once, as every command that reads it does), so
+ * that the callback URL follows its mount path.
+ */
+async function readProject(root: string, io: CliIo): Promise<ProjectFacts | undefined> {
   const authDir = locateAuthModule(root);
   const configText = readProjectFile(root, `${authDir}/config.ts`);
   if (configText === undefined) return undefined;
-  const api = loadTypeScript(root);
+  const api = await requireTypeScript(root, io);
   let mount = defaultMountPath;
   let hasOidc = true;
-  const info = api ? inspectAuthConfig(api, configText) : undefined;
-  if (info && !(info instanceof Refusal)) {
+  const info = inspectAuthConfig(api, configText);
+  if (!(info instanceof Refusal)) {
     mount = info.basePath ?? mount;
     hasOidc = info.providerModules.includes(normaliseModule('./core/providers/oidc.js'));
   }
@@ -151,7 +155,7 @@ export async function runDevIdp(flags: DevIdpFlags, io: CliIo): Promise<void> {
   const given = (flags.redirectUri ?? []).map(parseRedirectUri);
   const root = resolve(io.cwd, flags.cwd ?? '.');
   if (!existsSync(root) || !statSync(root).isDirectory()) throw usageError(`--cwd ${root} is not a directory`);
-  const project = readProject(root);
+  const project = await readProject(root, io);
   if (!project && given.length === 0) {
     throw usageError(`No scaffolded project in ${root} (no src/auth/config.ts) to read the callback URL from.`, 'Run it in the project (or pass --cwd), or name the callback URL with --redirect-uri.');
   }

@@ -24,9 +24,10 @@ export function readScaffoldedConfig(root: string, authDir: string): string {
 }
 
 /**
- * The TypeScript compiler API for the AST edits of config.ts: the project's, else the CLI's own, else fetched once
- * into the user's cache (announced on stderr).
+ * The TypeScript compiler API for reading and editing the project's code: the project's, else the CLI's own, else
+ * fetched once into the user's cache (announced on stderr). The cache is found from this process's environment, as
+ * the generator's planners find it when they load the compiler.
  */
 export async function requireTypeScript(root: string, io: CliIo): Promise<TypeScriptApi> {
-  return ensureTypeScript(root, (message) => io.stderr.write(`${message}\n`), { ...process.env, ...io.env });
+  return ensureTypeScript(root, (message) => io.stderr.write(`${message}\n`));
 }

@@ -272,6 +272,18 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
 
 type Settings = RunningOidcProvider['settings'];
 
+/** Lifetimes in seconds of what the provider issues; a test configuration may override some of them. */
+export const defaultTtl = {
+  AccessToken: 3600,
+  AuthorizationCode: 60,
+  IdToken: 3600,
+  RefreshToken: 86_400,
+  Interaction: 600,
+  Session: 86_400,
+  Grant: 86_400,
+  ClientCredentials: 600,
+} as const;
+
 function baseConfiguration(
   accounts: Map<string, AccountClaims>,
   settings: Settings,
@@ -313,16 +325,7 @@ function baseConfiguration(
     renderError,
     clientBasedCORS: () => false,
     // Explicit TTLs (seconds) also keep oidc-provider from printing "you SHOULD change" notices.
-    ttl: {
-      AccessToken: 3600,
-      AuthorizationCode: 60,
-      IdToken: 3600,
-      RefreshToken: 86_400,
-      Interaction: 600,
-      Session: 86_400,
-      Grant: 86_400,
-      ClientCredentials: 600,
-    },
+    ttl: { ...defaultTtl },
   };
 }
 

@@ -2,39 +2,26 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultMountPath } from '../catalog/mount-path.js';
 import type { PackageManager } from '../catalog/package-managers.js';
-import type { ProviderEntry } from '../catalog/providers.js';
 import { testedRanges } from './dependencies.js';
 import { appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
 import { usageError } from './errors.js';
 import { answersFromConfig, planManifest } from './manifest.js';
-import type { Manifest } from './manifest.js';
 import { appendEnvGroups } from './merge/env-file.js';
 import { mergePackageJson } from './merge/package-json.js';
 import { callbackUrls } from './next-steps.js';
-import type { TemplateDirs } from './paths.js';
 import { envKeyChanges } from './plan.js';
-import type { Plan } from './plan.js';
+import type { Plan, ProviderEditInput } from './plan.js';
 import { renderAuthConfig } from './plan-project.js';
 import { planMergedFile, readProjectFile } from './planned-file.js';
 import type { PlannedFile } from './planned-file.js';
 import { readProjectAdapter } from './project-adapter.js';
 import { addProviderToConfig, readAuthConfig } from './provider-list.js';
 import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
-import type { TypeScriptApi } from './typescript-api.js';
 
 /** Inputs of {@link planAddProvider}. */
-export interface AddProviderPlanInput {
-  root: string;
-  entry: ProviderEntry;
-  /** The auth module's folder (locateAuthModule) and its config's text. */
-  authDir: string;
-  configText: string;
-  manifest: Manifest | undefined;
-  api: TypeScriptApi;
-  version: string;
+export interface AddProviderPlanInput extends ProviderEditInput {
   /** Install the provider's dependencies with this package manager after the write (undefined: `--no-install`). */
   install: { packageManager: PackageManager; detectedFrom: string } | undefined;
-  templates?: TemplateDirs;
 }
 
 /**

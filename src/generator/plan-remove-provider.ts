@@ -1,14 +1,11 @@
 import { defaultMountPath } from '../catalog/mount-path.js';
 import { findAdapter } from '../catalog/adapters.js';
 import { getProvider } from '../catalog/providers.js';
-import type { ProviderEntry } from '../catalog/providers.js';
 import { answersFromConfig, planManifest, sha256 } from './manifest.js';
-import type { Manifest } from './manifest.js';
 import { removeEnvKeys } from './merge/env-file.js';
 import { removeDependencies } from './merge/package-json.js';
-import type { TemplateDirs } from './paths.js';
 import { envKeyChanges } from './plan.js';
-import type { Plan } from './plan.js';
+import type { Plan, ProviderEditInput } from './plan.js';
 import { renderAuthConfig } from './plan-project.js';
 import { planDeletedFile, planMergedFile, readProjectFile } from './planned-file.js';
 import type { PlannedFile } from './planned-file.js';
@@ -16,21 +13,11 @@ import { readProjectAdapter } from './project-adapter.js';
 import { isImportedInProject } from './project-imports.js';
 import { removeProviderFromConfig } from './provider-list.js';
 import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
-import type { TypeScriptApi } from './typescript-api.js';
 
 /** Inputs of {@link planRemoveProvider}. */
-export interface RemoveProviderPlanInput {
-  root: string;
-  entry: ProviderEntry;
-  /** The auth module's folder (locateAuthModule) and its config's text. */
-  authDir: string;
-  configText: string;
-  manifest: Manifest | undefined;
-  api: TypeScriptApi;
-  version: string;
+export interface RemoveProviderPlanInput extends ProviderEditInput {
   /** `--purge-env`: also remove the provider's keys (and values) from `.env`. */
   purgeEnv: boolean;
-  templates?: TemplateDirs;
 }
 
 /**

@@ -1,4 +1,8 @@
 import type { PackageManager } from '../catalog/package-managers.js';
+import type { ProviderEntry } from '../catalog/providers.js';
+import type { Manifest } from './manifest.js';
+import type { TemplateDirs } from './paths.js';
+import type { TypeScriptApi } from './typescript-api.js';
 import { readEnvLines } from './merge/env-file.js';
 import type { PlannedFile } from './planned-file.js';
 
@@ -57,6 +61,19 @@ export interface Plan {
    * files, then fails (exit 1) with this message and hint.
    */
   failure?: { message: string; hint: string };
+}
+
+/** What `add-provider` and `remove-provider` plan from: one catalog provider and the scaffolded project it edits. */
+export interface ProviderEditInput {
+  root: string;
+  entry: ProviderEntry;
+  /** The auth module's folder (locateAuthModule) and its config's text. */
+  authDir: string;
+  configText: string;
+  manifest: Manifest | undefined;
+  api: TypeScriptApi;
+  version: string;
+  templates?: TemplateDirs;
 }
 
 /** The keys a planned `.env`-style file adds and removes. */

@@ -37,7 +37,13 @@ describe('the installed CLI', () => {
     expect(created.exitCode, created.stderr).toBe(0);
     expect(await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8')).toContain('OIDC()');
 
-    const idp = await execa(process.execPath, [bin('framework-auth'), 'dev-idp', '--no-install', '--port', '0'], { cwd: join(parent, 'app'), reject: false });
+    // dev-idp reads the config's mount path with the compiler, fetched once into the cache (the project has none).
+    const cache = await makeTempDir();
+    const idp = await execa(process.execPath, [bin('framework-auth'), 'dev-idp', '--no-install', '--port', '0'], {
+      cwd: join(parent, 'app'),
+      env: { FRAMEWORK_AUTH_CACHE_DIR: cache },
+      reject: false,
+    });
     expect(idp.exitCode).toBe(2);
     expect(idp.stderr).toContain('dev-idp needs oidc-provider');
     expect(idp.stderr).toContain('npm install --save-dev --no-audit --no-fund oidc-provider@^9');

@@ -7,6 +7,7 @@
  * accepted; the login name picks the account) and returns the redirect back to the app's callback (with `code`,
  * `state` and `iss`) without following it.
  */
+import { defaultTtl } from '../../src/dev-idp/oidc-provider.js';
 import type { OidcProviderOptions } from '../../src/dev-idp/oidc-provider.js';
 import type { CookieJar } from './cookie-jar.js';
 import { formBody } from './cookie-jar.js';
@@ -33,15 +34,9 @@ export type {
 export function refreshingConfiguration(): OidcProviderOptions['configuration'] {
   return {
     ttl: {
+      ...defaultTtl,
       AccessToken: (_ctx: unknown, token: { gty?: string }, client: { clientId: string }) =>
         client.clientId.startsWith('short-') || (client.clientId.startsWith('first-') && !token.gty?.includes('refresh_token')) ? 2 : 3600,
-      AuthorizationCode: 60,
-      IdToken: 3600,
-      RefreshToken: 86_400,
-      Interaction: 600,
-      Session: 86_400,
-      Grant: 86_400,
-      ClientCredentials: 600,
     },
     rotateRefreshToken: true,
   };
