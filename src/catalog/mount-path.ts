@@ -54,3 +54,8 @@ export function signInPath(mount: string): string {
 export function signOutPath(mount: string): string {
   return `${mount}/signout`;
 }
+
+/** The built-in page of a user's database sessions. */
+export function sessionsPath(mount: string): string {
+  return `${mount}/sessions`;
+}

@@ -1,4 +1,4 @@
-import { signInPath, signOutPath } from '../catalog/mount-path.js';
+import { sessionsPath, signInPath, signOutPath } from '../catalog/mount-path.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parse } from 'jsonc-parser';
@@ -196,7 +196,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
     files.push(planOwnedFile(root, path, withRuntimeHeader(file.path, file.content, version), force));
   }
   files.push(planOwnedFile(root, authPath(shape, 'env.ts'), renderTemplate('auth/env.ts.hbs', { header }, templates), force));
-  files.push(planOwnedFile(root, authPath(shape, 'index.ts'), renderTemplate('auth/index.ts.hbs', { header, mountPattern }, templates), force));
+  files.push(planOwnedFile(root, authPath(shape, 'index.ts'), renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions: answers.adapter !== 'none', sessionsPath: sessionsPath(answers.mount) }, templates), force));
   const renderedConfig = renderAuthConfig(answers, version, templates);
   const configFile = planConfigFile(root, authPath(shape, 'config.ts'), renderedConfig, answers, providers, force);
   // What the config holds once written: the answers themselves when it is this render (a new project, --force, an

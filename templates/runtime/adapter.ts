@@ -27,7 +27,7 @@ export interface Adapter {
   deleteUser?(userId: string): Promise<void> | Awaitable<AdapterUser | null | undefined>;
   linkAccount?(account: AdapterAccount): Promise<void> | Awaitable<AdapterAccount | null | undefined>;
   unlinkAccount?(providerAccountId: Pick<AdapterAccount, 'provider' | 'providerAccountId'>): Promise<void> | Awaitable<AdapterAccount | undefined>;
-  createSession?(session: { sessionToken: string; userId: string; expires: Date }): Awaitable<AdapterSession>;
+  createSession?(session: NewAdapterSession): Awaitable<AdapterSession>;
   getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>;
   updateSession?(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Awaitable<AdapterSession | null | undefined>;
   deleteSession?(sessionToken: string): Promise<void> | Awaitable<AdapterSession | null | undefined>;
@@ -66,7 +66,20 @@ export interface Adapter {
    * processes that refreshed one token, the second cannot overwrite what the first stored.
    */
   updateAccountTokens?(params: UpdateAccountTokensParams): Awaitable<AdapterAccount | null>;
+  /**
+   * Not part of Auth.js's interface: every session row of a user, expired ones included, in any order (none: an
+   * empty list). With it, the runtime stores `createdAt`, `lastSeenAt` and `userAgent` on sessions and users can
+   * list and end their sessions (session-management.ts); the sessions are ended with `deleteSession`.
+   */
+  listSessionsByUserId?(userId: AdapterSession['userId']): Awaitable<AdapterSession[]>;
 }
+
+/**
+ * What `createSession` receives. The fields after `expires` are sent only to adapters that implement
+ * `listSessionsByUserId` (an Auth.js adapter may write every field it is given to its table).
+ */
+export type NewAdapterSession = Pick<AdapterSession, 'sessionToken' | 'userId' | 'expires'> &
+  Partial<Pick<AdapterSession, 'createdAt' | 'lastSeenAt' | 'userAgent'>>;
 
 /** The token fields `updateAccountTokens` writes. */
 export type AccountTokens = Pick<TokenSet, 'access_token' | 'refresh_token' | 'expires_at' | 'id_token' | 'scope' | 'token_type'>;

@@ -238,7 +238,7 @@ async function resolveEmailSignIn(context: RequestContext, params: { identifier:
     isNewUser = true;
     await emitEvent(options, 'createUser', { user });
   }
-  return { user, isNewUser, session: await openSession(options, adapter, user.id) };
+  return { user, isNewUser, session: await openSession(context, adapter, user.id) };
 }
 
 /** POST `<mount>/signin/<email provider>`: a malformed address is answered 400, anything else sends a link. */

@@ -14,6 +14,7 @@ import { csrfRoute } from './routes/csrf.js';
 import { errorRoute } from './routes/error.js';
 import { providersRoute } from './routes/providers.js';
 import { sessionRoute } from './routes/session.js';
+import { sessionsRoute } from './routes/sessions.js';
 import { signInRoute } from './routes/signin.js';
 import { signOutRoute } from './routes/signout.js';
 import { verifyRequestRoute } from './routes/verify-request.js';
@@ -32,6 +33,7 @@ const actions: Record<Action, RouteHandler> = {
   signin: signInRoute,
   callback: callbackRoute,
   signout: signOutRoute,
+  sessions: sessionsRoute,
   error: errorRoute,
   'verify-request': verifyRequestRoute,
   'webauthn-options': webauthnOptionsRoute,

@@ -1,13 +1,15 @@
 /**
  * framework-auth: authentication for Express, owned by your project. Mount `FrameworkAuth(config)` below a path,
  * read sessions with `getSession(req, config)`, guard routes with `createRequireAuth(config)`, call provider APIs with
- * `getAccessToken(req, providerId, config)`.
+ * `getAccessToken(req, providerId, config)`, let users list and end their database sessions with `listSessions(req, config)`.
  */
 export { FrameworkAuth } from './handler.js';
 export type { FrameworkAuthHandler } from './handler.js';
 export { getSession, createSessionLocals, createRequireAuth } from './get-session.js';
 export type { RequireAuthOptions } from './get-session.js';
 export { getAccessToken, ACCESS_TOKEN_SKEW_SECONDS } from './access-token.js';
+export { listSessions, endSession, endOtherSessions, endAllSessions, sessionIdOf } from './session-management.js';
+export type { EndSessions, SessionSummary } from './session-management.js';
 export { resolveConfig, readSecrets, MIN_SECRET_LENGTH } from './config.js';
 export type {
   FrameworkAuthConfig,
@@ -22,7 +24,7 @@ export type { Theme } from './theme.js';
 export { encode, decode, DEFAULT_MAX_AGE } from './jwt.js';
 export type { JWTOptions, JWTEncodeParams, JWTDecodeParams } from './jwt.js';
 export type { CookieOption, CookiesOptions, CookiesOverrides } from './cookies.js';
-export type { AccountTokens, Adapter, UpdateAccountTokensParams } from './adapter.js';
+export type { AccountTokens, Adapter, NewAdapterSession, UpdateAccountTokensParams } from './adapter.js';
 export { MemoryRateLimitStore, defaultRateLimitRules } from './rate-limit.js';
 export type { MemoryRateLimitStoreOptions, RateLimitHit, RateLimitOptions, RateLimitRule, RateLimitRuleName, RateLimitStore } from './rate-limit.js';
 export {

@@ -18,6 +18,7 @@ export const routes = {
   signin: { methods: ['GET', 'POST'], provider: 'optional' },
   callback: { methods: ['GET', 'POST'], provider: 'required' },
   signout: { methods: ['GET', 'POST'], provider: 'none' },
+  sessions: { methods: ['GET', 'POST'], provider: 'none' },
   error: { methods: ['GET'], provider: 'none' },
   'verify-request': { methods: ['GET'], provider: 'none' },
   'webauthn-options': { methods: ['GET'], provider: 'required' },

@@ -13,6 +13,9 @@ import { isOAuthProvider } from './providers/resolve.js';
 import { requestCookies, usesSecureCookies } from './request.js';
 import type { Account, AdapterUser, DefaultSession, JWT, Profile, Session, User } from './types.js';
 
+/** A database session's `lastSeenAt` is written when a request reads it at least this long after the last write. */
+export const LAST_SEEN_INTERVAL_MS = 5 * 60_000;
+
 /** What reading a session produced: the session (or null) and the cookies the response should carry. */
 export interface SessionResult {
   session: Session | null;
@@ -142,14 +145,19 @@ async function readDatabaseSession(
   let expires = row.expires;
   const outgoing: OutgoingCookie[] = [];
   const dueForUpdate = row.expires.valueOf() - options.session.maxAge * 1000 + options.session.updateAge * 1000 <= now;
-  if (params.write && (dueForUpdate || params.trigger === 'update')) {
-    expires = new Date(now + options.session.maxAge * 1000);
+  const extend = params.write && (dueForUpdate || params.trigger === 'update');
+  // An adapter that lists sessions keeps their "last seen" time, written at most every LAST_SEEN_INTERVAL_MS.
+  const seen = typeof adapter.listSessionsByUserId === 'function' && now - (row.lastSeenAt?.valueOf() ?? 0) >= LAST_SEEN_INTERVAL_MS;
+  if (extend || seen) {
+    const update = { sessionToken, ...(extend && { expires: new Date(now + options.session.maxAge * 1000) }), ...(seen && { lastSeenAt: new Date(now) }) };
     try {
-      await callAdapter(adapter, 'updateSession', { sessionToken, expires });
-      outgoing.push(...chunkCookie(cookies, cookieOptions.sessionToken, sessionToken, { expires }));
+      await callAdapter(adapter, 'updateSession', update);
+      if (update.expires) {
+        expires = update.expires;
+        outgoing.push(...chunkCookie(cookies, cookieOptions.sessionToken, sessionToken, { expires }));
+      }
     } catch (error) {
       options.logger.error(error as Error);
-      expires = row.expires;
     }
   }
   const sessionUser: User = { id: String(user.id) };

@@ -21,6 +21,7 @@ import type { RequestContext } from './context.js';
 import { readChunkedCookie } from './cookies.js';
 import { OAuthAccountNotLinked } from './errors.js';
 import { emitEvent } from './events.js';
+import { userAgentOf } from './request.js';
 import type { Account, AdapterSession, AdapterUser, Profile, User } from './types.js';
 
 /** What a sign-in with an adapter resolved to. */
@@ -106,13 +107,24 @@ export async function currentUser(context: RequestContext, adapter: Adapter): Pr
   return token?.sub ? callAdapter(adapter, 'getUser', token.sub) : null;
 }
 
-/** A new database session for the user (database strategy only). */
-export async function openSession(options: ResolvedConfig, adapter: Adapter, userId: string): Promise<AdapterSession | undefined> {
+/**
+ * A new database session for the user (database strategy only). An adapter that lists sessions also stores when
+ * it was created and last used and the browser's `User-Agent`, for the user's list of sessions.
+ */
+export async function openSession(context: RequestContext, adapter: Adapter, userId: string): Promise<AdapterSession | undefined> {
+  const { options } = context;
   if (options.session.strategy !== 'database') return undefined;
+  const now = new Date();
+  const details = typeof adapter.listSessionsByUserId === 'function' && {
+    createdAt: now,
+    lastSeenAt: now,
+    userAgent: userAgentOf(context.req),
+  };
   return callAdapter(adapter, 'createSession', {
     sessionToken: options.session.generateSessionToken(),
     userId,
-    expires: new Date(Date.now() + options.session.maxAge * 1000),
+    expires: new Date(now.valueOf() + options.session.maxAge * 1000),
+    ...details,
   });
 }
 
@@ -170,9 +182,9 @@ export async function resolveSignIn(
     if (proven && email === owner.email && !hasProvenEmail(owner)) {
       const updated = await callAdapter(adapter, 'updateUser', { id: owner.id, emailVerified: new Date() });
       await emitEvent(options, 'updateUser', { user: updated });
-      return { user: updated, isNewUser: false, session: await openSession(options, adapter, updated.id) };
+      return { user: updated, isNewUser: false, session: await openSession(context, adapter, updated.id) };
     }
-    return { user: owner, isNewUser: false, session: await openSession(options, adapter, owner.id) };
+    return { user: owner, isNewUser: false, session: await openSession(context, adapter, owner.id) };
   }
 
   let user: AdapterUser;
@@ -198,7 +210,7 @@ export async function resolveSignIn(
         user = await callAdapter(adapter, 'createUserWithAccount', newUser, account);
         await emitEvent(options, 'createUser', { user });
         await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
-        return { user, isNewUser: true, session: await openSession(options, adapter, user.id) };
+        return { user, isNewUser: true, session: await openSession(context, adapter, user.id) };
       }
       user = await callAdapter(adapter, 'createUser', newUser);
       isNewUser = true;
@@ -207,5 +219,5 @@ export async function resolveSignIn(
   }
   await undoNewUserOnFailure(options, adapter, isNewUser ? user : null, () => callAdapter(adapter, 'linkAccount', { ...account, userId: user.id }));
   await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
-  return { user, isNewUser, session: await openSession(options, adapter, user.id) };
+  return { user, isNewUser, session: await openSession(context, adapter, user.id) };
 }

@@ -318,7 +318,7 @@ async function resolveWebAuthnSignIn(
     if (signedIn && String(signedIn.id) !== String(owner.id)) {
       throw new AccountNotLinked('This passkey belongs to another user than the one signed in');
     }
-    return { user: owner, isNewUser: false, session: await openSession(options, adapter, owner.id) };
+    return { user: owner, isNewUser: false, session: await openSession(context, adapter, owner.id) };
   }
   let user: AdapterUser;
   let isNewUser = false;
@@ -339,7 +339,7 @@ async function resolveWebAuthnSignIn(
     if (authenticator) await callAdapter(adapter, 'createAuthenticator', { ...authenticator, userId: user.id });
   });
   await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
-  return { user, isNewUser, session: await openSession(options, adapter, user.id) };
+  return { user, isNewUser, session: await openSession(context, adapter, user.id) };
 }
 
 /** POST `<mount>/callback/<webauthn provider>`: a verified registration or authentication signs the user in. */

@@ -43,6 +43,7 @@ export const adapterMethods = [
   'resetRateLimit',
   'listAccountsByUserId',
   'updateAccountTokens',
+  'listSessionsByUserId',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */
@@ -587,6 +588,45 @@ export function runAdapterSuite(
         await adapter.createSession({ sessionToken, userId: user.id, expires: inOneHour() });
         await adapter.deleteSession(randomUUID());
         expect((await adapter.getSessionAndUser(sessionToken))?.user.id).toEqual(user.id);
+      });
+    });
+
+    describe('session details (listing and ending sessions)', () => {
+      test('stores when a session was created and last seen and its browser, and lists a user\'s sessions', ['createUser', 'createSession', 'getSessionAndUser', 'listSessionsByUserId'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const createdAt = new Date('2026-11-20T10:00:00.000Z');
+        const laptop = { sessionToken: randomUUID(), userId: user.id, expires: inOneHour(), createdAt, lastSeenAt: createdAt, userAgent: 'Laptop/1.0' };
+        const expired = { sessionToken: randomUUID(), userId: user.id, expires: new Date('2020-01-01T00:00:00.000Z'), createdAt, lastSeenAt: createdAt, userAgent: null };
+        expect(await adapter.createSession(laptop)).toMatchObject(laptop);
+        await adapter.createSession(expired);
+        await adapter.createSession({ sessionToken: randomUUID(), userId: other.id, expires: inOneHour() });
+        expect((await adapter.getSessionAndUser(laptop.sessionToken))?.session).toMatchObject(laptop);
+        const listed = await adapter.listSessionsByUserId(user.id);
+        // Expired rows are listed too: the runtime decides what is live.
+        expect(listed.map((row) => row.sessionToken).sort()).toEqual([laptop.sessionToken, expired.sessionToken].sort());
+        expect(listed.find((row) => row.sessionToken === laptop.sessionToken)).toEqual(laptop);
+        expect(await adapter.listSessionsByUserId(randomUUID())).toEqual([]);
+      });
+
+      test('a session created without details has none (null), as rows made by an earlier version', ['createUser', 'createSession', 'listSessionsByUserId'], async () => {
+        const user = await createUser();
+        const sessionToken = randomUUID();
+        await adapter.createSession({ sessionToken, userId: user.id, expires: inOneHour() });
+        expect(await adapter.listSessionsByUserId(user.id)).toEqual([{ sessionToken, userId: user.id, expires: expect.any(Date), createdAt: null, lastSeenAt: null, userAgent: null }]);
+      });
+
+      test('updates last seen without touching the expiry, and the expiry without touching last seen', ['createUser', 'createSession', 'updateSession', 'listSessionsByUserId'], async () => {
+        const user = await createUser();
+        const createdAt = new Date('2026-11-20T10:00:00.000Z');
+        const expires = inOneHour();
+        const sessionToken = randomUUID();
+        await adapter.createSession({ sessionToken, userId: user.id, expires, createdAt, lastSeenAt: createdAt, userAgent: 'Phone/2.0' });
+        const seen = new Date('2026-11-21T08:30:00.000Z');
+        await adapter.updateSession({ sessionToken, lastSeenAt: seen });
+        expect((await adapter.listSessionsByUserId(user.id))[0]).toMatchObject({ expires, createdAt, lastSeenAt: seen, userAgent: 'Phone/2.0' });
+        const later = new Date(expires.valueOf() + 86_400_000);
+        await adapter.updateSession({ sessionToken, expires: later });
+        expect((await adapter.listSessionsByUserId(user.id))[0]).toMatchObject({ expires: later, lastSeenAt: seen });
       });
     });
 

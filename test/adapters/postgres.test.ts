@@ -114,7 +114,7 @@ describe('postgres adapter database', () => {
       const user = await newUser(first);
       const expires = new Date('2030-01-01T00:00:00.000Z');
       await first.createSession!({ sessionToken: 'session-1', userId: user.id, expires });
-      expect(await second.getSessionAndUser!('session-1')).toEqual({ session: { sessionToken: 'session-1', userId: user.id, expires }, user });
+      expect(await second.getSessionAndUser!('session-1')).toEqual({ session: { sessionToken: 'session-1', userId: user.id, expires, createdAt: null, lastSeenAt: null, userAgent: null }, user });
       await second.deleteSession!('session-1');
       expect(await first.getSessionAndUser!('session-1')).toBeNull();
     } finally {
@@ -156,6 +156,20 @@ describe('postgres adapter database', () => {
     }
   });
 
+  it('adds the session-management columns to a sessions table of an earlier version, keeping its rows', async () => {
+    await pool.query(`CREATE TABLE users (id text PRIMARY KEY, name text, email text UNIQUE, email_verified timestamptz, image text);
+      CREATE TABLE sessions (session_token text PRIMARY KEY, user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE, expires timestamptz NOT NULL);
+      INSERT INTO users (id, email) VALUES ('user-1', 'ada@example.com');
+      INSERT INTO sessions VALUES ('old-session', 'user-1', '2030-01-01T00:00:00Z');`);
+    await migrate({ pool });
+    await migrate({ pool });
+    const { rows } = await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'sessions' ORDER BY ordinal_position`);
+    expect(rows.map((row: { column_name: string }) => row.column_name)).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent']);
+    expect(await PostgresAdapter({ pool }).listSessionsByUserId!('user-1')).toEqual([
+      { sessionToken: 'old-session', userId: 'user-1', expires: new Date('2030-01-01T00:00:00Z'), createdAt: null, lastSeenAt: null, userAgent: null },
+    ]);
+  });
+
   it('stores dates as timestamptz', async () => {
     const adapter = PostgresAdapter({ pool });
     await newUser(adapter);
@@ -165,7 +179,9 @@ describe('postgres adapter database', () => {
     );
     expect(types.rows).toEqual([
       { table_name: 'rate_limits', column_name: 'reset_at' },
+      { table_name: 'sessions', column_name: 'created_at' },
       { table_name: 'sessions', column_name: 'expires' },
+      { table_name: 'sessions', column_name: 'last_seen_at' },
       { table_name: 'users', column_name: 'email_verified' },
       { table_name: 'verification_tokens', column_name: 'expires' },
     ]);

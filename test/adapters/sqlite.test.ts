@@ -86,6 +86,25 @@ describe('sqlite adapter files', () => {
     expect(message).not.toContain('hunter2');
   });
 
+  it('adds the session-management columns to a sessions table of an earlier version, keeping its rows', async () => {
+    const path = join(folder, 'old.db');
+    const old = open(path);
+    old.exec(`CREATE TABLE users (id TEXT NOT NULL PRIMARY KEY, name TEXT, email TEXT UNIQUE, email_verified INTEGER, image TEXT);
+      CREATE TABLE sessions (session_token TEXT NOT NULL PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE, expires INTEGER NOT NULL);
+      INSERT INTO users (id, email) VALUES ('user-1', 'ada@example.com');
+      INSERT INTO sessions VALUES ('old-session', 'user-1', 1893456000000);`);
+    migrate({ url: `file:${path}` });
+    const columns = (old.pragma('table_info(sessions)') as { name: string }[]).map((column) => column.name);
+    expect(columns).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent']);
+    const adapter = SqliteAdapter({ url: `file:${path}` });
+    expect(await adapter.listSessionsByUserId!('user-1')).toEqual([
+      { sessionToken: 'old-session', userId: 'user-1', expires: new Date(1893456000000), createdAt: null, lastSeenAt: null, userAgent: null },
+    ]);
+    // Running it again on the upgraded table changes nothing.
+    migrate({ url: `file:${path}` });
+    expect((old.pragma('table_info(sessions)') as unknown[]).length).toBe(6);
+  });
+
   it('keeps the data in the file for a new adapter instance', async () => {
     const url = `file:${join(folder, 'auth.db')}`;
     const first = SqliteAdapter({ url });
@@ -96,7 +115,7 @@ describe('sqlite adapter files', () => {
 
     const second = SqliteAdapter({ url });
     expect(await second.getUserByAccount!({ provider: 'github', providerAccountId: '42' })).toEqual(user);
-    expect(await second.getSessionAndUser!('session-1')).toEqual({ session: { sessionToken: 'session-1', userId: user.id, expires }, user });
+    expect(await second.getSessionAndUser!('session-1')).toEqual({ session: { sessionToken: 'session-1', userId: user.id, expires, createdAt: null, lastSeenAt: null, userAgent: null }, user });
     expect(await second.getAccount!('42', 'github')).toEqual({
       userId: user.id,
       type: 'oauth',

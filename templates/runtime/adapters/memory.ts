@@ -165,7 +165,14 @@ export function MemoryAdapter(): Adapter {
     async createSession(session) {
       if (!users.has(session.userId)) throw new Error(`createSession: no user has the id ${JSON.stringify(session.userId)}`);
       if (sessions.has(session.sessionToken)) throw new Error('createSession: the session token is already in use');
-      const stored: AdapterSession = { sessionToken: session.sessionToken, userId: session.userId, expires: new Date(session.expires) };
+      const stored: AdapterSession = {
+        sessionToken: session.sessionToken,
+        userId: session.userId,
+        expires: new Date(session.expires),
+        createdAt: session.createdAt ? new Date(session.createdAt) : null,
+        lastSeenAt: session.lastSeenAt ? new Date(session.lastSeenAt) : null,
+        userAgent: session.userAgent ?? null,
+      };
       sessions.set(stored.sessionToken, stored);
       return copy(stored);
     },
@@ -184,6 +191,10 @@ export function MemoryAdapter(): Adapter {
       const updated: AdapterSession = { ...stored, ...definedFields(copy(session)) };
       sessions.set(updated.sessionToken, updated);
       return copy(updated);
+    },
+
+    async listSessionsByUserId(userId) {
+      return [...sessions.values()].filter((session) => session.userId === userId).map(copy);
     },
 
     async deleteSession(sessionToken) {

@@ -20,6 +20,7 @@ import {
   accountFromRow,
   authenticatorFromRow,
   refreshedTokenFields,
+  sessionDetailColumns,
   sessionFromRow,
   toDate,
   tokenFields,
@@ -79,6 +80,10 @@ CREATE TABLE IF NOT EXISTS sessions (
   expires timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sessions_user_id_index ON sessions (user_id);
+-- Session management (created, last seen, browser); also added to a table created by an earlier version.
+ALTER TABLE sessions ${Object.entries(sessionDetailColumns)
+  .map(([column, kind]) => `ADD COLUMN IF NOT EXISTS ${column} ${kind === 'date' ? 'timestamptz' : 'text'}`)
+  .join(', ')};
 
 CREATE TABLE IF NOT EXISTS verification_tokens (
   identifier text NOT NULL,
@@ -325,19 +330,19 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
       return row ? accountFromRow(row) : null;
     },
 
-    async createSession({ sessionToken, userId, expires }) {
-      const row = await first<SessionRow>('INSERT INTO sessions (session_token, user_id, expires) VALUES ($1, $2, $3) RETURNING *', [
-        sessionToken,
-        userId,
-        toDate(expires),
-      ]);
+    async createSession({ sessionToken, userId, expires, createdAt, lastSeenAt, userAgent }) {
+      const row = await first<SessionRow>(
+        `INSERT INTO sessions (session_token, user_id, expires, created_at, last_seen_at, user_agent)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+        [sessionToken, userId, toDate(expires), toDate(createdAt), toDate(lastSeenAt), userAgent ?? null],
+      );
       return sessionFromRow(row as SessionRow);
     },
 
     async getSessionAndUser(sessionToken) {
       // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
       const row = await first<SessionRow & UserRow>(
-        `SELECT sessions.session_token, sessions.user_id, sessions.expires,
+        `SELECT sessions.session_token, sessions.user_id, sessions.expires, sessions.created_at, sessions.last_seen_at, sessions.user_agent,
                 users.id, users.name, users.email, users.email_verified, users.image
          FROM sessions JOIN users ON users.id = sessions.user_id
          WHERE sessions.session_token = $1`,
@@ -348,11 +353,15 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
 
     async updateSession(session) {
       const row = await first<SessionRow>(
-        `UPDATE sessions SET user_id = coalesce($2, user_id), expires = coalesce($3, expires)
+        `UPDATE sessions SET user_id = coalesce($2, user_id), expires = coalesce($3, expires), last_seen_at = coalesce($4, last_seen_at)
          WHERE session_token = $1 RETURNING *`,
-        [session.sessionToken, session.userId ?? null, toDate(session.expires)],
+        [session.sessionToken, session.userId ?? null, toDate(session.expires), toDate(session.lastSeenAt)],
       );
       return row ? sessionFromRow(row) : null;
+    },
+
+    async listSessionsByUserId(userId) {
+      return (await query<SessionRow>('SELECT * FROM sessions WHERE user_id = $1', [userId])).map(sessionFromRow);
     },
 
     async deleteSession(sessionToken) {

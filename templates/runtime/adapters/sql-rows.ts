@@ -35,7 +35,16 @@ export interface SessionRow<DateColumn = Date | number> {
   session_token: string;
   user_id: string;
   expires: DateColumn;
+  created_at?: DateColumn | null;
+  last_seen_at?: DateColumn | null;
+  user_agent?: string | null;
 }
+
+/**
+ * The columns `sessions` gained for session management, added to a table created by an earlier version (each
+ * adapter's migration adds the missing ones). Every one may be NULL: rows made before they existed have none.
+ */
+export const sessionDetailColumns = { created_at: 'date', last_seen_at: 'date', user_agent: 'text' } as const;
 
 export interface VerificationTokenRow<DateColumn = Date | number> {
   identifier: string;
@@ -106,7 +115,11 @@ export function accountFromRow(row: AccountRow): AdapterAccount {
 }
 
 export function sessionFromRow(row: SessionRow): AdapterSession {
-  return { sessionToken: row.session_token, userId: row.user_id, expires: new Date(row.expires) };
+  const session: AdapterSession = { sessionToken: row.session_token, userId: row.user_id, expires: new Date(row.expires) };
+  if (row.created_at !== undefined) session.createdAt = toDate(row.created_at);
+  if (row.last_seen_at !== undefined) session.lastSeenAt = toDate(row.last_seen_at);
+  if (row.user_agent !== undefined) session.userAgent = row.user_agent;
+  return session;
 }
 
 export function verificationTokenFromRow(row: VerificationTokenRow): VerificationToken {

@@ -22,6 +22,7 @@ import {
   accountFromRow,
   authenticatorFromRow,
   refreshedTokenFields,
+  sessionDetailColumns,
   sessionFromRow,
   tokenFields,
   tokenParameter,
@@ -112,6 +113,18 @@ CREATE TABLE IF NOT EXISTS rate_limits (
 CREATE INDEX IF NOT EXISTS rate_limits_reset_at_index ON rate_limits (reset_at);
 `;
 
+/**
+ * Creates the missing tables and indexes, and adds the session-management columns to a `sessions` table created
+ * by an earlier version (SQLite has no `ADD COLUMN IF NOT EXISTS`).
+ */
+function applySchema(database: Database.Database): void {
+  database.exec(sqliteSchema);
+  const present = new Set((database.pragma('table_info(sessions)') as { name: string }[]).map((column) => column.name));
+  for (const [column, kind] of Object.entries(sessionDetailColumns)) {
+    if (!present.has(column)) database.exec(`ALTER TABLE sessions ADD COLUMN ${column} ${kind === 'date' ? 'INTEGER' : 'TEXT'}`);
+  }
+}
+
 /** The file a `file:` URL or path names; `:memory:` stays as it is. */
 function databasePath(url: string): string {
   if (url === ':memory:' || url === 'file::memory:') return ':memory:';
@@ -180,12 +193,12 @@ function userParameters(user: Partial<AdapterUser>): Omit<UserRow<number>, 'id'>
  */
 export function migrate(options: SqliteAdapterOptions = {}): void {
   if ('database' in options) {
-    options.database.exec(sqliteSchema);
+    applySchema(options.database);
     return;
   }
   const database = openDatabase(options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db');
   try {
-    database.exec(sqliteSchema);
+    applySchema(database);
   } finally {
     database.close();
   }
@@ -210,7 +223,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
     if (!opened) {
       const database = 'database' in options ? options.database : openDatabase(options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db');
       database.pragma('foreign_keys = ON');
-      database.exec(sqliteSchema);
+      applySchema(database);
       opened = database;
     }
     return opened;
@@ -348,19 +361,18 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return row ? accountFromRow(row) : null;
     },
 
-    async createSession({ sessionToken, userId, expires }) {
-      const row = statement('INSERT INTO sessions (session_token, user_id, expires) VALUES (?, ?, ?) RETURNING *').get(
-        sessionToken,
-        userId,
-        toEpochMilliseconds(expires),
-      ) as SessionRow;
+    async createSession({ sessionToken, userId, expires, createdAt, lastSeenAt, userAgent }) {
+      const row = statement(
+        `INSERT INTO sessions (session_token, user_id, expires, created_at, last_seen_at, user_agent)
+         VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
+      ).get(sessionToken, userId, toEpochMilliseconds(expires), toEpochMilliseconds(createdAt), toEpochMilliseconds(lastSeenAt), userAgent ?? null) as SessionRow;
       return sessionFromRow(row);
     },
 
     async getSessionAndUser(sessionToken) {
       // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
       const row = statement(
-        `SELECT sessions.session_token, sessions.user_id, sessions.expires,
+        `SELECT sessions.session_token, sessions.user_id, sessions.expires, sessions.created_at, sessions.last_seen_at, sessions.user_agent,
                 users.id, users.name, users.email, users.email_verified, users.image
          FROM sessions JOIN users ON users.id = sessions.user_id
          WHERE sessions.session_token = ?`,
@@ -370,14 +382,20 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
 
     async updateSession(session) {
       const row = statement(
-        `UPDATE sessions SET user_id = coalesce(@user_id, user_id), expires = coalesce(@expires, expires)
+        `UPDATE sessions SET user_id = coalesce(@user_id, user_id), expires = coalesce(@expires, expires),
+                last_seen_at = coalesce(@last_seen_at, last_seen_at)
          WHERE session_token = @session_token RETURNING *`,
       ).get({
         session_token: session.sessionToken,
         user_id: session.userId ?? null,
         expires: toEpochMilliseconds(session.expires),
+        last_seen_at: toEpochMilliseconds(session.lastSeenAt),
       }) as SessionRow | undefined;
       return row ? sessionFromRow(row) : null;
+    },
+
+    async listSessionsByUserId(userId) {
+      return (statement('SELECT * FROM sessions WHERE user_id = ?').all(userId) as SessionRow[]).map(sessionFromRow);
     },
 
     async deleteSession(sessionToken) {

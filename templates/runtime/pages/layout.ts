@@ -52,6 +52,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .note{color:var(--muted);font-size:.9rem;margin:12px 0 0}
 .note:empty{display:none}
 .actions a{display:block;margin-top:14px;text-align:center}
+.sessions{list-style:none;padding:0;margin:0 0 8px}.sessions li{border-top:1px solid var(--line);padding:12px 0}.sessions li:first-child{border-top:0;padding-top:0}.sessions p{margin:0}
 a{color:inherit;text-underline-offset:2px}
 @media (forced-colors:active){button,.button,.providers button{border:1px solid ButtonText}}
 `;

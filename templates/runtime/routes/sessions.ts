@@ -1,0 +1,53 @@
+/**
+ * `<mount>/sessions` (database strategy): GET lists the signed-in user's sessions, as JSON or, to a browser, as a
+ * page; POST with the CSRF token ends one (`action=end&id=…`), the others (`action=end-others`) or all of them
+ * (`action=end-all`). A form post is redirected back to the page; a JSON client gets `{ ended }`.
+ */
+import { type RequestContext, sendHtml, sendJson, sendRedirect } from '../context.js';
+import { clearChunkedCookie } from '../cookies.js';
+import { csrfTokenOf, verifyCsrf } from '../csrf.js';
+import { InvalidRequest } from '../errors.js';
+import { renderSessionsPage } from '../pages/sessions.js';
+import { customPageUrl } from '../redirect.js';
+import { bodyField, prefersJson, readBody } from '../request.js';
+import type { Route } from '../router.js';
+import { type EndSessions, endSessionsOf, listSessionsOf } from '../session-management.js';
+
+export async function sessionsRoute(context: RequestContext, route: Route): Promise<void> {
+  const json = prefersJson(context.req) || !acceptsPage(context);
+  if (route.method === 'GET') {
+    const sessions = await listSessionsOf(context.req, context.options);
+    if (!sessions) return notSignedIn(context, json);
+    if (json) return sendJson(context, 200, { sessions });
+    return sendHtml(context, 200, renderSessionsPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), sessions, theme: context.options.theme }));
+  }
+  const body = await readBody(context.req);
+  verifyCsrf(context, body);
+  const result = await endSessionsOf(context.req, context.options, endRequestOf(body));
+  if (!result) return notSignedIn(context, json);
+  if (result.endedCurrent) context.outgoing.push(...clearChunkedCookie(context.cookies, context.cookieOptions.sessionToken));
+  if (json) return sendJson(context, 200, { ended: result.ended });
+  sendRedirect(context, result.endedCurrent ? `${context.origin}/` : `${context.origin}${context.mountPath}/sessions`);
+}
+
+/** Which sessions a POST asks to end; a 400 naming the valid actions otherwise. */
+function endRequestOf(body: Record<string, unknown>): EndSessions {
+  const action = bodyField(body, 'action');
+  if (action === 'end-others') return 'others';
+  if (action === 'end-all') return 'all';
+  if (action === 'end') return { id: bodyField(body, 'id') ?? '' };
+  throw new InvalidRequest('Unknown action: send action=end with the id of a session, action=end-others or action=end-all.');
+}
+
+/** A browser navigating here (it asks for HTML) gets the page; any other client gets JSON. */
+function acceptsPage(context: RequestContext): boolean {
+  return String(context.req.headers.accept ?? '').includes('text/html');
+}
+
+/** Without a session: 401 JSON, or the sign-in page with a way back here. */
+function notSignedIn(context: RequestContext, json: boolean): void {
+  if (json) return sendJson(context, 401, { error: 'Unauthorized', message: 'Sign in to see your sessions.' });
+  const callbackUrl = `${context.origin}${context.mountPath}/sessions`;
+  const signIn = context.options.pages.signIn ?? `${context.mountPath}/signin`;
+  sendRedirect(context, customPageUrl(context, signIn, { callbackUrl }));
+}
