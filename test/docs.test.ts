@@ -62,6 +62,14 @@ describe('docs/runtime-contract.md', () => {
     expect(named.filter((name) => !exported.has(name))).toEqual([]);
   });
 
+  it('names only functions that session-management.ts exports in its section', () => {
+    const module = readFileSync(new URL('../templates/runtime/session-management.ts', import.meta.url), 'utf8');
+    const exported = new Set([...module.matchAll(/^export (?:async )?function (\w+)/gm)].map((match) => match[1]));
+    const named = [...section('Session management').matchAll(/`([A-Za-z]+)\(/g)].map((match) => match[1] ?? '');
+    expect(named).toEqual(['listSessions', 'endSession', 'endOtherSessions', 'endAllSessions', 'sessionIdOf']);
+    expect(named.filter((name) => !exported.has(name))).toEqual([]);
+  });
+
   it('lists exactly the provider files of templates/runtime/providers/', () => {
     const files = readdirSync(new URL('../templates/runtime/providers/', import.meta.url))
       .map((name) => name.replace(/\.ts$/, ''))

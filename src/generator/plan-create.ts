@@ -3,13 +3,25 @@ import { join } from 'node:path';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { getProvider } from '../catalog/providers.js';
 import type { Answers } from './answers.js';
-import { isBaseFile, planManifest } from './manifest.js';
+import { isBaseFile, planManifest, sha256 } from './manifest.js';
 import type { Manifest } from './manifest.js';
 import { callbackUrls, nextSteps } from './next-steps.js';
 import { envKeyChanges } from './plan.js';
 import type { Plan } from './plan.js';
 import { planProject } from './plan-project.js';
 import type { TemplateDirs } from './paths.js';
+import type { PlannedFile } from './planned-file.js';
+
+/**
+ * A generated file that differs from this run's render is the user's to keep, unless it is exactly what the CLI
+ * last wrote (the manifest's hash): then only the answers changed (`--adapter sqlite` on a project made without
+ * one changes src/auth/index.ts), and the new render replaces it.
+ */
+function regenerateUnedited(file: PlannedFile, manifest: Manifest | undefined): PlannedFile {
+  if (file.action !== 'conflict' || file.previous === undefined) return file;
+  if (manifest?.files[file.path]?.sha256 !== sha256(file.previous)) return file;
+  return { ...file, action: 'update', reason: 'rendered for the new answers (you had not changed it)' };
+}
 
 /** Inputs of {@link planCreate}: the answers and flags of `create-framework-auth`. */
 export interface CreatePlanInput {
@@ -41,14 +53,15 @@ export function planCreate(input: CreatePlanInput): Plan {
     ...(input.templates === undefined ? {} : { templates: input.templates }),
     convertEsm: input.convertEsm,
   });
+  const projectFiles = project.files.map((file) => regenerateUnedited(file, input.previousManifest));
   const files = [
-    ...project.files,
+    ...projectFiles,
     ...planManifest({
       root: input.root,
       previous: input.previousManifest,
       version: input.version,
       answers: project.projectAnswers,
-      files: project.files,
+      files: projectFiles,
       addedDependencies: project.addedDependencies,
     }),
   ];

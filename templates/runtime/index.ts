@@ -1,15 +1,15 @@
 /**
  * framework-auth: authentication for Express, owned by your project. Mount `FrameworkAuth(config)` below a path,
  * read sessions with `getSession(req, config)`, guard routes with `createRequireAuth(config)`, call provider APIs with
- * `getAccessToken(req, providerId, config)`, let users list and end their database sessions with `listSessions(req, config)`.
+ * `getAccessToken(req, providerId, config)`. Copied with a database adapter: session-management.ts (users list and end
+ * their sessions) and its route, routes/sessions.ts, which the generated src/auth/index.ts hands to `FrameworkAuth`.
  */
 export { FrameworkAuth } from './handler.js';
-export type { FrameworkAuthHandler } from './handler.js';
+export type { FrameworkAuthHandler, FrameworkAuthOptions, OptionalAction } from './handler.js';
+export type { RouteHandler } from './router.js';
 export { getSession, createSessionLocals, createRequireAuth } from './get-session.js';
 export type { RequireAuthOptions } from './get-session.js';
 export { getAccessToken, ACCESS_TOKEN_SKEW_SECONDS } from './access-token.js';
-export { listSessions, endSession, endOtherSessions, endAllSessions, sessionIdOf } from './session-management.js';
-export type { EndSessions, SessionSummary } from './session-management.js';
 export { resolveConfig, readSecrets, MIN_SECRET_LENGTH } from './config.js';
 export type {
   FrameworkAuthConfig,

@@ -9,7 +9,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer, r
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionSummary } from '../../templates/runtime/index.js';
+import type { SessionSummary } from '../../templates/runtime/session-management.js';
 import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
 import { loginThroughProvider, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider.js';
 import { startPostgres, type RunningPostgres } from '../support/postgres.js';

@@ -13,6 +13,7 @@ import GitHub from '../../templates/runtime/providers/github.js';
 import GitLab from '../../templates/runtime/providers/gitlab.js';
 import Google from '../../templates/runtime/providers/google.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
+import { sessionsRoute } from '../../templates/runtime/routes/sessions.js';
 import { listen, type RunningApp } from '../support/listen.js';
 import { SECRET, passwordProvider } from '../runtime/helpers.js';
 import { distinctColors, launchChromium, pixelAt, saveScreenshot, scanAccessibility, violationsOf } from './helpers.js';
@@ -254,6 +255,69 @@ describe('the theme option', () => {
     expect(colours).toEqual({ text: 'rgb(0, 0, 0)', background: 'rgb(250, 204, 21)' });
     expect(await page.locator('img.logo').evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth)).toBe(120);
     expect(violationsOf(await scanAccessibility(page))).toEqual([]);
+  });
+});
+
+describe("the user's sessions page", () => {
+  /** An app with database sessions and three sessions of one user; the browser holds the first one's cookie. */
+  async function startWithSessions(): Promise<{ url: string; adapter: ReturnType<typeof MemoryAdapter>; context: BrowserContext; page: Page }> {
+    const adapter = MemoryAdapter();
+    const config: FrameworkAuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      adapter,
+      logger: { error: () => {}, warn: () => {}, debug: () => {} },
+      providers: [GitHub({ clientId: 'client-id', clientSecret: 'client-secret' })],
+    };
+    const app = express();
+    app.use('/auth/*splat', FrameworkAuth(config, { routes: { sessions: sessionsRoute } }));
+    const running = await listen(app);
+    cleanups.push(running.close);
+    const user = await adapter.createUser!({ id: 'ada', email: 'ada@example.test', emailVerified: null });
+    const day = 86_400_000;
+    const rows = [
+      { sessionToken: 'this-browser-token', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0', seen: 0 },
+      { sessionToken: 'phone-token', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 19_0) Safari/605.1', seen: day },
+      { sessionToken: 'old-laptop-token', userAgent: '<b>Firefox/140.0</b>', seen: 3 * day },
+    ];
+    for (const row of rows) {
+      const at = new Date(Date.now() - row.seen);
+      await adapter.createSession!({ sessionToken: row.sessionToken, userId: user.id, expires: new Date(Date.now() + 30 * day), createdAt: new Date(at.valueOf() - day), lastSeenAt: at, userAgent: row.userAgent });
+    }
+    const { context, page } = await openPage({ javaScriptEnabled: false });
+    await context.addCookies([{ name: 'authjs.session-token', value: 'this-browser-token', url: running.url }]);
+    return { url: running.url, adapter, context, page };
+  }
+
+  it.each(schemes)('lists the sessions, this one first, in %s, with no axe-core findings', async (scheme) => {
+    const { url } = await startWithSessions();
+    const { context, page } = await openPage({ colorScheme: scheme });
+    await context.addCookies([{ name: 'authjs.session-token', value: 'this-browser-token', url }]);
+    const response = await page.goto(`${url}/auth/sessions`);
+    expect(response?.status()).toBe(200);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Your sessions');
+    const items = await page.locator('ul.sessions > li strong').allTextContents();
+    expect(items).toEqual(['Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0', 'Mozilla/5.0 (iPhone; CPU iPhone OS 19_0) Safari/605.1', '<b>Firefox/140.0</b>']);
+    const png = await saveScreenshot(page, `sessions-${scheme}`);
+    expect(pixelAt(png, 2, 2)).toBe(backgrounds[scheme]);
+    const results = await scanAccessibility(page);
+    expect(results.passes.length).toBeGreaterThan(10);
+    expect(violationsOf(results, ['critical', 'serious', 'moderate', 'minor'])).toEqual([]);
+  });
+
+  it('ends another session and then every session with its buttons, without JavaScript', async () => {
+    const { url, adapter, page } = await startWithSessions();
+    await page.goto(`${url}/auth/sessions`);
+    await page.locator('ul.sessions > li', { hasText: 'Firefox/140.0' }).getByRole('button', { name: 'End this session' }).click();
+    await page.waitForURL(`${url}/auth/sessions`);
+    expect(await page.locator('ul.sessions > li strong').allTextContents()).toHaveLength(2);
+    expect(await adapter.getSessionAndUser!('old-laptop-token')).toBeNull();
+
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.waitForURL(`${url}/`);
+    expect(await adapter.listSessionsByUserId!('ada')).toEqual([]);
+    await page.goto(`${url}/auth/sessions`);
+    expect(new URL(page.url()).pathname).toBe('/auth/signin');
   });
 });
 

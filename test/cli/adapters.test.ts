@@ -188,8 +188,11 @@ describe('create-framework-auth --adapter', () => {
     await writeFile(configPath, (await readFile(configPath, 'utf8')).replace("basePath: '/auth',", "basePath: '/auth', // mounted in server.ts"));
     const result = await create(['app', '--yes', '--no-install', '--providers', 'oidc', '--adapter', 'sqlite'], parent);
     expect(result.exitCode).toBe(0);
-    // Created: adapters/sqlite.ts and the row mapping it shares with the PostgreSQL adapter (adapters/sql-rows.ts).
-    expect(result.stdout).toMatch(/Planned \d+ files: 2 created, 6 updated, \d+ unchanged/);
+    // Created: adapters/sqlite.ts, the row mapping it shares with the PostgreSQL adapter (adapters/sql-rows.ts) and
+    // session management (session-management.ts, routes/sessions.ts, pages/sessions.ts). Updated among others:
+    // src/auth/index.ts, which the user had not changed, rendered again to export the session helpers.
+    expect(result.stdout).toMatch(/Planned \d+ files: 5 created, 7 updated, \d+ unchanged\n/);
+    expect(await readFile(join(parent, 'app/src/auth/index.ts'), 'utf8')).toContain('FrameworkAuth(authConfig, { routes: { sessions: sessionsRoute } })');
     const config = await readFile(configPath, 'utf8');
     expect(config.replace(/^\/\/ Written by .*\n/, '')).toMatchInlineSnapshot(`
       "import './env.js';
@@ -219,6 +222,18 @@ describe('create-framework-auth --adapter', () => {
     expect(pkg.allowScripts).toEqual({ 'better-sqlite3': true });
     const again = await create(['app', '--yes', '--no-install', '--providers', 'oidc', '--adapter', 'sqlite'], parent);
     expect(again.stdout).toContain('Nothing to write: the project is up to date');
+  });
+
+  it('keeps a src/auth/index.ts the user changed when an adapter is added, and says how to merge it', async () => {
+    const parent = await makeTempDir();
+    await create(['app', '--yes', '--no-install', '--providers', 'oidc'], parent);
+    const indexPath = join(parent, 'app/src/auth/index.ts');
+    const edited = `${await readFile(indexPath, 'utf8')}\nexport const mine = 1;\n`;
+    await writeFile(indexPath, edited);
+    const result = await create(['app', '--yes', '--no-install', '--providers', 'oidc', '--adapter', 'sqlite'], parent);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('src/auth/index.ts: differs from what this version generates');
+    expect(await readFile(indexPath, 'utf8')).toBe(edited);
   });
 
   it('refuses to switch a project from sqlite to postgres, saying what to do, and changes nothing (exit 2)', async () => {

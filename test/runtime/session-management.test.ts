@@ -3,8 +3,9 @@
  * through `<mount>/sessions` (JSON and the page) and the exported helpers, with an OIDC sign-in per browser.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Adapter, FrameworkAuthConfig, SessionSummary } from '../../templates/runtime/index.js';
-import { endAllSessions, endOtherSessions, endSession, listSessions, sessionIdOf } from '../../templates/runtime/index.js';
+import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
+import { sessionsRoute } from '../../templates/runtime/routes/sessions.js';
+import { type SessionSummary, endAllSessions, endOtherSessions, endSession, listSessions, sessionIdOf } from '../../templates/runtime/session-management.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import { LAST_SEEN_INTERVAL_MS } from '../../templates/runtime/session.js';
@@ -39,6 +40,7 @@ async function startApp(config: Omit<FrameworkAuthConfig, 'providers'>): Promise
   const app = await apps.start(
     { ...config, providers: [OIDC({ issuer: op.issuer, clientId, clientSecret: `${clientId}-secret` })] },
     {
+      handlerOptions: { routes: { sessions: sessionsRoute } },
       routes(express, full) {
         express.get('/helpers/list', async (req, res) => void res.json(await listSessions(req, full)));
         express.post('/helpers/end/:id', async (req, res) => void res.json(await endSession(req, req.params.id, full)));
@@ -144,6 +146,15 @@ describe('listing sessions', () => {
     expect((await app.fetch(jar, `${app.mount}/sessions`, { headers: page })).status).toBe(400);
     expect(app.errors.map((error) => error.message).join('\n')).toContain('listSessionsByUserId');
     expect(await sessionOf(app, jar)).toMatchObject({ user: { email: 'alice@example.test' } });
+  });
+});
+
+describe('an app without the sessions route', () => {
+  it('answers 404 at <mount>/sessions, naming where the route comes from (a JWT scaffold does not copy it)', async () => {
+    const app = await apps.start({ adapter: MemoryAdapter(), providers: [] });
+    const response = await app.fetch(createJar(), `${app.mount}/sessions`, { headers: json });
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain('comes with database sessions');
   });
 });
 
