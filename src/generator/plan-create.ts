@@ -15,7 +15,8 @@ import type { PlannedFile } from './planned-file.js';
 /**
  * A generated file that differs from this run's render is the user's to keep, unless it is exactly what the CLI
  * last wrote (the manifest's hash): then only the answers changed (`--adapter sqlite` on a project made without
- * one changes src/auth/index.ts), and the new render replaces it.
+ * one changes src/auth/index.ts), and the new render replaces it. Not when config.ts itself is kept (its base path
+ * differs from `--mount`, say): the project then stays on its own answers, and so do the files beside it.
  */
 function regenerateUnedited(file: PlannedFile, manifest: Manifest | undefined): PlannedFile {
   if (file.action !== 'conflict' || file.previous === undefined) return file;
@@ -53,7 +54,7 @@ export function planCreate(input: CreatePlanInput): Plan {
     ...(input.templates === undefined ? {} : { templates: input.templates }),
     convertEsm: input.convertEsm,
   });
-  const projectFiles = project.files.map((file) => regenerateUnedited(file, input.previousManifest));
+  const projectFiles = project.configKept ? project.files : project.files.map((file) => regenerateUnedited(file, input.previousManifest));
   const files = [
     ...projectFiles,
     ...planManifest({

@@ -51,6 +51,8 @@ export interface ProjectPlan {
   notes: string[];
   /** The answers the project stands for once written: its config's providers, mount and adapter (see answersFromConfig). */
   projectAnswers: Answers;
+  /** Whether src/auth/config.ts is kept as the user has it (a conflict): the other files then describe other answers. */
+  configKept: boolean;
 }
 
 /** Inputs of {@link planProject}. */
@@ -301,5 +303,6 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
     origin,
     notes,
     projectAnswers,
+    configKept: configFile.action === 'conflict',
   };
 }
