@@ -219,6 +219,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
         mountPattern,
         signInPath: signInPath(answers.mount),
         signOutPath: signOutPath(answers.mount),
+        sessionsPath: answers.adapter === 'none' ? undefined : sessionsPath(answers.mount),
       },
       templates,
     ),

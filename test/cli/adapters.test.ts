@@ -190,8 +190,9 @@ describe('create-framework-auth --adapter', () => {
     expect(result.exitCode).toBe(0);
     // Created: adapters/sqlite.ts, the row mapping it shares with the PostgreSQL adapter (adapters/sql-rows.ts) and
     // session management (session-management.ts, routes/sessions.ts, pages/sessions.ts). Updated among others:
-    // src/auth/index.ts, which the user had not changed, rendered again to export the session helpers.
-    expect(result.stdout).toMatch(/Planned \d+ files: 5 created, 7 updated, \d+ unchanged\n/);
+    // src/auth/index.ts and src/server.ts, which the user had not changed, rendered again (the session helpers, a
+    // link to the sessions page).
+    expect(result.stdout).toMatch(/Planned \d+ files: 5 created, 8 updated, \d+ unchanged\n/);
     expect(await readFile(join(parent, 'app/src/auth/index.ts'), 'utf8')).toContain('FrameworkAuth(authConfig, { routes: { sessions: sessionsRoute } })');
     const config = await readFile(configPath, 'utf8');
     expect(config.replace(/^\/\/ Written by .*\n/, '')).toMatchInlineSnapshot(`

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJar } from '../support/cookie-jar.js';
+import { createJar, formBody } from '../support/cookie-jar.js';
 import { startOidcProvider } from '../support/oidc-provider.js';
 import type { RunningOidcProvider } from '../support/oidc-provider.js';
 import { startPostgres } from '../support/postgres.js';
@@ -159,6 +159,22 @@ describe.each(cases)('a project scaffolded with --adapter $adapter', ({ adapter,
     expect(await database.probe.sessionTokens('alice@example.test')).toEqual([]);
     const after = await jar.fetch(`${app.url}/auth/session`);
     expect(await after.json()).toBeNull();
+  });
+
+  it('lists the session at /auth/sessions, links it from the home page, and "sign out everywhere" deletes every row', async () => {
+    const [laptop, phone] = [createJar(), createJar()];
+    await signInWithOidc(laptop, app.url, '/auth', `${app.url}/me`);
+    await signInWithOidc(phone, app.url, '/auth', `${app.url}/me`);
+    expect(await (await laptop.fetch(`${app.url}/`)).text()).toContain("<a href='/auth/sessions'>Your sessions</a>");
+    const listed = await laptop.fetch(`${app.url}/auth/sessions`, { headers: { accept: 'application/json' } });
+    const { sessions } = (await listed.json()) as { sessions: { current: boolean; userAgent: string | null }[] };
+    expect(sessions.map((session) => session.current)).toEqual([true, false]);
+    const { csrfToken } = (await (await laptop.fetch(`${app.url}/auth/csrf`)).json()) as { csrfToken: string };
+    const form = formBody({ csrfToken, action: 'end-all' });
+    const ended = await laptop.fetch(`${app.url}/auth/sessions`, { method: 'POST', body: form.body, headers: { ...form.headers, accept: 'application/json' } });
+    expect(await ended.json()).toEqual({ ended: 2 });
+    expect(await database.probe.sessionTokens('alice@example.test')).toEqual([]);
+    expect(await (await phone.fetch(`${app.url}/auth/session`)).json()).toBeNull();
   });
 });
 
