@@ -34,9 +34,19 @@ export async function signInRoute(context: RequestContext, route: Route): Promis
   sendRedirect(context, url);
 }
 
-function signInPage(context: RequestContext): void {
+/**
+ * The sign-in page. Like Auth.js, it keeps where to go after signing in in the callback-url cookie (the
+ * `callbackUrl` parameter or else the cookie's own value, through the `redirect` callback; else the origin), so
+ * that a client that reads the cookie, or a form posted without `callbackUrl`, finds it.
+ */
+async function signInPage(context: RequestContext): Promise<void> {
   const query = queryParams(context.req);
   const callbackUrl = safeCallbackParam(context, query.get('callbackUrl'));
+  const cookieOption = context.cookieOptions.callbackUrl;
+  const remembered = context.cookies.get(cookieOption.name);
+  const requested = callbackUrl ?? remembered;
+  const target = requested ? await resolveRedirect(context, requested) : context.origin;
+  if (target !== remembered) setCookie(context, cookieOption, target);
   const error = query.get('error') ?? undefined;
   const code = query.get('code') ?? undefined;
   if (context.options.pages.signIn) {
