@@ -608,11 +608,13 @@ export function runAdapterSuite(
         expect(await adapter.listSessionsByUserId(randomUUID())).toEqual([]);
       });
 
-      test('a session created without details has none (null), as rows made by an earlier version', ['createUser', 'createSession', 'listSessionsByUserId'], async () => {
+      test('a session created without details has none, exactly Auth.js\'s three fields (as rows made by an earlier version)', ['createUser', 'createSession', 'getSessionAndUser', 'listSessionsByUserId'], async () => {
         const user = await createUser();
         const sessionToken = randomUUID();
-        await adapter.createSession({ sessionToken, userId: user.id, expires: inOneHour() });
-        expect(await adapter.listSessionsByUserId(user.id)).toEqual([{ sessionToken, userId: user.id, expires: expect.any(Date), createdAt: null, lastSeenAt: null, userAgent: null }]);
+        const expires = inOneHour();
+        await adapter.createSession({ sessionToken, userId: user.id, expires });
+        expect(await adapter.listSessionsByUserId(user.id)).toStrictEqual([{ sessionToken, userId: user.id, expires }]);
+        expect((await adapter.getSessionAndUser(sessionToken))?.session).toStrictEqual({ sessionToken, userId: user.id, expires });
       });
 
       test('updates last seen without touching the expiry, and the expiry without touching last seen', ['createUser', 'createSession', 'updateSession', 'listSessionsByUserId'], async () => {

@@ -165,14 +165,11 @@ export function MemoryAdapter(): Adapter {
     async createSession(session) {
       if (!users.has(session.userId)) throw new Error(`createSession: no user has the id ${JSON.stringify(session.userId)}`);
       if (sessions.has(session.sessionToken)) throw new Error('createSession: the session token is already in use');
-      const stored: AdapterSession = {
-        sessionToken: session.sessionToken,
-        userId: session.userId,
-        expires: new Date(session.expires),
-        createdAt: session.createdAt ? new Date(session.createdAt) : null,
-        lastSeenAt: session.lastSeenAt ? new Date(session.lastSeenAt) : null,
-        userAgent: session.userAgent ?? null,
-      };
+      // Absent details stay absent: a session made without them is exactly Auth.js's three fields.
+      const stored: AdapterSession = { sessionToken: session.sessionToken, userId: session.userId, expires: new Date(session.expires) };
+      if (session.createdAt) stored.createdAt = new Date(session.createdAt);
+      if (session.lastSeenAt) stored.lastSeenAt = new Date(session.lastSeenAt);
+      if (session.userAgent) stored.userAgent = session.userAgent;
       sessions.set(stored.sessionToken, stored);
       return copy(stored);
     },

@@ -116,9 +116,10 @@ export function accountFromRow(row: AccountRow): AdapterAccount {
 
 export function sessionFromRow(row: SessionRow): AdapterSession {
   const session: AdapterSession = { sessionToken: row.session_token, userId: row.user_id, expires: new Date(row.expires) };
-  if (row.created_at !== undefined) session.createdAt = toDate(row.created_at);
-  if (row.last_seen_at !== undefined) session.lastSeenAt = toDate(row.last_seen_at);
-  if (row.user_agent !== undefined) session.userAgent = row.user_agent;
+  // Absent details stay absent (not null): a session made without them is exactly Auth.js's three fields.
+  if (row.created_at != null) session.createdAt = toDate(row.created_at);
+  if (row.last_seen_at != null) session.lastSeenAt = toDate(row.last_seen_at);
+  if (row.user_agent != null) session.userAgent = row.user_agent;
   return session;
 }
 
