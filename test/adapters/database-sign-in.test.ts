@@ -2,9 +2,6 @@
  * Database sessions end to end on a real PostgreSQL: the OIDC sign-in through Auth.js's published
  * `@auth/pg-adapter` (interface compatibility), and two app processes sharing one database.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
 import AuthJsPostgresAdapter from '@auth/pg-adapter';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,8 +10,8 @@ import { createJar, formBody } from '../support/cookie-jar.js';
 import { loginThroughProvider, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider.js';
 import { createTestPool, startPostgres, type RunningPostgres } from '../support/postgres.js';
 import { AppRegistry, expectRedirect, sessionOf, signIn, signOut } from '../runtime/oauth-harness.js';
-import { SECRET } from '../runtime/helpers.js';
 import { documentedSchema } from './authjs-pg-schema.js';
+import { AppProcesses } from '../support/postgres-app-processes.js';
 
 let op: RunningOidcProvider;
 let postgres: RunningPostgres;
@@ -67,24 +64,12 @@ describe('OIDC sign-in with @auth/pg-adapter', () => {
 });
 
 describe('two app processes sharing one PostgreSQL', () => {
-  const children: ChildProcess[] = [];
-  afterAll(async () => {
-    for (const child of children) {
-      child.stdin?.end();
-      child.kill();
-    }
+  let processes: AppProcesses;
+  beforeAll(() => {
+    processes = new AppProcesses({ databaseUrl: postgres.url, issuer: op.issuer, clientId: 'shared-rp', clientSecret: 'shared-rp-secret' });
   });
-
-  async function startProcess(): Promise<string> {
-    const child = spawn(join(process.cwd(), 'node_modules/.bin/tsx'), ['test/support/postgres-app.ts'], {
-      cwd: process.cwd(),
-      env: { ...process.env, DATABASE_URL: postgres.url, AUTH_SECRET: SECRET, TEST_ISSUER: op.issuer, TEST_CLIENT_ID: 'shared-rp', TEST_CLIENT_SECRET: 'shared-rp-secret' },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-    return chunk.toString().trim();
-  }
+  afterAll(() => processes.stopAll());
+  const startProcess = () => processes.start();
 
   it('sees a session made by one process in the other, and a sign-out in one ends it in both', async () => {
     const [first, second] = await Promise.all([startProcess(), startProcess()]);

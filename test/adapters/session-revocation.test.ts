@@ -3,36 +3,28 @@
  * round-robin proxy on loopback, as a load balancer would spread a user's requests. A session ended through one
  * process must be gone on every process from the very next request.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionSummary } from '../../templates/runtime/session-management.js';
 import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
 import { loginThroughProvider, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider.js';
 import { startPostgres, type RunningPostgres } from '../support/postgres.js';
-import { SECRET } from '../runtime/helpers.js';
+import { AppProcesses } from '../support/postgres-app-processes.js';
 
 let op: RunningOidcProvider;
 let postgres: RunningPostgres;
-const children: ChildProcess[] = [];
 let proxy: Server;
 let origin: string;
 /** Which app process answered each request through the proxy, in order. */
 const served: number[] = [];
 
-/** One app process (test/support/postgres-app.ts); resolves with its URL once it listens. */
+let processes: AppProcesses;
+
+/** One app process (test/support/postgres-app.ts). */
 async function startProcess(): Promise<URL> {
-  const child = spawn(join(process.cwd(), 'node_modules/.bin/tsx'), ['test/support/postgres-app.ts'], {
-    cwd: process.cwd(),
-    env: { ...process.env, DATABASE_URL: postgres.url, AUTH_SECRET: SECRET, TEST_ISSUER: op.issuer, TEST_CLIENT_ID: 'three-rp', TEST_CLIENT_SECRET: 'three-rp-secret' },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-  return new URL(chunk.toString().trim());
+  return new URL(await processes.start());
 }
 
 /** A round-robin HTTP proxy: each request goes to the next process; `X-Served-By` tells which. */
@@ -59,6 +51,7 @@ async function startProxy(backends: readonly URL[]): Promise<string> {
 
 beforeAll(async () => {
   [op, postgres] = await Promise.all([startOidcProvider(), startPostgres()]);
+  processes = new AppProcesses({ databaseUrl: postgres.url, issuer: op.issuer, clientId: 'three-rp', clientSecret: 'three-rp-secret' });
   // One process first, so that the tables are created once; the other two find them.
   const first = await startProcess();
   const rest = await Promise.all([startProcess(), startProcess()]);
@@ -67,10 +60,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const child of children) {
-    child.stdin?.end();
-    child.kill();
-  }
+  processes?.stopAll();
   proxy?.close();
   await op?.close();
   await postgres?.stop();
