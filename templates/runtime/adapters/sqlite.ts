@@ -82,7 +82,10 @@ CREATE INDEX IF NOT EXISTS accounts_user_id_index ON accounts (user_id);
 CREATE TABLE IF NOT EXISTS sessions (
   session_token TEXT NOT NULL PRIMARY KEY,
   user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  expires INTEGER NOT NULL
+  expires INTEGER NOT NULL,
+  created_at INTEGER,
+  last_seen_at INTEGER,
+  user_agent TEXT
 );
 CREATE INDEX IF NOT EXISTS sessions_user_id_index ON sessions (user_id);
 
@@ -115,13 +118,19 @@ CREATE INDEX IF NOT EXISTS rate_limits_reset_at_index ON rate_limits (reset_at);
 
 /**
  * Creates the missing tables and indexes, and adds the session-management columns to a `sessions` table created
- * by an earlier version (SQLite has no `ADD COLUMN IF NOT EXISTS`).
+ * by an earlier version. SQLite has no `ADD COLUMN IF NOT EXISTS`: another app process upgrading the same file at
+ * the same moment may add a column first, which is then no error.
  */
 function applySchema(database: Database.Database): void {
   database.exec(sqliteSchema);
   const present = new Set((database.pragma('table_info(sessions)') as { name: string }[]).map((column) => column.name));
   for (const [column, kind] of Object.entries(sessionDetailColumns)) {
-    if (!present.has(column)) database.exec(`ALTER TABLE sessions ADD COLUMN ${column} ${kind === 'date' ? 'INTEGER' : 'TEXT'}`);
+    if (present.has(column)) continue;
+    try {
+      database.exec(`ALTER TABLE sessions ADD COLUMN ${column} ${kind === 'date' ? 'INTEGER' : 'TEXT'}`);
+    } catch (error) {
+      if (!/duplicate column name/i.test((error as Error).message)) throw error;
+    }
   }
 }
 
