@@ -35,6 +35,12 @@ describe('README.md', () => {
     expect(documentedRoutes.sort()).toEqual([...new Set(served)].sort());
   });
 
+  it("names exactly the CLI's dependencies in the repository layout", () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+    const line = /^src\/\s+the CLI \(([^)]*)\)$/m.exec(readme)?.[1] ?? '';
+    expect(line.split(',').map((name) => name.trim()).sort()).toEqual(Object.keys(pkg.dependencies).sort());
+  });
+
   it('uses only flags the CLI defines in its command examples', async () => {
     const reference = await commandReference();
     const examples = readme.slice(readme.indexOf('## Use it in your project'), readme.indexOf('The CLI writes:'));
