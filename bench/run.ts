@@ -19,7 +19,7 @@ import type { RunningPostgres } from '../test/support/postgres.js';
 import { type CliTiming, timeCliStarts, timeScaffold } from './lib/cli.js';
 import { type Footprint, measureFootprints } from './lib/footprint.js';
 import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
-import { type BenchServer, compileServers, repoRoot, startServer } from './lib/processes.js';
+import { type BenchServer, compileServers, freePort, repoRoot, startServer } from './lib/processes.js';
 import { type SignInResult, credentialsSignIn, mergeSignIns, oidcSignIn, runSignIns } from './lib/sign-ins.js';
 import { BENCH_CREDENTIALS, BENCH_USER } from './servers/bench-user.js';
 
@@ -229,7 +229,8 @@ async function main(): Promise<void> {
     const build = await compileServers(join(work, 'build'));
 
     const secret = randomBytes(32).toString('base64url');
-    const oidc = await startServer('oidc-provider', join(build, 'oidc-provider.js'));
+    // oidc-provider stands for a remote service: it runs beside the load generator, not on the app's core.
+    const oidc = await startServer('oidc-provider', join(build, 'oidc-provider.js'), { core: 'load' });
     servers.push(oidc);
     const issuer = String(oidc.info['issuer']);
     const appEnv = {
@@ -241,11 +242,7 @@ async function main(): Promise<void> {
     };
     const bare = await startServer('bare', join(build, 'bare.js'));
     servers.push(bare);
-    const ours = await startServer('ours', join(build, 'ours.js'), {
-      cwd: project,
-      env: { ...appEnv, BENCH_AUTH_MODULE: join(project, 'dist/auth/index.js') },
-      profileDir,
-    });
+    const ours = await startScaffolded('ours', build, project, appEnv, profileDir);
     servers.push(ours);
     const authjs = await startServer('authjs', join(build, 'authjs.js'), { env: appEnv, profileDir });
     servers.push(authjs);
@@ -399,7 +396,7 @@ async function main(): Promise<void> {
 
     // 5. Memory: a fresh server, warmed, then BENCH_RSS_REQUESTS requests cycling through many distinct sessions.
     if (runs('rss')) {
-      const fresh = await startServer('ours-rss', join(build, 'ours.js'), { cwd: project, env: { ...appEnv, BENCH_AUTH_MODULE: join(project, 'dist/auth/index.js') } });
+      const fresh = await startScaffolded('ours-rss', build, project, appEnv, undefined);
       servers.push(fresh);
       const distinct = await mintSessions(secret, salt, settings.distinctSessions);
       // Like a site's traffic: 9 requests in 10 from 500 recurring users, 1 in 10 from a session not seen for long, so
@@ -494,6 +491,21 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The scaffolded app, configured as its `.env` configures it: `AUTH_URL` names its origin (the port is chosen before
+ * it starts), so that no URL is built on a Host header (`AUTH_TRUST_HOST` is not passed to it).
+ */
+async function startScaffolded(name: string, build: string, project: string, appEnv: Record<string, string>, profileDir: string | undefined): Promise<BenchServer> {
+  const port = await freePort();
+  const { AUTH_TRUST_HOST: _trustHost, ...env } = appEnv;
+  return startServer(name, join(build, 'ours.js'), {
+    cwd: project,
+    port,
+    env: { ...env, AUTH_URL: `http://127.0.0.1:${port}`, BENCH_AUTH_MODULE: join(project, 'dist/auth/index.js') },
+    profileDir,
+  });
+}
+
 /** The scaffolded project, made runnable: credentials the bench knows, the repo's packages, compiled by its tsc. */
 async function prepareProject(project: string): Promise<void> {
   const configPath = join(project, 'src/auth/config.ts');
@@ -507,8 +519,8 @@ async function prepareProject(project: string): Promise<void> {
   const basePathLine = "  basePath: '/auth',";
   if (!config.includes(basePathLine)) throw new Error(`the scaffolded ${configPath} no longer has "${basePathLine}"; update the bench`);
   await writeFile(configPath, config.replace(placeholder, authorize).replace(basePathLine, `${basePathLine}\n  rateLimit: false,`));
-  // The servers listen on a free loopback port, found at start: the scaffold's AUTH_URL (localhost:3000) would send
-  // the provider a callback URL no bench server serves. AUTH_TRUST_HOST (set by the bench) takes the request's origin.
+  // The servers listen on a free loopback port, found before they start: the scaffold's AUTH_URL (localhost:3000) is
+  // replaced by that port's URL when the server starts (startScaffolded).
   const envPath = join(project, '.env');
   await writeFile(envPath, (await readFile(envPath, 'utf8')).replace(/^AUTH_URL=.*$/m, ''));
   await symlink(join(repoRoot, 'node_modules'), join(project, 'node_modules'), 'dir');

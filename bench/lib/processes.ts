@@ -3,6 +3,7 @@
  * times. Each server reports its port over IPC and exits with the bench.
  */
 import { type ChildProcess, execFile, execFileSync, fork } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -44,6 +45,25 @@ export interface StartOptions {
   /** Writes a V8 CPU profile into this folder when the server exits. */
   profileDir?: string | undefined;
   timeoutMs?: number;
+  /**
+   * The core it runs on when pinned: `server` (the app's core, the default) or `load` (beside the load generator:
+   * for oidc-provider, a remote service in production, so that its work is not interleaved with the app's).
+   */
+  core?: 'server' | 'load';
+  /** The port to listen on (0, the default: any free one). */
+  port?: number;
+}
+
+/** A free loopback port, found by listening on port 0 and closing again: for a server whose URL must be known first. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /**
@@ -72,10 +92,13 @@ export async function startServer(name: string, script: string, options: StartOp
   const child = fork(script, [], {
     execArgv,
     cwd: options.cwd ?? repoRoot,
-    env: { ...process.env, NODE_ENV: 'production', ...options.env },
+    env: { ...process.env, NODE_ENV: 'production', ...options.env, BENCH_PORT: String(options.port ?? 0) },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  if (pinning && child.pid !== undefined) execFileSync('taskset', ['-pc', String(pinning.serverCore), String(child.pid)], { stdio: 'ignore' });
+  if (pinning && child.pid !== undefined) {
+    const core = options.core === 'load' ? pinning.loadCore : pinning.serverCore;
+    execFileSync('taskset', ['-pc', String(core), String(child.pid)], { stdio: 'ignore' });
+  }
   let output = '';
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString()).slice(-4000);

@@ -21,13 +21,13 @@ function send(message: FromChild): void {
 /** Extra requests a server answers over IPC (e.g. the OIDC provider registering a client). */
 export type Calls = Record<string, (...args: never[]) => unknown>;
 
-/** Starts `app` on 127.0.0.1 and wires the IPC channel. */
+/** Starts `app` on 127.0.0.1 (port BENCH_PORT, which the bench may have chosen first; else any) and wires the IPC channel. */
 export function serve(
   app: { listen(port: number, host: string, callback: () => void): Server },
   info: Record<string, unknown> = {},
   calls: Calls = {},
 ): Server {
-  const server = app.listen(0, '127.0.0.1', () => {
+  const server = app.listen(Number(process.env['BENCH_PORT'] ?? 0), '127.0.0.1', () => {
     send({ type: 'listening', port: (server.address() as AddressInfo).port, info });
   });
   // Keep-alive connections from the load generator outlive the default 5 s between runs.

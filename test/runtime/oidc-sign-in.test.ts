@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { customFetch } from '../../templates/runtime/index.js';
 import type { Account, FrameworkAuthConfig, Profile, TokenSet, User } from '../../templates/runtime/index.js';
+import { DISCOVERY_MAX_AGE_MS } from '../../templates/runtime/oauth/server.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import type { OAuthConfig, OIDCUserConfig, TokenRequestContext, UserinfoRequestContext } from '../../templates/runtime/providers/types.js';
 import { createJar } from '../support/cookie-jar.js';
@@ -406,6 +407,30 @@ describe('OIDC sign-in through a real provider', () => {
       })
       .map((request) => `${request.method} ${new URL(request.url, op.issuer).pathname}`);
     expect(backChannel).toEqual(called);
+  });
+
+  it('fetches the discovery document once for many sign-ins, and again once it is an hour old', async () => {
+    const spy = recordingFetch();
+    const app = await startOidcApp({ provider: { [customFetch]: spy.fetch } });
+    const discoveries = (): number => spy.requests.filter((request) => path(request.url) === '/.well-known/openid-configuration').length;
+    for (let round = 0; round < 3; round++) {
+      const jar = createJar();
+      await expectSignedInThenOut(app, jar, await signIn(app, jar), aliceUser);
+    }
+    expect(discoveries()).toBe(1);
+
+    const realNow = Date.now.bind(Date);
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + DISCOVERY_MAX_AGE_MS);
+    try {
+      const jar = createJar();
+      await expectSignedInThenOut(app, jar, await signIn(app, jar), aliceUser);
+      expect(discoveries()).toBe(2);
+      const again = createJar();
+      await expectSignedInThenOut(app, again, await signIn(app, again), aliceUser);
+      expect(discoveries()).toBe(2);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('hands the jwt callback the default account subset, with expires_at from expires_in and a lowercase token_type', async () => {

@@ -1,6 +1,6 @@
 /**
  * The authorization server and client of a provider, as oauth4webapi needs them: discovered from `issuer` or
- * `wellKnown` (once, then cached; a failed discovery is retried on the next sign-in), or built from explicit
+ * `wellKnown` (then cached for an hour; a failed discovery is retried on the next sign-in), or built from explicit
  * endpoints. Explicit endpoints override discovered ones.
  */
 import * as oauth from 'oauth4webapi';
@@ -52,7 +52,9 @@ export function httpOptions(provider: ResolvedOAuthProvider, url: string | undef
   return options;
 }
 
-const discovered = new WeakMap<ResolvedOAuthProvider, Promise<oauth.AuthorizationServer>>();
+/** Discovery is fetched again after an hour, so a provider that moves an endpoint or `jwks_uri` is followed. */
+export const DISCOVERY_MAX_AGE_MS = 60 * 60 * 1000;
+const discovered = new WeakMap<ResolvedOAuthProvider, { startedAt: number; metadata: Promise<oauth.AuthorizationServer> }>();
 
 async function discover(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
   const issuer = provider.issuer;
@@ -113,14 +115,14 @@ export async function authorizationServer(provider: ResolvedOAuthProvider): Prom
         );
       }
     }
-    let pending = discovered.get(provider);
-    if (!pending) {
-      pending = discover(provider);
-      discovered.set(provider, pending);
-      pending.catch(() => discovered.delete(provider));
+    let cached = discovered.get(provider);
+    if (!cached || Date.now() - cached.startedAt >= DISCOVERY_MAX_AGE_MS) {
+      const entry = (cached = { startedAt: Date.now(), metadata: discover(provider) });
+      discovered.set(provider, entry);
+      entry.metadata.catch(() => discovered.get(provider) === entry && discovered.delete(provider));
     }
     try {
-      metadata = await pending;
+      metadata = await cached.metadata;
     } catch (error) {
       throw new OAuthSignInError(
         `Provider "${provider.id}": discovery at ${provider.wellKnown ?? provider.issuer} failed`,
