@@ -33,7 +33,7 @@ export interface BenchServer {
   pid: number;
   info: Record<string, unknown>;
   /** RSS and heap of the server process (after a full GC when `gc`), and the CPU time it has used. */
-  usage(gc?: boolean): Promise<{ rss: number; heapUsed: number; cpuMicros: number }>;
+  usage(gc?: boolean): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number; cpuMicros: number }>;
   /** Calls one of the server's IPC functions. */
   call<T>(name: string, ...args: unknown[]): Promise<T>;
   stop(): Promise<void>;
@@ -139,7 +139,7 @@ export async function startServer(name: string, script: string, options: StartOp
     info: listening.info ?? {},
     async usage(gc = false) {
       const reply = await request({ type: 'usage', gc }, (m): m is Extract<FromChild, { type: 'usage' }> => m.type === 'usage');
-      return { rss: reply.rss, heapUsed: reply.heapUsed, cpuMicros: reply.cpuMicros };
+      return { rss: reply.rss, heapUsed: reply.heapUsed, heapTotal: reply.heapTotal, external: reply.external, cpuMicros: reply.cpuMicros };
     },
     async call<T>(callName: string, ...args: unknown[]): Promise<T> {
       const id = nextId++;

@@ -11,7 +11,7 @@ export type ToChild = { type: 'usage'; gc: boolean } | { type: 'exit' } | { type
 /** Messages a server sends to the bench. */
 export type FromChild =
   | { type: 'listening'; port: number; info?: Record<string, unknown> }
-  | { type: 'usage'; rss: number; heapUsed: number; cpuMicros: number }
+  | { type: 'usage'; rss: number; heapUsed: number; heapTotal: number; external: number; cpuMicros: number }
   | { type: 'result'; id: number; value?: unknown; error?: string };
 
 function send(message: FromChild): void {
@@ -43,9 +43,9 @@ export function handleMessages(calls: Calls = {}): void {
     if (message.type === 'usage') {
       const gc = (globalThis as { gc?: () => void }).gc;
       if (message.gc && gc) gc();
-      const { rss, heapUsed } = process.memoryUsage();
+      const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
       const { user, system } = process.cpuUsage();
-      send({ type: 'usage', rss, heapUsed, cpuMicros: user + system });
+      send({ type: 'usage', rss, heapUsed, heapTotal, external, cpuMicros: user + system });
       return;
     }
     if (message.type === 'call') {
