@@ -14,12 +14,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { decode as authjsDecode, encode as authjsEncode } from '@auth/core/jwt';
 import { decode as ourDecode, encode as ourEncode } from '../templates/runtime/jwt.js';
+import { freePort } from '../test/support/listen.js';
 import { startPostgres } from '../test/support/postgres.js';
 import type { RunningPostgres } from '../test/support/postgres.js';
 import { type CliTiming, timeCliStarts, timeScaffold } from './lib/cli.js';
 import { type Footprint, measureFootprints } from './lib/footprint.js';
 import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
-import { type BenchServer, compileServers, freePort, repoRoot, startServer } from './lib/processes.js';
+import { type BenchServer, compileServers, repoRoot, startServer } from './lib/processes.js';
 import { type SignInResult, credentialsSignIn, mergeSignIns, oidcSignIn, runSignIns } from './lib/sign-ins.js';
 import { BENCH_CREDENTIALS, BENCH_USER } from './servers/bench-user.js';
 

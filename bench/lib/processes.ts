@@ -3,7 +3,6 @@
  * times. Each server reports its port over IPC and exits with the bench.
  */
 import { type ChildProcess, execFile, execFileSync, fork } from 'node:child_process';
-import { type AddressInfo, createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -52,18 +51,6 @@ export interface StartOptions {
   core?: 'server' | 'load';
   /** The port to listen on (0, the default: any free one). */
   port?: number;
-}
-
-/** A free loopback port, found by listening on port 0 and closing again: for a server whose URL must be known first. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

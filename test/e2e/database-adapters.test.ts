@@ -2,13 +2,12 @@
 // the tables in a real SQLite file / a real PostgreSQL server, and an OIDC sign-in through oidc-provider stores the
 // session as a row that sign-out deletes (issue 5, point 4).
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJar, formBody } from '../support/cookie-jar.js';
+import { freePort } from '../support/listen.js';
 import { startOidcProvider } from '../support/oidc-provider.js';
 import type { RunningOidcProvider } from '../support/oidc-provider.js';
 import { startPostgres } from '../support/postgres.js';
@@ -178,17 +177,6 @@ describe.each(cases)('a project scaffolded with --adapter $adapter', ({ adapter,
   });
 });
 
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('framework-auth migrate against a PostgreSQL server that is not there', () => {
   it('exits 1 with a clear message that never shows the password', async () => {
     await prepareSharedDeps();
@@ -197,7 +185,7 @@ describe('framework-auth migrate against a PostgreSQL server that is not there',
     const scaffold = await runBuiltCli('create', ['app', '--adapter', 'postgres', '--providers', 'oidc', '--yes', '--no-install'], { cwd: root });
     expect(scaffold.exitCode).toBe(0);
     await linkProjectDeps(projectDir, []);
-    await fillEnv(projectDir, { DATABASE_URL: `postgres://app:s3cret-pw@127.0.0.1:${await closedPort()}/app` });
+    await fillEnv(projectDir, { DATABASE_URL: `postgres://app:s3cret-pw@127.0.0.1:${await freePort()}/app` });
 
     const result = await runBuiltCli('frameworkAuth', ['migrate'], { cwd: projectDir });
     expect(result.exitCode).toBe(1);

@@ -6,13 +6,12 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Pool } from 'pg';
 import type { PoolConfig } from 'pg';
+import { freePort } from './listen.js';
 
 const run = promisify(execFile);
 
@@ -55,17 +54,6 @@ function serverUser(): { uid: number; gid: number } | undefined {
     execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
     return { uid: id('-u'), gid: id('-g') };
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts a fresh cluster with one database, `test`. About a second; call it in `beforeAll`. */
