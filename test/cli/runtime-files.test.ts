@@ -17,7 +17,8 @@ afterAll(removeTempDirs);
  * Issue 16's node:crypto opening of the session cookie (session-decrypt.ts) added 115. Issue 17's session
  * management added 68 (the session details in the adapter and session types, the User-Agent at sign-in, last-seen
  * writes, the optional-route hook in handler.ts); its module, route and page come only with an adapter. The sign-in
- * page's callback-url cookie, which Auth.js clients read (issue 17's compatibility), added 8.
+ * page's callback-url cookie, which Auth.js clients read (issue 17's compatibility), added 8; discovery's one-hour
+ * expiry (issue 16: caches have bounds and expiry) added 2.
  */
 const defaultScaffoldLineBudget = 5980;
 
