@@ -18,6 +18,7 @@ import { freePort } from '../test/support/listen.js';
 import { startPostgres } from '../test/support/postgres.js';
 import type { RunningPostgres } from '../test/support/postgres.js';
 import { type CliTiming, timeCliStarts, timeScaffold } from './lib/cli.js';
+import { type FirstRunTiming, timeFirstRuns } from './lib/first-run.js';
 import { type Footprint, measureFootprints } from './lib/footprint.js';
 import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
 import { type BenchServer, compileServers, repoRoot, startServer } from './lib/processes.js';
@@ -34,7 +35,7 @@ function numberSetting(name: string, fallback: number): number {
   return value;
 }
 
-const groups = ['cli', 'jwt', 'signin', 'database', 'rss'] as const;
+const groups = ['cli', 'first-run', 'jwt', 'signin', 'database', 'rss'] as const;
 type Group = (typeof groups)[number];
 
 /** Everything a run can be told, from the environment. */
@@ -64,7 +65,7 @@ const settings = {
   /** Runs of each CLI command (the median is reported). */
   cliRuns: numberSetting('BENCH_CLI_RUNS', 11),
   scaffoldRuns: numberSetting('BENCH_SCAFFOLD_RUNS', 5),
-  /** Comma list of groups to run: cli, jwt, signin, database, rss (default all). */
+  /** Comma list of groups to run: cli, first-run, jwt, signin, database, rss (default all). */
   only: (process.env['BENCH_ONLY'] ?? groups.join(',')).split(',').map((group) => group.trim()).filter(Boolean) as Group[],
   /** Write V8 CPU profiles of the app servers (ours, @auth/express's, the database ones) into bench/results/profiles. */
   profile: process.env['BENCH_PROFILE'] === '1',
@@ -224,6 +225,11 @@ async function main(): Promise<void> {
       log('measuring install footprints (npm pack, then npm install into empty folders)');
       footprints = await measureFootprints(repoRoot, work);
       raw['cli'] = { ...cli, scaffold: scaffold.timing, footprints };
+    }
+    let firstRuns: FirstRunTiming[] = [];
+    if (runs('first-run')) {
+      firstRuns = await timeFirstRuns(repoRoot, work, log);
+      raw['firstRun'] = firstRuns;
     }
 
     const project = scaffold.projects[0]!;
@@ -475,6 +481,16 @@ async function main(): Promise<void> {
           ...(ours && { target: target('≤ 30 packages, ≤ 12 MB', footprint.packages <= 30 && footprint.bytes <= 12e6) }),
         });
       }
+    }
+
+    for (const run of firstRuns) {
+      rows.push({
+        case: `First run, ${run.cache} npm cache: npx create-framework-auth → npm install → dev-idp (first use) → npm run dev → signed-in /me`,
+        unit: 'ms',
+        value: run.totalMs.toFixed(0),
+        ...(run.cache === 'cold' && { target: target('≤ 30 s', run.totalMs <= 30_000) }),
+        note: run.steps.map((step) => `${step.name} ${(step.ms / 1000).toFixed(1)} s`).join('; '),
+      });
     }
 
     const facts = {

@@ -3,8 +3,7 @@ import { defaultMountPath } from '../catalog/mount-path.js';
 import { addDevDependencyCommand } from '../catalog/package-managers.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import type Provider from 'oidc-provider';
@@ -12,6 +11,7 @@ import { appOrigin, callbackUrl } from '../generator/env-groups.js';
 import { findEnvLine, readEnvLines, setEnvValue } from '../generator/merge/env-file.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
 import { inspectAuthConfig, normaliseModule } from '../generator/provider-list.js';
+import { resolveInstalledPackage } from '../generator/installed-package.js';
 import { writePlannedFiles } from '../generator/write-plan.js';
 import { Refusal, usageError } from '../generator/errors.js';
 import { CliError } from './errors.js';
@@ -111,13 +111,10 @@ async function readProject(root: string, io: CliIo): Promise<ProjectFacts | unde
 
 type ProviderClass = typeof Provider;
 
-/** The file oidc-provider resolves to from `root`'s package.json, or undefined. */
-function resolveFrom(root: string): string | undefined {
-  try {
-    return pathToFileURL(createRequire(join(root, 'package.json')).resolve('oidc-provider')).href;
-  } catch {
-    return undefined;
-  }
+/** The file URL of oidc-provider as installed for `dir`, or undefined (found on the disk first: issue 23). */
+function resolveFrom(dir: string): string | undefined {
+  const entry = resolveInstalledPackage('oidc-provider', dir);
+  return entry === undefined ? undefined : pathToFileURL(entry).href;
 }
 
 /**

@@ -1,6 +1,5 @@
 import { locateAuthModule } from '../generator/auth-module.js';
 import { existsSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
@@ -8,6 +7,7 @@ import { migratableAdapterIds, postgresUrlExample } from '../catalog/adapters.js
 import { readEnvLines } from '../generator/merge/env-file.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { readProjectAdapter } from '../generator/project-adapter.js';
+import { resolveInstalledPackage } from '../generator/installed-package.js';
 import { cancelledError, usageError } from '../generator/errors.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -157,10 +157,8 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
   env.DATABASE_URL = url;
   const shownUrl = redactDatabaseUrl(url);
 
-  let tsxLoader: string;
-  try {
-    tsxLoader = createRequire(join(root, 'package.json')).resolve('tsx');
-  } catch {
+  const tsxLoader = resolveInstalledPackage('tsx', root);
+  if (tsxLoader === undefined) {
     throw new CliError('migrate-failed', `tsx is not installed in ${root}; migrate runs the project's own adapter code with it.`, {
       hint: 'Install the project\'s dependencies first (npm install), then run migrate again.',
     });

@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type ts from 'typescript';
 import { Refusal } from './errors.js';
+import { resolveInstalledPackage } from './installed-package.js';
 import { runProcess } from './run-process.js';
 
 /** The TypeScript compiler API, used only to parse and check files, never to type-check a project. */
@@ -12,9 +13,12 @@ export type TypeScriptApi = typeof ts;
 /** The compiler fetched on demand (`npm install` into the cache): the major this CLI is tested with. */
 export const onDemandTypeScript = 'typescript@^6.0.3';
 
-function tryRequire(from: string): TypeScriptApi | undefined {
+/** The compiler installed for `fromDir` (its own or an ancestor's node_modules), when it has the JavaScript API. */
+function tryRequire(fromDir: string): TypeScriptApi | undefined {
+  const entry = resolveInstalledPackage('typescript', fromDir);
+  if (entry === undefined) return undefined;
   try {
-    const api = createRequire(from)('typescript') as TypeScriptApi;
+    const api = createRequire(import.meta.url)(entry) as TypeScriptApi;
     // typescript@7 (the native port) ships no JavaScript compiler API.
     return typeof api.createSourceFile === 'function' ? api : undefined;
   } catch {
@@ -35,8 +39,7 @@ export function typeScriptCacheDir(env: NodeJS.ProcessEnv = process.env): string
  */
 export function loadTypeScript(projectRoot: string, env: NodeJS.ProcessEnv = process.env): TypeScriptApi | undefined {
   const cache = typeScriptCacheDir(env);
-  const cached = existsSync(join(cache, 'node_modules/typescript/package.json')) ? tryRequire(join(cache, 'package.json')) : undefined;
-  return tryRequire(join(projectRoot, 'package.json')) ?? tryRequire(import.meta.url) ?? cached;
+  return tryRequire(projectRoot) ?? tryRequire(fileURLToPath(new URL('.', import.meta.url))) ?? tryRequire(cache);
 }
 
 /**
