@@ -8,6 +8,7 @@ export const refusalTypes = [
   'not-a-project',
   'unsupported-edit',
   'write-failed',
+  'stale-plan',
   'install-failed',
   'migrate-failed',
   'merge-conflicts',

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Refusal, cancelledError } from './errors.js';
 import type { PlannedFile } from './planned-file.js';
@@ -48,11 +48,59 @@ function missingDirectories(root: string, files: readonly PlannedFile[]): string
   return [...missing];
 }
 
+/** Whether `error` says that nothing is at the path (a missing file, or a parent that is not a directory). */
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * How `file` on disk differs from what its plan saw (`previous`: its content, or undefined for no file), or
+ * undefined when it is still the same. Errors other than a missing file are thrown.
+ */
+async function changeOnDisk(root: string, file: PlannedFile): Promise<string | undefined> {
+  const full = join(root, file.path);
+  if (file.previous === undefined) {
+    try {
+      await lstat(full);
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    return 'now exists';
+  }
+  let current: string;
+  try {
+    current = await readFile(full, 'utf8');
+  } catch (error) {
+    if (isMissing(error)) return 'deleted';
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') return 'no longer a file';
+    throw error;
+  }
+  return current === file.previous ? undefined : 'edited';
+}
+
+/**
+ * Refuses a plan the disk no longer matches (a file edited, created or deleted since it was planned, e.g. while
+ * interactive create waited for the user's yes), so that no change made meanwhile is overwritten.
+ */
+async function assertPlanIsCurrent(root: string, files: readonly PlannedFile[]): Promise<void> {
+  const changes = await Promise.all(files.map(async (file) => ({ path: file.path, change: await changeOnDisk(root, file) })));
+  const stale = changes.filter((entry): entry is { path: string; change: string } => entry.change !== undefined);
+  if (stale.length === 0) return;
+  const list = stale.map(({ path, change }) => `${path} (${change})`).join(', ');
+  throw new Refusal('stale-plan', `Nothing was written: ${stale.length === 1 ? 'a file' : `${stale.length} files`} changed on disk after the plan was made: ${list}.`, {
+    hint: 'Run the command again to plan from the files as they are now.',
+  });
+}
+
 /**
  * Writes the create/update/delete files of a plan as one unit: every file is first written to a temp file beside
  * its target, then all are renamed into place (a deleted file is moved aside until the end). On an error or an
  * abort at any point, files already renamed get their previous content back, created files and directories are
- * removed, and temp files are deleted, so the project is left as it was. Returns the paths written or deleted.
+ * removed, and temp files are deleted, so the project is left as it was. Before anything is written, every one of
+ * those files must still be as the plan saw it (its `previous` content, or no file for a create); otherwise the
+ * plan is refused ('stale-plan') and nothing is written. Returns the paths written or deleted.
  */
 export async function writePlannedFiles(root: string, files: readonly PlannedFile[], options: WriteOptions = {}): Promise<string[]> {
   const deletions = files.filter((file) => file.action === 'delete');
@@ -65,6 +113,7 @@ export async function writePlannedFiles(root: string, files: readonly PlannedFil
     if (options.signal?.aborted) throw cancelledError('Cancelled; every change was rolled back.');
   };
   try {
+    await assertPlanIsCurrent(root, files.filter((file) => file.action === 'create' || file.action === 'update' || file.action === 'delete'));
     for (const directory of missingDirectories(root, changes)) {
       checkAbort();
       await mkdir(directory);

@@ -1,5 +1,5 @@
 // The questions of create-framework-auth, answered through injected input/output streams as a user would type.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
@@ -117,6 +117,23 @@ describe('create-framework-auth asks what the flags did not say', () => {
     expect(await done).toBe(130);
     expect(session.errors()).toContain('Cancelled; nothing was changed.');
     expect(await readdir(parent)).toEqual([]);
+  });
+
+  it('refuses to write and keeps the edit when a planned file is edited before the yes', async () => {
+    const root = await makeTempDir();
+    await writeFile(join(root, 'package.json'), '{ "name": "mine" }\n');
+    const session = terminal();
+    const done = start(['.', '--no-install', '--providers', 'oidc', '--mount', '/auth', '--adapter', 'none'], root, session);
+    await session.answer('Write these files?');
+    expect(session.screen()).toMatch(/update\s+package\.json/);
+    // The user edits package.json while the confirmation waits, then says yes.
+    await writeFile(join(root, 'package.json'), '{ "name": "mine", "private": true }\n');
+    await session.answer('Write these files?', keys.enter);
+    expect(await done).toBe(1);
+    expect(session.errors()).toContain('Nothing was written: a file changed on disk after the plan was made: package.json (edited).');
+    expect(session.errors()).toContain('Run the command again');
+    expect(await readFile(join(root, 'package.json'), 'utf8')).toBe('{ "name": "mine", "private": true }\n');
+    expect(await readdir(root)).toEqual(['package.json']);
   });
 
   it('does not ask before writing under --yes', async () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli/errors.js';
@@ -105,6 +105,77 @@ describe('writePlannedFiles', () => {
       }),
     ).rejects.toThrow(/boom/);
     expect(existsSync(root)).toBe(false);
+  });
+
+  it('refuses an update whose file was edited after planning and leaves every file of the plan as it was', async () => {
+    const root = await projectWithOneFile();
+    await writeFile(join(root, '.gitignore'), 'node_modules\n');
+    const files: PlannedFile[] = [
+      { path: 'package.json', action: 'update', content: '{ "name": "mine", "type": "module" }\n', previous: '{ "name": "mine" }\n' },
+      { path: '.gitignore', action: 'update', content: 'node_modules\n.env\n', previous: 'node_modules\n' },
+      { path: 'src/auth/config.ts', action: 'create', content: 'export const authConfig = {};\n', previous: undefined },
+    ];
+    await writeFile(join(root, 'package.json'), '{ "name": "edited" }\n');
+    const error = await writePlannedFiles(root, files).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Refusal);
+    expect(error).toMatchObject({ type: 'stale-plan', message: expect.stringContaining('package.json (edited)') as unknown });
+    expect((error as Refusal).message).toContain('Nothing was written');
+    expect((error as Refusal).message).not.toContain('.gitignore');
+    expect((error as Refusal).hint).toContain('Run the command again');
+    expect(exitCodeOf(error as Refusal)).toBe(1);
+    expect(await listTree(root)).toEqual(['.gitignore', 'package.json']);
+    expect(await readFile(join(root, 'package.json'), 'utf8')).toBe('{ "name": "edited" }\n');
+    expect(await readFile(join(root, '.gitignore'), 'utf8')).toBe('node_modules\n');
+  });
+
+  it('refuses a create whose path appeared after planning and keeps the file that appeared', async () => {
+    const root = await projectWithOneFile();
+    const files = plan();
+    await writeFile(join(root, '.env'), 'MINE=1\n');
+    await expect(writePlannedFiles(root, files)).rejects.toMatchObject({ type: 'stale-plan', message: expect.stringContaining('.env (now exists)') as unknown });
+    expect(await listTree(root)).toEqual(['.env', 'package.json']);
+    expect(await readFile(join(root, '.env'), 'utf8')).toBe('MINE=1\n');
+    expect(await readFile(join(root, 'package.json'), 'utf8')).toBe('{ "name": "mine" }\n');
+  });
+
+  it('refuses a delete whose file changed after planning and keeps it', async () => {
+    const root = await projectWithOneFile();
+    await writeFile(join(root, 'old.ts'), 'old\n');
+    const files: PlannedFile[] = [
+      { path: 'old.ts', action: 'delete', content: '', previous: 'old\n' },
+      { path: 'new.ts', action: 'create', content: 'new\n', previous: undefined },
+    ];
+    await writeFile(join(root, 'old.ts'), 'old, and edited\n');
+    await expect(writePlannedFiles(root, files)).rejects.toMatchObject({ type: 'stale-plan', message: expect.stringContaining('old.ts (edited)') as unknown });
+    expect(await listTree(root)).toEqual(['old.ts', 'package.json']);
+    expect(await readFile(join(root, 'old.ts'), 'utf8')).toBe('old, and edited\n');
+  });
+
+  it('refuses an update whose file was deleted after planning without creating it again', async () => {
+    const root = await projectWithOneFile();
+    const files = plan();
+    await rm(join(root, 'package.json'));
+    await expect(writePlannedFiles(root, files)).rejects.toMatchObject({ type: 'stale-plan', message: expect.stringContaining('package.json (deleted)') as unknown });
+    expect(await listTree(root)).toEqual([]);
+  });
+
+  it('names every file that changed after planning in one refusal', async () => {
+    const root = await projectWithOneFile();
+    const files = plan();
+    await writeFile(join(root, 'package.json'), '{}\n');
+    await writeFile(join(root, '.env'), 'MINE=1\n');
+    const error = await writePlannedFiles(root, files).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ type: 'stale-plan' });
+    expect((error as Refusal).message).toContain('2 files changed on disk after the plan was made: package.json (edited), .env (now exists).');
+  });
+
+  it('leaves unchanged files and conflicts out of the check', async () => {
+    const root = await projectWithOneFile();
+    await writeFile(join(root, 'README.md'), 'edited after planning');
+    await writeFile(join(root, 'tsconfig.json'), 'edited after planning');
+    expect(await writePlannedFiles(root, plan())).toEqual(['package.json', 'src/auth/core/index.ts', 'src/auth/config.ts', '.env']);
+    expect(await readFile(join(root, 'README.md'), 'utf8')).toBe('edited after planning');
+    expect(await readFile(join(root, 'tsconfig.json'), 'utf8')).toBe('edited after planning');
   });
 
   it('keeps the mode of an updated file', async () => {
