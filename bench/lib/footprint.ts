@@ -17,7 +17,8 @@ export interface Footprint {
   bytes: number;
 }
 
-async function sizeOf(path: string): Promise<number> {
+/** Bytes on disk under `path`: the sum of its files' sizes (symlinks counted as links, not followed). */
+export async function sizeOf(path: string): Promise<number> {
   const stats = await lstat(path);
   if (!stats.isDirectory()) return stats.size;
   let total = 0;
@@ -26,7 +27,7 @@ async function sizeOf(path: string): Promise<number> {
 }
 
 /** Every package folder below a node_modules (scoped ones counted per package), nested node_modules included. */
-async function countPackages(nodeModules: string): Promise<number> {
+export async function countPackages(nodeModules: string): Promise<number> {
   let count = 0;
   let entries: string[];
   try {

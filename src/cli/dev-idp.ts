@@ -130,11 +130,12 @@ async function locateOidcProvider(root: string, install: boolean, io: CliIo, ann
   const shown = `${command} ${args.join(' ')}`;
   if (!install) throw usageError(`dev-idp needs oidc-provider, which ${root} does not have.`, `Add it with "${shown}", or run dev-idp without --no-install to add it.`);
   announce(`Adding oidc-provider to the project's devDependencies (first use): ${shown}`);
-  const { runProcess } = await import('../generator/run-process.js');
-  const result = await runProcess(command, args, { cwd: root, signal: io.signal });
+  const { execa } = await import('execa');
+  const result = await execa(command, args, { cwd: root, reject: false, all: true, stdin: 'ignore', cancelSignal: io.signal });
   const loaded = result.exitCode === 0 ? resolveFrom(root) : undefined;
   if (!loaded) {
-    throw new CliError('dev-idp-failed', `Could not add oidc-provider to the project: ${result.spawnError?.message ?? result.all.trim().split('\n').slice(-5).join('\n')}`, {
+    const detail = result.cause instanceof Error ? result.cause.message : result.all.trim().split('\n').slice(-5).join('\n');
+    throw new CliError('dev-idp-failed', `Could not add oidc-provider to the project: ${detail}`, {
       hint: `Run "${shown}" yourself, then dev-idp again.`,
     });
   }

@@ -165,16 +165,18 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
   }
 
   // Loaded on use: clack costs more start-up time than the rest of the CLI (issue 8).
-  const [{ createUi }, { runProcess }] = await Promise.all([import('./ui.js'), import('../generator/run-process.js')]);
+  const [{ createUi }, { execa }] = await Promise.all([import('./ui.js'), import('execa')]);
   const ui = createUi(messageIo(io, flags.json));
   ui.intro(`framework-auth migrate (${adapter.name})`);
   const result = await ui.step(`Creating the tables in ${shownUrl}`, async () => {
-    const result = await runProcess(process.execPath, ['--import', pathToFileURL(tsxLoader).href, '--input-type=module', '--eval', migrateScript], {
+    const result = await execa(process.execPath, ['--import', pathToFileURL(tsxLoader).href, '--input-type=module', '--eval', migrateScript], {
       cwd: root,
       env: { ...env, FRAMEWORK_AUTH_MIGRATE_MODULE: pathToFileURL(adapterFile).href },
       extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
       timeout: migrateTimeoutMs,
-      signal: io.signal,
+      cancelSignal: io.signal,
     });
     if (io.signal.aborted) throw cancelledError('Cancelled; the database may have some of the tables (migrate creates only missing ones: run it again).');
     if (result.timedOut) {

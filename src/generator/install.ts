@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runProcess } from './run-process.js';
+import { execa } from 'execa';
 import { installCommand, isPackageManager, lockfiles } from '../catalog/package-managers.js';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { Refusal, cancelledError, usageError } from './errors.js';
@@ -47,7 +47,8 @@ export function detectPackageManager(
 
 /** Fails before anything is written when the package manager cannot run. */
 export async function assertPackageManagerRuns(pm: PackageManager): Promise<void> {
-  const result = await runProcess(pm, ['--version'], { timeout: 30_000 });
+  // Never throws: a package manager that is not installed (ENOENT) or hangs (timeout) has no exit code 0 either.
+  const result = await execa(pm, ['--version'], { reject: false, stdin: 'ignore', timeout: 30_000 });
   if (result.exitCode !== 0) {
     throw usageError(`${pm} was not found on this machine`, `Pass --package-manager <npm|pnpm|yarn|bun>, or --no-install.`);
   }
@@ -63,11 +64,15 @@ export async function installDependencies(root: string, pm: PackageManager, sign
   // pnpm and Yarn 2+ refuse to change the lockfile when they see CI; adding dependencies is what this install is for.
   const env = pm === 'yarn' ? { YARN_ENABLE_IMMUTABLE_INSTALLS: 'false' } : {};
   const runArgs = pm === 'pnpm' ? [...args, '--no-frozen-lockfile'] : args;
-  const result = await runProcess(command, runArgs, { cwd, env, ...(signal ? { signal } : {}) });
+  // No `shell: true`: on Windows execa finds the package managers' `.cmd` shims and escapes every argument for cmd.exe.
+  // It never throws here (reject: false): the exit code, the output (`all`) and why it could not start (`cause`:
+  // ENOENT when the package manager is not installed) are read below.
+  const result = await execa(command, runArgs, { cwd, env, reject: false, all: true, stdin: 'ignore', ...(signal ? { cancelSignal: signal } : {}) });
   if (signal?.aborted) throw cancelledError(`Install cancelled. The files are written; run "${command} ${args.join(' ')}" to finish.`);
   if (result.exitCode !== 0) {
-    const error = result.spawnError ?? new Error(`${command} exited with ${result.exitCode}`);
-    const output = result.spawnError ? result.spawnError.message : result.all;
+    const spawnError = result.cause instanceof Error ? result.cause : undefined;
+    const error = spawnError ?? new Error(`${command} exited with ${result.exitCode}`);
+    const output = spawnError ? spawnError.message : result.all;
     throw new Refusal('install-failed', `${command} install failed:\n${output.trim().split('\n').slice(-15).join('\n')}`, {
       hint: `The files are written. Fix the problem, then run "${command} ${args.join(' ')}" in ${cwd}.`,
       cause: error,

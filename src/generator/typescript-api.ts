@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import type ts from 'typescript';
 import { Refusal } from './errors.js';
 import { resolveInstalledPackage } from './installed-package.js';
-import { runProcess } from './run-process.js';
 
 /** The TypeScript compiler API, used only to parse and check files, never to type-check a project. */
 export type TypeScriptApi = typeof ts;
@@ -52,10 +51,13 @@ export async function ensureTypeScript(projectRoot: string, announce: (message: 
   if (found) return found;
   const dir = typeScriptCacheDir(env);
   announce(`Fetching the TypeScript compiler (${onDemandTypeScript}, once, into ${dir}) to read the project's code.`);
-  const result = await runProcess('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', onDemandTypeScript], { env });
+  // Loaded on use: the commands that import this file only need execa when the compiler must be fetched.
+  const { execa } = await import('execa');
+  const npmArgs = ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', onDemandTypeScript];
+  const result = await execa('npm', npmArgs, { env, reject: false, all: true, stdin: 'ignore' });
   const api = result.exitCode === 0 ? loadTypeScript(projectRoot, env) : undefined;
   if (!api) {
-    const detail = result.spawnError?.message ?? result.all.trim().split('\n').slice(-5).join('\n');
+    const detail = result.cause instanceof Error ? result.cause.message : result.all.trim().split('\n').slice(-5).join('\n');
     throw new Refusal('unsupported-edit', `The TypeScript compiler ("typescript") is needed to read the project's code and could not be fetched: ${detail}`, {
       hint: 'Install the project\'s dependencies (npm install), or add typescript to its devDependencies, then run again.',
     });
