@@ -68,6 +68,27 @@ function invalid(detail: string): Refusal {
 
 const hexPattern = /^[0-9a-f]{64}$/;
 
+/**
+ * Why `path`, a path read from the manifest, is not one the CLI writes, or undefined when it is. framework-auth.json
+ * may come from a repository someone cloned, and update and remove-provider read, write and delete what it names (and
+ * its base under {@link baseDir}): so only a relative path with "/" separators whose every segment is a name is
+ * taken, never one that Windows (which also splits on "\" and reads drive letters, UNC and device paths) or POSIX
+ * would resolve anywhere but inside the project.
+ */
+function manifestPathProblem(path: string): string | undefined {
+  // Control characters first, so that the rules below are not fooled by a NUL that the OS would cut the path at.
+  if (/\p{Cc}/u.test(path)) return 'it contains a control character';
+  if (path.includes('\\')) return 'it contains "\\"';
+  if (/^[A-Za-z]:/.test(path)) return 'it starts with a drive letter';
+  if (path.startsWith('//')) return 'it is a UNC or device path';
+  if (path.startsWith('/')) return 'it is absolute';
+  const segments = path.split('/');
+  if (segments.includes('..')) return 'it has a ".." segment';
+  if (segments.includes('.')) return 'it has a "." segment';
+  if (segments.includes('')) return 'it has an empty segment';
+  return undefined;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -100,7 +121,10 @@ export function parseManifest(text: string): Manifest {
     if (!isRecord(entry) || typeof entry.sha256 !== 'string' || !hexPattern.test(entry.sha256) || typeof entry.base !== 'string' || !hexPattern.test(entry.base)) {
       throw invalid(`files[${JSON.stringify(path)}] must have sha256 and base (SHA-256 hex)`);
     }
-    if (path.startsWith('/') || path.split('/').includes('..')) throw invalid(`files[${JSON.stringify(path)}] is not a path inside the project`);
+    const problem = manifestPathProblem(path);
+    if (problem !== undefined) {
+      throw invalid(`files[${JSON.stringify(path)}] is not a path inside the project (${problem}); each must be a relative path with "/" separators inside the project, such as "package.json"`);
+    }
     files[path] = { sha256: entry.sha256, base: entry.base };
   }
   const dependencies: Record<string, string> = {};
