@@ -3,7 +3,6 @@
  * packages can be passed as `adapter`. Every method is optional; each feature checks for the ones it needs.
  */
 import { AdapterError, MissingAdapterMethods } from './errors.js';
-import type { RateLimitHit } from './rate-limit.js';
 import type {
   Account,
   AdapterAccount,
@@ -18,6 +17,12 @@ import type {
 export type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken };
 
 /** Storage for users, accounts, sessions, verification tokens and WebAuthn authenticators. */
+/** The count of a rate-limit key's current window after a hit, and when that window ends. */
+export interface RateLimitHit {
+  count: number;
+  resetAt: Date;
+}
+
 export interface Adapter {
   createUser?(user: AdapterUser): Awaitable<AdapterUser>;
   getUser?(id: string): Awaitable<AdapterUser | null>;
@@ -49,7 +54,7 @@ export interface Adapter {
    * `RateLimitStore.hit`). With `resetRateLimit`, the `rateLimit` counters live in the database, so every app
    * process sharing it counts together; without them, they live in each process's memory.
    */
-  hitRateLimit?(key: string, windowSeconds: number): Awaitable<RateLimitHit>;
+  hitRateLimit?(key: string, windowSeconds: number, max?: number): Awaitable<RateLimitHit>;
   /** Not part of Auth.js's interface: forgets a rate-limit key's window (see `RateLimitStore.reset`). */
   resetRateLimit?(key: string): Awaitable<void>;
   /**

@@ -10,7 +10,6 @@ import { MissingSecret, UnsupportedStrategy, UntrustedHost, type AuthError } fro
 import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './jwt.js';
 import { type TrustedHostRule, parseTrustedHosts } from './origin.js';
 import { isOAuthProvider, resolveProviders, type ResolvedProvider } from './providers/resolve.js';
-import { type RateLimitOptions, type ResolvedRateLimit, resolveRateLimit } from './rate-limit.js';
 import type { ProviderInput } from './providers/types.js';
 import type { Theme } from './theme.js';
 import type { Account, AdapterUser, AuthEnv, Awaitable, DefaultSession, JWT, Profile, Session, User } from './types.js';
@@ -142,18 +141,6 @@ export interface FrameworkAuthConfig {
   /** An origin that receives OAuth callbacks for preview deployments and forwards them. @default AUTH_REDIRECT_PROXY_URL */
   redirectProxyUrl?: string;
   adapter?: Adapter;
-  /**
-   * Rate limits on credentials sign-in (per user name and per client), email sign-in (per address and per client)
-   * and passkey options (per client); a refused request is answered 429 with `Retry-After`. Each rule takes
-   * `{ window, max }` (seconds, attempts) or `false`; `store` decides where the counters live. `false` switches
-   * every rule off (for load tests, or when a proxy in front already limits these routes).
-   * @default on: credentialsPerUser 5 failures / 15 min, credentialsPerClient 30 / 15 min, emailPerAddress 3 / 15 min,
-   * emailPerClient 10 / 15 min, passkeyOptionsPerClient 30 / min; counted in the adapter's database when it has
-   * `hitRateLimit` (SqliteAdapter, PostgresAdapter), otherwise in memory
-   * @example
-   * rateLimit: { credentialsPerUser: { window: 600, max: 10 }, passkeyOptionsPerClient: false }
-   */
-  rateLimit?: RateLimitOptions | false;
 }
 
 /** The config after checks and defaults, computed once per config object. */
@@ -181,8 +168,6 @@ export interface ResolvedConfig {
   cookies: { secure: CookiesOptions; plain: CookiesOptions };
   redirectProxyUrl: string | undefined;
   adapter: Adapter | undefined;
-  /** Undefined when `rateLimit: false`. */
-  rateLimit: ResolvedRateLimit | undefined;
 }
 
 /** The minimum length of every secret (seed §8). */
@@ -301,8 +286,10 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     throw new UnsupportedStrategy('session.strategy "database" needs an `adapter`; remove the strategy to use JWT sessions.');
   }
   const originConfigured = envOrigin !== undefined || trustedHosts.length > 0;
+  // `rateLimit` is declared by rate-limit.ts, which only the flows that are limited bring.
+  const { rateLimit } = config as { rateLimit?: unknown };
   for (const provider of providers) {
-    if (!isOAuthProvider(provider)) provider.flow.check?.(provider, { adapter: config.adapter, strategy, originConfigured });
+    if (!isOAuthProvider(provider)) provider.flow.check?.(provider, { rateLimit, adapter: config.adapter, strategy, originConfigured });
   }
   assertConfiguredOrigin(providers, envOrigin, trustedHosts);
   const maxAge = config.session?.maxAge ?? DEFAULT_MAX_AGE;
@@ -333,7 +320,6 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     cookies: { secure: mergeCookies(defaultCookies(true), config.cookies), plain: mergeCookies(defaultCookies(false), config.cookies) },
     redirectProxyUrl,
     adapter: config.adapter,
-    rateLimit: resolveRateLimit(config.rateLimit, config.adapter, secrets[0]!),
   };
 }
 

@@ -8,11 +8,11 @@ import type { Request } from 'express';
 import { completeSignIn } from './complete-sign-in.js';
 import type { RequestContext } from './context.js';
 import { verifyCsrf } from './csrf.js';
-import { CallbackRouteError, CredentialsSignin, MethodNotAllowed, UnsupportedStrategy, isAuthError } from './errors.js';
+import { CallbackRouteError, CredentialsSignin, InvalidRequest, MethodNotAllowed, UnsupportedStrategy, isAuthError } from './errors.js';
 import type { ProviderFlow, SignInFormContext } from './flow.js';
 import { type SafeHtml, html } from './pages/html.js';
 import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
-import { clearRateLimit, clientAddress, consumeRateLimit } from './rate-limit.js';
+import { checkRateLimit, clearRateLimit, clientAddress, consumeRateLimit, rateLimiterOf } from './rate-limit.js';
 import { readBody } from './request.js';
 import type { Account, Awaitable, User } from './types.js';
 
@@ -47,26 +47,34 @@ export interface ResolvedCredentialsProvider extends ResolvedFlowProvider {
 }
 
 /**
- * The user name of a credentials sign-in: the value of the provider's first credential field that is not a
- * password, else of `username` or `email`. Undefined when the form has none (only the per-client rule applies).
+ * The user-name field of a credentials form: the provider's first credential field that is not a password, else
+ * `username` or `email`, whichever was submitted. Undefined when there is none (only the per-client rule applies).
+ */
+function credentialsUserField(fields: Record<string, CredentialInput>, submitted: Record<string, unknown>): string | undefined {
+  const named = Object.entries(fields).find(([, input]) => input.type !== 'password')?.[0];
+  return named ?? ['username', 'email'].find((name) => submitted[name] !== undefined);
+}
+
+/**
+ * The user name a credentials sign-in is counted under: the very value `authorize()` receives in the user-name
+ * field, never another field's. A value that is not one string (a number or an object from JSON, an array from a
+ * repeated form field) is refused with 400 before `authorize()` runs, so that no attempt is checked under one name
+ * and counted under another. Undefined when the field is absent or blank.
  */
 export function credentialsUserName(fields: Record<string, CredentialInput>, submitted: Record<string, unknown>): string | undefined {
-  const named = Object.entries(fields).find(([, input]) => input.type !== 'password')?.[0];
-  for (const name of [named, 'username', 'email']) {
-    if (name === undefined) continue;
-    const value = submitted[name];
-    const text = typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
-    if (text !== undefined && text.trim() !== '') return text;
-  }
-  return undefined;
+  const field = credentialsUserField(fields, submitted);
+  const value = field === undefined ? undefined : submitted[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new InvalidRequest(`The "${field}" field must be one text value.`);
+  return value.trim() === '' ? undefined : value;
 }
 
 async function signInWithCredentials(context: RequestContext, provider: ResolvedCredentialsProvider, body: Record<string, unknown>): Promise<void> {
   const { csrfToken: _csrf, callbackUrl, ...credentials } = body;
   // Counted before authorize() for every user name alike, so a refusal says nothing about whether the user exists.
   const userName = credentialsUserName(provider.credentials, credentials);
-  await consumeRateLimit(context.options.rateLimit, 'credentialsPerClient', clientAddress(context.req));
-  if (userName !== undefined) await consumeRateLimit(context.options.rateLimit, 'credentialsPerUser', userName);
+  await consumeRateLimit(rateLimiterOf(context.options), 'credentialsPerClient', clientAddress(context.req));
+  if (userName !== undefined) await consumeRateLimit(rateLimiterOf(context.options), 'credentialsPerUser', userName);
   let user: User | null;
   try {
     user = await provider.authorize(credentials, context.req);
@@ -75,7 +83,7 @@ async function signInWithCredentials(context: RequestContext, provider: Resolved
     throw new CallbackRouteError(`authorize() of provider "${provider.id}" threw`, { cause: error instanceof Error ? error : undefined });
   }
   if (!user) throw new CredentialsSignin(`authorize() of provider "${provider.id}" returned no user`);
-  if (userName !== undefined) await clearRateLimit(context.options.rateLimit, 'credentialsPerUser', userName);
+  if (userName !== undefined) await clearRateLimit(rateLimiterOf(context.options), 'credentialsPerUser', userName);
   const id = user.id !== undefined && user.id !== null && String(user.id) !== '' ? String(user.id) : randomUUID();
   const signedIn: User = { ...user, id };
   const account: Account = { providerAccountId: id, type: 'credentials', provider: provider.id };
@@ -116,6 +124,7 @@ export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
     return { id, name, type: 'credentials', credentials: { ...credentials }, authorize, flow: credentialsFlow };
   },
   check(_provider, config) {
+    checkRateLimit(config.rateLimit);
     if (config.strategy === 'database') throw new UnsupportedStrategy('Credentials sign-in works with JWT sessions only: set session.strategy to "jwt".');
   },
   signIn: signInWithCredentials,

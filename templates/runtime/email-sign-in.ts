@@ -19,7 +19,7 @@ import { type SafeHtml, html } from './pages/html.js';
 import { renderSignInPage, signInPageScriptHashes } from './pages/signin.js';
 import { envPrefix } from './providers/resolve.js';
 import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
-import { clientAddress, consumeRateLimit } from './rate-limit.js';
+import { checkRateLimit, clientAddress, consumeRateLimit, rateLimiterOf } from './rate-limit.js';
 import { customPageUrl, requestedCallbackUrl, resolveRedirect, safeCallbackParam } from './redirect.js';
 import { bodyField, prefersJson, queryParams } from './request.js';
 import { type SignInResolution, hasProvenEmail, openSession, settleAddress } from './sign-in.js';
@@ -251,8 +251,8 @@ async function emailSignIn(context: RequestContext, provider: ResolvedEmailProvi
     return refuseEmailAddress(context, typed, error, body);
   }
   // The client first: its limit also caps how many address counters one client can create.
-  await consumeRateLimit(context.options.rateLimit, 'emailPerClient', clientAddress(context.req));
-  await consumeRateLimit(context.options.rateLimit, 'emailPerAddress', identifier);
+  await consumeRateLimit(rateLimiterOf(context.options), 'emailPerClient', clientAddress(context.req));
+  await consumeRateLimit(rateLimiterOf(context.options), 'emailPerAddress', identifier);
   await sendVerificationLink(context, provider, { identifier, callbackUrl: requestedCallbackUrl(context, body) });
 }
 
@@ -329,6 +329,7 @@ export const emailFlow: ProviderFlow<ResolvedEmailProvider> = {
     };
   },
   check(provider, config) {
+    checkRateLimit(config.rateLimit);
     assertAdapterFor(provider, config.adapter, config.strategy, {
       what: 'Email sign-in stores its single-use links',
       methods: ['createVerificationToken', 'useVerificationToken', 'getUserByEmail', 'createUser', 'updateUser'],

@@ -24,9 +24,7 @@ export type { Theme } from './theme.js';
 export { encode, decode, DEFAULT_MAX_AGE } from './jwt.js';
 export type { JWTOptions, JWTEncodeParams, JWTDecodeParams } from './jwt.js';
 export type { CookieOption, CookiesOptions, CookiesOverrides } from './cookies.js';
-export type { AccountTokens, Adapter, NewAdapterSession, UpdateAccountTokensParams } from './adapter.js';
-export { MemoryRateLimitStore, defaultRateLimitRules } from './rate-limit.js';
-export type { MemoryRateLimitStoreOptions, RateLimitHit, RateLimitOptions, RateLimitRule, RateLimitRuleName, RateLimitStore } from './rate-limit.js';
+export type { AccountTokens, Adapter, NewAdapterSession, RateLimitHit, UpdateAccountTokensParams } from './adapter.js';
 export {
   AuthError,
   SignInError,

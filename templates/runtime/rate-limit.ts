@@ -10,14 +10,29 @@
 import { createHmac } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Request } from 'express';
-import { type Adapter, callAdapter } from './adapter.js';
+import { type Adapter, type RateLimitHit, callAdapter } from './adapter.js';
+import type { ResolvedConfig } from './config.js';
 import { RateLimited } from './errors.js';
 import type { Awaitable } from './types.js';
 
-/** The count of a key's current window after a hit, and when that window ends. */
-export interface RateLimitHit {
-  count: number;
-  resetAt: Date;
+export type { RateLimitHit } from './adapter.js';
+
+// A feature's option: the config has `rateLimit` when the flows that are limited (and so this file) are in the project.
+declare module './config.js' {
+  interface FrameworkAuthConfig {
+    /**
+     * Rate limits on credentials sign-in (per user name and per client), email sign-in (per address and per client)
+     * and passkey options (per client); a refused request is answered 429 with `Retry-After`. Each rule takes
+     * `{ window, max }` (seconds, attempts) or `false`; `store` decides where the counters live. `false` switches
+     * every rule off (for load tests, or when a proxy in front already limits these routes).
+     * @default on: credentialsPerUser 5 failures / 15 min, credentialsPerClient 30 / 15 min, emailPerAddress 3 / 15 min,
+     * emailPerClient 10 / 15 min, passkeyOptionsPerClient 30 / min; counted in the adapter's database when it has
+     * `hitRateLimit` (SqliteAdapter, PostgresAdapter), otherwise in memory
+     * @example
+     * rateLimit: { credentialsPerUser: { window: 600, max: 10 }, passkeyOptionsPerClient: false }
+     */
+    rateLimit?: RateLimitOptions | false;
+  }
 }
 
 /**
@@ -27,9 +42,10 @@ export interface RateLimitHit {
 export interface RateLimitStore {
   /**
    * Counts one attempt for `key`: starts a window of `windowSeconds` with count 1 when the key has none (or its
-   * window ended), otherwise adds 1 to the window's count.
+   * window ended), otherwise adds 1 to the window's count. `max` is the rule's limit: a store that must forget
+   * keys (the memory store, when full) keeps the ones over it, so that a flood of other keys never unlocks them.
    */
-  hit(key: string, windowSeconds: number): Awaitable<RateLimitHit>;
+  hit(key: string, windowSeconds: number, max?: number): Awaitable<RateLimitHit>;
   /** Forgets the key's window (a correct password clears its user name's failures). */
   reset(key: string): Awaitable<void>;
 }
@@ -110,8 +126,10 @@ export interface ResolvedRateLimit {
 /** Options of the in-memory store. */
 export interface MemoryRateLimitStoreOptions {
   /**
-   * The most keys kept. When full, ended windows are dropped first, then the oldest windows, so an attacker who
-   * rotates user names or addresses cannot exhaust memory.
+   * The most keys kept, so that an attacker who rotates user names or addresses cannot exhaust memory. When full,
+   * ended windows are dropped first, then the oldest windows still under their limit. A locked key (over its
+   * limit) is never dropped before its window ends: when every key kept is locked, a new key is refused (429)
+   * until a window ends.
    * @default 10000
    */
   maxKeys?: number;
@@ -125,29 +143,37 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
   const maxKeys = options.maxKeys ?? 10_000;
   if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new TypeError(`MemoryRateLimitStore: maxKeys must be a positive integer (got ${String(maxKeys)})`);
   // A Map keeps insertion order, and a key is re-inserted when its window starts: the first entries are the oldest windows.
-  const windows = new Map<string, { count: number; resetAt: number }>();
+  const windows = new Map<string, { count: number; resetAt: number; max: number }>();
 
-  function makeRoom(now: number): void {
+  /** Drops ended windows, then the oldest windows under their limit, to a tenth below the cap; true if room was made. */
+  function makeRoom(now: number): boolean {
     for (const [key, entry] of windows) if (entry.resetAt <= now) windows.delete(key);
     // Still full: drop a tenth, oldest first, so that the next hits do not scan again.
     const target = Math.floor(maxKeys * 0.9);
-    for (const key of windows.keys()) {
+    for (const [key, entry] of windows) {
       if (windows.size <= target) break;
-      windows.delete(key);
+      if (entry.count <= entry.max) windows.delete(key);
     }
+    return windows.size < maxKeys;
   }
 
   return {
-    hit(key, windowSeconds) {
+    hit(key, windowSeconds, max = Number.POSITIVE_INFINITY) {
       const now = Date.now();
       const existing = windows.get(key);
       if (existing && existing.resetAt > now) {
         existing.count += 1;
+        existing.max = max;
         return { count: existing.count, resetAt: new Date(existing.resetAt) };
       }
       windows.delete(key);
-      if (windows.size >= maxKeys) makeRoom(now);
-      const started = { count: 1, resetAt: now + windowSeconds * 1000 };
+      if (windows.size >= maxKeys && !makeRoom(now)) {
+        // Every key kept is locked: refuse this one until the first of their windows ends.
+        let firstEnd = Number.POSITIVE_INFINITY;
+        for (const entry of windows.values()) firstEnd = Math.min(firstEnd, entry.resetAt);
+        return { count: Number.MAX_SAFE_INTEGER, resetAt: new Date(firstEnd) };
+      }
+      const started = { count: 1, resetAt: now + windowSeconds * 1000, max };
       windows.set(key, started);
       return { count: 1, resetAt: new Date(started.resetAt) };
     },
@@ -160,7 +186,7 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
 /** The adapter's database as the store, through `callAdapter` (a database failure is an `AdapterError`, 503). */
 function adapterStore(adapter: Adapter): RateLimitStore {
   return {
-    hit: (key, windowSeconds) => callAdapter(adapter, 'hitRateLimit', key, windowSeconds),
+    hit: (key, windowSeconds, max) => callAdapter(adapter, 'hitRateLimit', key, windowSeconds, max),
     reset: async (key) => {
       await callAdapter(adapter, 'resetRateLimit', key);
     },
@@ -179,8 +205,8 @@ function resolveRule(name: RateLimitRuleName, value: Partial<RateLimitRule> | fa
 }
 
 /**
- * Resolves the `rateLimit` option once, at startup: `false` switches every rule off; a rule's bad `window` or `max`
- * throws now.
+ * Checks the `rateLimit` option and fills in every rule: `false` switches every rule off; a rule's bad `window` or
+ * `max` throws. The flows that are limited call it at startup (`checkRateLimit`), and once more on first use.
  */
 export function resolveRateLimit(option: RateLimitOptions | false | undefined, adapter: Adapter | undefined, keySecret: string): ResolvedRateLimit | undefined {
   if (option === false) return undefined;
@@ -192,9 +218,26 @@ export function resolveRateLimit(option: RateLimitOptions | false | undefined, a
   return { rules, store: option?.store ?? sharedStore ?? MemoryRateLimitStore(), keySecret };
 }
 
-/** `rule:` and a keyed hash of the trimmed, lower-cased subject: equal subjects share a key, and no subject is stored. */
+/** A limited flow's startup check: a bad `rateLimit` option fails when the app starts, not at the first sign-in. */
+export function checkRateLimit(option: unknown): void {
+  resolveRateLimit(option as RateLimitOptions | false | undefined, undefined, '');
+}
+
+const limiters = new WeakMap<ResolvedConfig, ResolvedRateLimit | undefined>();
+
+/** The app's limiter (its rules and one store), made on first use and kept with the resolved config. */
+export function rateLimiterOf(options: ResolvedConfig): ResolvedRateLimit | undefined {
+  if (!limiters.has(options)) limiters.set(options, resolveRateLimit(options.source.rateLimit, options.adapter, options.secrets[0]!));
+  return limiters.get(options);
+}
+
+/**
+ * `rule:` and a keyed hash of the subject, trimmed, NFKC-normalised and lower-cased (full-width `ＡＤＡ` is `ada`):
+ * equal subjects share a key, and no subject is stored.
+ */
 function storeKey(limiter: ResolvedRateLimit, rule: RateLimitRuleName, subject: string): string {
-  const digest = createHmac('sha256', limiter.keySecret).update(`${rule}\u0000${subject.trim().toLowerCase()}`).digest('base64url');
+  const normalised = subject.normalize('NFKC').trim().toLowerCase();
+  const digest = createHmac('sha256', limiter.keySecret).update(`${rule}\u0000${normalised}`).digest('base64url');
   return `${rule}:${digest}`;
 }
 
@@ -205,7 +248,7 @@ function storeKey(limiter: ResolvedRateLimit, rule: RateLimitRuleName, subject: 
 export async function consumeRateLimit(limiter: ResolvedRateLimit | undefined, rule: RateLimitRuleName, subject: string): Promise<void> {
   const limits = limiter?.rules[rule];
   if (!limiter || !limits) return;
-  const { count, resetAt } = await limiter.store.hit(storeKey(limiter, rule, subject), limits.window);
+  const { count, resetAt } = await limiter.store.hit(storeKey(limiter, rule, subject), limits.window, limits.max);
   if (count <= limits.max) return;
   const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - Date.now()) / 1000));
   throw new RateLimited(`Too many attempts. Try again in ${waitText(retryAfter)}.`, { retryAfter, rule, firstRefusal: count === limits.max + 1 });

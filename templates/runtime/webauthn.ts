@@ -30,7 +30,7 @@ import { consumeCheckCookie, writeCheckCookie } from './oauth/check-cookies.js';
 import { type SafeHtml, html } from './pages/html.js';
 import { passkeyScript, passkeyScriptHash } from './pages/passkey-script.js';
 import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
-import { clientAddress, consumeRateLimit } from './rate-limit.js';
+import { checkRateLimit, clientAddress, consumeRateLimit, rateLimiterOf } from './rate-limit.js';
 import { requestedCallbackUrl } from './redirect.js';
 import { bodyField, queryParams, readBody } from './request.js';
 import { type SignInResolution, currentUser, existingUserOf, openSession, settleAddress, undoNewUserOnFailure } from './sign-in.js';
@@ -382,6 +382,7 @@ export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
     return { id: provider.id, name: provider.name, type: 'webauthn', relayingParty: { ...provider.relayingParty }, ceremonies, flow: webAuthnFlow };
   },
   check(provider, config) {
+    checkRateLimit(config.rateLimit);
     assertAdapterFor(provider, config.adapter, config.strategy, {
       what: 'Passkey sign-in stores its authenticators',
       methods: ['getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter', 'getAccount', 'getUser', 'getUserByAccount', 'createUser', 'linkAccount'],
@@ -389,7 +390,7 @@ export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
   },
   callback: webAuthnCallback,
   async webauthnOptions(context, provider) {
-    await consumeRateLimit(context.options.rateLimit, 'passkeyOptionsPerClient', clientAddress(context.req));
+    await consumeRateLimit(rateLimiterOf(context.options), 'passkeyOptionsPerClient', clientAddress(context.req));
     await sendWebAuthnOptions(context, provider);
   },
   signInForm: passkeyForm,

@@ -180,6 +180,58 @@ describe('credentials sign-in per user name', () => {
   });
 });
 
+describe('the user name the limit counts (issue 27)', () => {
+  /** POST JSON, as a fetch client would, with any JSON values. */
+  function postJson(url: string, who: Client, body: Record<string, unknown>): Promise<Response> {
+    return who.jar.fetch(`${url}/auth/callback/credentials`, {
+      method: 'POST',
+      body: JSON.stringify({ csrfToken: who.csrfToken, ...body }),
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...who.headers },
+    });
+  }
+
+  it.each([
+    ['a number', 12345],
+    ['an array', ['ada', 'grace']],
+    ['an object', { name: 'ada' }],
+    ['true', true],
+  ])('refuses a user name that is %s with 400 before authorize(), whatever the other fields say', async (_what, username) => {
+    const calls: string[] = [];
+    const app = await start({ providers: [userTableProvider(calls)] });
+    const who = await client(app.url);
+    const response = await postJson(app.url, who, { username, email: `decoy-${Math.random()}@example.test`, password: 'wrong' });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toBe('The "username" field must be one text value.');
+    expect(calls).toEqual([]);
+  });
+
+  it('refuses a repeated user-name field that a body parser made an array (express.urlencoded) before authorize()', () => {
+    const fields = { username: { label: 'User' }, password: { type: 'password' } };
+    expect(() => credentialsUserName(fields, { username: ['ada', 'grace'], password: 'x' })).toThrow('The "username" field must be one text value.');
+  });
+
+  it('locks a user name against guesses from twelve clients, each sending a different decoy field', async () => {
+    const app = await start();
+    const statuses: number[] = [];
+    for (let index = 0; index < 12; index++) {
+      const who = await client(app.url, `198.51.100.${index + 1}`);
+      const response = await postJson(app.url, who, { username: 'ada', email: `decoy-${index}@example.test`, password: `guess-${index}` });
+      statuses.push(response.status);
+    }
+    expect(statuses.slice(0, 5).every((status) => status === 401 || status === 302)).toBe(true);
+    expect(statuses.slice(5)).toEqual(Array(7).fill(429));
+  });
+
+  it('counts a full-width user name as its NFKC form (ａｄａ is ada)', async () => {
+    const app = await start();
+    const who = await client(app.url);
+    await failTimes(app.url, who, 'ａｄａ', 3);
+    await failTimes(app.url, who, 'ADA', 2);
+    const response = await postCredentials(app.url, who, { username: 'ada', password: 'correct horse' });
+    expect(response.status).toBe(429);
+  });
+});
+
 describe('credentials sign-in per client', () => {
   it('answers the 31st attempt of one client in 15 minutes with 429, whatever the user names', async () => {
     const app = await start();
@@ -453,7 +505,8 @@ describe('configuration', () => {
     [{ emailPerClient: { window: 1.5 } }, 'rateLimit.emailPerClient.window must be a positive whole number (got 1.5)'],
     [true, 'rateLimit must be false or an object of rules'],
   ])('refuses %j at startup', (rateLimit, message) => {
-    expect(() => FrameworkAuth({ secret: SECRET, providers: [], rateLimit: rateLimit as FrameworkAuthConfig['rateLimit'] })).toThrow(message);
+    // Checked by the flows that are limited (credentials here), which bring the option with them.
+    expect(() => FrameworkAuth({ secret: SECRET, providers: [userTableProvider()], rateLimit: rateLimit as FrameworkAuthConfig['rateLimit'] })).toThrow(message);
   });
 });
 
@@ -476,6 +529,24 @@ describe('the in-memory store', () => {
     expect((await store.hit('key-1', 60)).count).toBe(2);
     expect((await store.hit('new', 60)).count).toBe(2);
     expect((await store.hit('key-0', 60)).count).toBe(1);
+  });
+  it('keeps a locked key locked through a flood of 20,000 other keys (issue 27)', async () => {
+    const store = MemoryRateLimitStore();
+    for (let attempt = 1; attempt <= 6; attempt++) await store.hit('credentialsPerUser:victim', 900, 5);
+    for (let index = 0; index < 20_000; index++) await store.hit(`credentialsPerUser:filler-${index}`, 900, 5);
+    const next = await store.hit('credentialsPerUser:victim', 900, 5);
+    expect(next.count).toBeGreaterThan(5);
+  });
+
+  it('refuses a new key while every key it holds is locked, until the first window ends', async () => {
+    vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
+    const store = MemoryRateLimitStore({ maxKeys: 3 });
+    for (const key of ['a', 'b', 'c']) for (let attempt = 0; attempt < 3; attempt++) await store.hit(key, 60, 2);
+    const refused = await store.hit('d', 60, 2);
+    expect(refused.count).toBeGreaterThan(2);
+    expect(refused.resetAt.getTime()).toBe(Date.now() + 60_000);
+    vi.advanceTimersByTime(60_001);
+    expect((await store.hit('d', 60, 2)).count).toBe(1);
   });
 });
 
@@ -501,7 +572,8 @@ describe('who is counted', () => {
     [{ username: { label: 'User' }, password: { type: 'password' } }, { username: 'ada', password: 'x' }, 'ada'],
     [{ password: { type: 'password' }, email: { type: 'email' } }, { email: 'ada@example.test', password: 'x' }, 'ada@example.test'],
     [{}, { email: 'ada@example.test' }, 'ada@example.test'],
-    [{ code: { label: 'Code' } }, { code: '', username: 'ada' }, 'ada'],
+    // The declared field is the user name, blank here: another field never stands in for it (issue 27).
+    [{ code: { label: 'Code' } }, { code: '', username: 'ada' }, undefined],
     [{ password: { type: 'password' } }, { password: 'x' }, undefined],
   ])('takes the user name of %j from %j', (fields, submitted, expected) => {
     expect(credentialsUserName(fields, submitted)).toBe(expected);

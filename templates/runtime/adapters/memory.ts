@@ -238,8 +238,8 @@ export function MemoryAdapter(): Adapter {
       return copy(authenticator);
     },
 
-    async hitRateLimit(key, windowSeconds) {
-      return rateLimits.hit(key, windowSeconds);
+    async hitRateLimit(key, windowSeconds, max) {
+      return rateLimits.hit(key, windowSeconds, max);
     },
 
     async resetRateLimit(key) {
