@@ -14,7 +14,8 @@
  *
  * A refresh that the provider refuses (`invalid_grant`), or an expired token with no refresh token, withdraws the
  * tokens: the session shows `error: 'RefreshTokenError'` and `getAccessToken` rejects with `RefreshTokenError` until
- * the user signs in with that provider again. No token is ever logged or put in an error message.
+ * the user signs in with that provider again. An answer refused after it rotated the refresh token (HTTP 200, but no
+ * access token, say) still leaves the new refresh token stored. No error that is thrown or logged holds a token.
  */
 import { createHmac } from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -24,7 +25,7 @@ import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from
 import { flushCookies, noStore } from './context.js';
 import { chunkCookie, readChunkedCookie } from './cookies.js';
 import { InvalidProvider, MissingAdapterMethods, RefreshTokenError } from './errors.js';
-import { refreshTokenGrant } from './oauth/refresh.js';
+import { refreshTokenGrant, rotatedRefreshToken } from './oauth/refresh.js';
 import { isWithdrawnAccount } from './provider-tokens.js';
 import { type ResolvedOAuthProvider, isOAuthProvider } from './providers/resolve.js';
 import { requestCookies } from './request.js';
@@ -46,8 +47,11 @@ const MAX_SHARED_REFRESHES = 1000;
 /** Refreshes in flight in this process, by `refreshKey`: concurrent callers share one request to the provider. */
 const inFlight = new Map<string, Promise<unknown>>();
 
-/** Results of recent refreshes by the key of the refresh token they used, oldest first (JWT sessions). */
-const recentRefreshes = new Map<string, { tokens: TokenSet; until: number }>();
+/**
+ * Results of recent refreshes by the key of the refresh token they used, oldest first (JWT sessions): the new
+ * tokens, or the error of a refused answer that rotated the refresh token (`rotatedRefreshToken`).
+ */
+const recentRefreshes = new Map<string, { result: TokenSet | Error; until: number }>();
 
 /** The session JWT that a refresh wrote during a request, so that a second call in that request starts from it. */
 const writtenInRequest = new WeakMap<Request, JWT>();
@@ -125,13 +129,13 @@ function noRefreshToken(provider: ResolvedOAuthProvider): RefreshTokenError {
 }
 
 /** Keeps a refresh's result for late requests that still carry the refresh token it used. */
-function rememberRefresh(key: string, tokens: TokenSet): void {
+function rememberRefresh(key: string, result: TokenSet | Error): void {
   const now = Date.now();
   for (const [oldKey, entry] of recentRefreshes) {
     if (entry.until > now && recentRefreshes.size < MAX_SHARED_REFRESHES) break;
     recentRefreshes.delete(oldKey);
   }
-  recentRefreshes.set(key, { tokens, until: now + RECENT_REFRESH_MS });
+  recentRefreshes.set(key, { result, until: now + RECENT_REFRESH_MS });
 }
 
 // JWT sessions --------------------------------------------------------------------------------------------------
@@ -161,14 +165,23 @@ async function jwtAccessToken(req: Request, options: ResolvedConfig, provider: R
   try {
     tokens = await shared(key, async () => {
       const recent = recentRefreshes.get(key);
-      if (recent && recent.until > Date.now()) return recent.tokens;
-      const refreshed = await refreshTokenGrant(provider, refreshToken);
+      if (recent && recent.until > Date.now()) {
+        if (recent.result instanceof Error) throw recent.result;
+        return recent.result;
+      }
+      const refreshed = await refreshTokenGrant(provider, refreshToken).catch((error: unknown) => {
+        // The old refresh token is spent: late requests that carry it get this error and the new one, too.
+        if (rotatedRefreshToken(error)) rememberRefresh(key, error as Error);
+        throw error;
+      });
       rememberRefresh(key, refreshed);
       return refreshed;
     });
   } catch (error) {
     const failure = refreshFailure(options, provider, error);
-    if (failure.reason === 'refused') await markWithdrawn(req, options, provider, token, record);
+    const rotated = rotatedRefreshToken(error);
+    if (rotated) await writeSessionToken(req, options, provider, withProviderTokens(token, provider, refreshedRecord(record, { refresh_token: rotated })));
+    else if (failure.reason === 'refused') await markWithdrawn(req, options, provider, token, record);
     throw failure;
   }
   const updated = refreshedRecord(record, tokens);
@@ -322,6 +335,12 @@ async function refreshAccount(options: ResolvedConfig, adapter: Adapter, provide
       const latest = await currentAccount(adapter, userId, provider);
       if (typeof latest.access_token === 'string' && latest.refresh_token !== refreshToken) return latest;
       throw failure;
+    }
+    // A refused answer that rotated the refresh token: the new one is kept, the access token is due for a refresh.
+    const rotated = rotatedRefreshToken(error);
+    if (rotated) {
+      const tokens = refreshedAccountTokens(account, { refresh_token: rotated });
+      await callAdapter(adapter, 'updateAccountTokens', { provider: account.provider, providerAccountId: account.providerAccountId, tokens, expectedRefreshToken: refreshToken });
     }
     // Let a waiting process try at once rather than when the lease ends.
     if (typeof adapter.resetRateLimit === 'function') await callAdapter(adapter, 'resetRateLimit', leaseKey(refreshKey(options, provider, account.providerAccountId, refreshToken))).catch(() => undefined);

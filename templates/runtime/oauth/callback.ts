@@ -23,8 +23,47 @@ export interface OAuthCallbackResult {
   profile: Profile;
 }
 
-function asError(error: unknown): Error | undefined {
-  return error instanceof Error ? error : undefined;
+/** Fields that hold credentials: left out of the copies `withoutSecrets` makes. */
+const secretFields: readonly string[] = ['access_token', 'refresh_token', 'id_token', 'code_verifier', 'client_secret'];
+
+/** The credentials of a token answer, for `withoutSecrets`. */
+export function credentialsIn(answer: unknown): string[] {
+  if (!answer || typeof answer !== 'object') return [];
+  return secretFields.map((field) => (answer as Record<string, unknown>)[field]).filter((value): value is string => typeof value === 'string');
+}
+
+/**
+ * A copy of `error`, to keep as the `cause` of ours (and so in logs), that holds no token, authorization code or
+ * client secret. oauth4webapi's errors carry what they refused: the token answer's JSON, its `Response`, the
+ * callback's parameters, a JWE. Kept down the `cause` chain: each error's class, `name`, `message`, `code` and
+ * plain fields, and plain objects' fields; left out: credential fields, other objects (`Response`,
+ * `URLSearchParams`), and `secrets` in any string (an `error_description` may quote what the provider was sent).
+ */
+export function withoutSecrets(error: unknown, secrets: ReadonlyArray<string | undefined> = []): Error | undefined {
+  const copyOf = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return secrets.reduce<string>((text, secret) => (secret ? text.replaceAll(secret, '[redacted]') : text), value);
+    if (typeof value === 'number' || typeof value === 'boolean') return value;
+    if (typeof value !== 'object' || value === null || depth > 8) return undefined;
+    const prototype = Object.getPrototypeOf(value) as object | null;
+    if (!(value instanceof Error) && !Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return undefined;
+    const fields: Record<string, PropertyDescriptor> = Object.getOwnPropertyDescriptors(value);
+    if (value instanceof Error) {
+      // JSON.parse's SyntaxError quotes the text it could not parse: a token answer in another format.
+      const message = value instanceof SyntaxError ? '(left out: it quotes the text that did not parse)' : value.message;
+      const frames = value.stack?.includes('\n    at ') ? value.stack.slice(value.stack.indexOf('\n    at ')) : '';
+      const texts = { name: value.name, message, stack: `${value.name}: ${message}${frames}` };
+      for (const [key, text] of Object.entries(texts)) fields[key] = { value: text, writable: true, configurable: true, enumerable: false };
+    }
+    // A DOMException (a timeout) reads its name and message from internal slots, which a copy does not have.
+    const copy: object = Array.isArray(value) ? [] : Object.create(value instanceof DOMException ? Error.prototype : prototype);
+    for (const [key, field] of Object.entries(fields)) {
+      const kept = secretFields.includes(key) ? undefined : copyOf(field.value, depth + 1);
+      if (kept !== undefined) Object.defineProperty(copy, key, { ...field, value: kept });
+    }
+    return copy;
+  };
+  const copy = copyOf(error, 0);
+  return copy instanceof Error ? copy : undefined;
 }
 
 /** Adds `expires_at` (seconds since the epoch) from `expires_in`, and lowercases `token_type`. */
@@ -89,7 +128,7 @@ async function verifyIdToken(provider: ResolvedOAuthProvider, as: oauth.Authoriz
   try {
     await verifyIdTokenSignature(provider, as, client, idToken);
   } catch (error) {
-    throw new OAuthCallbackError(`Provider "${provider.id}": the ID token signature did not verify against the provider's keys (jwks_uri)`, { cause: asError(error) });
+    throw new OAuthCallbackError(`Provider "${provider.id}": the ID token signature did not verify against the provider's keys (jwks_uri)`, { cause: withoutSecrets(error, [idToken]) });
   }
 }
 
@@ -121,6 +160,8 @@ export async function handleOAuthCallback(
     if (cookie) checks[name] = String(cookie['value'] ?? '');
   }
   const signInStartedAt = startOf(Object.values(consumed));
+  // Left out of the errors (see withoutSecrets), with the tokens once they are known.
+  const secrets = [parameters.get('code') ?? undefined, provider.clientSecret, checks.code_verifier];
 
   const received = new URLSearchParams(parameters);
   if (!provider.issuer && !provider.wellKnown) {
@@ -133,9 +174,9 @@ export async function handleOAuthCallback(
   } catch (error) {
     if (error instanceof oauth.AuthorizationResponseError) {
       const ErrorClass = error.error === 'access_denied' ? AccessDenied : OAuthCallbackError;
-      throw new ErrorClass(`Provider "${provider.id}" answered the sign-in with "${error.error}"`, { cause: error });
+      throw new ErrorClass(`Provider "${provider.id}" answered the sign-in with "${error.error}"`, { cause: withoutSecrets(error, secrets) });
     }
-    throw new InvalidCheck(`Provider "${provider.id}": the authorization response failed validation`, { cause: asError(error) });
+    throw new InvalidCheck(`Provider "${provider.id}": the authorization response failed validation`, { cause: withoutSecrets(error, secrets) });
   }
 
   const redirect_uri = redirectUri(context, provider);
@@ -153,6 +194,7 @@ export async function handleOAuthCallback(
         provider: provider.config,
       });
       tokens = result.tokens;
+      secrets.push(...credentialsIn(tokens));
       if (provider.type === 'oidc') {
         // A custom token request still gets its ID token validated like any other.
         const response = new Response(JSON.stringify(tokens), { status: 200, headers: { 'content-type': 'application/json' } });
@@ -171,6 +213,7 @@ export async function handleOAuthCallback(
         checks.code_verifier ?? oauth.nopkce,
         httpOptions(provider, as.token_endpoint),
       );
+      secrets.push(...credentialsIn(await response.clone().json().catch(() => null)));
       const processed = await oauth.processAuthorizationCodeResponse(as, client, await withoutUnverifiableIdToken(provider, as, response), processOptions);
       tokens = processed as TokenSet;
       idTokenClaims = oauth.getValidatedIdTokenClaims(processed);
@@ -179,7 +222,7 @@ export async function handleOAuthCallback(
     if (idTokenClaims) refuseStaleIdToken(idTokenClaims, client, signInStartedAt);
   } catch (error) {
     if (error instanceof InvalidEndpoints || error instanceof OAuthCallbackError) throw error;
-    throw new OAuthCallbackError(`Provider "${provider.id}": the token exchange failed`, { cause: asError(error) });
+    throw new OAuthCallbackError(`Provider "${provider.id}": the token exchange failed`, { cause: withoutSecrets(error, secrets) });
   }
   tokens = normaliseTokens(tokens);
 
@@ -199,14 +242,14 @@ export async function handleOAuthCallback(
     }
   } catch (error) {
     if (error instanceof InvalidEndpoints || error instanceof OAuthCallbackError) throw error;
-    throw new OAuthCallbackError(`Provider "${provider.id}": reading the user profile failed`, { cause: asError(error) });
+    throw new OAuthCallbackError(`Provider "${provider.id}": reading the user profile failed`, { cause: withoutSecrets(error, secrets) });
   }
 
   let user: User;
   try {
     user = await provider.profile(profile, tokens);
   } catch (error) {
-    throw new OAuthProfileParseError(`Provider "${provider.id}": profile() failed`, { cause: asError(error) });
+    throw new OAuthProfileParseError(`Provider "${provider.id}": profile() failed`, { cause: withoutSecrets(error, secrets) });
   }
   if (!user || user.id === undefined || user.id === null || String(user.id) === '') {
     throw new OAuthProfileParseError(`Provider "${provider.id}": profile() returned no id`);
