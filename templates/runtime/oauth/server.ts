@@ -129,6 +129,15 @@ export async function authorizationServer(provider: ResolvedOAuthProvider): Prom
         { cause: error instanceof Error ? error : undefined },
       );
     }
+    // A remote document may name plain-http endpoints on this machine (`http://127.0.0.1:…`), which would get the
+    // client secret and tokens in the clear: plain http is only for an issuer, and a document, on this machine.
+    const remote = [metadata.issuer, provider.wellKnown].find((url) => url !== undefined && !isLoopback(url));
+    for (const name of ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'revocation_endpoint'] as const) {
+      const url: unknown = metadata[name];
+      if (remote && url !== undefined && !(typeof url === 'string' && url.startsWith('https:'))) {
+        throw new InvalidEndpoints(`Provider "${provider.id}": ${name} must be an https URL, as ${describeUrl(remote)} is not on this machine (got ${describeUrl(String(url))})`);
+      }
+    }
   } else {
     if (!provider.authorization.url) {
       throw new InvalidEndpoints(
