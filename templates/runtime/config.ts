@@ -95,6 +95,12 @@ export interface SessionOptions {
    * @default 86400 (24 hours)
    */
   updateAge: number;
+  /**
+   * Seconds a session may live from its sign-in, however often it is renewed: a stolen session cannot be kept
+   * alive forever. The sign-in time travels in the JWT (`auth_time`) or is the row's `createdAt`.
+   * @default 7776000 (90 days)
+   */
+  absoluteMaxAge: number;
   /** Generates database session tokens. @default crypto.randomUUID */
   generateSessionToken: () => string;
 }
@@ -168,6 +174,11 @@ export interface ResolvedConfig {
   cookies: { secure: CookiesOptions; plain: CookiesOptions };
   redirectProxyUrl: string | undefined;
   adapter: Adapter | undefined;
+}
+
+function positiveSeconds(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${name} must be a positive number of seconds (got ${String(value)})`);
+  return value;
 }
 
 /** The minimum length of every secret (seed §8). */
@@ -307,6 +318,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
       strategy,
       maxAge,
       updateAge: config.session?.updateAge ?? 24 * 60 * 60,
+      absoluteMaxAge: positiveSeconds('session.absoluteMaxAge', config.session?.absoluteMaxAge ?? 90 * 24 * 60 * 60),
       generateSessionToken: config.session?.generateSessionToken ?? (() => crypto.randomUUID()),
     },
     jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode ?? encode, decode: config.jwt?.decode ?? decode },

@@ -82,9 +82,15 @@ export async function readSession(
 
   const now = Math.floor(Date.now() / 1000);
   const issuedAt = typeof decoded.iat === 'number' ? decoded.iat : 0;
+  // The sign-in time outlives every re-issue; a token of Auth.js's has none, and its clock starts at its `iat`.
+  const signedInAt = typeof decoded.auth_time === 'number' ? decoded.auth_time : issuedAt || now;
+  const endsAt = signedInAt + options.session.absoluteMaxAge;
+  if (now >= endsAt) return clear();
+  token.auth_time = signedInAt;
   const refresh =
     params.write && (params.trigger === 'update' || !sameToken(decoded, token) || now - issuedAt >= options.session.updateAge);
-  const expiresAt = refresh ? now + options.jwt.maxAge : typeof decoded.exp === 'number' ? decoded.exp : now + options.jwt.maxAge;
+  const renewedAt = Math.min(now + options.jwt.maxAge, endsAt);
+  const expiresAt = refresh ? renewedAt : typeof decoded.exp === 'number' ? decoded.exp : renewedAt;
   const expires = new Date(expiresAt * 1000);
 
   const user: User = {};
@@ -107,7 +113,7 @@ export async function readSession(
 
   const outgoing: OutgoingCookie[] = [];
   if (refresh) {
-    const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge: options.jwt.maxAge });
+    const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge: expiresAt - now });
     outgoing.push(...chunkCookie(cookies, sessionCookie, encoded, { expires }));
   }
   if (options.events.session) await emitEvent(options, 'session', { session, token });
@@ -138,7 +144,9 @@ async function readDatabaseSession(
   if (!found) return clear();
   const { session: row, user } = found;
   const now = Date.now();
-  if (row.expires.valueOf() <= now) {
+  // The absolute lifetime counts from the row's creation (an Auth.js adapter's rows have no createdAt: none).
+  const endsAt = row.createdAt ? row.createdAt.valueOf() + options.session.absoluteMaxAge * 1000 : Number.POSITIVE_INFINITY;
+  if (row.expires.valueOf() <= now || endsAt <= now) {
     if (params.write) await callAdapter(adapter, 'deleteSession', sessionToken).catch((error: Error) => options.logger.error(error));
     return clear();
   }
@@ -149,7 +157,8 @@ async function readDatabaseSession(
   // An adapter that lists sessions keeps their "last seen" time, written at most every LAST_SEEN_INTERVAL_MS.
   const seen = typeof adapter.listSessionsByUserId === 'function' && now - (row.lastSeenAt?.valueOf() ?? 0) >= LAST_SEEN_INTERVAL_MS;
   if (extend || seen) {
-    const update = { sessionToken, ...(extend && { expires: new Date(now + options.session.maxAge * 1000) }), ...(seen && { lastSeenAt: new Date(now) }) };
+    const renewed = new Date(Math.min(now + options.session.maxAge * 1000, endsAt));
+    const update = { sessionToken, ...(extend && { expires: renewed }), ...(seen && { lastSeenAt: new Date(now) }) };
     try {
       await callAdapter(adapter, 'updateSession', update);
       if (update.expires) {
@@ -212,6 +221,7 @@ export async function createSessionCookies(
   if (user.image !== undefined) initial.picture = user.image;
   // Some Auth.js adapters return numeric ids (SERIAL keys): the JWT subject is always a string.
   if (user.id !== undefined && user.id !== null) initial.sub = String(user.id);
+  initial.auth_time = Math.floor(Date.now() / 1000);
   const providerTokens = providerTokensOf(params.account);
   if (providerTokens) initial.providerTokens = { [params.account!.provider]: providerTokens };
   const token = await options.callbacks.jwt({
@@ -224,7 +234,8 @@ export async function createSessionCookies(
   });
   const sessionCookie = cookieOptions.sessionToken;
   if (!token) return { cookies: clearChunkedCookie(cookies, sessionCookie), token: null };
-  const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge: options.jwt.maxAge });
-  const expires = new Date(Date.now() + options.jwt.maxAge * 1000);
+  const maxAge = Math.min(options.jwt.maxAge, options.session.absoluteMaxAge);
+  const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge });
+  const expires = new Date(Date.now() + maxAge * 1000);
   return { cookies: chunkCookie(cookies, sessionCookie, encoded, { expires }), token };
 }
