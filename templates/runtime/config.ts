@@ -71,7 +71,7 @@ export interface PagesOptions {
 }
 
 /** Warnings the runtime can log. */
-export type WarningCode = 'debug-enabled' | 'csrf-disabled' | 'experimental-webauthn' | 'env-url-basepath-redundant' | 'env-url-basepath-mismatch';
+export type WarningCode = 'debug-enabled' | 'csrf-disabled' | 'experimental-webauthn' | 'env-url-basepath-redundant' | 'env-url-basepath-mismatch' | 'untrusted-proxy';
 
 /** Where the runtime logs. Never receives a secret or a token. */
 export interface LoggerInstance {
@@ -230,6 +230,12 @@ const defaultCallbacks: CallbacksOptions = {
   jwt: ({ token }) => token,
 };
 
+/** What the default logger adds to a warning's code: what to do about it. */
+const warningHints: Partial<Record<WarningCode, string>> = {
+  'untrusted-proxy':
+    'requests carry X-Forwarded-For from a proxy that `trust proxy` does not trust, so every client counts as that proxy for rate limits. Set TRUST_PROXY in .env (its hop count or addresses).',
+};
+
 function createLogger(config: FrameworkAuthConfig, debug: boolean): LoggerInstance {
   const custom = config.logger ?? {};
   return {
@@ -238,7 +244,7 @@ function createLogger(config: FrameworkAuthConfig, debug: boolean): LoggerInstan
       const cause = authError.cause?.err;
       console.error(`[auth][error] ${authError.type ?? error.name}: ${error.message}${cause ? `\n[auth][cause] ${cause.stack ?? cause.message}` : ''}`);
     }),
-    warn: custom.warn ?? ((code) => console.warn(`[auth][warn] ${code}`)),
+    warn: custom.warn ?? ((code) => console.warn(`[auth][warn] ${code}${warningHints[code] ? `: ${warningHints[code]}` : ''}`)),
     debug: debug ? (custom.debug ?? ((message, metadata) => console.debug(`[auth][debug] ${message}`, metadata ?? ''))) : () => {},
   };
 }

@@ -73,7 +73,7 @@ async function signInWithCredentials(context: RequestContext, provider: Resolved
   const { csrfToken: _csrf, callbackUrl, ...credentials } = body;
   // Counted before authorize() for every user name alike, so a refusal says nothing about whether the user exists.
   const userName = credentialsUserName(provider.credentials, credentials);
-  await consumeRateLimit(rateLimiterOf(context.options), 'credentialsPerClient', clientAddress(context.req));
+  await consumeRateLimit(rateLimiterOf(context.options), 'credentialsPerClient', clientAddress(context.req, context.options.logger));
   if (userName !== undefined) await consumeRateLimit(rateLimiterOf(context.options), 'credentialsPerUser', userName);
   let user: User | null;
   try {

@@ -11,7 +11,7 @@ import { createHmac } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Request } from 'express';
 import { type Adapter, type RateLimitHit, callAdapter } from './adapter.js';
-import type { ResolvedConfig } from './config.js';
+import type { LoggerInstance, ResolvedConfig } from './config.js';
 import { RateLimited } from './errors.js';
 import type { Awaitable } from './types.js';
 
@@ -266,13 +266,22 @@ function waitText(seconds: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
+const warnedLoggers = new WeakSet<object>();
+
 /**
  * The client a request counts against: `req.ip` (Express applies `trust proxy` to `X-Forwarded-For`), else the
  * socket's address. An IPv4-mapped IPv6 address counts as its IPv4 address; other IPv6 addresses count per /64,
- * the smallest network an ISP hands out, so that one host cannot rotate through its own addresses.
+ * the smallest network an ISP hands out, so that one host cannot rotate through its own addresses. A request that
+ * carries `X-Forwarded-For` from a peer `trust proxy` does not trust makes every client that proxy: the logger
+ * warns once (`untrusted-proxy`, naming TRUST_PROXY).
  */
-export function clientAddress(req: Request): string {
-  const address = (req.ip ?? req.socket?.remoteAddress ?? '').replace(/%.*$/, '');
+export function clientAddress(req: Request, logger?: Pick<LoggerInstance, 'warn'>): string {
+  const peer = req.socket?.remoteAddress;
+  if (logger && req.headers['x-forwarded-for'] !== undefined && peer !== undefined && (req.ip ?? peer) === peer && !warnedLoggers.has(logger)) {
+    warnedLoggers.add(logger);
+    logger.warn('untrusted-proxy');
+  }
+  const address = (req.ip ?? peer ?? '').replace(/%.*$/, '');
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
   if (isIPv6(address)) return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;

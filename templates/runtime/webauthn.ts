@@ -390,7 +390,7 @@ export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
   },
   callback: webAuthnCallback,
   async webauthnOptions(context, provider) {
-    await consumeRateLimit(rateLimiterOf(context.options), 'passkeyOptionsPerClient', clientAddress(context.req));
+    await consumeRateLimit(rateLimiterOf(context.options), 'passkeyOptionsPerClient', clientAddress(context.req, context.options.logger));
     await sendWebAuthnOptions(context, provider);
   },
   signInForm: passkeyForm,

@@ -1,6 +1,7 @@
 // Rate limits (ASVS V2.2.1) end to end: credentials sign-in per user name and per client, email sign-in per address
 // and per client (a real SMTP server counts what was sent), passkey options per client. The app trusts the proxy
 // hop, so each test names its client with X-Forwarded-For, as a proxy in front would.
+import express from 'express';
 import type { Request } from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
@@ -12,7 +13,7 @@ import Passkey from '../../templates/runtime/providers/passkey.js';
 import { credentialsUserName } from '../../templates/runtime/credentials-sign-in.js';
 import { MemoryRateLimitStore, clientAddress, type RateLimitStore } from '../../templates/runtime/rate-limit.js';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
-import type { RunningApp } from '../support/listen.js';
+import { listen, type RunningApp } from '../support/listen.js';
 import { startSmtpServer, type RunningSmtpServer } from '../support/smtp-server.js';
 import { SECRET, recordingLogger, startApp } from './helpers.js';
 
@@ -547,6 +548,54 @@ describe('the in-memory store', () => {
     expect(refused.resetAt.getTime()).toBe(Date.now() + 60_000);
     vi.advanceTimersByTime(60_001);
     expect((await store.hit('d', 60, 2)).count).toBe(1);
+  });
+});
+
+describe('a proxy that trust proxy does not trust (issue 27)', () => {
+  async function untrustingApp(logger?: FrameworkAuthConfig['logger']) {
+    const app = express();
+    // Express's default: no proxy is trusted, as behind Docker's or a PaaS router when TRUST_PROXY is unset.
+    app.use('/auth/*splat', FrameworkAuth({ secret: SECRET, providers: [userTableProvider()], ...(logger && { logger }) }));
+    const running_ = await listen(app);
+    running.push(running_);
+    return running_;
+  }
+
+  it('warns once, naming TRUST_PROXY in the default logger, when requests carry X-Forwarded-For from an untrusted peer', async () => {
+    const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const app = await untrustingApp();
+      for (const ip of ['198.51.100.1', '198.51.100.2']) {
+        const who = await client(app.url, ip);
+        await postCredentials(app.url, who, { username: 'ada', password: 'wrong' });
+      }
+      const warnings = printed.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('untrusted-proxy'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('Set TRUST_PROXY in .env');
+    } finally {
+      printed.mockRestore();
+    }
+  });
+
+  it('gives the warning code to a custom logger, and says nothing when the proxy is trusted', async () => {
+    const codes: string[] = [];
+    const app = await untrustingApp({ warn: (code) => void codes.push(code) });
+    await postCredentials(app.url, await client(app.url), { username: 'ada', password: 'wrong' });
+    expect(codes).toEqual(['untrusted-proxy']);
+
+    const trusted: string[] = [];
+    const other = await start({ logger: { warn: (code) => void trusted.push(code) } });
+    await postCredentials(other.url, await client(other.url), { username: 'ada', password: 'wrong' });
+    expect(trusted.filter((code) => code !== 'debug-enabled')).toEqual([]);
+  });
+
+  it('says nothing for requests without X-Forwarded-For', async () => {
+    const codes: string[] = [];
+    const app = await untrustingApp({ warn: (code) => void codes.push(code) });
+    const jar = createJar();
+    const { csrfToken } = (await (await jar.fetch(`${app.url}/auth/csrf`)).json()) as { csrfToken: string };
+    await jar.fetch(`${app.url}/auth/callback/credentials`, { method: 'POST', ...formBody({ csrfToken, username: 'ada', password: 'wrong' }) });
+    expect(codes).toEqual([]);
   });
 });
 
