@@ -38,6 +38,13 @@ export interface Adapter {
   deleteSession?(sessionToken: string): Promise<void> | Awaitable<AdapterSession | null | undefined>;
   createVerificationToken?(verificationToken: VerificationToken): Awaitable<VerificationToken | null | undefined>;
   useVerificationToken?(params: { identifier: string; token: string }): Awaitable<VerificationToken | null>;
+  /**
+   * Not part of Auth.js's interface: deletes every verification token of an identifier (an email address), used
+   * or not, expired or not. Email sign-in calls it before it stores the token of a new link, so that only the
+   * newest link sent to an address works. Without it (an Auth.js adapter), earlier links stay valid until they are
+   * used or expire.
+   */
+  deleteVerificationTokens?(identifier: VerificationToken['identifier']): Awaitable<void>;
   getAccount?(providerAccountId: AdapterAccount['providerAccountId'], provider: AdapterAccount['provider']): Awaitable<AdapterAccount | null>;
   getAuthenticator?(credentialID: AdapterAuthenticator['credentialID']): Awaitable<AdapterAuthenticator | null>;
   createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;

@@ -2,6 +2,8 @@
  * Email (magic link) sign-in, as Auth.js does it, the flow `Email()` brings: POST `<mount>/signin/<id>` stores a
  * single-use, expiring verification token and sends a link holding it; GET `<mount>/callback/<id>?token=…&email=…`
  * uses the token once. Only the SHA-256 of `token + secret` is stored, so a database leak yields no working link.
+ * Unlike Auth.js, a link lives one hour by default, and a new link voids the earlier ones of its address when the
+ * adapter has `deleteVerificationTokens`.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Request } from 'express';
@@ -72,7 +74,10 @@ export interface EmailConfig extends FlowProviderConfig {
    * @default AUTH_<ID>_FROM, then AUTH_EMAIL_FROM
    */
   from?: string;
-  /** Seconds a link stays valid. @default 86400 (24 hours) */
+  /**
+   * Seconds a link stays valid. Shorter than Auth.js's 24 hours: a link is a sign-in secret sitting in a mailbox.
+   * @default 3600 (1 hour)
+   */
   maxAge?: number;
   /**
    * Sends the sign-in link. `Email()` sets a sender that uses nodemailer over `server`; replace it to send through
@@ -104,8 +109,8 @@ export interface ResolvedEmailProvider extends ResolvedFlowProvider, EmailProvid
   env: { server: string; from: string };
 }
 
-/** The default lifetime of an email sign-in link, as in Auth.js. */
-export const DEFAULT_EMAIL_MAX_AGE = 24 * 60 * 60;
+/** The default lifetime of an email sign-in link: one hour (Auth.js's is 24 hours). */
+export const DEFAULT_EMAIL_MAX_AGE = 60 * 60;
 
 /** The stored form of a token: `sha256hex(token + secret)`, as Auth.js stores it (existing tokens keep working). */
 export function hashVerificationToken(token: string, secret: string): string {
@@ -122,7 +127,8 @@ export function emailIdentifier(provider: ResolvedEmailProvider, typed: string):
 
 /**
  * Starts an email sign-in for an already normalised address: the `signIn` callback (with
- * `email.verificationRequest`), the stored token, the message, then a redirect to the "check your email" page.
+ * `email.verificationRequest`), the stored token (replacing the address's earlier ones when the adapter has
+ * `deleteVerificationTokens`), the message, then a redirect to the "check your email" page.
  */
 export async function sendVerificationLink(
   context: RequestContext,
@@ -155,6 +161,9 @@ export async function sendVerificationLink(
   // The link's origin is configuration's, never the Host header's: whoever could choose it would receive the token.
   const url = `${configuredActionUrl(context, `callback/${encodeURIComponent(provider.id)}`)}?${query}`;
   const hashed = hashVerificationToken(token, secret);
+  // One live link per address: a link left in an old message (or a mailbox someone else reads) stops working once
+  // a newer one is asked for. Auth.js adapters lack the method; their earlier links stay valid until used or expired.
+  if (typeof adapter.deleteVerificationTokens === 'function') await callAdapter(adapter, 'deleteVerificationTokens', identifier);
   // Stored before sending, so that a link opened at once already works.
   await callAdapter(adapter, 'createVerificationToken', { identifier, token: hashed, expires });
   try {
@@ -251,7 +260,7 @@ async function emailSignIn(context: RequestContext, provider: ResolvedEmailProvi
     return refuseEmailAddress(context, typed, error, body);
   }
   // The client first: its limit also caps how many address counters one client can create.
-  await consumeRateLimit(rateLimiterOf(context.options), 'emailPerClient', clientAddress(context.req));
+  await consumeRateLimit(rateLimiterOf(context.options), 'emailPerClient', clientAddress(context.req, context.options.logger));
   await consumeRateLimit(rateLimiterOf(context.options), 'emailPerAddress', identifier);
   await sendVerificationLink(context, provider, { identifier, callbackUrl: requestedCallbackUrl(context, body) });
 }

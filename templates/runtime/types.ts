@@ -170,6 +170,8 @@ export interface JWT extends Record<string, unknown> {
   iat?: number;
   exp?: number;
   jti?: string;
+  /** When the user signed in (seconds): kept across re-issues, it ends the session at `session.absoluteMaxAge`. */
+  auth_time?: number;
   /** Per provider id: the tokens of the account the session signed in with (see `ProviderTokens`). */
   providerTokens?: Record<string, ProviderTokens>;
 }

@@ -33,6 +33,7 @@ export const adapterMethods = [
   'deleteSession',
   'createVerificationToken',
   'useVerificationToken',
+  'deleteVerificationTokens',
   'getAccount',
   'getAuthenticator',
   'createAuthenticator',
@@ -680,6 +681,17 @@ export function runAdapterSuite(
         await adapter.createVerificationToken(verificationToken);
         const used = await adapter.useVerificationToken({ identifier: verificationToken.identifier, token: verificationToken.token });
         expect(used?.expires.toISOString()).toBe('2020-01-01T00:00:00.000Z');
+      });
+
+      test('deletes every verification token of an identifier and no other', ['createVerificationToken', 'useVerificationToken', 'deleteVerificationTokens'], async () => {
+        const older = tokenData();
+        const newer = tokenData({ identifier: older.identifier });
+        const other = tokenData();
+        for (const verificationToken of [older, newer, other]) await adapter.createVerificationToken(verificationToken);
+        await adapter.deleteVerificationTokens(older.identifier);
+        expect(await adapter.useVerificationToken({ identifier: older.identifier, token: older.token })).toBeNull();
+        expect(await adapter.useVerificationToken({ identifier: newer.identifier, token: newer.token })).toBeNull();
+        expect(await adapter.useVerificationToken({ identifier: other.identifier, token: other.token })).toEqual(other);
       });
     });
 

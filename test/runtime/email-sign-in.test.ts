@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { FrameworkAuth, MissingAdapter, MissingAdapterMethods } from '../../templates/runtime/index.js';
@@ -108,7 +108,7 @@ describe('email sign-in: the message', () => {
     expect(message.raw).not.toContain(app.stored.at(-1)!.token);
   });
 
-  it('stores only the SHA-256 of token and secret, with the 24-hour default expiry', async () => {
+  it('stores only the SHA-256 of token and secret, with the one-hour default expiry', async () => {
     const app = await startApp();
     const started = Date.now();
     const { link } = await receiveLink(app, createJar(), 'ada@example.test');
@@ -117,8 +117,8 @@ describe('email sign-in: the message', () => {
     expect(stored.identifier).toBe('ada@example.test');
     expect(stored.token).toBe(createHash('sha256').update(`${token}${SECRET}`).digest('hex'));
     expect(stored.token).not.toContain(token);
-    expect(stored.expires.valueOf() - started).toBeGreaterThan(24 * 3600_000 - 60_000);
-    expect(stored.expires.valueOf() - started).toBeLessThanOrEqual(24 * 3600_000 + 60_000);
+    expect(stored.expires.valueOf() - started).toBeGreaterThan(3600_000 - 60_000);
+    expect(stored.expires.valueOf() - started).toBeLessThanOrEqual(3600_000 + 60_000);
   });
 
   it('normalises the address: trimmed, lower-cased, comments removed', async () => {
@@ -252,6 +252,88 @@ describe('email sign-in: the link', () => {
     expect(jar.get('authjs.session-token', app.url)?.split('.')).toHaveLength(5);
     const user = await app.adapter.getUserByEmail!('ada@example.test');
     expect(await sessionOf(app, jar)).toMatchObject({ user: { id: user!.id, email: 'ada@example.test' } });
+  });
+});
+
+describe('email sign-in: one live link per address', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Moves the clock `minutes` past `from`; only Date is faked, so the HTTP and SMTP servers keep real timers. */
+  function advanceClock(from: number, minutes: number): void {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(from + minutes * 60_000);
+  }
+
+  it('refuses a link older than an hour, the default lifetime, with the Verification error page', async () => {
+    const app = await startApp();
+    const sent = Date.now();
+    const { link } = await receiveLink(app, createJar(), 'ada@example.test');
+    advanceClock(sent, 61);
+    const jar = createJar();
+    expectRedirect(await app.fetch(jar, link), { pathname: '/auth/error', error: 'Verification' });
+    expect(jar.get('authjs.session-token', app.url)).toBeUndefined();
+  });
+
+  it('signs in with a link 59 minutes old', async () => {
+    const app = await startApp();
+    const sent = Date.now();
+    const { link } = await receiveLink(app, createJar(), 'ada@example.test');
+    advanceClock(sent, 59);
+    const jar = createJar();
+    expectRedirect(await app.fetch(jar, link), { pathname: '/' });
+    expect((await sessionOf(app, jar))?.user?.email).toBe('ada@example.test');
+  });
+
+  it('refuses the first link with the Verification error page once a second link was sent for the same address', async () => {
+    const app = await startApp();
+    const first = await receiveLink(app, createJar(), 'ada@example.test');
+    await receiveLink(app, createJar(), 'ada@example.test');
+    const jar = createJar();
+    expectRedirect(await app.fetch(jar, first.link), { pathname: '/auth/error', error: 'Verification' });
+    expect(jar.get('authjs.session-token', app.url)).toBeUndefined();
+  });
+
+  it('signs in with the second link sent for the same address', async () => {
+    const app = await startApp();
+    await receiveLink(app, createJar(), 'ada@example.test');
+    const second = await receiveLink(app, createJar(), 'ada@example.test');
+    const jar = createJar();
+    expectRedirect(await app.fetch(jar, second.link), { pathname: '/' });
+    expect((await sessionOf(app, jar))?.user?.email).toBe('ada@example.test');
+  });
+
+  it('still refuses the first link after the second link was used', async () => {
+    const app = await startApp();
+    const first = await receiveLink(app, createJar(), 'ada@example.test');
+    const second = await receiveLink(app, createJar(), 'ada@example.test');
+    expectRedirect(await app.fetch(createJar(), second.link), { pathname: '/' });
+    const jar = createJar();
+    expectRedirect(await app.fetch(jar, first.link), { pathname: '/auth/error', error: 'Verification' });
+    expect(jar.get('authjs.session-token', app.url)).toBeUndefined();
+  });
+
+  it('leaves the link of another address working when a newer link is sent for this one', async () => {
+    const app = await startApp();
+    const other = await receiveLink(app, createJar(), 'grace@example.test');
+    await receiveLink(app, createJar(), 'ada@example.test');
+    await receiveLink(app, createJar(), 'ada@example.test');
+    const jar = createJar();
+    expectRedirect(await app.fetch(jar, other.link), { pathname: '/' });
+    expect((await sessionOf(app, jar))?.user?.email).toBe('grace@example.test');
+  });
+
+  it('signs in through an adapter without deleteVerificationTokens (as an Auth.js adapter), logging nothing', async () => {
+    const { deleteVerificationTokens: _delete, ...authJsLike } = MemoryAdapter();
+    const logger = { error: vi.fn(), warn: vi.fn(), debug: vi.fn() };
+    const app = await startApp({ adapter: authJsLike, logger });
+    await receiveLink(app, createJar(), 'ada@example.test');
+    const { link } = await receiveLink(app, createJar(), 'ada@example.test');
+    const jar = createJar();
+    expectRedirect(await app.fetch(jar, link), { pathname: '/' });
+    expect((await sessionOf(app, jar))?.user?.email).toBe('ada@example.test');
+    expect([...logger.error.mock.calls, ...logger.warn.mock.calls, ...logger.debug.mock.calls]).toEqual([]);
   });
 });
 

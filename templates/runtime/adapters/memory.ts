@@ -213,6 +213,12 @@ export function MemoryAdapter(): Adapter {
       return stored ?? null;
     },
 
+    async deleteVerificationTokens(identifier) {
+      for (const [key, verificationToken] of verificationTokens) {
+        if (verificationToken.identifier === identifier) verificationTokens.delete(key);
+      }
+    },
+
     async createAuthenticator(authenticator) {
       if (!users.has(authenticator.userId)) {
         throw new Error(`createAuthenticator: no user has the id ${JSON.stringify(authenticator.userId)}`);

@@ -384,6 +384,10 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
       return row ? verificationTokenFromRow(row) : null;
     },
 
+    async deleteVerificationTokens(identifier) {
+      await query('DELETE FROM verification_tokens WHERE identifier = $1', [identifier]);
+    },
+
     async createAuthenticator(authenticator) {
       const row = await first<AuthenticatorRow>(
         `INSERT INTO authenticators (credential_id, user_id, provider_account_id, credential_public_key, counter,

@@ -431,6 +431,10 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return row ? verificationTokenFromRow(row) : null;
     },
 
+    async deleteVerificationTokens(identifier) {
+      statement('DELETE FROM verification_tokens WHERE identifier = ?').run(identifier);
+    },
+
     async createAuthenticator(authenticator) {
       const row = statement(
         `INSERT INTO authenticators (credential_id, user_id, provider_account_id, credential_public_key, counter,

@@ -1,6 +1,7 @@
 /**
  * Sign-in with a link sent by email ("magic link"). The user types an address, receives a single-use link valid for
- * `maxAge` (24 hours), and is signed in when they open it; the address counts as verified. Needs an `adapter`
+ * `maxAge` (one hour unless set), and is signed in when they open it; the address counts as verified. A newer link
+ * for the address voids the earlier ones when the adapter has `deleteVerificationTokens` (ours do). Needs an `adapter`
  * (links are stored as hashed verification tokens). The default sender uses nodemailer over SMTP: set
  * `AUTH_EMAIL_SERVER` (an SMTP URL such as `smtp://user:password@smtp.example.com:587`) and `AUTH_EMAIL_FROM`.
  * @example
