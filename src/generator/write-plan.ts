@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, lstat, mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { chmod, lstat, mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { Refusal, cancelledError } from './errors.js';
 import type { PlannedFile } from './planned-file.js';
 
@@ -146,6 +146,7 @@ export async function writePlannedFiles(root: string, files: readonly PlannedFil
       committed.push({ file, full, mode: undefined, backup });
     }
     for (const { backup } of committed) if (backup !== undefined) await rm(backup, { force: true });
+    await removeEmptiedDirectories(root, deletions);
     return [...changes, ...deletions].map((file) => file.path);
   } catch (error) {
     await rollBack(committed, temps, createdDirectories);
@@ -154,6 +155,24 @@ export async function writePlannedFiles(root: string, files: readonly PlannedFil
       hint: 'Nothing was changed.',
       cause: error,
     });
+  }
+}
+
+/**
+ * The folders that deleting `files` left empty (`core/oauth1/` after remove-provider microblog), innermost first, up
+ * to the project root, which stays. A folder that still holds anything, the user's files included, stays too.
+ */
+async function removeEmptiedDirectories(root: string, files: readonly PlannedFile[]): Promise<void> {
+  const folders = new Set(files.map((file) => dirname(join(root, file.path))));
+  for (const start of [...folders].sort((a, b) => b.length - a.length)) {
+    const inside = (folder: string): boolean => {
+      const path = relative(root, folder);
+      return path !== '' && !path.startsWith('..') && !isAbsolute(path);
+    };
+    for (let folder = start; inside(folder); folder = dirname(folder)) {
+      if ((await readdir(folder).catch(() => ['unreadable'])).length > 0) break;
+      await rmdir(folder);
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 // framework-auth remove-provider: the inverse of add-provider, checked by file hashes.
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,6 +33,20 @@ describe('framework-auth remove-provider', () => {
     // .env keeps the user's values (here the empty placeholders) unless --purge-env.
     expect(await readFile(join(root, '.env'), 'utf8')).toContain('AUTH_MICROBLOG_ID=');
     expect(result.stdout).toContain('Kept AUTH_MICROBLOG_ID, AUTH_MICROBLOG_SECRET in .env (your values); --purge-env removes them.');
+  });
+
+  it('removes the folders its deletions emptied (core/oauth1/ after microblog) and keeps a folder that holds a file of yours (issue 24)', async () => {
+    const root = await scaffold();
+    await frameworkAuth(['add-provider', 'microblog'], root);
+    expect(existsSync(join(root, 'src/auth/core/oauth1'))).toBe(true);
+    expect((await frameworkAuth(['remove-provider', 'microblog'], root)).exitCode).toBe(0);
+    expect(existsSync(join(root, 'src/auth/core/oauth1'))).toBe(false);
+    expect(existsSync(join(root, 'src/auth/core/providers'))).toBe(true);
+
+    await frameworkAuth(['add-provider', 'microblog'], root);
+    await writeFile(join(root, 'src/auth/core/oauth1/notes.md'), 'mine\n');
+    expect((await frameworkAuth(['remove-provider', 'microblog'], root)).exitCode).toBe(0);
+    expect(await readFile(join(root, 'src/auth/core/oauth1/notes.md'), 'utf8')).toBe('mine\n');
   });
 
   it('with --purge-env, returns the whole tree to its previous hashes', async () => {
