@@ -205,7 +205,7 @@ export function readSecrets(config: Pick<FrameworkAuthConfig, 'secret'>, env: Au
 }
 
 /** `true`/`1`/`yes` are true, `false`/`0`/`no` are false (Auth.js treats "false" as true; we don't). */
-export function parseBooleanEnv(value: string | undefined): boolean | undefined {
+function parseBooleanEnv(value: string | undefined): boolean | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const normalised = value.trim().toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(normalised)) return true;

@@ -16,8 +16,11 @@ export interface RequestContext {
   options: ResolvedConfig;
   /** `https://app.example.com`: where every URL the app builds starts. */
   origin: string;
-  /** True when `origin` comes from configuration (`AUTH_URL` or the `trustHost` list), not from a header alone. */
-  originConfigured: boolean;
+  /**
+   * The origin configuration vouches for (`AUTH_URL`, or a `trustHost` entry's scheme and port on the requested
+   * host); undefined when `trustHost: true` let a header choose `origin`.
+   */
+  linkOrigin: string | undefined;
   /** `/auth`: the mount path as the browser sees it. */
   mountPath: string;
   cookieOptions: CookiesOptions;
@@ -29,13 +32,13 @@ export interface RequestContext {
 /** Builds the context of a request below the mount path. */
 export function createContext(req: Request, res: Response, options: ResolvedConfig, mountPath: string): RequestContext {
   const secure = usesSecureCookies(req, options);
-  const { origin, configured } = requestOrigin(req, options);
+  const { origin, linkOrigin } = requestOrigin(req, options);
   return {
     req,
     res,
     options,
     origin,
-    originConfigured: configured,
+    linkOrigin,
     mountPath,
     cookieOptions: secure ? options.cookies.secure : options.cookies.plain,
     cookies: requestCookies(req),
@@ -53,11 +56,11 @@ export function actionUrl(context: RequestContext, action: string): string {
  * only a configured one. Startup already refuses an email provider or redirect proxy without one; this keeps the
  * rule where the URL is built.
  */
-export function configuredOrigin(context: RequestContext): string {
-  if (!context.originConfigured) {
+function configuredOrigin(context: RequestContext): string {
+  if (context.linkOrigin === undefined) {
     throw new UntrustedHost('Links that carry sign-in secrets are built only on AUTH_URL or a trustHost-listed host, never on a Host header alone.');
   }
-  return context.origin;
+  return context.linkOrigin;
 }
 
 /** `<configured origin><mount>/<action>`: for URLs that leave the request carrying a secret. */

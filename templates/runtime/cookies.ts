@@ -32,7 +32,7 @@ export interface CookiesOptions {
 export type CookiesOverrides = { [K in keyof CookiesOptions]?: { name?: string; options?: Partial<CookieOption['options']> } };
 
 /** Short-lived cookies of the OAuth checks live 15 minutes, as in Auth.js. */
-export const CHECK_COOKIE_MAX_AGE = 15 * 60;
+const CHECK_COOKIE_MAX_AGE = 15 * 60;
 
 /**
  * The default cookies. On HTTPS they get the `__Secure-` prefix (`__Host-` for the CSRF cookie, which is never
@@ -123,7 +123,7 @@ export function serializeCookie(cookie: OutgoingCookie): string {
 }
 
 /** A cookie that tells the browser to delete `name`. */
-export function expiredCookie(name: string, options: CookieOption['options']): OutgoingCookie {
+function expiredCookie(name: string, options: CookieOption['options']): OutgoingCookie {
   return { name, value: '', options: { ...options, maxAge: 0, expires: new Date(0) } };
 }
 

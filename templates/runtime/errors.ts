@@ -442,8 +442,3 @@ export function isAuthError(error: unknown): error is AuthError {
 export function errorResponseOf(error: AuthError): ErrorResponse {
   return (Object.hasOwn(errorResponses, error.type) ? errorResponses[error.type] : undefined) ?? errorResponses.Configuration;
 }
-
-/** The type that may be shown in a URL for this error: its own when client-safe, otherwise what the table says. */
-export function publicErrorType(error: AuthError): ErrorType {
-  return errorResponseOf(error).shownAs;
-}

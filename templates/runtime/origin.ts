@@ -19,11 +19,16 @@ export interface TrustedHostRule {
   port?: string;
 }
 
-/** The origin of a request, and whether configuration (not a header alone) vouches for it. */
+/** The origin of a request, and the one configuration (not a header alone) vouches for. */
 export interface RequestOriginResult {
+  /** Where the request came to: `AUTH_URL`'s origin, or the request's scheme, host and port. */
   origin: string;
-  /** True for `AUTH_URL` and for hosts on the allow-list; false when `trustHost: true` let the header decide. */
-  configured: boolean;
+  /**
+   * The origin for URLs that carry a sign-in secret away from the request (emailed links, redirect-proxy targets):
+   * `AUTH_URL`'s, or the listed host on the scheme and port its entry names (https and the entry's port, else 443,
+   * for an entry without a scheme). Undefined when `trustHost: true` let the header decide.
+   */
+  linkOrigin: string | undefined;
 }
 
 /** What the resolved config says about hosts. */
@@ -37,15 +42,20 @@ export interface OriginSettings {
 }
 
 // A host name or IP literal with an optional port: no user info, path, spaces or other characters a URL could hide.
-const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
+const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/;
 
-/** `host[:port]` as a URL parses it (lower case, IPv6 in brackets, port within range), or null when malformed. */
-export function parseHost(value: string): { hostname: string; port: string } | null {
-  if (!hostPattern.test(value)) return null;
+/**
+ * `host[:port]` as a URL parses it (lower case, IPv6 in brackets, port within range), or null when malformed. The
+ * port is the one written, `''` when none is: no scheme's default is dropped (`app.example.com:80` keeps `80`).
+ */
+function parseHost(value: string): { hostname: string; port: string } | null {
+  const match = hostPattern.exec(value);
+  if (!match) return null;
   try {
     const url = new URL(`http://${value}`);
     if (!url.hostname) return null;
-    return { hostname: url.hostname, port: url.port };
+    // url.port drops http's 80, which would read `Host: app.example.com:80` on an https request as port 443.
+    return { hostname: url.hostname, port: match[1] === undefined ? '' : String(Number(match[1])) };
   } catch {
     return null;
   }
@@ -53,15 +63,41 @@ export function parseHost(value: string): { hostname: string; port: string } | n
 
 /**
  * Parses the `trustHost` list: host names (`app.example.com`, any port), `host:port`, `*.example.com` (any
- * subdomain) or origins (`https://app.example.com`). Throws a TypeError naming the entry that is none of these.
+ * subdomain) or origins (`https://app.example.com`). Links that carry a secret go to an origin exactly, and to a
+ * host name over https on its port (443 when it names none). Throws a TypeError naming the entry that is none of
+ * these, or that is a wildcard on a public suffix (`*.com`, `*.co.uk`).
  */
 export function parseTrustedHosts(entries: readonly string[]): TrustedHostRule[] {
   return entries.map((raw) => {
     const entry = raw.trim();
     const rule = /^[a-z][a-z0-9+.-]*:\/\//i.test(entry) ? parseOriginEntry(entry) : parseHostEntry(entry);
     if (!rule) throw new TypeError(`trustHost entries are host names, host:port, *.domain or origins such as https://app.example.com (got "${raw}")`);
+    const suffix = rule.subdomains ? publicSuffixKind(rule.hostname) : undefined;
+    if (suffix) {
+      throw new TypeError(
+        `trustHost entry "${raw}" is a wildcard on a public suffix (${suffix}): it would trust every site anyone registers there. List your own domain, such as *.example.com.`,
+      );
+    }
     return rule;
   });
+}
+
+// Second-level labels under which countries' registries hand out names (co.uk, com.au, ne.jp, gob.mx, …).
+const countrySecondLevelLabels = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go', 'gob', 'nic', 'mil']);
+
+/**
+ * Why a wildcard's domain (`.co.uk`) is a public suffix, or undefined. A small built-in rule, so that the runtime
+ * needs no list: one label, or a common second-level label under a two-letter country code. `framework-auth doctor`
+ * checks the entries against the full public-suffix list, which also knows hosting platforms' (`*.github.io`).
+ */
+function publicSuffixKind(domain: string): string | undefined {
+  const labels = domain.split('.').filter(Boolean);
+  if (labels.length === 1) return `${labels[0]} is a top-level domain`;
+  const [second, country] = labels;
+  if (labels.length === 2 && second && country && /^[a-z]{2}$/.test(country) && countrySecondLevelLabels.has(second)) {
+    return `${second}.${country} is a country's second-level domain`;
+  }
+  return undefined;
 }
 
 function parseOriginEntry(entry: string): TrustedHostRule | null {
@@ -138,10 +174,11 @@ function forwardedHost(req: Request): string | undefined {
  * The origin every URL of this request is built on: `AUTH_URL`'s when set; otherwise the request's protocol
  * (`req.protocol`, which follows `X-Forwarded-Proto` only when `trust proxy` trusts the hop) and host
  * (`X-Forwarded-Host` likewise), which must be on the `trustHost` list, or be any host under `trustHost: true`.
+ * Links that carry a secret get `linkOrigin`, whose scheme and port come from the matching entry, never the request.
  * A malformed host is `InvalidRequest` (400); an untrusted one `UntrustedHost` (400).
  */
 export function requestOrigin(req: Request, settings: OriginSettings): RequestOriginResult {
-  if (settings.envOrigin) return { origin: settings.envOrigin, configured: true };
+  if (settings.envOrigin) return { origin: settings.envOrigin, linkOrigin: settings.envOrigin };
   if (!settings.trustHost && settings.trustedHosts.length === 0) {
     throw new UntrustedHost('The Host header is not trusted: set AUTH_URL to the app URL, or list the hosts in trustHost / AUTH_TRUST_HOST.');
   }
@@ -151,11 +188,23 @@ export function requestOrigin(req: Request, settings: OriginSettings): RequestOr
   const protocol = req.protocol === 'https' ? 'https:' : 'http:';
   const origin = new URL(`${protocol}//${header}`).origin;
   if (settings.trustedHosts.length > 0) {
-    const listed = settings.trustedHosts.some((rule) =>
-      (rule.protocol === undefined || rule.protocol === protocol) && matchesHost(rule, host.hostname, host.port || defaultPort(protocol)),
-    );
-    if (listed) return { origin, configured: true };
+    const matches = (rule: TrustedHostRule) => matchesHost(rule, host.hostname, host.port || defaultPort(protocol));
+    // An origin entry matches its own scheme and port only: the link goes where the request came.
+    if (settings.trustedHosts.some((rule) => rule.protocol === protocol && matches(rule))) return { origin, linkOrigin: origin };
+    const rule = settings.trustedHosts.find((candidate) => candidate.protocol === undefined && matches(candidate));
+    if (rule) return { origin, linkOrigin: hostEntryOrigin(rule, host.hostname, origin) };
     throw new UntrustedHost('The Host header names a host that is not on the trustHost list.');
   }
-  return { origin, configured: false };
+  return { origin, linkOrigin: undefined };
+}
+
+/**
+ * The origin of a link built on an entry without a scheme: https, on the entry's port or the default one. A client
+ * that chose http or another port (`Host: app.example.com:8080`) would have the link sent where someone else may
+ * listen. A loopback host keeps the request's origin (development, as isTrustedOrigin allows): such a link only
+ * leads back to the machine it is opened on.
+ */
+function hostEntryOrigin(rule: TrustedHostRule, hostname: string, requestedOrigin: string): string {
+  if (isLoopbackHostname(hostname)) return requestedOrigin;
+  return new URL(`https://${hostname}${rule.port ? `:${rule.port}` : ''}`).origin;
 }

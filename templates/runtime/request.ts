@@ -13,7 +13,7 @@ function withStatus(error: InvalidRequest, status: number): InvalidRequest {
 }
 
 /** Bodies of sign-in forms are small; anything larger is refused with 413. */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 /** Whether cookies get `Secure` and the `__Secure-`/`__Host-` prefixes for this request. */
 export function usesSecureCookies(req: Request, options: ResolvedConfig): boolean {
@@ -23,7 +23,7 @@ export function usesSecureCookies(req: Request, options: ResolvedConfig): boolea
 }
 
 /** The request's path (no query), as sent. */
-export function requestPathname(req: Request): string {
+function requestPathname(req: Request): string {
   const url = req.originalUrl ?? req.url ?? '/';
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);

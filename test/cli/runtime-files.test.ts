@@ -3,11 +3,14 @@
 // only with email, and each adapter's files only with that adapter.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRuntimeFiles, reachableRuntimeFiles, relativeImports } from '../../src/generator/runtime-files.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Lines the default scaffold's src/auth/ may hold. The issue's target is 3,800; pruning to the chosen providers took
@@ -46,6 +49,28 @@ describe('the default scaffold (create-framework-auth app --yes --no-install)', 
   it(`holds at most ${defaultScaffoldLineBudget} lines in src/auth/`, () => {
     const lines = sourceFiles(authDir).reduce((total, path) => total + readFileSync(join(authDir, path), 'utf8').split('\n').length - 1, 0);
     expect(lines).toBeLessThanOrEqual(defaultScaffoldLineBudget);
+  });
+
+  it('exports nothing that no other file uses (runtime, project templates or tests; issue 24)', () => {
+    const runtimeDir = join(repoRoot, 'templates');
+    const others = [
+      ...sourceFiles(join(runtimeDir, 'runtime')).map((path) => ({ path: `runtime/${path}`, text: readFileSync(join(runtimeDir, 'runtime', path), 'utf8') })),
+      ...readdirSync(join(runtimeDir, 'project'), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => ({ path: `project/${entry.name}`, text: readFileSync(join(entry.parentPath, entry.name), 'utf8') })),
+      ...sourceFiles(join(repoRoot, 'test')).map((path) => ({ path: `test/${path}`, text: readFileSync(join(repoRoot, 'test', path), 'utf8') })),
+    ];
+    const unused = sourceFiles(authDir)
+      .filter((path) => path.startsWith('core/'))
+      .flatMap((path) => {
+        const own = `runtime/${path.slice('core/'.length)}`;
+        const text = readFileSync(join(authDir, path), 'utf8');
+        const names = [...text.matchAll(/^export (?:async )?(?:function|const|let|class) ([A-Za-z0-9_$]+)/gm)].map((match) => match[1]!);
+        return names
+          .filter((name) => !others.some((other) => other.path !== own && new RegExp(`\\b${name.replace(/\$/g, '\\$')}\\b`).test(other.text)))
+          .map((name) => `${path}: ${name}`);
+      });
+    expect(unused).toEqual([]);
   });
 
   it('holds only files reachable from src/auth/index.ts and config.ts', () => {

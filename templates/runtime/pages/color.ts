@@ -73,7 +73,7 @@ function hslToRgb(hue: number, saturation: number, lightness: number): Rgb {
 }
 
 /** WCAG relative luminance, 0 (black) to 1 (white). */
-export function relativeLuminance({ red, green, blue }: Rgb): number {
+function relativeLuminance({ red, green, blue }: Rgb): number {
   const linear = (channel: number): number => {
     const value = channel / 255;
     return value <= 0.04045 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
@@ -88,7 +88,7 @@ export function contrastRatio(first: Rgb, second: Rgb): number {
 }
 
 /** The contrast a button's text needs on its background (WCAG 1.4.3, normal text). */
-export const minimumContrast = 4.5;
+const minimumContrast = 4.5;
 
 /**
  * The text colour for a button of `background`: `preferred` when it is readable there, otherwise black or white,

@@ -76,7 +76,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Merges `options` over `defaults`: plain objects merge key by key, everything else is replaced. */
-export function mergeDeep<T extends object>(defaults: T, overrides: object | undefined): T {
+function mergeDeep<T extends object>(defaults: T, overrides: object | undefined): T {
   if (!overrides) return { ...defaults };
   const merged: Record<string | symbol, unknown> = { ...(defaults as Record<string | symbol, unknown>) };
   for (const key of Reflect.ownKeys(overrides)) {
