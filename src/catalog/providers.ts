@@ -1,7 +1,13 @@
 import { oauthEnvVars } from './env-names.js';
 
-/** One provider the CLI can write into a project. Adding a provider to the CLI is adding one of these. */
-export interface ProviderEntry {
+/**
+ * One provider the CLI can write into a project. Adding a provider to the CLI is adding one of these (and its runtime
+ * file): what is particular to a provider is said here, never by testing its id elsewhere.
+ */
+export type ProviderEntry = ProviderFields & AdapterNeed;
+
+/** The fields of a {@link ProviderEntry} every provider has or may have. */
+interface ProviderFields {
   /** Catalog id: the runtime file `templates/runtime/providers/<id>.ts`, the URL segment and the env prefix. */
   readonly id: string;
   /** Display name, as on the default sign-in page. */
@@ -23,10 +29,50 @@ export interface ProviderEntry {
   /** npm dependencies the provider needs beyond the runtime's own. */
   readonly dependencies: Readonly<Record<string, string>>;
   /**
-   * The provider stores what it signs in with (email links, passkeys) through an adapter: the CLI refuses it with
-   * `--adapter none`, and the runtime refuses to start without an adapter.
+   * A step `add-provider` prints after adding the provider, given the auth config's path (`src/auth/config.ts`): what
+   * is left to write before it signs anyone in.
    */
-  readonly requiresAdapter?: boolean;
+  readonly nextStep?: (configPath: string) => string;
+  /**
+   * A local stand-in for the provider to develop against, suggested in the next steps of `create-framework-auth` and
+   * in `doctor`'s fixes for the provider's empty env vars or unreachable issuer.
+   */
+  readonly localDevelopment?: LocalDevelopment;
+  /**
+   * The provider sends sign-in links built on the app's origin (email): without AUTH_URL (or an AUTH_TRUST_HOST host
+   * list) the runtime refuses to start rather than build one on a Host header, and `doctor` reports that as an error.
+   */
+  readonly sendsLinks?: boolean;
+}
+
+/** Whether a {@link ProviderEntry} needs a database adapter, and for what. */
+type AdapterNeed =
+  | {
+      /**
+       * The provider stores what it signs in with (email links, passkeys) through an adapter: the CLI refuses it with
+       * `--adapter none`, and the runtime refuses to start without an adapter.
+       */
+      readonly requiresAdapter: true;
+      /** What it stores through the adapter, as the refusal without one names it: `email sign-in links`, `passkeys`. */
+      readonly storedThroughAdapter: string;
+    }
+  | {
+      /** The provider works without an adapter (JWT sessions). */
+      readonly requiresAdapter?: false;
+      /** Nothing: the provider stores nothing through an adapter. */
+      readonly storedThroughAdapter?: undefined;
+    };
+
+/** A local stand-in for a provider to develop against ({@link ProviderEntry.localDevelopment}). */
+export interface LocalDevelopment {
+  /** What the stand-in is, as in "No OpenID provider to register with yet?": `OpenID provider`. */
+  readonly kind: string;
+  /** The bin command that starts it, without the package manager's runner: `framework-auth dev-idp`. */
+  readonly command: string;
+  /** The command's flag that also writes the provider's env vars into `.env`. */
+  readonly writeEnvFlag: string;
+  /** The user to sign in as through it. */
+  readonly signInAs: string;
 }
 
 const credentialsSnippet = `Credentials({
@@ -54,6 +100,7 @@ export const providerCatalog = [
     importPath: './core/providers/oidc.js',
     snippet: 'OIDC()',
     dependencies: {},
+    localDevelopment: { kind: 'OpenID provider', command: 'framework-auth dev-idp', writeEnvFlag: '--write-env', signInAs: 'alice' },
   },
   {
     id: 'github',
@@ -162,6 +209,7 @@ export const providerCatalog = [
     importPath: './core/providers/credentials.js',
     snippet: credentialsSnippet,
     dependencies: {},
+    nextStep: (configPath: string) => `Write the user lookup in the authorize() of ${configPath}.`,
   },
   {
     id: 'email',
@@ -175,6 +223,8 @@ export const providerCatalog = [
     snippet: 'Email()',
     dependencies: { nodemailer: '^10.6.0' },
     requiresAdapter: true,
+    storedThroughAdapter: 'email sign-in links',
+    sendsLinks: true,
   },
   {
     id: 'passkey',
@@ -188,6 +238,7 @@ export const providerCatalog = [
     snippet: 'Passkey()',
     dependencies: { '@simplewebauthn/server': '^14.0.3' },
     requiresAdapter: true,
+    storedThroughAdapter: 'passkeys',
   },
 ] as const satisfies readonly ProviderEntry[];
 

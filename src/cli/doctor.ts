@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { findProvider, providerCatalog } from '../catalog/providers.js';
+import type { ProviderEntry } from '../catalog/providers.js';
 import { callbackUrl } from '../generator/env-groups.js';
 import { manifestPath, readManifest } from '../generator/manifest.js';
 import { readEnvLines } from '../generator/merge/env-file.js';
@@ -139,21 +140,27 @@ function configuredProviders(api: TypeScriptApi, configText: string): Configured
   return found;
 }
 
+/** The catalog entry of a configured provider, typed with the fields any entry may have. */
+function catalogEntry(provider: ConfiguredProvider): ProviderEntry | undefined {
+  return findProvider(provider.id);
+}
+
 function checkProviderEnv(providers: readonly ConfiguredProvider[], values: Record<string, string | undefined>): Finding[] {
   return providers.flatMap((provider) => {
-    const entry = findProvider(provider.id);
+    const entry = catalogEntry(provider);
     if (!entry || entry.env.length === 0) return [];
     const missing = entry.env.filter((key) => !values[key]?.trim() && !provider.options.has(optionFor(key)));
     const id = `provider-env:${entry.id}`;
     if (missing.length === 0) return [ok(id, `${entry.name}: ${entry.env.join(', ')} set.`)];
-    const hint = entry.id === 'oidc' ? ' For a local OpenID provider to develop with: npx framework-auth dev-idp --write-env.' : '';
+    const local = entry.localDevelopment;
+    const hint = local ? ` For a local ${local.kind} to develop with: npx ${local.command} ${local.writeEnvFlag}.` : '';
     return [problem(id, 'error', `${entry.name}: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} empty or missing.`, `Fill in ${missing.join(', ')} in .env (from the app you registered with ${entry.name}).${hint}`)];
   });
 }
 
 async function checkIssuers(providers: readonly ConfiguredProvider[], values: Record<string, string | undefined>, offline: boolean): Promise<Finding[]> {
   const checks = providers.flatMap((provider) => {
-    const entry = findProvider(provider.id);
+    const entry = catalogEntry(provider);
     const key = entry?.env.find((name) => name.endsWith('_ISSUER'));
     const issuer = key ? values[key]?.trim() : undefined;
     return entry && key && issuer ? [{ entry, key, issuer }] : [];
@@ -184,7 +191,8 @@ async function checkIssuers(providers: readonly ConfiguredProvider[], values: Re
       } catch (error) {
         const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
         const reason = timedOut ? `no answer within ${discoveryTimeoutMs / 1000} s` : `unreachable (${error instanceof Error ? ((error.cause as { code?: string } | undefined)?.code ?? error.message) : String(error)})`;
-        return problem(id, 'error', `${entry.name}: ${url.href} is ${reason}.`, `Check ${key} and that the provider is running${entry.id === 'oidc' ? ' (npx framework-auth dev-idp starts a local one)' : ''}.`);
+        const local = entry.localDevelopment;
+        return problem(id, 'error', `${entry.name}: ${url.href} is ${reason}.`, `Check ${key} and that the provider is running${local ? ` (npx ${local.command} starts a local one)` : ''}.`);
       }
     }),
   );
@@ -242,7 +250,7 @@ function checkMount(basePath: string | undefined, facts: ServerFacts, configPath
 
 /**
  * Without AUTH_URL the runtime builds URLs on the Host header (development only, never for emailed links): a
- * production setup, or one with an email provider, needs it.
+ * production setup, or one with a provider that sends sign-in links (email), needs it.
  */
 function checkMissingAuthUrl(providers: readonly ConfiguredProvider[], values: Record<string, string | undefined>): Finding | undefined {
   if (values.AUTH_URL?.trim()) return undefined;
@@ -252,8 +260,10 @@ function checkMissingAuthUrl(providers: readonly ConfiguredProvider[], values: R
   if (values.NODE_ENV?.trim() === 'production' && !hostList) {
     return problem('auth-url', 'error', 'NODE_ENV is production and AUTH_URL is not set: the app would answer every auth request with UntrustedHost, or, with AUTH_TRUST_HOST=true, build its URLs on whatever Host header a client sends.', fix);
   }
-  if (providers.some((provider) => provider.id === 'email') && !hostList) {
-    return problem('auth-url', 'error', 'AUTH_URL is not set and the email provider sends sign-in links: the app refuses to start rather than build a link on a Host header.', fix);
+  const linkSenders = [...new Set(providers.filter((provider) => catalogEntry(provider)?.sendsLinks === true).map((provider) => provider.id))];
+  if (linkSenders.length > 0 && !hostList) {
+    const senders = `the ${linkSenders.join(' and ')} provider${linkSenders.length > 1 ? 's send' : ' sends'}`;
+    return problem('auth-url', 'error', `AUTH_URL is not set and ${senders} sign-in links: the app refuses to start rather than build a link on a Host header.`, fix);
   }
   return problem('auth-url', 'warn', 'AUTH_URL is not set: the auth routes build their URLs on the request\'s Host header, which is only acceptable in development.', fix);
 }
@@ -316,6 +326,70 @@ function checkTrustProxy(values: Record<string, string | undefined>, facts: Serv
     "AUTH_URL is https but the app does not set 'trust proxy': behind a TLS-terminating proxy, req.protocol is http, so session cookies lose Secure and their __Secure- prefix.",
     "Add app.set('trust proxy', 1) (the proxy's hop count, or its addresses) before app.use(..., authHandler).",
   );
+}
+
+/** Files that say the app runs behind a proxy it does not share a host with: a container, a PaaS router. */
+const proxiedDeploymentFiles = ['Dockerfile', 'docker-compose.yml', 'docker-compose.yaml', 'compose.yml', 'compose.yaml', 'fly.toml', 'render.yaml', 'app.yaml', 'Procfile', 'heroku.yml', 'railway.json', 'k8s', 'kubernetes', 'helm'];
+
+/**
+ * The generated server trusts only a proxy on loopback unless TRUST_PROXY says otherwise. Behind Docker's,
+ * Kubernetes' or a PaaS router, every client then is that proxy for the rate limits (issue 27): one client could
+ * lock everyone out of credentials and email sign-in. The runtime warns on the first such request; doctor says so
+ * beforehand when the project has deployment files and TRUST_PROXY is unset.
+ */
+function checkProxiedDeployment(root: string, values: Record<string, string | undefined>): Finding | undefined {
+  if (values.TRUST_PROXY?.trim()) return undefined;
+  const found = proxiedDeploymentFiles.filter((name) => existsSync(join(root, name)));
+  if (found.length === 0) return undefined;
+  return problem(
+    'trust-proxy-deployment',
+    'warn',
+    `TRUST_PROXY is not set and ${found.join(', ')} ${found.length === 1 ? 'says' : 'say'} the app runs behind a proxy (a container network or a platform's router): the app trusts only a proxy on loopback, so every client would count as that proxy for rate limits, and one client could lock everyone out of credentials and email sign-in.`,
+    'Set TRUST_PROXY in the deployment\'s environment to the proxy\'s hop count (1) or its addresses (10.0.0.0/8).',
+  );
+}
+
+/**
+ * A host-list wildcard on a public suffix (`*.github.io`, `*.co.uk`) trusts every site anyone registers there with
+ * sign-in links and codes. The runtime refuses top-level and co.uk-style ones at startup without a list; this reads
+ * the full public-suffix list (psl, loaded only when there is a wildcard to look up), which knows the rest.
+ */
+async function checkTrustHostSuffixes(api: TypeScriptApi, configText: string, configPath: string, values: Record<string, string | undefined>): Promise<Finding[]> {
+  const entries: { entry: string; from: string }[] = [];
+  const envList = values.AUTH_TRUST_HOST?.trim() ?? '';
+  // As the runtime reads AUTH_TRUST_HOST: a boolean, or a comma-separated host list.
+  if (!/^(true|false|1|0|yes|no|on|off)?$/i.test(envList)) {
+    for (const entry of envList.split(',')) if (entry.trim()) entries.push({ entry: entry.trim(), from: 'AUTH_TRUST_HOST' });
+  }
+  const sourceFile = api.createSourceFile('config.ts', configText, api.ScriptTarget.Latest, true, api.ScriptKind.TS);
+  const visit = (node: ts.Node): void => {
+    if (api.isPropertyAssignment(node) && api.isIdentifier(node.name) && node.name.text === 'trustHost' && api.isArrayLiteralExpression(node.initializer)) {
+      for (const element of node.initializer.elements) {
+        if (api.isStringLiteralLike(element) && element.text.trim()) entries.push({ entry: element.text.trim(), from: `trustHost in ${configPath}` });
+      }
+    }
+    api.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+  const wildcards = entries.filter(({ entry }) => entry.startsWith('*.'));
+  if (wildcards.length === 0) return [];
+  const { createRequire } = await import('node:module');
+  // psl ships its types, but its package.json "exports" hides them from NodeNext resolution.
+  const psl = createRequire(import.meta.url)('psl') as { parse(domain: string): { tld?: string | null; listed?: boolean } };
+  const onSuffix = wildcards.flatMap(({ entry, from }) => {
+    const domain = entry.slice(2).replace(/:\d+$/, '').replace(/\.$/, '').toLowerCase();
+    const parsed = psl.parse(domain);
+    return parsed.listed === true && parsed.tld === domain ? [`${from} lists ${entry}, a wildcard on the public suffix ${domain}`] : [];
+  });
+  if (onSuffix.length === 0) return [ok('trust-host', `Host list: no wildcard on a public suffix (${wildcards.map(({ entry }) => entry).join(', ')}).`)];
+  return [
+    problem(
+      'trust-host',
+      'error',
+      `${onSuffix.join('; ')}: every site anyone registers there would be trusted with sign-in links and codes.`,
+      'List your own hosts instead: a host name (app.github.io) or a wildcard below a domain you own (*.preview.example.com).',
+    ),
+  ];
 }
 
 function checkPackageJson(root: string): Finding {
@@ -410,6 +484,8 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
     checkMount(basePath, facts, configPath),
     ...checkCallbackUrls(providers, values, basePath ?? defaultMountPath, readProjectFile(root, '.env')),
     checkTrustProxy(values, facts),
+    ...[checkProxiedDeployment(root, values)].filter((finding): finding is Finding => finding !== undefined),
+    ...(await checkTrustHostSuffixes(api, configText, configPath, values)),
     checkPackageJson(root),
     ...checkTsconfig(api, root),
     checkDependencies(root, providers),

@@ -1,7 +1,7 @@
 import { adapterCatalog, adapterIds, findAdapter } from '../catalog/adapters.js';
 import type { AdapterId } from '../catalog/adapters.js';
 import { checkMountPath } from '../catalog/mount-path.js';
-import { describeProviderIds, findProvider, providersRequiringAdapter } from '../catalog/providers.js';
+import { describeProviderIds, findProvider, getProvider, providersRequiringAdapter } from '../catalog/providers.js';
 import type { ProviderId } from '../catalog/providers.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,7 +74,7 @@ export function checkProvidersFitAdapter(answers: Pick<Answers, 'providers' | 'a
   if (needing.length === 0) return;
   const names = needing.join(' and ');
   throw usageError(
-    `The ${names} provider${needing.length > 1 ? 's need' : ' needs'} a database adapter, but --adapter is "none" (JWT sessions without a database): ${needing.includes('email') ? 'email sign-in links' : ''}${needing.length > 1 ? ' and ' : ''}${needing.includes('passkey') ? 'passkeys' : ''} are stored through the adapter.`,
+    `The ${names} provider${needing.length > 1 ? 's need' : ' needs'} a database adapter, but --adapter is "none" (JWT sessions without a database): ${needing.map((id) => getProvider(id).storedThroughAdapter).join(' and ')} are stored through the adapter.`,
     `Choose one with --adapter ${adapterIds.filter((id) => id !== 'none').join(', ')} (sqlite keeps them in a local file), or leave out ${names}.`,
   );
 }

@@ -1,4 +1,5 @@
 import { callbackPath } from '../catalog/mount-path.js';
+import { findAdapter } from '../catalog/adapters.js';
 import type { AdapterEntry } from '../catalog/adapters.js';
 import type { ProviderEntry } from '../catalog/providers.js';
 import type { EnvGroup } from './merge/env-file.js';
@@ -52,6 +53,12 @@ export function providerEnvGroup(entry: ProviderEntry, origin: string, mount: st
     ? [`${entry.name}: register ${callbackUrl(origin, mount, entry.id)} as the callback URL.`]
     : [`${entry.name}.`];
   return { comment, entries: entry.env.map((key) => ({ key, value: '' })) };
+}
+
+/** The first env var of an adapter's group (`DATABASE_URL`), or undefined for `none` and `memory`. */
+export function adapterEnvKey(adapterId: string): string | undefined {
+  const adapter = findAdapter(adapterId);
+  return adapter ? adapterEnvGroup(adapter)?.entries[0]?.key : undefined;
 }
 
 /** The env vars of an adapter (a database URL), or undefined. */

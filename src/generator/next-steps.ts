@@ -60,8 +60,9 @@ export function nextSteps(plan: ProjectPlan, options: { cwd: string; pm: Package
     lines.push('', 'Register these callback URLs with the providers:');
     for (const entry of oauth) lines.push(`  ${entry.name}: ${callbackUrl(plan.origin, plan.answers.mount, entry.id)}`);
   }
-  if (providers.some((entry) => entry.id === 'oidc')) {
-    lines.push('', 'No OpenID provider to register with yet? A local one for development (sign in as "alice"):', `  ${runBinCommand(options.pm, 'framework-auth dev-idp --write-env')}`);
+  for (const { localDevelopment: local } of providers) {
+    if (!local) continue;
+    lines.push('', `No ${local.kind} to register with yet? A local one for development (sign in as "${local.signInAs}"):`, `  ${runBinCommand(options.pm, `${local.command} ${local.writeEnvFlag}`)}`);
   }
   lines.push(...databaseSteps(plan, options.pm));
   const entry = plan.serverEntry;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { defaultMountPath } from '../catalog/mount-path.js';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { testedRanges } from './dependencies.js';
-import { appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
+import { adapterEnvKey, appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
 import { usageError } from './errors.js';
 import { answersFromConfig, planManifest } from './manifest.js';
 import { appendEnvGroups } from './merge/env-file.js';
@@ -35,7 +35,7 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
   const info = readAuthConfig(api, configText, configPath);
   if (entry.requiresAdapter === true && !info.hasAdapter) {
     throw usageError(
-      `The ${entry.id} provider needs a database adapter, and ${configPath} sets none: ${entry.id === 'email' ? 'email sign-in links' : 'passkeys'} are stored through the adapter.`,
+      `The ${entry.id} provider needs a database adapter, and ${configPath} sets none: ${entry.storedThroughAdapter} are stored through the adapter.`,
       `Re-run "npx create-framework-auth" with --adapter memory, sqlite or postgres first, or set \`adapter:\` in ${configPath}.`,
     );
   }
@@ -61,9 +61,11 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
   }
   const group = providerEnvGroup(entry, origin, mount);
   if (group) {
-    files.push(planMergedFile('.env', envText, appendEnvGroups(envText, [group]), undefined, 0o600));
+    // Before the database's group, where a project created with this provider has it.
+    const before = { before: adapterEnvKey(projectAnswers.adapter) };
+    files.push(planMergedFile('.env', envText, appendEnvGroups(envText, [group], before), undefined, 0o600));
     const exampleText = readProjectFile(root, '.env.example');
-    files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, [group])));
+    files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, [group], before)));
   }
   let added: Record<string, string> = {};
   if (Object.keys(entry.dependencies).length > 0) {
@@ -79,7 +81,7 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
   const nextSteps: string[] = [];
   if (entry.oauth) nextSteps.push(`Register this callback URL with ${entry.name}:`, `  ${callbackUrl(origin, mount, entry.id)}`);
   if (entry.env.length > 0) nextSteps.push('', 'Fill in .env:', ...entry.env.map((name) => `  ${name}=`));
-  if (entry.id === 'credentials') nextSteps.push('', `Write the user lookup in the authorize() of ${configPath}.`);
+  if (entry.nextStep) nextSteps.push('', entry.nextStep(configPath));
   const addedNames = Object.keys(added);
   return {
     command: 'add-provider',

@@ -258,12 +258,24 @@ function applyTextEdits(text: string, edits: TextEdit[]): string {
 }
 
 /** `import Name from '...'` (a provider's default export), or `import { Name } from '...'` when `exportName` is given. */
-function importEdit(api: TypeScriptApi, parsed: ParsedConfig, localName: string, importPath: string, exportName?: string): TextEdit {
+/**
+ * The edit that imports `localName` from `importPath`: after the last import for which `anchor` holds (else after
+ * the last import), in the quotes and semicolons of the file.
+ */
+function importEdit(
+  api: TypeScriptApi,
+  parsed: ParsedConfig,
+  localName: string,
+  importPath: string,
+  exportName?: string,
+  anchor: (declaration: ts.ImportDeclaration) => boolean = () => true,
+): TextEdit {
   const { sourceFile } = parsed;
   const text = sourceFile.text;
   const bindings = exportName === undefined ? localName : `{ ${exportName === localName ? localName : `${exportName} as ${localName}`} }`;
-  const lastImport = [...sourceFile.statements].reverse().find((statement) => api.isImportDeclaration(statement));
-  if (!lastImport || !api.isImportDeclaration(lastImport)) {
+  const imports = [...sourceFile.statements].filter((statement): statement is ts.ImportDeclaration => api.isImportDeclaration(statement)).reverse();
+  const lastImport = imports.find(anchor) ?? imports[0];
+  if (!lastImport) {
     const first = sourceFile.statements[0];
     const position = first ? first.getStart(sourceFile) : text.length;
     return { position, deleteCount: 0, text: `import ${bindings} from './${importPath.replace(/^\.\//, '')}';\n` };
@@ -331,7 +343,12 @@ export function addProviderToConfig(api: TypeScriptApi, source: string, provider
     ? localName + provider.snippet.slice(provider.importName.length)
     : provider.snippet;
   const edits = listEdits(api, parsed, element);
-  if (existingLocal === undefined) edits.push(importEdit(api, parsed, localName, provider.importPath));
+  // Beside the other providers' imports, before an adapter's, where create-framework-auth writes it: "create with X"
+  // and "create, then add-provider X" give the same file.
+  const providerModules = new Set(providerModulesOf(api, parsed));
+  const isProviderImport = (declaration: ts.ImportDeclaration): boolean =>
+    api.isStringLiteral(declaration.moduleSpecifier) && providerModules.has(normaliseModule(declaration.moduleSpecifier.text));
+  if (existingLocal === undefined) edits.push(importEdit(api, parsed, localName, provider.importPath, undefined, isProviderImport));
   const content = applyTextEdits(source, edits);
 
   const errors = syntaxErrors(api, content);

@@ -163,6 +163,43 @@ describe('framework-auth doctor', () => {
     expect(result.stdout).toContain('▲ Callback URLs moved (mount path or origin changed): OpenID Connect: .env says http://localhost:3000/auth/callback/oidc, the app\'s is https://app.example.com/auth/callback/oidc.');
   });
 
+  it('warns that every client would count as the proxy when a Dockerfile is there and TRUST_PROXY is not set (issue 27)', async () => {
+    await writeFile(join(root, 'Dockerfile'), 'FROM node:20\n');
+    const result = await doctor(root);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('▲ TRUST_PROXY is not set and Dockerfile says the app runs behind a proxy');
+    expect(result.stdout).toContain('Set TRUST_PROXY in the deployment');
+
+    await setEnv(root, { TRUST_PROXY: '1' });
+    expect((await doctor(root)).stdout).not.toContain('TRUST_PROXY is not set');
+  });
+
+  it('says nothing about TRUST_PROXY for a project without deployment files', async () => {
+    expect((await doctor(root)).stdout).not.toContain('TRUST_PROXY is not set');
+  });
+
+  it('reports a wildcard in AUTH_TRUST_HOST on a public suffix only the full list knows (*.github.io), naming the entry', async () => {
+    await setEnv(root, { AUTH_TRUST_HOST: 'app.example.com, *.github.io' });
+    const result = await doctor(root);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('✖ AUTH_TRUST_HOST lists *.github.io, a wildcard on the public suffix github.io');
+  });
+
+  it("reports a wildcard on a public suffix in the auth config's trustHost list", async () => {
+    const config = join(root, 'src/auth/config.ts');
+    await writeFile(config, (await readFile(config, 'utf8')).replace('  providers: [\n', "  trustHost: ['*.pages.dev'],\n  providers: [\n"));
+    const result = await doctor(root);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('✖ trustHost in src/auth/config.ts lists *.pages.dev, a wildcard on the public suffix pages.dev');
+  });
+
+  it('accepts a wildcard in AUTH_TRUST_HOST below a domain of its own', async () => {
+    await setEnv(root, { AUTH_TRUST_HOST: '*.preview.example.com' });
+    const result = await doctor(root);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('✔ Host list: no wildcard on a public suffix (*.preview.example.com).');
+  });
+
   it('reports a package.json that is not ESM', async () => {
     const path = join(root, 'package.json');
     await writeFile(path, (await readFile(path, 'utf8')).replace('"type": "module"', '"type": "commonjs"'));

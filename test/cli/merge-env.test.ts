@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendEnvGroups, findEnvLine, readEnvLines, setEnvValue } from '../../src/generator/merge/env-file.js';
+import { appendEnvGroups, findEnvLine, readEnvLines, removeEnvKeys, setEnvValue } from '../../src/generator/merge/env-file.js';
 import { ensureGitignoreEntries } from '../../src/generator/merge/gitignore.js';
 
 const groups = [
@@ -46,6 +46,28 @@ describe('.env editing', () => {
 
   it('replaces one key in place, keeping its export prefix and line ending', () => {
     expect(setEnvValue('A=1\r\nexport AUTH_SECRET=old\r\nB=2\r\n', 'AUTH_SECRET', 'new')).toBe('A=1\r\nexport AUTH_SECRET=new\r\nB=2\r\n');
+  });
+});
+
+describe('.env groups placed before another key (issue 24: add-provider writes what create writes)', () => {
+  const github = { comment: ['GitHub.'], entries: [{ key: 'AUTH_GITHUB_ID', value: '' }] };
+
+  it('puts the groups before the paragraph of the key, and removeEnvKeys takes them out again', () => {
+    const text = 'AUTH_SECRET=x\n\n# Database.\n# file: or postgres://\nDATABASE_URL=file:./data/auth.db\n';
+    const added = appendEnvGroups(text, [github], { before: 'DATABASE_URL' });
+    expect(added).toBe('AUTH_SECRET=x\n\n# GitHub.\nAUTH_GITHUB_ID=\n\n# Database.\n# file: or postgres://\nDATABASE_URL=file:./data/auth.db\n');
+    expect(removeEnvKeys(added, ['AUTH_GITHUB_ID'])).toBe(text);
+  });
+
+  it('keeps CRLF line endings', () => {
+    const text = 'AUTH_SECRET=x\r\n\r\nDATABASE_URL=file:a\r\n';
+    expect(appendEnvGroups(text, [github], { before: 'DATABASE_URL' })).toBe('AUTH_SECRET=x\r\n\r\n# GitHub.\r\nAUTH_GITHUB_ID=\r\n\r\nDATABASE_URL=file:a\r\n');
+  });
+
+  it('appends as before when the key is absent, and adds nothing for keys already there', () => {
+    expect(appendEnvGroups('A=1\n', [github], { before: 'DATABASE_URL' })).toBe(appendEnvGroups('A=1\n', [github]));
+    const text = 'AUTH_GITHUB_ID=abc\nDATABASE_URL=x\n';
+    expect(appendEnvGroups(text, [github], { before: 'DATABASE_URL' })).toBe(text);
   });
 });
 

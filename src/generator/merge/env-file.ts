@@ -55,9 +55,22 @@ function eolOf(text: string): string {
 
 /**
  * Appends the groups' missing keys to a .env text (or creates it). Existing lines stay byte-for-byte; a group
- * whose keys all exist adds nothing.
+ * whose keys all exist adds nothing. With `before`, a key the text assigns, the groups go in front of that key's
+ * paragraph instead (a provider's placeholders before the database's, where a new project has them).
  */
-export function appendEnvGroups(text: string | undefined, groups: readonly EnvGroup[]): string {
+export function appendEnvGroups(text: string | undefined, groups: readonly EnvGroup[], options: { before?: string } = {}): string {
+  const anchor = text === undefined || options.before === undefined ? undefined : findEnvLine(text, options.before);
+  if (text !== undefined && anchor !== undefined) {
+    const lines = text.split('\n');
+    let start = anchor.index;
+    while (start > 0 && (lines[start - 1] ?? '').trim() !== '') start -= 1;
+    const missing = groups.map((group) => ({ ...group, entries: group.entries.filter((entry) => findEnvLine(text, entry.key) === undefined) }));
+    const inserted = appendEnvGroups(undefined, missing);
+    if (inserted === '') return text;
+    const cr = eolOf(text) === '\r\n' ? '\r' : '';
+    const block = inserted.replace(/\n$/, '').split('\n').map((line) => `${line}${cr}`);
+    return [...lines.slice(0, start), ...block, cr, ...lines.slice(start)].join('\n');
+  }
   const existing = new Set(readEnvLines(text ?? '').map((line) => line.key));
   const eol = text === undefined ? '\n' : eolOf(text);
   const blocks: string[] = [];
