@@ -4,7 +4,7 @@
  *
  * Every server is its own child process (plain `node`, compiled first); autocannon and the sign-in loops run here.
  * Durations come from the environment (see `settings` below); the defaults finish in about 5 minutes on 2 cores.
- * Prints one table and writes bench/results/latest.json and bench/results/latest.md (pasted into README.md).
+ * Prints one table and writes bench/results/latest.json and bench/results/latest.md (pasted into docs/benchmarks.md).
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
- * The README sections generated from the code: one function per section, used by `npm run docs` (scripts/docs.ts)
- * to write them and by test/docs.test.ts to check the committed README.
+ * The docs sections generated from the code (docs/providers.md, docs/cli.md): one function per section, used by
+ * `npm run docs` (scripts/docs.ts) to write them and by test/docs.test.ts to check the committed docs.
  */
 import { providerCatalog } from '../src/catalog/providers.js';
 

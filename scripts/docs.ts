@@ -1,11 +1,11 @@
-// `npm run docs`: rewrites the parts of README.md and docs/cli.md that are generated from the code, between their
+// `npm run docs`: rewrites the parts of docs/providers.md and docs/cli.md that are generated from the code, between their
 // marker comments. test/docs.test.ts fails when the committed docs differ from what this writes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { commandReference, providerReadmeTable, replaceGenerated } from './docs-sections.js';
 
 const sections: { file: string; name: string; content: string }[] = [
-  { file: '../README.md', name: 'providers', content: providerReadmeTable() },
+  { file: '../docs/providers.md', name: 'providers', content: providerReadmeTable() },
   { file: '../docs/cli.md', name: 'commands', content: await commandReference() },
 ];
 for (const { file, name, content } of sections) {

@@ -1,16 +1,18 @@
 // Docs that cannot drift (issue 15): the README's provider table is generated from the catalog (npm run docs), and
 // its route table names exactly the routes the handler serves.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { commandReference, generatedSection, providerReadmeTable } from '../scripts/docs-sections.js';
 import { routes } from '../templates/runtime/handler.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const providersDoc = readFileSync(new URL('../docs/providers.md', import.meta.url), 'utf8');
+const configurationDoc = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
 const cliDoc = readFileSync(new URL('../docs/cli.md', import.meta.url), 'utf8');
 
-describe('README.md', () => {
+describe('docs/providers.md and docs/configuration.md', () => {
   it('lists every catalog provider as npm run docs generates it (run it after changing the catalog)', () => {
-    expect(generatedSection(readme, 'providers')).toBe(providerReadmeTable());
+    expect(generatedSection(providersDoc, 'providers')).toBe(providerReadmeTable());
   });
 
   it('has a route table naming exactly the methods and paths the handler serves', () => {
@@ -21,7 +23,7 @@ describe('README.md', () => {
         return `${method} /${action}${withProvider ? '/:provider' : ''}`;
       }),
     );
-    const table = readme.slice(readme.indexOf('| route | does |'), readme.indexOf('Other methods answer 405'));
+    const table = configurationDoc.slice(configurationDoc.indexOf('| route | does |'), configurationDoc.indexOf('Other methods answer 405'));
     const documented = new Set<string>();
     for (const line of table.split('\n').filter((row) => row.startsWith('| `'))) {
       // The first cell: "`GET /csrf`", "`GET`/`POST /callback/:provider`" (two methods, one path) or
@@ -33,6 +35,13 @@ describe('README.md', () => {
     }
     const documentedRoutes = [...documented];
     expect(documentedRoutes.sort()).toEqual([...new Set(served)].sort());
+  });
+
+});
+
+describe('README.md', () => {
+  it('is short: what it is, the pictures, the two commands, how to use it, links (issue 28)', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(160);
   });
 
   it("names exactly the CLI's dependencies in the repository layout", () => {
@@ -83,5 +92,34 @@ describe('docs/runtime-contract.md', () => {
       .sort();
     const listed = /Present: ([^(]*)\(/.exec(section('Providers').replace(/\s+/g, ' '))?.[1] ?? '';
     expect([...listed.matchAll(/`([a-z0-9-]+)`/g)].map((match) => match[1]).sort()).toEqual(files);
+  });
+});
+
+describe('links in the docs (issue 28)', () => {
+  const root = new URL('../', import.meta.url);
+  const documents = ['README.md', 'SECURITY.md', ...(existsSync(new URL('CHANGELOG.md', root)) ? ['CHANGELOG.md'] : []), ...readdirSync(new URL('docs/', root)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+
+  /** GitHub's anchor of a heading: lower case, punctuation but hyphens dropped, spaces to hyphens. */
+  const slug = (heading: string): string =>
+    heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
+
+  it.each(documents)('every relative link and image of %s resolves, anchors included', (document) => {
+    const text = readFileSync(new URL(document, root), 'utf8').replace(/```[\s\S]*?```/g, '');
+    const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g), ...text.matchAll(/\bsrc="([^"]+)"/g)].map((match) => match[1]!);
+    const broken = targets
+      .filter((target) => !/^[a-z]+:/i.test(target))
+      .filter((target) => {
+        const [path = '', anchor] = target.split('#');
+        const file = path === '' ? new URL(document, root) : new URL(path, new URL(document, root));
+        if (!existsSync(file)) return true;
+        if (anchor === undefined || !file.pathname.endsWith('.md')) return false;
+        const headings = [...readFileSync(file, 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1]!));
+        return !headings.includes(anchor);
+      });
+    expect(broken).toEqual([]);
   });
 });

@@ -38,7 +38,7 @@ const SEED = 424_242;
 /**
  * RSS may grow this much between the end of the warm-up (half the run) and the end of the run. The first half is
  * warm-up because V8's young generation and the allocator's arenas grow with the allocation rate before they level
- * off, whatever is retained (the README's benchmark notes measure it): with the mark at a fifth of the run, the
+ * off, whatever is retained (docs/benchmarks.md's notes measure it): with the mark at a fifth of the run, the
  * same build measured +24 to +116 MiB from one run to the next.
  */
 const RSS_BOUND_BYTES = 96 * 1024 * 1024;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { FrameworkAuth, UntrustedHost, decode, encode, resolveConfig } from '../../templates/runtime/index.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
-import type { FrameworkAuthConfig, ProviderInput } from '../../templates/runtime/index.js';
+import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import Email from '../../templates/runtime/providers/email.js';
 import { isTrustedOrigin, parseTrustedHosts } from '../../templates/runtime/origin.js';
 import { createJar, formBody } from '../support/cookie-jar.js';
@@ -13,6 +13,7 @@ import { createJar, formBody } from '../support/cookie-jar.js';
 import { rawRequest } from './support/raw-http.js';
 import { MOUNT, SECRET, csrfToken, passwordProvider, startScaffoldApp } from './support/scaffold-app.js';
 import type { ScaffoldApp } from './support/scaffold-app.js';
+import { acme } from './support/explicit-provider.js';
 
 const attacker = 'attacker.example';
 const hostile = { host: attacker, 'x-forwarded-host': attacker };
@@ -20,21 +21,6 @@ const apps: ScaffoldApp[] = [];
 afterAll(async () => {
   await Promise.all(apps.map((app) => app.close()));
 });
-
-/** An OAuth provider with explicit endpoints (no discovery): starting a sign-in needs no network. */
-function acme(extra: Record<string, unknown> = {}): ProviderInput {
-  return {
-    id: 'acme',
-    name: 'Acme',
-    type: 'oauth',
-    authorization: 'https://idp.example.test/authorize',
-    token: 'https://idp.example.test/token',
-    userinfo: 'https://idp.example.test/userinfo',
-    clientId: 'client',
-    clientSecret: 'client-secret',
-    ...extra,
-  } as ProviderInput;
-}
 
 /** An app with the email provider whose messages are kept, started as the scaffold's. */
 async function emailApp(config: Partial<FrameworkAuthConfig>, env: Record<string, string> = {}): Promise<ScaffoldApp & { links: string[] }> {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { FrameworkAuth, decode } from '../../templates/runtime/index.js';
-import type { FrameworkAuthConfig, ProviderInput } from '../../templates/runtime/index.js';
+import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import Email from '../../templates/runtime/providers/email.js';
 import { rawRequest } from '../hardening/support/raw-http.js';
 import type { RawResponse } from '../hardening/support/raw-http.js';
@@ -15,6 +15,7 @@ import { listen } from '../support/listen.js';
 import type { RunningApp } from '../support/listen.js';
 
 import { SECRET, passwordProvider, recordingLogger } from './helpers.js';
+import { acme } from '../hardening/support/explicit-provider.js';
 
 const running: RunningApp[] = [];
 afterAll(async () => {
@@ -60,20 +61,6 @@ async function emailedLinkOrigin(trustHost: string[], client: ClientHeaders): Pr
   expect(response.status).toBe(302);
   expect(links).toHaveLength(1);
   return new URL(links[0]!).origin;
-}
-
-/** An OAuth provider with explicit endpoints (no discovery): starting a sign-in needs no network. */
-function acme(): ProviderInput {
-  return {
-    id: 'acme',
-    name: 'Acme',
-    type: 'oauth',
-    authorization: 'https://idp.example.test/authorize',
-    token: 'https://idp.example.test/token',
-    userinfo: 'https://idp.example.test/userinfo',
-    clientId: 'client',
-    clientSecret: 'client-secret',
-  } as ProviderInput;
 }
 
 describe('links built on a host-only trustHost entry', () => {

@@ -1,0 +1,175 @@
+// `npm run docs:images`: screenshots of the runtime's real built-in pages for the README, written to docs/images/.
+// Apps configured as a user's scaffold would be (Acme SSO through OpenID Connect, GitHub, Google, an email and
+// password form, a magic link; the MemoryAdapter; the sessions route) run on 127.0.0.1, port 0; Debian's Chromium
+// (launchChromium of test/browser/helpers.ts) opens each page at a desktop viewport in the light or dark scheme and
+// saves the full page. Nothing is drawn by hand and nothing needs the network: the sign-in page does not call the
+// OpenID issuer. Each page's heading is checked first, so an error page cannot be saved in place of the page.
+//
+// The output is deterministic: the sessions are adapter rows with fixed dates and User-Agents, the secret is fixed,
+// and nothing random is visible. test/docs-images.test.ts checks the files below exist and that README.md shows them.
+import { realpathSync, statSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import type { Browser } from 'playwright-core';
+import { MemoryAdapter } from '../templates/runtime/adapters/memory.js';
+import { FrameworkAuth } from '../templates/runtime/index.js';
+import type { FrameworkAuthConfig } from '../templates/runtime/index.js';
+import Credentials from '../templates/runtime/providers/credentials.js';
+import Email from '../templates/runtime/providers/email.js';
+import GitHub from '../templates/runtime/providers/github.js';
+import Google from '../templates/runtime/providers/google.js';
+import OIDC from '../templates/runtime/providers/oidc.js';
+import { sessionsRoute } from '../templates/runtime/routes/sessions.js';
+import { launchChromium } from '../test/browser/helpers.js';
+import { listen, type RunningApp } from '../test/support/listen.js';
+
+/** Where the images go, relative to the repository root (and so the path README.md uses). */
+export const imagesDir = 'docs/images';
+
+/** One README image: its file in docs/images/, the page (below the mount) and the colour scheme. */
+export interface DocsImage {
+  file: string;
+  path: string;
+  scheme: 'light' | 'dark';
+  /** The page's h1, checked before the screenshot so that an error page never passes for the page. */
+  heading: string;
+  /** Whether the browser holds the signed-in session cookie. */
+  signedIn: boolean;
+}
+
+export const docsImages: readonly DocsImage[] = [
+  { file: 'signin-light.png', path: '/signin', scheme: 'light', heading: 'Sign in', signedIn: false },
+  { file: 'signin-dark.png', path: '/signin', scheme: 'dark', heading: 'Sign in', signedIn: false },
+  { file: 'sessions-light.png', path: '/sessions', scheme: 'light', heading: 'Your sessions', signedIn: true },
+  { file: 'sessions-dark.png', path: '/sessions', scheme: 'dark', heading: 'Your sessions', signedIn: true },
+  { file: 'error-light.png', path: '/error?error=Verification', scheme: 'light', heading: 'Unable to sign in', signedIn: false },
+];
+
+/** A desktop browser window; the screenshot takes the page's full height. Scale 1 keeps the files small. */
+export const viewport = { width: 960, height: 640 } as const;
+const mount = '/auth';
+const secret = 'docs-screenshots-secret-0123456789-abcdefghijklmnop';
+const sessionCookie = 'authjs.session-token';
+const currentToken = 'docs-this-browser';
+
+/** The signed-in user's sessions: this browser, a phone and a laptop, with fixed dates so the images do not change. */
+const sessionRows = [
+  {
+    sessionToken: currentToken,
+    userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    createdAt: '2026-11-18T08:12:00Z',
+    lastSeenAt: '2026-11-25T09:41:00Z',
+  },
+  {
+    sessionToken: 'docs-phone',
+    userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+    createdAt: '2026-11-03T19:27:00Z',
+    lastSeenAt: '2026-11-24T21:05:00Z',
+  },
+  {
+    sessionToken: 'docs-work-laptop',
+    userAgent: 'Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+    createdAt: '2026-10-28T07:55:00Z',
+    lastSeenAt: '2026-11-20T16:30:00Z',
+  },
+] as const;
+
+/**
+ * The auth config of a scaffolded app with a database adapter. Credentials sign-in needs JWT sessions, so the app
+ * whose sign-in page shows it uses them; the sessions page needs database sessions, so it comes from the same app
+ * without the credentials provider (two configs a user could have, on two servers here).
+ */
+function authConfig(adapter: ReturnType<typeof MemoryAdapter>, withCredentials: boolean): FrameworkAuthConfig {
+  const credentials = Credentials({
+    credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
+    authorize: async () => null,
+  });
+  return {
+    secret,
+    basePath: mount,
+    trustHost: ['127.0.0.1'],
+    adapter,
+    session: { strategy: withCredentials ? 'jwt' : 'database' },
+    logger: { error: (error) => console.error(error), warn: () => {}, debug: () => {} },
+    providers: [
+      OIDC({ issuer: 'https://sso.acme.example', name: 'Acme SSO', clientId: 'acme-client-id', clientSecret: 'acme-client-secret' }),
+      GitHub({ clientId: 'github-client-id', clientSecret: 'github-client-secret' }),
+      Google({ clientId: 'google-client-id', clientSecret: 'google-client-secret' }),
+      ...(withCredentials ? [credentials] : []),
+      Email({ sendVerificationRequest: () => {} }),
+    ],
+  };
+}
+
+/** Starts an app with the handler on `<mount>/*splat` and the sessions route, as a scaffold's server.ts mounts it. */
+async function startApp(config: FrameworkAuthConfig): Promise<RunningApp> {
+  const app = express();
+  app.use(`${mount}/*splat`, FrameworkAuth(config, { routes: { sessions: sessionsRoute } }));
+  return listen(app);
+}
+
+/** Writes every image of `docsImages` into `<root>/docs/images/`; resolves the paths written. */
+export async function writeDocsImages(root: string): Promise<string[]> {
+  const adapter = MemoryAdapter();
+  const user = await adapter.createUser!({ id: 'docs-user', name: 'Ada Lovelace', email: 'ada@example.com', emailVerified: null });
+  for (const row of sessionRows) {
+    await adapter.createSession!({ ...row, userId: user.id, createdAt: new Date(row.createdAt), lastSeenAt: new Date(row.lastSeenAt), expires: new Date('2099-01-01T00:00:00Z') });
+  }
+  const apps: RunningApp[] = [];
+  let browser: Browser | undefined;
+  const written: string[] = [];
+  try {
+    const signInApp = await startApp(authConfig(adapter, true));
+    apps.push(signInApp);
+    const sessionsApp = await startApp(authConfig(adapter, false));
+    apps.push(sessionsApp);
+    browser = await launchChromium();
+    const outDir = join(root, imagesDir);
+    await mkdir(outDir, { recursive: true });
+    for (const image of docsImages) {
+      const origin = image.signedIn ? sessionsApp.url : signInApp.url;
+      const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: image.scheme, reducedMotion: 'reduce' });
+      try {
+        context.setDefaultTimeout(10_000);
+        if (image.signedIn) await context.addCookies([{ name: sessionCookie, value: currentToken, url: origin }]);
+        const page = await context.newPage();
+        const response = await page.goto(`${origin}${mount}${image.path}`, { waitUntil: 'load' });
+        const url = new URL(page.url());
+        if (url.pathname !== `${mount}${image.path.split('?')[0]}`) throw new Error(`${image.file}: ${image.path} redirected to ${url.pathname}${url.search}`);
+        const heading = await page.getByRole('heading', { level: 1 }).textContent();
+        if (heading !== image.heading) throw new Error(`${image.file}: the page's heading is ${JSON.stringify(heading)}, not ${JSON.stringify(image.heading)} (status ${response?.status()})`);
+        if (image.signedIn) {
+          const listed = await page.locator('ul.sessions > li').count();
+          if (listed !== sessionRows.length) throw new Error(`${image.file}: ${listed} sessions listed, expected ${sessionRows.length}`);
+        }
+        const file = join(outDir, image.file);
+        await writeFile(file, await page.screenshot({ type: 'png', fullPage: true, animations: 'disabled', caret: 'hide' }));
+        written.push(file);
+      } finally {
+        await context.close();
+      }
+    }
+  } finally {
+    await browser?.close();
+    for (const app of apps) await app.close();
+  }
+  return written;
+}
+
+/** Run directly (tsx scripts/screenshots.ts), not when a test imports the list above. */
+function isMain(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  const root = fileURLToPath(new URL('../', import.meta.url));
+  for (const file of await writeDocsImages(root)) console.log(`wrote ${relative(root, file)} (${statSync(file).size} bytes)`);
+}
