@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { locateAuthModule } from '../generator/auth-module.js';
+import { changeKinds, changesBetween, readPackageChangelog } from '../generator/changelog.js';
+import type { ChangelogRelease } from '../generator/changelog.js';
 import { manifestPath, readManifest } from '../generator/manifest.js';
 import { templateDirsFrom } from '../generator/paths.js';
 import { CliError } from './errors.js';
@@ -23,6 +25,8 @@ Examples:
   $ npx framework-auth update --dry-run         show what would be replaced, merged or left in conflict
   $ npx framework-auth update --json
 
+First it prints what changed in src/auth/ between the version framework-auth.json records and this one (the
+sections of this package's CHANGELOG.md, security fixes first); --json carries them as "changelog".
 Generated files you did not change are replaced by this version's. Files you changed are merged (3-way: what
 create-framework-auth wrote, your file, this version's): when both changed the same lines, your file is left as it
 is, the merge with conflict markers is written beside it as <file>.merge, and the exit code is 1. Resolve it, then
@@ -32,7 +36,8 @@ run update again. package.json, tsconfig.json and .env get what this version nee
 /**
  * Brings the generated files (runtime copy, auth module, starter server) of a project with a manifest to this CLI
  * version: untouched files are replaced, edited ones 3-way merged with their base kept under `.framework-auth/base/`,
- * conflicts left beside the user's file as `<file>.merge` (exit 1).
+ * conflicts left beside the user's file as `<file>.merge` (exit 1). Before the plan it prints the changelog sections
+ * between the manifest's version and this one (`changesBetween`: never `[Unreleased]`, nothing when they are equal).
  */
 export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
   const root = resolve(io.cwd, flags.cwd ?? '.');
@@ -54,9 +59,24 @@ export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
   ]);
   const ui = createUi(messageIo(io, json));
   ui.intro(`framework-auth update ${manifest.cliVersion} → ${cliVersion}`);
+  const changelog = changesBetween(readPackageChangelog(), manifest.cliVersion, cliVersion);
+  if (changelog.length > 0) ui.lines(`Changes from ${manifest.cliVersion} to ${cliVersion} (CHANGELOG.md)`, describeChanges(changelog));
   const { pm } = detectPackageManager(root, undefined, io.env);
-  const plan = planUpdate({ root, manifest, authDir, version: cliVersion, packageManager: pm, templates });
+  const plan = planUpdate({ root, manifest, authDir, version: cliVersion, packageManager: pm, templates, changelog });
   await applyPlan(plan, ui, io, { dryRun: flags.dryRun === true, json });
+}
+
+/** `0.2.0 (2026-12-01)`, then each subsection's entries, security first: the body of the changelog block. */
+function describeChanges(releases: readonly ChangelogRelease[]): string {
+  return releases
+    .map((release) => {
+      const sections = changeKinds.flatMap((kind) => {
+        const entries = release.sections[kind] ?? [];
+        return entries.length === 0 ? [] : [`${kind}:`, ...entries.map((entry) => `- ${entry}`)];
+      });
+      return [`${release.version}${release.date === undefined ? '' : ` (${release.date})`}`, ...sections].join('\n');
+    })
+    .join('\n\n');
 }
 
 /** The `update` command of `framework-auth`. */

@@ -1,4 +1,5 @@
 import { cliPackageName } from './version.js';
+import type { ChangelogRelease } from './changelog.js';
 import { basePathOf, planManifest, sha256 } from './manifest.js';
 import type { Manifest } from './manifest.js';
 import { setJsoncPrimitive, detectFormatting } from './merge/json-format.js';
@@ -22,6 +23,8 @@ export interface UpdatePlanInput {
   version: string;
   packageManager: PackageManager;
   templates?: TemplateDirs;
+  /** The changelog sections between the manifest's version and this one (`changesBetween`), for `--json`. */
+  changelog?: readonly ChangelogRelease[];
 }
 
 /**
@@ -144,7 +147,7 @@ export function planUpdate(input: UpdatePlanInput): Plan {
       nextSteps: '',
       outro: { changed: `Updated to create-framework-auth ${cliVersion}.`, unchanged: 'Already up to date.' },
     },
-    details: { from: manifest.cliVersion, to: cliVersion },
+    details: { from: manifest.cliVersion, to: cliVersion, changelog: input.changelog ?? [] },
     ...(conflicts.length === 0
       ? {}
       : {

@@ -7,6 +7,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { snapshotTree } from '../e2e/helpers/project.js';
 import { cliVersion } from '../../src/generator/version.js';
 import { basePathOf, sha256 } from '../../src/generator/manifest.js';
+import { readPackageChangelog, unreleasedVersion } from '../../src/generator/changelog.js';
 import { cliPackageRoot } from '../../src/generator/paths.js';
 import { parseJsonOutput, parseManifestJson } from './helpers/json-schema.js';
 import { makeTempDir, runInProcess, removeTempDirs } from './helpers/run-cli.js';
@@ -37,6 +38,16 @@ describe('framework-auth update', () => {
   });
 
   const update = (argv: readonly string[] = []) => runInProcess('framework-auth', ['update', ...argv], { cwd: root });
+
+  /** Makes the manifest say the project was written by another CLI version. */
+  const recordVersion = async (version: string): Promise<void> => {
+    const path = join(root, 'framework-auth.json');
+    const manifest = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    await writeFile(path, `${JSON.stringify({ ...manifest, cliVersion: version }, null, 2)}\n`);
+  };
+  const changelog = readPackageChangelog();
+  // Every released version of CHANGELOG.md is newer than 0.0.1 and no newer than this one.
+  const released = changelog.filter((release) => release.version !== unreleasedVersion);
 
   it('replaces files the user did not change and records the new bases in the manifest', async () => {
     const result = await update();
@@ -119,6 +130,44 @@ describe('framework-auth update', () => {
     const files = document.files as { updated: string[]; conflicts: unknown[] };
     expect(files.updated).toContain('src/auth/core/redirect.ts');
     expect(files.conflicts).toEqual([{ path: 'src/auth/index.ts', reason: expect.stringContaining('touch the same lines'), mergeFile: 'src/auth/index.ts.merge' }]);
+  });
+
+  it('prints the changelog entries between the recorded version and this one before its plan', async () => {
+    await recordVersion('0.0.1');
+    const result = await update(['--dry-run']);
+    expect(result.exitCode).toBe(0);
+    const heading = result.stdout.indexOf(`Changes from 0.0.1 to ${cliVersion} (CHANGELOG.md)`);
+    expect(heading).toBeGreaterThan(-1);
+    expect(heading).toBeLessThan(result.stdout.indexOf('Plan for'));
+    expect(released.length).toBeGreaterThan(0);
+    for (const release of released) {
+      expect(result.stdout).toContain(`│  ${release.version} (${release.date})`);
+      for (const entry of Object.values(release.sections).flat()) expect(result.stdout).toContain(`│  - ${entry}`);
+    }
+    const unreleased = changelog.find((release) => release.version === unreleasedVersion);
+    for (const entry of Object.values(unreleased?.sections ?? {}).flat()) expect(result.stdout).not.toContain(entry);
+  });
+
+  it('--json carries the changelog entries between the recorded version and this one', async () => {
+    await recordVersion('0.0.1');
+    const result = await update(['--dry-run', '--json']);
+    expect(result.exitCode).toBe(0);
+    const document = parseJsonOutput(result.stdout);
+    expect(document).toMatchObject({ from: '0.0.1', to: cliVersion });
+    expect(document.changelog).toEqual(released.map(({ version, date, sections }) => ({ version, date, sections })));
+  });
+
+  it('prints no changelog when the project records this version', async () => {
+    const result = await update(['--dry-run']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).not.toContain('Changes from');
+    expect(result.stdout).not.toContain('(CHANGELOG.md)');
+  });
+
+  it('--json carries an empty changelog when the project records this version', async () => {
+    const result = await update(['--dry-run', '--json']);
+    expect(result.exitCode).toBe(0);
+    expect(parseJsonOutput(result.stdout).changelog).toEqual([]);
   });
 
   it('pins the project\'s create-framework-auth devDependency to this version', async () => {
