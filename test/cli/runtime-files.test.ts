@@ -21,9 +21,11 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
  * management added 68 (the session details in the adapter and session types, the User-Agent at sign-in, last-seen
  * writes, the optional-route hook in handler.ts); its module, route and page come only with an adapter. The sign-in
  * page's callback-url cookie, which Auth.js clients read (issue 17's compatibility), added 8; discovery's one-hour
- * expiry (issue 16: caches have bounds and expiry) added 2.
+ * expiry (issue 16: caches have bounds and expiry) added 2. Issue 24 moved rate-limit.ts out of it (it comes with
+ * the flows it limits: -247); issue 27's fixes in the OIDC path (host lists, token-free errors, the absolute session
+ * lifetime) added about 165. The target is issue 24's 5,400: database sessions and account linking as features.
  */
-const defaultScaffoldLineBudget = 5980;
+const defaultScaffoldLineBudget = 5900;
 
 function sourceFiles(directory: string, prefix = ''): string[] {
   return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => {
