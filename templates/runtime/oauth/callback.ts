@@ -76,16 +76,16 @@ export function normaliseTokens(tokens: TokenSet): TokenSet {
   return normalised as TokenSet;
 }
 
-/**
- * A plain OAuth 2 provider without a configured issuer or without a JWKS may still return an ID token (some do,
- * unasked). With nothing to validate it against, it is dropped rather than trusted or wrongly refused.
- */
-async function withoutUnverifiableIdToken(provider: ResolvedOAuthProvider, as: oauth.AuthorizationServer, response: Response): Promise<Response> {
-  const verifiable = Boolean(provider.issuer || provider.wellKnown) && Boolean(as.jwks_uri);
-  if (provider.type !== 'oauth' || verifiable || !response.ok) return response;
-  const body = (await response.clone().json().catch(() => null)) as Record<string, unknown> | null;
-  if (!body || typeof body !== 'object' || !('id_token' in body)) return response;
-  const { id_token: _unverifiable, ...rest } = body;
+/** A token answer's JSON object, or null (not JSON, not an object): read once, for `withoutIdToken` and the secrets. */
+export async function tokenAnswer(response: Response): Promise<Record<string, unknown> | null> {
+  const body: unknown = await response.clone().json().catch(() => null);
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+}
+
+/** `response` without the `id_token` of its `answer` (when a successful answer has one), for an ID token not validated. */
+export function withoutIdToken(response: Response, answer: Record<string, unknown> | null): Response {
+  if (!response.ok || !answer || !('id_token' in answer)) return response;
+  const { id_token: _unvalidated, ...rest } = answer;
   return new Response(JSON.stringify(rest), { status: response.status, headers: response.headers });
 }
 
@@ -213,8 +213,13 @@ export async function handleOAuthCallback(
         checks.code_verifier ?? oauth.nopkce,
         httpOptions(provider, as.token_endpoint),
       );
-      secrets.push(...credentialsIn(await response.clone().json().catch(() => null)));
-      const processed = await oauth.processAuthorizationCodeResponse(as, client, await withoutUnverifiableIdToken(provider, as, response), processOptions);
+      const answer = await tokenAnswer(response);
+      secrets.push(...credentialsIn(answer));
+      // A plain OAuth 2 provider without a configured issuer or without a JWKS may still return an ID token (some do,
+      // unasked). With nothing to validate it against, it is dropped rather than trusted or wrongly refused.
+      const verifiable = Boolean(provider.issuer || provider.wellKnown) && Boolean(as.jwks_uri);
+      const accepted = provider.type === 'oauth' && !verifiable ? withoutIdToken(response, answer) : response;
+      const processed = await oauth.processAuthorizationCodeResponse(as, client, accepted, processOptions);
       tokens = processed as TokenSet;
       idTokenClaims = oauth.getValidatedIdTokenClaims(processed);
       if (processed.id_token) await verifyIdToken(provider, as, client, processed.id_token);

@@ -7,7 +7,7 @@ import * as oauth from 'oauth4webapi';
 import { InvalidEndpoints } from '../errors.js';
 import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 import type { TokenSet } from '../types.js';
-import { credentialsIn, normaliseTokens, withoutSecrets } from './callback.js';
+import { credentialsIn, normaliseTokens, tokenAnswer, withoutIdToken, withoutSecrets } from './callback.js';
 import { authorizationServer, httpOptions, oauthClient } from './server.js';
 
 /** The refresh token of a refused answer, by the error thrown for it (see `rotatedRefreshToken`). */
@@ -23,17 +23,6 @@ export function rotatedRefreshToken(error: unknown): string | undefined {
 }
 
 /**
- * The refresh answer without its ID token. `getAccessToken` needs the access token; the account keeps the ID token
- * of the sign-in, whose signature and nonce were checked. An unused ID token is not validated, so a plain OAuth 2
- * provider that sends one it cannot be checked against does not fail the refresh either.
- */
-function withoutIdToken(response: Response, answer: Record<string, unknown> | null): Response {
-  if (!response.ok || !answer || !('id_token' in answer)) return response;
-  const { id_token: _unused, ...rest } = answer;
-  return new Response(JSON.stringify(rest), { status: response.status, headers: response.headers });
-}
-
-/**
  * Exchanges `refreshToken` for new tokens, mapped by the provider's `account()` as at sign-in, with `expires_at`
  * computed. Throws oauth4webapi's `ResponseBodyError` when the provider answers with an OAuth error
  * (`invalid_grant`: the refresh token is no longer valid), and other errors when it cannot be reached or answers
@@ -44,9 +33,11 @@ export async function refreshTokenGrant(provider: ResolvedOAuthProvider, refresh
   if (!as.token_endpoint) throw new InvalidEndpoints(`Provider "${provider.id}" has no token endpoint to refresh tokens at`);
   const { client, clientAuth } = oauthClient(provider);
   const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, httpOptions(provider, as.token_endpoint));
-  const body: unknown = await response.clone().json().catch(() => null);
-  const answer = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  const answer = await tokenAnswer(response);
   try {
+    // Without its ID token: `getAccessToken` needs the access token, and the account keeps the ID token of the
+    // sign-in, whose signature and nonce were checked. An unused ID token is not validated, so a plain OAuth 2
+    // provider that sends one it cannot be checked against does not fail the refresh either.
     const processed = await oauth.processRefreshTokenResponse(as, client, withoutIdToken(response, answer));
     const tokens = normaliseTokens(processed as TokenSet);
     const kept = normaliseTokens((provider.account(tokens) ?? {}) as TokenSet);
