@@ -12,7 +12,7 @@ import { CallbackRouteError, CredentialsSignin, InvalidRequest, MethodNotAllowed
 import type { ProviderFlow, SignInFormContext } from './flow.js';
 import { type SafeHtml, html } from './pages/html.js';
 import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
-import { checkRateLimit, clearRateLimit, clientAddress, consumeRateLimit, rateLimiterOf } from './rate-limit.js';
+import { checkRateLimit, clearRateLimit, consumeClientRateLimit, consumeRateLimit } from './rate-limit.js';
 import { readBody } from './request.js';
 import type { Account, Awaitable, User } from './types.js';
 
@@ -73,8 +73,8 @@ async function signInWithCredentials(context: RequestContext, provider: Resolved
   const { csrfToken: _csrf, callbackUrl, ...credentials } = body;
   // Counted before authorize() for every user name alike, so a refusal says nothing about whether the user exists.
   const userName = credentialsUserName(provider.credentials, credentials);
-  await consumeRateLimit(rateLimiterOf(context.options), 'credentialsPerClient', clientAddress(context.req, context.options.logger));
-  if (userName !== undefined) await consumeRateLimit(rateLimiterOf(context.options), 'credentialsPerUser', userName);
+  await consumeClientRateLimit(context, 'credentialsPerClient');
+  if (userName !== undefined) await consumeRateLimit(context.options, 'credentialsPerUser', userName);
   let user: User | null;
   try {
     user = await provider.authorize(credentials, context.req);
@@ -83,7 +83,7 @@ async function signInWithCredentials(context: RequestContext, provider: Resolved
     throw new CallbackRouteError(`authorize() of provider "${provider.id}" threw`, { cause: error instanceof Error ? error : undefined });
   }
   if (!user) throw new CredentialsSignin(`authorize() of provider "${provider.id}" returned no user`);
-  if (userName !== undefined) await clearRateLimit(rateLimiterOf(context.options), 'credentialsPerUser', userName);
+  if (userName !== undefined) await clearRateLimit(context.options, 'credentialsPerUser', userName);
   const id = user.id !== undefined && user.id !== null && String(user.id) !== '' ? String(user.id) : randomUUID();
   const signedIn: User = { ...user, id };
   const account: Account = { providerAccountId: id, type: 'credentials', provider: provider.id };

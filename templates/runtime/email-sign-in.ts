@@ -21,7 +21,7 @@ import { type SafeHtml, html } from './pages/html.js';
 import { renderSignInPage, signInPageScriptHashes } from './pages/signin.js';
 import { envPrefix } from './providers/resolve.js';
 import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
-import { checkRateLimit, clientAddress, consumeRateLimit, rateLimiterOf } from './rate-limit.js';
+import { checkRateLimit, consumeClientRateLimit, consumeRateLimit } from './rate-limit.js';
 import { customPageUrl, requestedCallbackUrl, resolveRedirect, safeCallbackParam } from './redirect.js';
 import { bodyField, prefersJson, queryParams } from './request.js';
 import { type SignInResolution, hasProvenEmail, openSession, settleAddress } from './sign-in.js';
@@ -260,8 +260,8 @@ async function emailSignIn(context: RequestContext, provider: ResolvedEmailProvi
     return refuseEmailAddress(context, typed, error, body);
   }
   // The client first: its limit also caps how many address counters one client can create.
-  await consumeRateLimit(rateLimiterOf(context.options), 'emailPerClient', clientAddress(context.req, context.options.logger));
-  await consumeRateLimit(rateLimiterOf(context.options), 'emailPerAddress', identifier);
+  await consumeClientRateLimit(context, 'emailPerClient');
+  await consumeRateLimit(context.options, 'emailPerAddress', identifier);
   await sendVerificationLink(context, provider, { identifier, callbackUrl: requestedCallbackUrl(context, body) });
 }
 

@@ -12,6 +12,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { Request } from 'express';
 import { type Adapter, type RateLimitHit, callAdapter } from './adapter.js';
 import type { LoggerInstance, ResolvedConfig } from './config.js';
+import type { RequestContext } from './context.js';
 import { RateLimited } from './errors.js';
 import type { Awaitable } from './types.js';
 
@@ -226,7 +227,7 @@ export function checkRateLimit(option: unknown): void {
 const limiters = new WeakMap<ResolvedConfig, ResolvedRateLimit | undefined>();
 
 /** The app's limiter (its rules and one store), made on first use and kept with the resolved config. */
-export function rateLimiterOf(options: ResolvedConfig): ResolvedRateLimit | undefined {
+function rateLimiterOf(options: ResolvedConfig): ResolvedRateLimit | undefined {
   if (!limiters.has(options)) limiters.set(options, resolveRateLimit(options.source.rateLimit, options.adapter, options.secrets[0]!));
   return limiters.get(options);
 }
@@ -245,7 +246,8 @@ function storeKey(limiter: ResolvedRateLimit, rule: RateLimitRuleName, subject: 
  * Counts one attempt of `subject` under `rule`, and throws `RateLimited` (429, `Retry-After`) when it is over the
  * rule's `max`. Does nothing when rate limiting or the rule is switched off.
  */
-export async function consumeRateLimit(limiter: ResolvedRateLimit | undefined, rule: RateLimitRuleName, subject: string): Promise<void> {
+export async function consumeRateLimit(options: ResolvedConfig, rule: RateLimitRuleName, subject: string): Promise<void> {
+  const limiter = rateLimiterOf(options);
   const limits = limiter?.rules[rule];
   if (!limiter || !limits) return;
   const { count, resetAt } = await limiter.store.hit(storeKey(limiter, rule, subject), limits.window, limits.max);
@@ -254,8 +256,14 @@ export async function consumeRateLimit(limiter: ResolvedRateLimit | undefined, r
   throw new RateLimited(`Too many attempts. Try again in ${waitText(retryAfter)}.`, { retryAfter, rule, firstRefusal: count === limits.max + 1 });
 }
 
+/** Counts one attempt of the request's client (`clientAddress`) under `rule`, as `consumeRateLimit` does. */
+export async function consumeClientRateLimit(context: Pick<RequestContext, 'req' | 'options'>, rule: RateLimitRuleName): Promise<void> {
+  await consumeRateLimit(context.options, rule, clientAddress(context.req, context.options.logger));
+}
+
 /** Clears `subject`'s count under `rule` (after a correct password). */
-export async function clearRateLimit(limiter: ResolvedRateLimit | undefined, rule: RateLimitRuleName, subject: string): Promise<void> {
+export async function clearRateLimit(options: ResolvedConfig, rule: RateLimitRuleName, subject: string): Promise<void> {
+  const limiter = rateLimiterOf(options);
   if (!limiter || !limiter.rules[rule]) return;
   await limiter.store.reset(storeKey(limiter, rule, subject));
 }

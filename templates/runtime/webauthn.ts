@@ -30,7 +30,7 @@ import { consumeCheckCookie, writeCheckCookie } from './oauth/check-cookies.js';
 import { type SafeHtml, html } from './pages/html.js';
 import { passkeyScript, passkeyScriptHash } from './pages/passkey-script.js';
 import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
-import { checkRateLimit, clientAddress, consumeRateLimit, rateLimiterOf } from './rate-limit.js';
+import { checkRateLimit, consumeClientRateLimit } from './rate-limit.js';
 import { requestedCallbackUrl } from './redirect.js';
 import { bodyField, queryParams, readBody } from './request.js';
 import { type SignInResolution, currentUser, existingUserOf, openSession, settleAddress, undoNewUserOnFailure } from './sign-in.js';
@@ -390,7 +390,7 @@ export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
   },
   callback: webAuthnCallback,
   async webauthnOptions(context, provider) {
-    await consumeRateLimit(rateLimiterOf(context.options), 'passkeyOptionsPerClient', clientAddress(context.req, context.options.logger));
+    await consumeClientRateLimit(context, 'passkeyOptionsPerClient');
     await sendWebAuthnOptions(context, provider);
   },
   signInForm: passkeyForm,
