@@ -257,10 +257,9 @@ function applyTextEdits(text: string, edits: TextEdit[]): string {
   return result;
 }
 
-/** `import Name from '...'` (a provider's default export), or `import { Name } from '...'` when `exportName` is given. */
 /**
- * The edit that imports `localName` from `importPath`: after the last import for which `anchor` holds (else after
- * the last import), in the quotes and semicolons of the file.
+ * `import Name from '...'` (a provider's default export), or `import { Name } from '...'` when `exportName` is given:
+ * after the last import for which `anchor` holds (else after the last import), in the quotes and semicolons of the file.
  */
 function importEdit(
   api: TypeScriptApi,

@@ -16,13 +16,13 @@ import type {
 
 export type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken };
 
-/** Storage for users, accounts, sessions, verification tokens and WebAuthn authenticators. */
 /** The count of a rate-limit key's current window after a hit, and when that window ends. */
 export interface RateLimitHit {
   count: number;
   resetAt: Date;
 }
 
+/** Storage for users, accounts, sessions, verification tokens and WebAuthn authenticators. */
 export interface Adapter {
   createUser?(user: AdapterUser): Awaitable<AdapterUser>;
   getUser?(id: string): Awaitable<AdapterUser | null>;
