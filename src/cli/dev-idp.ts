@@ -124,7 +124,7 @@ function resolveFrom(dir: string): string | undefined {
 async function locateOidcProvider(root: string, install: boolean, io: CliIo, announce: (message: string) => void): Promise<string> {
   const own = resolveFrom(root) ?? resolveFrom(fileURLToPath(new URL('../../', import.meta.url)));
   if (own) return own;
-  const { detectPackageManager } = await import('../generator/install.js');
+  const { detectPackageManager, failureDetail } = await import('../generator/install.js');
   const { pm } = detectPackageManager(root, undefined, io.env);
   const { command, args } = addDevDependencyCommand(pm, oidcProviderSpec);
   const shown = `${command} ${args.join(' ')}`;
@@ -134,8 +134,7 @@ async function locateOidcProvider(root: string, install: boolean, io: CliIo, ann
   const result = await execa(command, args, { cwd: root, reject: false, all: true, stdin: 'ignore', cancelSignal: io.signal });
   const loaded = result.exitCode === 0 ? resolveFrom(root) : undefined;
   if (!loaded) {
-    const detail = result.cause instanceof Error ? result.cause.message : result.all.trim().split('\n').slice(-5).join('\n');
-    throw new CliError('dev-idp-failed', `Could not add oidc-provider to the project: ${detail}`, {
+    throw new CliError('dev-idp-failed', `Could not add oidc-provider to the project: ${failureDetail(result, 5)}`, {
       hint: `Run "${shown}" yourself, then dev-idp again.`,
     });
   }

@@ -70,12 +70,19 @@ export async function installDependencies(root: string, pm: PackageManager, sign
   const result = await execa(command, runArgs, { cwd, env, reject: false, all: true, stdin: 'ignore', ...(signal ? { cancelSignal: signal } : {}) });
   if (signal?.aborted) throw cancelledError(`Install cancelled. The files are written; run "${command} ${args.join(' ')}" to finish.`);
   if (result.exitCode !== 0) {
-    const spawnError = result.cause instanceof Error ? result.cause : undefined;
-    const error = spawnError ?? new Error(`${command} exited with ${result.exitCode}`);
-    const output = spawnError ? spawnError.message : result.all;
-    throw new Refusal('install-failed', `${command} install failed:\n${output.trim().split('\n').slice(-15).join('\n')}`, {
+    const error = result.cause instanceof Error ? result.cause : new Error(`${command} exited with ${result.exitCode}`);
+    throw new Refusal('install-failed', `${command} install failed:\n${failureDetail(result, 15)}`, {
       hint: `The files are written. Fix the problem, then run "${command} ${args.join(' ')}" in ${cwd}.`,
       cause: error,
     });
   }
+}
+
+/**
+ * What a child process that failed said, for the message: why it could not start (`cause`: ENOENT when the program is
+ * not installed), else the last `lines` lines of its output (`all`).
+ */
+export function failureDetail(result: { cause?: unknown; all?: string }, lines: number): string {
+  if (result.cause instanceof Error) return result.cause.message;
+  return (result.all ?? '').trim().split('\n').slice(-lines).join('\n');
 }

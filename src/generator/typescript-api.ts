@@ -52,13 +52,12 @@ export async function ensureTypeScript(projectRoot: string, announce: (message: 
   const dir = typeScriptCacheDir(env);
   announce(`Fetching the TypeScript compiler (${onDemandTypeScript}, once, into ${dir}) to read the project's code.`);
   // Loaded on use: the commands that import this file only need execa when the compiler must be fetched.
-  const { execa } = await import('execa');
+  const [{ execa }, { failureDetail }] = await Promise.all([import('execa'), import('./install.js')]);
   const npmArgs = ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', onDemandTypeScript];
   const result = await execa('npm', npmArgs, { env, reject: false, all: true, stdin: 'ignore' });
   const api = result.exitCode === 0 ? loadTypeScript(projectRoot, env) : undefined;
   if (!api) {
-    const detail = result.cause instanceof Error ? result.cause.message : result.all.trim().split('\n').slice(-5).join('\n');
-    throw new Refusal('unsupported-edit', `The TypeScript compiler ("typescript") is needed to read the project's code and could not be fetched: ${detail}`, {
+    throw new Refusal('unsupported-edit', `The TypeScript compiler ("typescript") is needed to read the project's code and could not be fetched: ${failureDetail(result, 5)}`, {
       hint: 'Install the project\'s dependencies (npm install), or add typescript to its devDependencies, then run again.',
     });
   }
