@@ -19,7 +19,7 @@ import { startPostgres } from '../test/support/postgres.js';
 import type { RunningPostgres } from '../test/support/postgres.js';
 import { type CliTiming, timeCliStarts, timeScaffold } from './lib/cli.js';
 import { type FirstRunTiming, timeFirstRuns } from './lib/first-run.js';
-import { type Footprint, measureFootprints } from './lib/footprint.js';
+import { type Footprint, measureFootprints, packRepository } from './lib/footprint.js';
 import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
 import { type BenchServer, compileServers, repoRoot, startServer } from './lib/processes.js';
 import { type SignInResult, credentialsSignIn, mergeSignIns, oidcSignIn, runSignIns } from './lib/sign-ins.js';
@@ -222,13 +222,17 @@ async function main(): Promise<void> {
     if (runs('cli')) {
       log('timing CLI cold starts');
       cli = timeCliStarts(repoRoot, settings.cliRuns, work);
-      log('measuring install footprints (npm pack, then npm install into empty folders)');
-      footprints = await measureFootprints(repoRoot, work);
+    }
+    // One npm pack (its prepack builds) serves the footprints and the first runs.
+    const tarball = runs('cli') || runs('first-run') ? await packRepository(repoRoot, work) : undefined;
+    if (cli && tarball) {
+      log('measuring install footprints (npm install into empty folders)');
+      footprints = await measureFootprints(tarball, work);
       raw['cli'] = { ...cli, scaffold: scaffold.timing, footprints };
     }
     let firstRuns: FirstRunTiming[] = [];
-    if (runs('first-run')) {
-      firstRuns = await timeFirstRuns(repoRoot, work, log);
+    if (runs('first-run') && tarball) {
+      firstRuns = await timeFirstRuns(tarball, work, log);
       raw['firstRun'] = firstRuns;
     }
 

@@ -4,13 +4,10 @@
  * first use, `npm run dev` starts the app, and alice signs in through its sign-in page. Once with an empty npm cache
  * (every package from the registry), then again with the cache that run filled.
  */
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { runFirstRun } from '../../test/support/first-run.js';
-
-const execFileAsync = promisify(execFile);
+import { packRepository } from './footprint.js';
 
 /** One timed first run. */
 export interface FirstRunTiming {
@@ -19,12 +16,8 @@ export interface FirstRunTiming {
   steps: { name: string; ms: number }[];
 }
 
-/** `npm pack` of this repository into `parent`, then a cold and a warm first run below it. */
-export async function timeFirstRuns(repoRoot: string, parent: string, log: (message: string) => void = () => {}): Promise<FirstRunTiming[]> {
-  const packDir = join(parent, 'first-run-pack');
-  await mkdir(packDir, { recursive: true });
-  const { stdout } = await execFileAsync('npm', ['pack', '--pack-destination', packDir, '--silent'], { cwd: repoRoot });
-  const tarball = join(packDir, stdout.trim().split('\n').pop() ?? '');
+/** A cold and a warm first run of the packed CLI (`tarball`, from `packRepository`) below `parent`. */
+export async function timeFirstRuns(tarball: string, parent: string, log: (message: string) => void = () => {}): Promise<FirstRunTiming[]> {
   const cache = await mkdtemp(join(parent, 'npm-cache-'));
   const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], npm_config_cache: cache, npm_config_update_notifier: 'false' };
   const timings: FirstRunTiming[] = [];
@@ -50,7 +43,8 @@ if (isMain) {
   const repoRoot = new URL('../..', import.meta.url).pathname;
   const parent = await mkdtemp(join(tmpdir(), 'cfa-first-run-'));
   try {
-    for (const timing of await timeFirstRuns(repoRoot, parent, (message) => process.stderr.write(`[bench] ${message}\n`))) {
+    const tarball = await packRepository(repoRoot, parent);
+    for (const timing of await timeFirstRuns(tarball, parent, (message) => process.stderr.write(`[bench] ${message}\n`))) {
       const steps = timing.steps.map((step) => `${step.name} ${(step.ms / 1000).toFixed(1)} s`).join('; ');
       process.stdout.write(`${timing.cache} npm cache: ${(timing.totalMs / 1000).toFixed(1)} s (${steps})\n`);
     }

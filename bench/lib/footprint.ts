@@ -59,12 +59,16 @@ export async function measureInstall(label: string, specs: readonly string[], pa
   return { label, packages: await countPackages(nodeModules), bytes: await sizeOf(nodeModules) };
 }
 
-/** `npm pack` of this repository (prepack builds), then the footprints of it, `@auth/express` and bare Express. */
-export async function measureFootprints(repoRoot: string, parent: string): Promise<Footprint[]> {
-  const packDir = join(parent, 'footprint-pack');
+/** `npm pack` of this repository (prepack builds) into `parent/pack`: the tarball's path. */
+export async function packRepository(repoRoot: string, parent: string): Promise<string> {
+  const packDir = join(parent, 'pack');
   await mkdir(packDir, { recursive: true });
   const { stdout } = await execFileAsync('npm', ['pack', '--pack-destination', packDir, '--silent'], { cwd: repoRoot });
-  const tarball = join(packDir, stdout.trim().split('\n').pop() ?? '');
+  return join(packDir, stdout.trim().split('\n').pop() ?? '');
+}
+
+/** The footprints of the packed CLI (`tarball`), `@auth/express` and bare Express, installed below `parent`. */
+export async function measureFootprints(tarball: string, parent: string): Promise<Footprint[]> {
   return [
     await measureInstall('npx create-framework-auth', [tarball], parent),
     await measureInstall('@auth/express 0.12.3 + express 5', ['@auth/express@0.12.3', 'express@5'], parent),
@@ -78,7 +82,7 @@ if (isMain) {
   const { tmpdir } = await import('node:os');
   const repoRoot = new URL('../..', import.meta.url).pathname;
   const parent = await mkdtemp(join(tmpdir(), 'cfa-footprint-'));
-  for (const row of await measureFootprints(repoRoot, parent)) {
+  for (const row of await measureFootprints(await packRepository(repoRoot, parent), parent)) {
     console.log(`${row.label.padEnd(36)} ${String(row.packages).padStart(4)} packages ${(row.bytes / 1e6).toFixed(1).padStart(6)} MB`);
   }
 }

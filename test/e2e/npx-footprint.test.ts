@@ -4,25 +4,25 @@
 // --no-install); add-provider in a project that has no TypeScript installed fetches the compiler once into the
 // cache and edits the config.
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countPackages, sizeOf } from '../../bench/lib/footprint.js';
 import { makeTempDir, removeTempDirs } from './helpers/project.js';
 import { packedTarball, prepareSharedDeps } from './helpers/shared-deps.js';
+import { installLikeNpx } from '../support/first-run.js';
+import type { CliBinName } from '../support/first-run.js';
 
 afterAll(removeTempDirs);
 
 let installDir: string;
-let bin: (name: 'create-framework-auth' | 'framework-auth') => string;
+let bin: (name: CliBinName) => string;
 
 beforeAll(async () => {
   await prepareSharedDeps();
   installDir = await makeTempDir();
-  await writeFile(join(installDir, 'package.json'), '{ "name": "npx-like", "version": "1.0.0", "private": true }\n');
-  await execa('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', packedTarball()], { cwd: installDir });
-  bin = (name) => join(installDir, 'node_modules/create-framework-auth/bin', `${name}.js`);
+  bin = await installLikeNpx(packedTarball(), installDir);
 }, 300_000);
 
 describe('the installed CLI', () => {

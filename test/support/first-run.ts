@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { execa } from 'execa';
@@ -43,7 +43,7 @@ export interface RunningChild {
 export interface FirstRun {
   projectDir: string;
   /** The bin of the npx-like install. */
-  cliBin: (name: 'create-framework-auth' | 'framework-auth') => string;
+  cliBin: (name: CliBinName) => string;
   idp?: RunningChild;
   devServer?: RunningChild;
   /** What dev-idp printed on stderr (its announcement of the first-use install). */
@@ -102,6 +102,20 @@ function waitFor(running: RunningChild, pattern: RegExp, what: string, ms: numbe
   });
 }
 
+/** One of the CLI's two bins. */
+export type CliBinName = 'create-framework-auth' | 'framework-auth';
+
+/**
+ * Installs the packed CLI as npx does, into a folder of its own without a lockfile; resolves to the path of a bin.
+ * `env` replaces the environment (a fresh npm cache, say); the default is this process's.
+ */
+export async function installLikeNpx(tarball: string, dir: string, env?: NodeJS.ProcessEnv): Promise<(name: CliBinName) => string> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), '{ "name": "npx-like", "version": "1.0.0", "private": true }\n');
+  await execa('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball], { cwd: dir, stdin: 'ignore', ...(env && { env, extendEnv: false }) });
+  return (name) => join(dir, 'node_modules/create-framework-auth/bin', `${name}.js`);
+}
+
 /** The user's sign-in: the app's sign-in page, its "Sign in with OIDC" form, alice at the provider, then `/me`. */
 export async function signInThroughPages(jar: CookieJar, appUrl: string): Promise<unknown> {
   const page = await jar.fetch(`${appUrl}/auth/signin?callbackUrl=${encodeURIComponent(`${appUrl}/me`)}`);
@@ -137,12 +151,7 @@ export async function runFirstRun(options: FirstRunOptions, onStarted: (run: Par
 
   // 1. `npx create-framework-auth`: npx installs the package into a folder of its own and runs its bin.
   const npxDir = join(workDir, 'npx');
-  await step('npx installs the CLI', async () => {
-    await execa('mkdir', ['-p', npxDir]);
-    await writeFile(join(npxDir, 'package.json'), '{ "name": "npx-like", "version": "1.0.0", "private": true }\n');
-    await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball], npxDir);
-  });
-  const cliBin = (name: 'create-framework-auth' | 'framework-auth'): string => join(npxDir, 'node_modules/create-framework-auth/bin', `${name}.js`);
+  const cliBin = await step('npx installs the CLI', () => installLikeNpx(tarball, npxDir, env));
   const projectDir = join(workDir, 'app');
   await step('create-framework-auth app --yes', () =>
     run(process.execPath, [cliBin('create-framework-auth'), 'app', '--yes', '--no-install', '--package-manager', pm], workDir),
