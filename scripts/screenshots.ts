@@ -21,7 +21,6 @@ import Email from '../templates/runtime/providers/email.js';
 import GitHub from '../templates/runtime/providers/github.js';
 import Google from '../templates/runtime/providers/google.js';
 import OIDC from '../templates/runtime/providers/oidc.js';
-import { sessionsRoute } from '../templates/runtime/routes/sessions.js';
 import { launchChromium } from '../test/browser/helpers.js';
 import { listen, type RunningApp } from '../test/support/listen.js';
 
@@ -106,7 +105,7 @@ function authConfig(adapter: ReturnType<typeof MemoryAdapter>, withCredentials: 
 /** Starts an app with the handler on `<mount>/*splat` and the sessions route, as a scaffold's server.ts mounts it. */
 async function startApp(config: FrameworkAuthConfig): Promise<RunningApp> {
   const app = express();
-  app.use(`${mount}/*splat`, FrameworkAuth(config, { routes: { sessions: sessionsRoute } }));
+  app.use(`${mount}/*splat`, FrameworkAuth(config));
   return listen(app);
 }
 

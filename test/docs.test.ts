@@ -3,7 +3,17 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { commandReference, generatedSection, providerReadmeTable } from '../scripts/docs-sections.js';
+import { emailFlow } from '../templates/runtime/features/email/email-sign-in.js';
+import { database } from '../templates/runtime/features/database/index.js';
+import { webAuthnFlow } from '../templates/runtime/features/passkey/webauthn.js';
+import type { RouteSpec } from '../templates/runtime/router.js';
 import { routes } from '../templates/runtime/handler.js';
+
+/** Every route an app can serve: the core's, and those of every feature (the adapter's, the email and passkey flows'). */
+const allRoutes: Record<string, RouteSpec> = {
+  ...routes,
+  ...Object.assign({}, ...[database, ...(emailFlow.features ?? []), ...(webAuthnFlow.features ?? [])].map((feature) => feature.routes ?? {})),
+};
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const providersDoc = readFileSync(new URL('../docs/providers.md', import.meta.url), 'utf8');
@@ -16,7 +26,7 @@ describe('docs/providers.md and docs/configuration.md', () => {
   });
 
   it('has a route table naming exactly the methods and paths the handler serves', () => {
-    const served = Object.entries(routes).flatMap(([action, spec]) =>
+    const served = Object.entries(allRoutes).flatMap(([action, spec]) =>
       spec.methods.map((method) => {
         // POST /signin and the routes that require one name the provider segment; GET /signin is the page.
         const withProvider = spec.provider === 'required' || (spec.provider === 'optional' && method === 'POST');
@@ -78,7 +88,7 @@ describe('docs/runtime-contract.md', () => {
   });
 
   it('names only functions that session-management.ts exports in its section', () => {
-    const module = readFileSync(new URL('../templates/runtime/session-management.ts', import.meta.url), 'utf8');
+    const module = readFileSync(new URL('../templates/runtime/features/database/session-management.ts', import.meta.url), 'utf8');
     const exported = new Set([...module.matchAll(/^export (?:async )?function (\w+)/gm)].map((match) => match[1]));
     const named = [...section('Session management').matchAll(/`([A-Za-z]+)\(/g)].map((match) => match[1] ?? '');
     expect(named).toEqual(['listSessions', 'endSession', 'endOtherSessions', 'endAllSessions', 'sessionIdOf']);

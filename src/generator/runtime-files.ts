@@ -26,13 +26,13 @@ export function relativeImports(content: string): string[] {
   return [...content.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((match) => match[1]!);
 }
 
-/** The route src/auth/index.ts hands to `FrameworkAuth` when an adapter is chosen: users' sessions (session-management.ts). */
-export const databaseSessionsEntryPoint = 'routes/sessions.ts';
+/** What src/auth/index.ts imports when an adapter is chosen: the helpers that list and end users' sessions. */
+export const databaseSessionsEntryPoint = 'features/database/session-management.ts';
 
 /**
  * The runtime files the generated auth module starts from (paths below `templates/runtime/`): `index.ts`, which
- * src/auth/index.ts and config.ts import, the files config.ts imports for these providers and this adapter, and
- * with an adapter the sessions route that src/auth/index.ts imports.
+ * src/auth/index.ts and config.ts import, the files config.ts imports for these providers and this adapter (which
+ * bring their features), and with an adapter the session helpers that src/auth/index.ts imports.
  */
 export function runtimeEntryPoints(providers: readonly ProviderId[], adapter: AdapterId): string[] {
   const fromConfig = [...providers.map((id) => getProvider(id).importPath), findAdapter(adapter)?.importPath ?? null];

@@ -3,6 +3,7 @@
  * packages can be passed as `adapter`. Every method is optional; each feature checks for the ones it needs.
  */
 import { AdapterError, MissingAdapterMethods } from './errors.js';
+import type { Feature, carriedFeatures } from './feature.js';
 import type {
   Account,
   AdapterAccount,
@@ -24,6 +25,8 @@ export interface RateLimitHit {
 
 /** Storage for users, accounts, sessions, verification tokens and WebAuthn authenticators. */
 export interface Adapter {
+  /** The features that use this adapter (feature.ts): the built-in adapters carry the database feature. */
+  [carriedFeatures]?: readonly Feature[];
   createUser?(user: AdapterUser): Awaitable<AdapterUser>;
   getUser?(id: string): Awaitable<AdapterUser | null>;
   getUserByEmail?(email: string): Awaitable<AdapterUser | null>;
@@ -104,7 +107,7 @@ export interface UpdateAccountTokensParams extends Pick<AdapterAccount, 'provide
 }
 
 /** The name of an adapter method. */
-export type AdapterMethod = keyof Adapter;
+export type AdapterMethod = Exclude<keyof Adapter, symbol>;
 
 /** Calls an adapter method, turning its failure into `AdapterError` (the original kept as cause). */
 export async function callAdapter<Method extends AdapterMethod>(

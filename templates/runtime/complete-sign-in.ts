@@ -3,13 +3,20 @@
  * in the database (with an adapter), the session (cookie or database row), the event, and the redirect.
  */
 import { type RequestContext, sendRedirect } from './context.js';
-import { chunkCookie } from './cookies.js';
+import { chunkCookie } from './http/cookies.js';
 import { AccessDenied } from './errors.js';
 import { emitEvent } from './events.js';
-import { customPageUrl, resolveRedirect } from './redirect.js';
-import { createSessionCookies } from './session.js';
-import { type SignInResolution, existingUserOf, resolveSignIn } from './sign-in.js';
-import type { Account, AdapterUser, Profile, User } from './types.js';
+import { customPageUrl, resolveRedirect } from './http/redirect.js';
+import { createSessionCookies } from './session/session.js';
+import type { Account, AdapterSession, AdapterUser, Profile, User } from './types.js';
+
+/** What a sign-in resolved to: the user, and with database sessions the new session's row. */
+export interface SignInResolution {
+  user: User | AdapterUser;
+  isNewUser: boolean;
+  /** The new database session (database strategy only). */
+  session?: AdapterSession | undefined;
+}
 
 /** What a flow hands to `completeSignIn`. */
 export interface CompletedSignIn {
@@ -21,7 +28,7 @@ export interface CompletedSignIn {
   allowDangerousEmailAccountLinking?: boolean;
   /** The stored user, when the flow already looked it up (email, passkeys): shown to the `signIn` callback. */
   storedUser?: AdapterUser | null;
-  /** How the user and session are resolved; OAuth's linking rules (sign-in.ts) when absent. */
+  /** How the user and session are resolved; with an adapter, OAuth's linking rules (the database feature) when absent. */
   resolve?: () => Promise<SignInResolution>;
 }
 
@@ -32,7 +39,7 @@ export interface CompletedSignIn {
 export async function completeSignIn(context: RequestContext, params: CompletedSignIn): Promise<void> {
   const { options } = context;
   const { account, profile } = params;
-  const storedUser = params.storedUser !== undefined ? params.storedUser : await existingUserOf(options, account);
+  const storedUser = params.storedUser !== undefined ? params.storedUser : ((await options.database?.userOfAccount(options, account)) ?? null);
   let allowed: boolean | string;
   try {
     allowed = await options.callbacks.signIn({
@@ -47,9 +54,12 @@ export async function completeSignIn(context: RequestContext, params: CompletedS
   if (allowed === false) throw new AccessDenied('The signIn callback refused the sign-in');
   if (typeof allowed === 'string') return sendRedirect(context, await resolveRedirect(context, allowed));
 
+  const linking = { user: params.user, account, ...(profile && { profile }), allowDangerousEmailAccountLinking: params.allowDangerousEmailAccountLinking ?? false };
   const resolved: SignInResolution = params.resolve
     ? await params.resolve()
-    : await resolveSignIn(context, { user: params.user, account, ...(profile && { profile }), allowDangerousEmailAccountLinking: params.allowDangerousEmailAccountLinking ?? false });
+    : options.database
+      ? await options.database.resolveSignIn(context, linking)
+      : { user: params.user, isNewUser: false };
   const { user, isNewUser } = resolved;
   if (resolved.session) {
     const { sessionToken, expires } = resolved.session;

@@ -4,11 +4,12 @@
  */
 import type { Request } from 'express';
 import type { Adapter } from './adapter.js';
-import { checkBasePath } from './base-path.js';
-import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './cookies.js';
-import { MissingSecret, UnsupportedStrategy, UntrustedHost, type AuthError } from './errors.js';
-import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './jwt.js';
-import { type TrustedHostRule, parseTrustedHosts } from './origin.js';
+import { checkBasePath } from './http/base-path.js';
+import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './http/cookies.js';
+import { MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, type AuthError } from './errors.js';
+import { type DatabaseHooks, type Feature, carriedFeatures } from './feature.js';
+import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './session/jwt.js';
+import { type TrustedHostRule, parseTrustedHosts } from './http/origin.js';
 import { isOAuthProvider, resolveProviders, type ResolvedProvider } from './providers/resolve.js';
 import type { ProviderInput } from './providers/types.js';
 import type { Theme } from './theme.js';
@@ -147,6 +148,12 @@ export interface FrameworkAuthConfig {
   /** An origin that receives OAuth callbacks for preview deployments and forwards them. @default AUTH_REDIRECT_PROXY_URL */
   redirectProxyUrl?: string;
   adapter?: Adapter;
+  /**
+   * Features beyond what the providers and the adapter bring (feature.ts). The built-in adapters carry the database
+   * feature and each provider its own routes, so a generated config lists none; an Auth.js adapter needs
+   * `features: [database]` (features/database/index.ts).
+   */
+  features?: Feature[];
 }
 
 /** The config after checks and defaults, computed once per config object. */
@@ -174,6 +181,41 @@ export interface ResolvedConfig {
   cookies: { secure: CookiesOptions; plain: CookiesOptions };
   redirectProxyUrl: string | undefined;
   adapter: Adapter | undefined;
+  /** The config's features, the adapter's and the providers' flows', each once. */
+  features: readonly Feature[];
+  /** The database feature's hooks: set whenever `adapter` is. */
+  database: DatabaseHooks | undefined;
+}
+
+/** The database feature's hooks, which every path that needs them reaches only with an adapter (checked at startup). */
+export function databaseOf(options: ResolvedConfig): DatabaseHooks {
+  if (!options.database) throw new MissingAdapter('This needs an adapter and the database feature (features/database/).');
+  return options.database;
+}
+
+/**
+ * The features of a config, each once: those it lists, those its adapter carries, and those its providers' flows
+ * carry. With an adapter, one of them must bring the database hooks: without them nothing would use the adapter.
+ */
+function resolveFeatures(config: FrameworkAuthConfig, providers: readonly ResolvedProvider[]): { features: Feature[]; database: DatabaseHooks | undefined } {
+  const listed = [
+    ...(config.features ?? []),
+    ...(config.adapter?.[carriedFeatures] ?? []),
+    ...providers.flatMap((provider) => (isOAuthProvider(provider) ? [] : (provider.flow.features ?? []))),
+  ];
+  const byId = new Map<string, Feature>();
+  for (const feature of listed) {
+    if (!feature || typeof feature.id !== 'string') throw new TypeError('`features` holds something that is not a feature (see feature.ts)');
+    if (!byId.has(feature.id)) byId.set(feature.id, feature);
+  }
+  const features = [...byId.values()];
+  const database = features.find((feature) => feature.database)?.database;
+  if (config.adapter && !database) {
+    throw new MissingAdapter(
+      'The config has an `adapter` but not the database feature that uses it: add `features: [database]`, with `database` imported from core/features/database/index.ts. The built-in adapters bring it themselves.',
+    );
+  }
+  return { features, database };
 }
 
 function positiveSeconds(name: string, value: number): number {
@@ -309,9 +351,10 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     if (!isOAuthProvider(provider)) provider.flow.check?.(provider, { rateLimit, adapter: config.adapter, strategy, originConfigured });
   }
   assertConfiguredOrigin(providers, envOrigin, trustedHosts);
+  const { features, database } = resolveFeatures(config, providers);
   const maxAge = config.session?.maxAge ?? DEFAULT_MAX_AGE;
   if (debug) logger.warn('debug-enabled');
-  return {
+  const options: ResolvedConfig = {
     source: config,
     secrets,
     basePath: checkBasePath(config.basePath),
@@ -338,7 +381,11 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     cookies: { secure: mergeCookies(defaultCookies(true), config.cookies), plain: mergeCookies(defaultCookies(false), config.cookies) },
     redirectProxyUrl,
     adapter: config.adapter,
+    features,
+    database,
   };
+  for (const feature of features) feature.check?.(options);
+  return options;
 }
 
 const resolved = new WeakMap<FrameworkAuthConfig, ResolvedConfig>();

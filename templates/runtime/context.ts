@@ -4,11 +4,11 @@
  */
 import type { Request, Response } from 'express';
 import type { ResolvedConfig } from './config.js';
-import { type CookieOption, type CookiesOptions, type OutgoingCookie, serializeCookie } from './cookies.js';
+import { type CookieOption, type CookiesOptions, type OutgoingCookie, serializeCookie } from './http/cookies.js';
 import { pageContentSecurityPolicy } from './pages/csp.js';
 import { UntrustedHost } from './errors.js';
-import { requestOrigin } from './origin.js';
-import { requestCookies, usesSecureCookies } from './request.js';
+import { requestOrigin } from './http/origin.js';
+import { requestCookies, usesSecureCookies } from './http/request.js';
 
 export interface RequestContext {
   req: Request;

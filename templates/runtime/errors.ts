@@ -12,7 +12,6 @@ export const errorTypes = [
   'CallbackRouteError',
   'Configuration',
   'CredentialsSignin',
-  'EmailSignInError',
   'ErrorPageLoop',
   'EventError',
   'InvalidCallbackUrl',
@@ -24,27 +23,32 @@ export const errorTypes = [
   'MethodNotAllowed',
   'MissingAdapter',
   'MissingAdapterMethods',
-  'MissingAuthorize',
   'MissingCSRF',
   'MissingSecret',
-  'MissingWebAuthnAutocomplete',
   'OAuthAccountNotLinked',
   'OAuthCallbackError',
   'OAuthProfileParseError',
   'OAuthSignInError',
-  'RateLimited',
   'RefreshTokenError',
   'SessionTokenError',
   'SignOutError',
   'UnknownAction',
   'UnsupportedStrategy',
   'UntrustedHost',
-  'Verification',
-  'WebAuthnVerificationError',
 ] as const;
 
+/** A type of the core's errors (the table below). */
+export type CoreErrorType = (typeof errorTypes)[number];
+
+/**
+ * The error types that features bring, each declared by its feature (`declare module` in the feature's errors), so
+ * that a project's `ErrorType` names exactly the errors it can raise.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the features' declarations
+export interface FeatureErrorTypes {}
+
 /** Identifies an error in logs and, for client-safe types, in the `error` query parameter. */
-export type ErrorType = (typeof errorTypes)[number];
+export type ErrorType = CoreErrorType | keyof FeatureErrorTypes;
 
 /** Where an error sends the user: back to the sign-in page, or to the error page. */
 export type ErrorPageKind = 'signIn' | 'error';
@@ -69,19 +73,21 @@ export interface ErrorResponse {
 }
 
 const sameAccount = 'To confirm your identity, sign in with the same account you used originally.';
-const configuration: ErrorResponse = { status: 400, page: 'error', shownAs: 'Configuration' };
+/** The response of an error whose details stay on the server: the error page, shown as `Configuration`. */
+export const configuration: ErrorResponse = { status: 400, page: 'error', shownAs: 'Configuration' };
 const inline = (status: number): ErrorResponse => ({ status, page: 'inline', shownAs: 'Configuration' });
 
 /** A client-safe type: shown as itself, with the sign-in page's alert and the error page's heading and text. */
-function clientSafe(type: ErrorType, status: number, page: ErrorResponse['page'], signIn: string, heading: string, errorPage = signIn): ErrorResponse {
+export function clientSafe(type: ErrorType, status: number, page: ErrorResponse['page'], signIn: string, heading: string, errorPage = signIn): ErrorResponse {
   return { status, page, shownAs: type, messages: { signIn, heading, errorPage } };
 }
 
 /**
- * The one table of error responses: status, page, what a URL may show, and the user's texts. The handler's
- * `respondWithError`, the `AuthError` status and the built-in pages all read it.
+ * The one table of the core's error responses: status, page, what a URL may show, and the user's texts. The
+ * handler's `respondWithError`, the `AuthError` status and the built-in pages all read it; a feature's error class
+ * carries its own (`static response`), and the feature lists the class in its `errors`.
  */
-export const errorResponses: Readonly<Record<ErrorType, ErrorResponse>> = {
+export const errorResponses: Readonly<Record<CoreErrorType, ErrorResponse>> = {
   AccessDenied: clientSafe('AccessDenied', 403, 'error', 'You do not have permission to sign in.', 'Access denied'),
   AccountNotLinked: clientSafe('AccountNotLinked', 400, 'signIn', sameAccount, 'Unable to sign in'),
   AdapterError: { ...configuration, status: 503 },
@@ -95,14 +101,6 @@ export const errorResponses: Readonly<Record<ErrorType, ErrorResponse>> = {
     'There is a problem with the server configuration. Check the server logs for more information.',
   ),
   CredentialsSignin: clientSafe('CredentialsSignin', 401, 'signIn', 'Sign-in failed. Check the details you provided are correct.', 'Unable to sign in'),
-  EmailSignInError: clientSafe(
-    'EmailSignInError',
-    400,
-    'signIn',
-    'The sign-in email could not be sent. Check the address and try again.',
-    'Unable to sign in',
-    'The sign-in email could not be sent. Please try again.',
-  ),
   ErrorPageLoop: configuration,
   EventError: configuration,
   InvalidCallbackUrl: configuration,
@@ -114,10 +112,8 @@ export const errorResponses: Readonly<Record<ErrorType, ErrorResponse>> = {
   MethodNotAllowed: inline(405),
   MissingAdapter: configuration,
   MissingAdapterMethods: configuration,
-  MissingAuthorize: configuration,
   MissingCSRF: clientSafe('MissingCSRF', 403, 'signIn', 'Your sign-in form expired. Please try again.', 'Unable to continue', 'The form expired. Please go back and try again.'),
   MissingSecret: configuration,
-  MissingWebAuthnAutocomplete: configuration,
   OAuthAccountNotLinked: clientSafe('OAuthAccountNotLinked', 400, 'signIn', sameAccount, 'Unable to sign in'),
   OAuthCallbackError: clientSafe(
     'OAuthCallbackError',
@@ -136,7 +132,6 @@ export const errorResponses: Readonly<Record<ErrorType, ErrorResponse>> = {
     'Unable to sign in',
     'Sign-in with this provider could not start. Please try again.',
   ),
-  RateLimited: clientSafe('RateLimited', 429, 'inline', 'Too many attempts. Please wait a few minutes and try again.', 'Too many attempts'),
   // Raised by getAccessToken in the app's own routes, never by the auth routes: 401, the user must sign in again.
   RefreshTokenError: { ...configuration, status: 401 },
   SessionTokenError: configuration,
@@ -144,25 +139,10 @@ export const errorResponses: Readonly<Record<ErrorType, ErrorResponse>> = {
   UnknownAction: inline(404),
   UnsupportedStrategy: configuration,
   UntrustedHost: inline(400),
-  Verification: clientSafe(
-    'Verification',
-    403,
-    'error',
-    'The sign-in link is no longer valid. It may have been used already or it may have expired.',
-    'Unable to sign in',
-  ),
-  WebAuthnVerificationError: clientSafe(
-    'WebAuthnVerificationError',
-    400,
-    'signIn',
-    'The passkey could not be verified. Try again, or use another way to sign in.',
-    'Unable to sign in',
-    'The passkey could not be verified. Please try again.',
-  ),
 };
 
 /** Types that may appear in a URL (their own `shownAs`). Anything else is shown as what the table says. */
-export const clientSafeErrorTypes: ReadonlySet<ErrorType> = new Set(errorTypes.filter((type) => errorResponses[type].shownAs === type));
+export const clientSafeErrorTypes: ReadonlySet<CoreErrorType> = new Set(errorTypes.filter((type) => errorResponses[type].shownAs === type));
 
 /** The `cause` of an `AuthError`: the original error plus any safe details for logs. */
 export type ErrorCause = Record<string, unknown> & { err?: Error };
@@ -179,6 +159,12 @@ export class AuthError extends Error {
   status: number;
   /** Where the user is sent: the sign-in page or the error page. */
   kind: ErrorPageKind;
+  /** Headers the answer carries (`Allow` of a 405, `Retry-After` of a 429). */
+  headers?: Readonly<Record<string, string>>;
+  /** An expected refusal (a 404, a repeated 429): logged at debug level, not as an error. */
+  quiet = false;
+  /** A feature's error carries its response (errors.ts's table holds the core's). */
+  static response?: ErrorResponse;
   declare cause?: ErrorCause;
 
   constructor(message?: string | ErrorOptions, errorOptions?: ErrorOptions) {
@@ -196,7 +182,7 @@ export class AuthError extends Error {
     this.name = new.target.name;
     this.type = constructor.type ?? 'Configuration';
     this.kind = constructor.kind ?? 'error';
-    this.status = constructor.status ?? errorResponses[this.type]?.status ?? 400;
+    this.status = constructor.status ?? errorResponseOf(this).status;
     Error.captureStackTrace?.(this, new.target);
   }
 }
@@ -250,12 +236,8 @@ export class MethodNotAllowed extends AuthError {
   constructor(message: string, details: { allow: readonly string[] }) {
     super(message);
     this.allow = details.allow;
+    this.headers = { Allow: details.allow.join(', ') };
   }
-}
-
-/** A `credentials` provider has no `authorize` function. */
-export class MissingAuthorize extends AuthError {
-  static type: ErrorType = 'MissingAuthorize';
 }
 
 /** A database session or an email/WebAuthn provider was configured without an adapter. */
@@ -366,50 +348,9 @@ export class UntrustedHost extends AuthError {
   static type: ErrorType = 'UntrustedHost';
 }
 
-/** An email sign-in link was used twice, expired, or never existed. */
-export class Verification extends AuthError {
-  static type: ErrorType = 'Verification';
-}
-
 /** The CSRF token is missing or does not match the CSRF cookie. */
 export class MissingCSRF extends SignInError {
   static type: ErrorType = 'MissingCSRF';
-}
-
-/** Sending the email sign-in link failed. */
-export class EmailSignInError extends SignInError {
-  static type: ErrorType = 'EmailSignInError';
-}
-
-/** The WebAuthn response could not be verified. */
-export class WebAuthnVerificationError extends AuthError {
-  static type: ErrorType = 'WebAuthnVerificationError';
-}
-
-/** A WebAuthn field lacks `autocomplete="webauthn"`. */
-export class MissingWebAuthnAutocomplete extends AuthError {
-  static type: ErrorType = 'MissingWebAuthnAutocomplete';
-}
-
-/**
- * Too many attempts under one of the `rateLimit` rules: answered 429 with `Retry-After` where it happens (never a
- * redirect). The message says only how long to wait, the same whether or not the user name or address exists.
- */
-export class RateLimited extends AuthError {
-  static type: ErrorType = 'RateLimited';
-  /** Seconds until the window ends: the `Retry-After` header. */
-  retryAfter: number;
-  /** The rule that refused the request (`credentialsPerUser`, …), for logs. */
-  rule: string;
-  /** True for the first refusal of a window; only that one is logged as an error, the rest at debug level. */
-  firstRefusal: boolean;
-
-  constructor(message: string, details: { retryAfter: number; rule: string; firstRefusal: boolean }) {
-    super(message);
-    this.retryAfter = details.retryAfter;
-    this.rule = details.rule;
-    this.firstRefusal = details.firstRefusal;
-  }
 }
 
 /** The email belongs to a user who has no account with this provider. */
@@ -435,10 +376,14 @@ export class CredentialsSignin extends SignInError {
 
 /** True when `error` is one of ours (also across copies of the module, by duck typing the `type`). */
 export function isAuthError(error: unknown): error is AuthError {
-  return error instanceof AuthError || (error instanceof Error && errorTypes.includes((error as AuthError).type));
+  return error instanceof AuthError || (error instanceof Error && (errorTypes as readonly string[]).includes((error as AuthError).type));
 }
 
-/** How the handler answers `error`: the table's entry of its type (`Configuration`'s for a type it does not know). */
+/**
+ * How the handler answers `error`: its class's own response (a feature's error), else the table's entry of its type
+ * (`Configuration`'s for a type it does not know).
+ */
 export function errorResponseOf(error: AuthError): ErrorResponse {
-  return (Object.hasOwn(errorResponses, error.type) ? errorResponses[error.type] : undefined) ?? errorResponses.Configuration;
+  const own = (error.constructor as typeof AuthError).response;
+  return own ?? (Object.hasOwn(errorResponses, error.type) ? errorResponses[error.type as CoreErrorType] : errorResponses.Configuration);
 }

@@ -25,8 +25,6 @@ export interface ProviderFlow<Provider extends ResolvedFlowProvider = ResolvedFl
   signIn?(context: RequestContext, provider: Provider, body: Record<string, unknown>): Promise<void>;
   /** `<mount>/callback/<id>` (either method: the flow refuses the one it does not take). */
   callback?(context: RequestContext, provider: Provider, method: 'GET' | 'POST'): Promise<void>;
-  /** GET `<mount>/webauthn-options/<id>`. */
-  webauthnOptions?(context: RequestContext, provider: Provider): Promise<void>;
   /** The provider's form on the built-in sign-in page. */
   signInForm?(provider: Provider, form: SignInFormContext): SafeHtml;
   /** An inline script the form needs, allowed by its hash in the page's Content-Security-Policy. */

@@ -5,11 +5,13 @@
  * their sessions) and its route, routes/sessions.ts, which the generated src/auth/index.ts hands to `FrameworkAuth`.
  */
 export { FrameworkAuth } from './handler.js';
-export type { FrameworkAuthHandler, FrameworkAuthOptions, OptionalAction } from './handler.js';
+export type { FrameworkAuthHandler } from './handler.js';
+export { carriedFeatures } from './feature.js';
+export type { DatabaseHooks, Feature, OAuthSignIn } from './feature.js';
 export type { RouteHandler } from './router.js';
-export { getSession, createSessionLocals, createRequireAuth } from './get-session.js';
-export type { RequireAuthOptions } from './get-session.js';
-export { getAccessToken, ACCESS_TOKEN_SKEW_SECONDS } from './access-token.js';
+export { getSession, createSessionLocals, createRequireAuth } from './session/get-session.js';
+export type { RequireAuthOptions } from './session/get-session.js';
+export { getAccessToken, ACCESS_TOKEN_SKEW_SECONDS } from './oauth/access-token.js';
 export { resolveConfig, readSecrets, MIN_SECRET_LENGTH } from './config.js';
 export type {
   FrameworkAuthConfig,
@@ -21,9 +23,9 @@ export type {
   SessionOptions,
 } from './config.js';
 export type { Theme } from './theme.js';
-export { encode, decode, DEFAULT_MAX_AGE } from './jwt.js';
-export type { JWTOptions, JWTEncodeParams, JWTDecodeParams } from './jwt.js';
-export type { CookieOption, CookiesOptions, CookiesOverrides } from './cookies.js';
+export { encode, decode, DEFAULT_MAX_AGE } from './session/jwt.js';
+export type { JWTOptions, JWTEncodeParams, JWTDecodeParams } from './session/jwt.js';
+export type { CookieOption, CookiesOptions, CookiesOverrides } from './http/cookies.js';
 export type { AccountTokens, Adapter, NewAdapterSession, RateLimitHit, UpdateAccountTokensParams } from './adapter.js';
 export {
   AuthError,
@@ -33,7 +35,6 @@ export {
   AdapterError,
   CallbackRouteError,
   CredentialsSignin,
-  EmailSignInError,
   ErrorPageLoop,
   EventError,
   InvalidCallbackUrl,
@@ -45,26 +46,21 @@ export {
   MethodNotAllowed,
   MissingAdapter,
   MissingAdapterMethods,
-  MissingAuthorize,
   MissingCSRF,
   MissingSecret,
-  MissingWebAuthnAutocomplete,
   OAuthAccountNotLinked,
   OAuthCallbackError,
   OAuthProfileParseError,
   OAuthSignInError,
-  RateLimited,
   RefreshTokenError,
   SessionTokenError,
   SignOutError,
   UnknownAction,
   UnsupportedStrategy,
   UntrustedHost,
-  Verification,
-  WebAuthnVerificationError,
   errorTypes,
 } from './errors.js';
-export type { ErrorType, ErrorCause, ErrorPageKind, RefreshTokenFailure } from './errors.js';
+export type { ErrorType, ErrorCause, ErrorPageKind, ErrorResponse, FeatureErrorTypes, RefreshTokenFailure } from './errors.js';
 export { customFetch, providerFlow } from './providers/types.js';
 export type {
   AppProvider,

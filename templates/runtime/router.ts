@@ -1,29 +1,45 @@
 /**
  * The route table below the mount path, and the rules that match a request to one of its actions: the methods each
  * action takes and whether it names a provider (`/signin/<provider>`). handler.ts runs the action; routes/ holds one
- * file per action.
+ * file per core action, and each feature brings its own.
  */
 import type { RequestContext } from './context.js';
 import { InvalidProvider, MethodNotAllowed, UnknownAction } from './errors.js';
 import type { ResolvedProvider } from './providers/resolve.js';
 
+/** How an action's failures are answered: a redirect to the sign-in or error page, JSON, or an error page. */
+export type ErrorAnswer = 'redirect' | 'json' | 'page';
+
 /**
- * The routes below the mount path: each action, the methods it accepts, and whether it takes a provider id segment
- * (`none`, `optional` or `required`). The README's route table is checked against it (test/docs.test.ts).
+ * One action's route: the methods it accepts, whether it takes a provider id segment (`none`, `optional` or
+ * `required`), and how its errors are answered.
+ */
+export interface RouteSpec {
+  methods: readonly ('GET' | 'POST')[];
+  provider: 'none' | 'optional' | 'required';
+  errors: ErrorAnswer;
+}
+
+/** A route and the function that runs it: the core's below, a feature's in its `routes`. */
+export interface RouteEntry extends RouteSpec {
+  run: RouteHandler;
+}
+
+/**
+ * The core's routes below the mount path, each action's spec. Features add theirs (feature.ts); the docs' route
+ * table is checked against both (test/docs.test.ts).
  */
 export const routes = {
-  providers: { methods: ['GET'], provider: 'none' },
-  csrf: { methods: ['GET'], provider: 'none' },
-  session: { methods: ['GET', 'POST'], provider: 'none' },
-  signin: { methods: ['GET', 'POST'], provider: 'optional' },
-  callback: { methods: ['GET', 'POST'], provider: 'required' },
-  signout: { methods: ['GET', 'POST'], provider: 'none' },
-  sessions: { methods: ['GET', 'POST'], provider: 'none' },
-  error: { methods: ['GET'], provider: 'none' },
-  'verify-request': { methods: ['GET'], provider: 'none' },
-  'webauthn-options': { methods: ['GET'], provider: 'required' },
-} as const satisfies Record<string, { methods: readonly string[]; provider: 'none' | 'optional' | 'required' }>;
+  providers: { methods: ['GET'], provider: 'none', errors: 'json' },
+  csrf: { methods: ['GET'], provider: 'none', errors: 'json' },
+  session: { methods: ['GET', 'POST'], provider: 'none', errors: 'json' },
+  signin: { methods: ['GET', 'POST'], provider: 'optional', errors: 'redirect' },
+  callback: { methods: ['GET', 'POST'], provider: 'required', errors: 'redirect' },
+  signout: { methods: ['GET', 'POST'], provider: 'none', errors: 'redirect' },
+  error: { methods: ['GET'], provider: 'none', errors: 'page' },
+} as const satisfies Record<string, RouteSpec>;
 
+/** A core action. */
 export type Action = keyof typeof routes;
 
 /** A request matched to its route: the method (HEAD answered as GET) and the provider segment. */
@@ -35,20 +51,20 @@ export interface Route {
 /** Runs one action. */
 export type RouteHandler = (context: RequestContext, route: Route) => void | Promise<void>;
 
-/** The action named by the first segment below the mount; `UnknownAction` (404) when there is none. */
-export function actionOf(segments: readonly string[]): Action {
+/** The action named by the first segment below the mount, and its entry; `UnknownAction` (404) when there is none. */
+export function entryOf(table: Readonly<Record<string, RouteEntry>>, segments: readonly string[]): { action: string; entry: RouteEntry } {
   const [name] = segments;
-  if (!name || !Object.hasOwn(routes, name)) throw new UnknownAction(`There is no auth route "${segments.join('/')}"`);
-  return name as Action;
+  const entry = name && Object.hasOwn(table, name) ? table[name] : undefined;
+  if (!name || !entry) throw new UnknownAction(`There is no auth route "${segments.join('/')}"`);
+  return { action: name, entry };
 }
 
 /**
- * The route of `action` for these segments and method: `UnknownAction` (404) for a provider segment the action does
+ * The route of `spec` for these segments and method: `UnknownAction` (404) for a provider segment the action does
  * not take (or lacks), `MethodNotAllowed` (405, with `Allow`) for a method it does not accept.
  */
-export function matchRoute(action: Action, segments: readonly string[], requestMethod: string): Route {
+export function matchRoute(spec: RouteSpec, segments: readonly string[], requestMethod: string): Route {
   const [, providerId, ...rest] = segments;
-  const spec = routes[action];
   if (rest.length > 0 || (spec.provider === 'none' && providerId !== undefined) || (spec.provider === 'required' && !providerId)) {
     throw new UnknownAction(`There is no auth route "${segments.join('/')}"`);
   }

@@ -12,6 +12,7 @@ import { createTestPool, startPostgres, type RunningPostgres } from '../support/
 import { AppRegistry, expectRedirect, sessionOf, signIn, signOut } from '../runtime/oauth-harness.js';
 import { documentedSchema } from './authjs-pg-schema.js';
 import { AppProcesses } from '../support/postgres-app-processes.js';
+import { database } from '../../templates/runtime/features/database/index.js';
 
 let op: RunningOidcProvider;
 let postgres: RunningPostgres;
@@ -39,6 +40,7 @@ describe('OIDC sign-in with @auth/pg-adapter', () => {
   it('creates the user, links the account, stores the session row, and deletes it on sign-out', async () => {
     const app = await apps.start({
       adapter: AuthJsPostgresAdapter(pool),
+      features: [database],
       providers: [OIDC({ issuer: op.issuer, clientId: 'pg-adapter-rp', clientSecret: 'pg-adapter-rp-secret' })],
     });
     await op.setClient({ client_id: 'pg-adapter-rp', redirect_uris: [app.redirectUri()] });

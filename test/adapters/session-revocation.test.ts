@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionSummary } from '../../templates/runtime/session-management.js';
+import type { SessionSummary } from '../../templates/runtime/features/database/session-management.js';
 import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
 import { loginThroughProvider, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider.js';
 import { startPostgres, type RunningPostgres } from '../support/postgres.js';

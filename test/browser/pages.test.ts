@@ -13,7 +13,6 @@ import GitHub from '../../templates/runtime/providers/github.js';
 import GitLab from '../../templates/runtime/providers/gitlab.js';
 import Google from '../../templates/runtime/providers/google.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
-import { sessionsRoute } from '../../templates/runtime/routes/sessions.js';
 import { listen, type RunningApp } from '../support/listen.js';
 import { SECRET, passwordProvider } from '../runtime/helpers.js';
 import { distinctColors, launchChromium, pixelAt, saveScreenshot, scanAccessibility, violationsOf } from './helpers.js';
@@ -270,7 +269,7 @@ describe("the user's sessions page", () => {
       providers: [GitHub({ clientId: 'client-id', clientSecret: 'client-secret' })],
     };
     const app = express();
-    app.use('/auth/*splat', FrameworkAuth(config, { routes: { sessions: sessionsRoute } }));
+    app.use('/auth/*splat', FrameworkAuth(config));
     const running = await listen(app);
     cleanups.push(running.close);
     const user = await adapter.createUser!({ id: 'ada', email: 'ada@example.test', emailVerified: null });

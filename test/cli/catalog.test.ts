@@ -53,7 +53,7 @@ describe('adapter catalog', () => {
 describe('one default mount path', () => {
   it("is the same in the CLI's catalog and the runtime (the guard's sign-in link without basePath)", async () => {
     const { defaultMountPath } = await import('../../src/catalog/mount-path.js');
-    const { DEFAULT_BASE_PATH } = await import('../../templates/runtime/base-path.js');
+    const { DEFAULT_BASE_PATH } = await import('../../templates/runtime/http/base-path.js');
     expect(DEFAULT_BASE_PATH).toBe(defaultMountPath);
   });
 });

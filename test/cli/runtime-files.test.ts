@@ -86,17 +86,17 @@ describe('the default scaffold (create-framework-auth app --yes --no-install)', 
     expect(reachableRuntimeFiles(['index.ts', 'config.ts'], read)).toEqual(sourceFiles(authDir).sort());
   });
 
-  it('copies no OAuth 1.0a, WebAuthn, email sign-in, credentials or adapter code', () => {
+  it('copies no OAuth 1.0a, WebAuthn, email sign-in, credentials, rate-limit or adapter code', () => {
     const copied = sourceFiles(authDir);
-    for (const path of ['core/oauth1/flow.ts', 'core/webauthn.ts', 'core/pages/passkey-script.ts', 'core/email-sign-in.ts', 'core/email-address.ts', 'core/credentials-sign-in.ts', 'core/adapters/sql-rows.ts']) {
+    for (const path of ['core/oauth1/flow.ts', 'core/features/passkey/webauthn.ts', 'core/features/passkey/passkey-script.ts', 'core/features/email/email-sign-in.ts', 'core/email-address.ts', 'core/features/credentials/credentials-sign-in.ts', 'core/adapters/sql-rows.ts', 'core/features/rate-limit/rate-limit.ts']) {
       expect(copied, path).not.toContain(path);
     }
   });
 });
 
 describe('readRuntimeFiles', () => {
-  it('copies session management (module, route, page) only with an adapter', () => {
-    for (const path of ['session-management.ts', 'routes/sessions.ts', 'pages/sessions.ts']) {
+  it('copies the database feature (linking, database sessions, session management) only with an adapter', () => {
+    for (const path of ['features/database/index.ts', 'features/database/sign-in.ts', 'features/database/session.ts', 'features/database/access-token.ts', 'features/database/session-management.ts', 'features/database/sessions-route.ts', 'features/database/sessions-page.ts']) {
       expect(pathsOf(['oidc', 'credentials'], 'none'), path).not.toContain(path);
       for (const adapter of ['memory', 'sqlite', 'postgres'] as const) expect(pathsOf(['oidc'], adapter), `${path} with ${adapter}`).toContain(path);
     }
@@ -108,13 +108,13 @@ describe('readRuntimeFiles', () => {
   });
 
   it('copies WebAuthn and the passkey page script only with passkey', () => {
-    expect(pathsOf(['oidc', 'email'], 'sqlite')).not.toContain('webauthn.ts');
-    expect(pathsOf(['passkey'], 'sqlite')).toEqual(expect.arrayContaining(['providers/passkey.ts', 'webauthn.ts', 'pages/passkey-script.ts']));
+    expect(pathsOf(['oidc', 'email'], 'sqlite')).not.toContain('features/passkey/webauthn.ts');
+    expect(pathsOf(['passkey'], 'sqlite')).toEqual(expect.arrayContaining(['providers/passkey.ts', 'features/passkey/webauthn.ts', 'features/passkey/passkey-script.ts']));
   });
 
   it('copies email sign-in only with email', () => {
-    expect(pathsOf(['oidc', 'passkey'], 'sqlite')).not.toContain('email-sign-in.ts');
-    expect(pathsOf(['email'], 'sqlite')).toEqual(expect.arrayContaining(['providers/email.ts', 'email-sign-in.ts', 'email-address.ts']));
+    expect(pathsOf(['oidc', 'passkey'], 'sqlite')).not.toContain('features/email/email-sign-in.ts');
+    expect(pathsOf(['email'], 'sqlite')).toEqual(expect.arrayContaining(['providers/email.ts', 'features/email/email-sign-in.ts', 'features/email/verify-request-route.ts', 'email-address.ts']));
   });
 
   it('copies the shared SQL row mapping with either SQL adapter, and no other adapter', () => {
@@ -142,15 +142,15 @@ describe('add-provider and remove-provider keep the copied runtime to what the p
     expect(created.exitCode, created.stderr).toBe(0);
     const app = join(parent, 'app');
     const core = join(app, 'src', 'auth', 'core');
-    expect(sourceFiles(core)).not.toContain('email-sign-in.ts');
+    expect(sourceFiles(core)).not.toContain('features/email/email-sign-in.ts');
 
     const added = await runInProcess('framework-auth', ['add-provider', 'email', '--no-install'], { cwd: app });
     expect(added.exitCode, added.stderr).toBe(0);
-    expect(sourceFiles(core)).toEqual(expect.arrayContaining(['providers/email.ts', 'email-sign-in.ts', 'email-address.ts']));
+    expect(sourceFiles(core)).toEqual(expect.arrayContaining(['providers/email.ts', 'features/email/email-sign-in.ts', 'features/email/verify-request-route.ts', 'email-address.ts']));
 
     const removed = await runInProcess('framework-auth', ['remove-provider', 'email'], { cwd: app });
     expect(removed.exitCode, removed.stderr).toBe(0);
     const left = sourceFiles(core);
-    for (const path of ['providers/email.ts', 'email-sign-in.ts', 'email-address.ts']) expect(left, path).not.toContain(path);
+    for (const path of ['providers/email.ts', 'features/email/email-sign-in.ts', 'features/email/verify-request-route.ts', 'email-address.ts']) expect(left, path).not.toContain(path);
   });
 });

@@ -28,7 +28,7 @@ describe('framework-auth update', () => {
     // The "older version": this repo's templates with two lines worded differently.
     const old = await copyTemplates();
     await editTemplate(old.dir, 'project/auth/index.ts.hbs', newDoc, oldDoc);
-    await editTemplate(old.dir, 'runtime/redirect.ts', newRedirectLine, `${oldRedirectLine}\n${newRedirectLine}`);
+    await editTemplate(old.dir, 'runtime/http/redirect.ts', newRedirectLine, `${oldRedirectLine}\n${newRedirectLine}`);
     const parent = await makeTempDir();
     const created = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install'], { cwd: parent, env: old.env });
     expect(created.exitCode).toBe(0);
@@ -52,13 +52,13 @@ describe('framework-auth update', () => {
   it('replaces files the user did not change and records the new bases in the manifest', async () => {
     const result = await update();
     expect(result.exitCode).toBe(0);
-    const redirect = await readFile(join(root, 'src/auth/core/redirect.ts'), 'utf8');
+    const redirect = await readFile(join(root, 'src/auth/core/http/redirect.ts'), 'utf8');
     expect(redirect).not.toContain(oldRedirectLine);
-    expect(redirect.split('\n').slice(1).join('\n')).toBe(await readFile(join(cliPackageRoot, 'templates/runtime/redirect.ts'), 'utf8'));
+    expect(redirect.split('\n').slice(1).join('\n')).toBe(await readFile(join(cliPackageRoot, 'templates/runtime/http/redirect.ts'), 'utf8'));
     expect(await readFile(indexPath, 'utf8')).toContain(newDoc);
     const manifest = parseManifestJson(await readFile(join(root, 'framework-auth.json'), 'utf8')) as { files: Record<string, { sha256: string; base: string }> };
-    expect(manifest.files['src/auth/core/redirect.ts']?.sha256).toBe(sha256(redirect));
-    expect(await readFile(join(root, basePathOf('src/auth/core/redirect.ts')), 'utf8')).toBe(redirect);
+    expect(manifest.files['src/auth/core/http/redirect.ts']?.sha256).toBe(sha256(redirect));
+    expect(await readFile(join(root, basePathOf('src/auth/core/http/redirect.ts')), 'utf8')).toBe(redirect);
   });
 
   it('merges a file the user changed elsewhere: the edit is kept and the new version\'s change is taken', async () => {
@@ -84,7 +84,7 @@ describe('framework-auth update', () => {
     const merge = await readFile(`${indexPath}.merge`, 'utf8');
     expect(merge).toContain(['<<<<<<< yours', '/** My own words about getSession. */', '||||||| create-framework-auth 0.1.0 (base)', oldDoc, '=======', newDoc, '>>>>>>> create-framework-auth 0.1.0'].join('\n'));
     // The untouched files were updated all the same.
-    expect(await readFile(join(root, 'src/auth/core/redirect.ts'), 'utf8')).not.toContain(oldRedirectLine);
+    expect(await readFile(join(root, 'src/auth/core/http/redirect.ts'), 'utf8')).not.toContain(oldRedirectLine);
   });
 
   it('merges cleanly once the conflict is resolved and the .merge file deleted', async () => {
@@ -128,7 +128,7 @@ describe('framework-auth update', () => {
     const document = parseJsonOutput(result.stdout);
     expect(document).toMatchObject({ command: 'update', ok: false, from: '0.1.0', to: '0.1.0' });
     const files = document.files as { updated: string[]; conflicts: unknown[] };
-    expect(files.updated).toContain('src/auth/core/redirect.ts');
+    expect(files.updated).toContain('src/auth/core/http/redirect.ts');
     expect(files.conflicts).toEqual([{ path: 'src/auth/index.ts', reason: expect.stringContaining('touch the same lines'), mergeFile: 'src/auth/index.ts.merge' }]);
   });
 

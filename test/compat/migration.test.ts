@@ -22,6 +22,7 @@ import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
 import { loginThroughProvider, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider.js';
 import { createTestPool, startPostgres, type RunningPostgres } from '../support/postgres.js';
 import { SECRET } from '../runtime/helpers.js';
+import { database } from '../../templates/runtime/features/database/index.js';
 
 /** The same user check in both apps, as a user's own `authorize` would be. */
 async function checkPassword(credentials: Partial<Record<string, unknown>>): Promise<{ id: string; name: string; email: string } | null> {
@@ -179,7 +180,7 @@ describe('database sessions on @auth/pg-adapter tables: @auth/express → ours w
     await before.stop();
 
     const after = await ourApp(
-      { secret: SECRET, trustHost: true, logger: quiet, adapter: AuthJsPostgresAdapter(pool), providers: [OIDC({ issuer: op.issuer, ...client })] },
+      { secret: SECRET, trustHost: true, logger: quiet, adapter: AuthJsPostgresAdapter(pool), features: [database], providers: [OIDC({ issuer: op.issuer, ...client })] },
       port,
     );
     const ours = await me(jar, after.url);

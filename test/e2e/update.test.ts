@@ -21,7 +21,7 @@ const oldRedirect = ' * Where users are sent after signing in or out (older word
 async function olderTemplates(): Promise<string> {
   const dir = join(await makeTempDir(), 'templates');
   await cp(join(repoRoot, 'templates'), dir, { recursive: true });
-  for (const [path, from, to] of [['project/auth/index.ts.hbs', newDoc, oldDoc], ['runtime/redirect.ts', newRedirect, oldRedirect]] as const) {
+  for (const [path, from, to] of [['project/auth/index.ts.hbs', newDoc, oldDoc], ['runtime/http/redirect.ts', newRedirect, oldRedirect]] as const) {
     const text = await readFile(join(dir, path), 'utf8');
     if (!text.includes(from)) throw new Error(`${path} has no ${from}`);
     await writeFile(join(dir, path), text.replace(from, to));
@@ -62,7 +62,7 @@ describe('framework-auth update in a project written by an older template fixtur
     const merged = await readFile(index, 'utf8');
     expect(merged).toContain(newDoc);
     expect(merged).toContain('export const userFlag = true;');
-    expect(await readFile(join(projectDir, 'src/auth/core/redirect.ts'), 'utf8')).toContain(newRedirect);
+    expect(await readFile(join(projectDir, 'src/auth/core/http/redirect.ts'), 'utf8')).toContain(newRedirect);
     const compiled = await compileProject(projectDir);
     expect(compiled.output).toBe('');
     expect(compiled.exitCode).toBe(0);

@@ -97,7 +97,7 @@ describe('CSRF on the credentials sign-in', () => {
   });
 
   it('refuses a CSRF cookie signed with a secret the app no longer has', async () => {
-    const { createCsrfToken } = await import('../../templates/runtime/csrf.js');
+    const { createCsrfToken } = await import('../../templates/runtime/http/csrf.js');
     const jar = createJar();
     const stale = createCsrfToken(OLD_SECRET);
     jar.set(app.url, `authjs.csrf-token=${encodeURIComponent(stale.cookieValue)}; Path=/`);

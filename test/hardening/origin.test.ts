@@ -7,7 +7,7 @@ import { FrameworkAuth, UntrustedHost, decode, encode, resolveConfig } from '../
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import Email from '../../templates/runtime/providers/email.js';
-import { isTrustedOrigin, parseTrustedHosts } from '../../templates/runtime/origin.js';
+import { isTrustedOrigin, parseTrustedHosts } from '../../templates/runtime/http/origin.js';
 import { createJar, formBody } from '../support/cookie-jar.js';
 
 import { rawRequest } from './support/raw-http.js';

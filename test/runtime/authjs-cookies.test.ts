@@ -5,7 +5,7 @@
 import { Auth } from '@auth/core';
 import AuthjsCredentials from '@auth/core/providers/credentials';
 import { afterAll, describe, expect, it } from 'vitest';
-import { serializeCookie } from '../../templates/runtime/cookies.js';
+import { serializeCookie } from '../../templates/runtime/http/cookies.js';
 import { createJar, formBody } from '../support/cookie-jar.js';
 import { SECRET, credentialsConfig, startApp } from './helpers.js';
 import type { RunningApp } from '../support/listen.js';

@@ -1,7 +1,7 @@
 // One rule for the mount path (issue 15): the runtime's `basePath` accepts exactly what the CLI's `--mount` accepts.
 import { describe, expect, it } from 'vitest';
 import { checkMountPath, defaultMountPath } from '../../src/catalog/mount-path.js';
-import { DEFAULT_BASE_PATH, basePathProblem } from '../../templates/runtime/base-path.js';
+import { DEFAULT_BASE_PATH, basePathProblem } from '../../templates/runtime/http/base-path.js';
 import { resolveConfig } from '../../templates/runtime/index.js';
 
 const SECRET = 'a-test-secret-that-is-at-least-32-characters-long';

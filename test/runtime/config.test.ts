@@ -4,6 +4,11 @@ import type { RunningApp } from '../support/listen.js';
 import { FrameworkAuth, MissingSecret, resolveConfig, type FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import Microblog from '../../templates/runtime/providers/microblog.js';
+import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
+import { sendJson } from '../../templates/runtime/context.js';
+import { InvalidRequest } from '../../templates/runtime/errors.js';
+import type { Feature } from '../../templates/runtime/feature.js';
+import { database } from '../../templates/runtime/features/database/index.js';
 import { SECRET, credentialsConfig, passwordProvider, recordingLogger, signIn, startApp } from './helpers.js';
 
 function deepFreeze<T>(value: T): T {
@@ -76,6 +81,49 @@ describe('configuration checks', () => {
   it('accepts a provider factory itself in the list', () => {
     const options = resolveConfig({ secret: SECRET, providers: [Microblog] }, {});
     expect(options.providers[0]).toMatchObject({ id: 'microblog', type: 'oauth', checks: ['pkce', 'state'] });
+  });
+});
+
+describe('features (feature.ts)', () => {
+  it('refuses an adapter without the database feature, naming the fix', () => {
+    const { [Symbol.for('framework-auth.features')]: _carried, ...authJsShaped } = MemoryAdapter() as Record<string | symbol, unknown>;
+    expect(() => resolveConfig({ secret: SECRET, providers: [OIDC()], adapter: authJsShaped }, {})).toThrow(/features: \[database\]/);
+    expect(resolveConfig({ secret: SECRET, providers: [OIDC()], adapter: authJsShaped, features: [database] }, {}).database).toBe(database.database);
+  });
+
+  it('takes the database feature from a built-in adapter, and counts a feature listed twice once', () => {
+    const options = resolveConfig({ secret: SECRET, providers: [OIDC()], adapter: MemoryAdapter(), features: [database] }, {});
+    expect(options.features.map((feature) => feature.id)).toEqual(['database']);
+    expect(resolveConfig({ secret: SECRET, providers: [OIDC()] }, {}).database).toBeUndefined();
+  });
+
+  it('serves a feature route, answers its errors as the route says, and refuses one that shadows another', async () => {
+    const ping: Feature = {
+      id: 'ping',
+      routes: {
+        ping: {
+          methods: ['GET'],
+          provider: 'none',
+          errors: 'json',
+          run: (context) => {
+            if (context.req.query['fail'] !== undefined) throw new InvalidRequest('ping failed');
+            sendJson(context, 200, { pong: true });
+          },
+        },
+      },
+    };
+    const app = await startApp({ secret: SECRET, trustHost: true, providers: [], features: [ping] });
+    try {
+      expect(await (await fetch(`${app.url}/auth/ping`)).json()).toEqual({ pong: true });
+      const failed = await fetch(`${app.url}/auth/ping?fail`, { headers: { accept: 'text/html' } });
+      expect(failed.status).toBe(400);
+      expect(await failed.json()).toEqual({ error: 'InvalidRequest', message: 'ping failed' });
+      expect((await fetch(`${app.url}/auth/ping`, { method: 'POST' })).status).toBe(405);
+    } finally {
+      await app.close();
+    }
+    const shadowing: Feature = { id: 'shadow', routes: { signin: ping.routes!['ping']! } };
+    expect(() => FrameworkAuth({ secret: SECRET, providers: [], features: [shadowing] })).toThrow('Feature "shadow" brings a route "signin" that the app already has');
   });
 });
 

@@ -7,7 +7,7 @@ import {
   parseCookieHeader,
   readChunkedCookie,
   serializeCookie,
-} from '../../templates/runtime/cookies.js';
+} from '../../templates/runtime/http/cookies.js';
 
 describe('cookie names', () => {
   it('uses the Auth.js names on HTTP', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createCsrfToken, safeEqual, verifyCsrfCookie } from '../../templates/runtime/csrf.js';
+import { createCsrfToken, safeEqual, verifyCsrfCookie } from '../../templates/runtime/http/csrf.js';
 
 const secret = 'a-test-secret-that-is-long-enough-0123456789';
 

@@ -2,7 +2,7 @@ import { decode as authjsDecode, encode as authjsEncode } from '@auth/core/jwt';
 import { hkdfSync } from 'node:crypto';
 import { CompactEncrypt, EncryptJWT, base64url, calculateJwkThumbprint, decodeProtectedHeader } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { decode, encode } from '../../templates/runtime/jwt.js';
+import { decode, encode } from '../../templates/runtime/session/jwt.js';
 
 const secret = 'a-test-secret-that-is-long-enough-0123456789';
 const oldSecret = 'an-old-secret-that-was-rotated-out-987654321';

@@ -7,7 +7,7 @@ import express from 'express';
 import { expect } from 'vitest';
 
 import { FrameworkAuth, getSession } from '../../templates/runtime/index.js';
-import type { FrameworkAuthConfig, FrameworkAuthOptions, Session } from '../../templates/runtime/index.js';
+import type { FrameworkAuthConfig, Session } from '../../templates/runtime/index.js';
 import type { CookieJar } from '../support/cookie-jar.js';
 import { formBody } from '../support/cookie-jar.js';
 import { listen } from '../support/listen.js';
@@ -26,8 +26,6 @@ export interface AuthAppOptions {
   behindHttpsProxy?: boolean;
   /** Adds the test's own routes to the app, after the handler (they get the full config, with secret and logger). */
   routes?: (app: express.Express, config: FrameworkAuthConfig) => void;
-  /** The handler's optional routes (`FrameworkAuth`'s second argument), as the generated auth module passes them. */
-  handlerOptions?: FrameworkAuthOptions;
 }
 
 export interface AuthApp {
@@ -57,7 +55,7 @@ export async function startAuthApp(config: FrameworkAuthConfig, options: AuthApp
   const fullConfig: FrameworkAuthConfig = { secret: SECRET, logger, trustHost: true, ...config };
   const app = express();
   if (options.behindHttpsProxy) app.set('trust proxy', true);
-  app.use(`${mount}/*splat`, FrameworkAuth(fullConfig, options.handlerOptions));
+  app.use(`${mount}/*splat`, FrameworkAuth(fullConfig));
   app.get('/me', async (req, res) => {
     res.json({ session: await getSession(req, fullConfig) });
   });

@@ -1,4 +1,4 @@
-// The trustHost allow-list (templates/runtime/origin.ts): which Host a listed entry accepts, and which origin the
+// The trustHost allow-list (templates/runtime/http/origin.ts): which Host a listed entry accepts, and which origin the
 // links that carry a sign-in secret are built on. The app trusts every proxy hop, so the client below chooses Host and
 // X-Forwarded-Proto as an attacker in front of a misconfigured proxy could; requests go out over node:http because
 // fetch will not send a chosen Host.

@@ -7,7 +7,7 @@ import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import { contrastRatio, parseColor, readableTextColor } from '../../templates/runtime/pages/color.js';
 import { pageContentSecurityPolicy } from '../../templates/runtime/pages/csp.js';
 import { safeUrl } from '../../templates/runtime/pages/html.js';
-import { displayableCode, errorPageMessages, signInErrorMessages } from '../../templates/runtime/pages/messages.js';
+import { displayableCode, pageMessages } from '../../templates/runtime/pages/messages.js';
 import Auth0 from '../../templates/runtime/providers/auth0.js';
 import Discord from '../../templates/runtime/providers/discord.js';
 import Email from '../../templates/runtime/providers/email.js';
@@ -19,7 +19,10 @@ import Microblog from '../../templates/runtime/providers/microblog.js';
 import MicrosoftEntraID from '../../templates/runtime/providers/microsoft-entra-id.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
-import { clientSafeErrorTypes } from '../../templates/runtime/errors.js';
+import { clientSafeErrorTypes, errorResponses } from '../../templates/runtime/errors.js';
+
+/** The texts of the core's error types: an app without features shows these. */
+const { signIn: signInErrorMessages, errorPage: errorPageMessages } = pageMessages(errorResponses);
 import { createJar, formBody } from '../support/cookie-jar.js';
 import type { RunningApp } from '../support/listen.js';
 import { SECRET, credentialsConfig, passwordProvider, signIn, startApp } from './helpers.js';
@@ -289,10 +292,26 @@ describe('the other pages', () => {
     expect(html).toContain('<p class="muted">Error code: <code>account_locked</code></p>');
   });
 
-  it('tells the user to check their email, with a link back to the site', async () => {
-    const html = await (await fetch(`${app.url}/auth/verify-request?provider=email&type=email`)).text();
-    expect(html).toContain('<h1>Check your email</h1>');
-    expect(html).toContain(`<a href="${app.url}">Back to ${new URL(app.url).host}</a>`);
+  it('tells the user to check their email, with a link back to the site (a route the email provider brings)', async () => {
+    expect((await fetch(`${app.url}/auth/verify-request`)).status).toBe(404);
+    const emailApp = await startApp({
+      secret: SECRET,
+      trustHost: ['127.0.0.1'],
+      adapter: MemoryAdapter(),
+      logger: { error: () => {}, warn: () => {}, debug: () => {} },
+      providers: [Email({ sendVerificationRequest: () => {} })],
+    });
+    try {
+      const html = await (await fetch(`${emailApp.url}/auth/verify-request?provider=email&type=email`)).text();
+      expect(html).toContain('<h1>Check your email</h1>');
+      expect(html).toContain(`<a href="${emailApp.url}">Back to ${new URL(emailApp.url).host}</a>`);
+      // The email feature's error types come with it: its texts are shown here, the default where it is absent.
+      const expired = 'The sign-in link is no longer valid.';
+      expect(await (await fetch(`${emailApp.url}/auth/error?error=Verification`)).text()).toContain(expired);
+      expect(await (await fetch(`${app.url}/auth/error?error=Verification`)).text()).not.toContain(expired);
+    } finally {
+      await emailApp.close();
+    }
   });
 });
 
@@ -346,10 +365,6 @@ describe('pages overrides', () => {
     } finally {
       await refusing.close();
     }
-  });
-
-  it('sends the verify-request page to pages.verifyRequest with provider and type', async () => {
-    expect(await location('/auth/verify-request?provider=email&type=email')).toBe(`${app.url}/check-email?provider=email&type=email`);
   });
 
   it('sends a new user to pages.newUser with the callbackUrl, after the email link', async () => {

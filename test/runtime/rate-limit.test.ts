@@ -10,8 +10,8 @@ import type { Adapter, FrameworkAuthConfig, User } from '../../templates/runtime
 import Credentials from '../../templates/runtime/providers/credentials.js';
 import Email from '../../templates/runtime/providers/email.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
-import { credentialsUserName } from '../../templates/runtime/credentials-sign-in.js';
-import { MemoryRateLimitStore, clientAddress, type RateLimitStore } from '../../templates/runtime/rate-limit.js';
+import { credentialsUserName } from '../../templates/runtime/features/credentials/credentials-sign-in.js';
+import { MemoryRateLimitStore, clientAddress, type RateLimitStore } from '../../templates/runtime/features/rate-limit/rate-limit.js';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { listen, type RunningApp } from '../support/listen.js';
 import { startSmtpServer, type RunningSmtpServer } from '../support/smtp-server.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameOriginUrl } from '../../templates/runtime/redirect.js';
+import { sameOriginUrl } from '../../templates/runtime/http/redirect.js';
 
 const origin = 'http://app.test:3000';
 

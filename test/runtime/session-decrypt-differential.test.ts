@@ -1,4 +1,4 @@
-// The node:crypto opening of our own session cookie (templates/runtime/session-decrypt.ts) against jose's jwtDecrypt
+// The node:crypto opening of our own session cookie (templates/runtime/session/session-decrypt.ts) against jose's jwtDecrypt
 // (issue 16): many thousands of valid, expired, not-yet-valid, truncated, bit-flipped, re-headered, wrong-secret and
 // foreign tokens get the same accept/reject and the same claims through both; tokens interoperate both ways with
 // @auth/core. The fast path must also actually run: every case counts how often it decided.
@@ -6,8 +6,8 @@ import { decode as authjsDecode, encode as authjsEncode } from '@auth/core/jwt';
 import fc from 'fast-check';
 import { CompactEncrypt, SignJWT, base64url } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { decode, decryptWithJose, deriveKey, encode } from '../../templates/runtime/jwt.js';
-import { decryptOwnShape } from '../../templates/runtime/session-decrypt.js';
+import { decode, decryptWithJose, deriveKey, encode } from '../../templates/runtime/session/jwt.js';
+import { decryptOwnShape } from '../../templates/runtime/session/session-decrypt.js';
 
 const salt = 'authjs.session-token';
 const newest = 'n'.repeat(16) + 'e'.repeat(16) + 'w';

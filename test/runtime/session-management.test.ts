@@ -4,11 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
-import { sessionsRoute } from '../../templates/runtime/routes/sessions.js';
-import { type SessionSummary, endAllSessions, endOtherSessions, endSession, listSessions, sessionIdOf } from '../../templates/runtime/session-management.js';
+import { type SessionSummary, endAllSessions, endOtherSessions, endSession, listSessions, sessionIdOf } from '../../templates/runtime/features/database/session-management.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
-import { LAST_SEEN_INTERVAL_MS } from '../../templates/runtime/session.js';
+import { LAST_SEEN_INTERVAL_MS } from '../../templates/runtime/features/database/session.js';
 import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
 import { loginThroughProvider, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider.js';
 import { AppRegistry, type AuthApp, csrfTokenOf, sessionOf, startSignIn } from './oauth-harness.js';
@@ -40,7 +39,6 @@ async function startApp(config: Omit<FrameworkAuthConfig, 'providers'>): Promise
   const app = await apps.start(
     { ...config, providers: [OIDC({ issuer: op.issuer, clientId, clientSecret: `${clientId}-secret` })] },
     {
-      handlerOptions: { routes: { sessions: sessionsRoute } },
       routes(express, full) {
         express.get('/helpers/list', async (req, res) => void res.json(await listSessions(req, full)));
         express.post('/helpers/end/:id', async (req, res) => void res.json(await endSession(req, req.params.id, full)));
@@ -130,7 +128,7 @@ describe('listing sessions', () => {
   });
 
   it('is refused, with a message naming the fix, for JWT sessions and for an adapter that cannot list sessions', async () => {
-    const jwtApp = await startApp({});
+    const jwtApp = await startApp({ adapter: MemoryAdapter(), session: { strategy: 'jwt' } });
     const jwtJar = await signedInBrowser(jwtApp, 'Jwt/1.0');
     const jwtAnswer = await jwtApp.fetch(jwtJar, `${jwtApp.mount}/sessions`, { headers: page });
     expect(jwtAnswer.status).toBe(400);
@@ -149,12 +147,12 @@ describe('listing sessions', () => {
   });
 });
 
-describe('an app without the sessions route', () => {
-  it('answers 404 at <mount>/sessions, naming where the route comes from (a JWT scaffold does not copy it)', async () => {
-    const app = await apps.start({ adapter: MemoryAdapter(), providers: [] });
+describe('an app without the database feature', () => {
+  it('answers 404 at <mount>/sessions: the route comes with the feature, which a scaffold without an adapter does not copy', async () => {
+    const app = await apps.start({ providers: [] });
     const response = await app.fetch(createJar(), `${app.mount}/sessions`, { headers: json });
     expect(response.status).toBe(404);
-    expect(await response.text()).toContain('comes with database sessions');
+    expect(await response.text()).toContain('There is no auth route \\"sessions\\"');
   });
 });
 

@@ -7,7 +7,6 @@ import express from 'express';
 import { FrameworkAuth, getSession } from '../../templates/runtime/index.js';
 import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
-import { sessionsRoute } from '../../templates/runtime/routes/sessions.js';
 import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
 
 const config: FrameworkAuthConfig = {
@@ -17,7 +16,7 @@ const config: FrameworkAuthConfig = {
   logger: { error: (error) => console.error(`[app] ${error.message}`), warn: () => {}, debug: () => {} },
 };
 const app = express();
-app.use('/auth/*splat', FrameworkAuth(config, { routes: { sessions: sessionsRoute } }));
+app.use('/auth/*splat', FrameworkAuth(config));
 app.get('/me', async (req, res) => {
   res.json({ session: await getSession(req, config), pid: process.pid });
 });

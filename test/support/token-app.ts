@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import express from 'express';
 import { FrameworkAuth, RefreshTokenError, customFetch, getAccessToken } from '../../templates/runtime/index.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
+import { database as databaseFeature } from '../../templates/runtime/features/database/index.js';
 import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
@@ -40,13 +41,15 @@ async function reportingFetch(input: string | URL | Request, init?: RequestInit)
   return response;
 }
 
-const database: Adapter = process.env['TOKEN_APP_ADAPTER'] === 'sqlite' ? SqliteAdapter() : PostgresAdapter();
+const storage: Adapter = process.env['TOKEN_APP_ADAPTER'] === 'sqlite' ? SqliteAdapter() : PostgresAdapter();
 const adapter: Adapter =
-  process.env['TOKEN_APP_LEASE'] === 'off' ? Object.fromEntries(Object.entries(database).filter(([name]) => name !== 'hitRateLimit' && name !== 'resetRateLimit')) : database;
+  process.env['TOKEN_APP_LEASE'] === 'off' ? Object.fromEntries(Object.entries(storage).filter(([name]) => name !== 'hitRateLimit' && name !== 'resetRateLimit')) : storage;
 const clientId = process.env['OIDC_CLIENT_ID']!;
 
 const config: FrameworkAuthConfig = {
   adapter,
+  // Without the lease the adapter is a plain object of methods (as an Auth.js adapter): it names its feature here.
+  features: [databaseFeature],
   trustHost: true,
   providers: [
     OIDC({

@@ -12,7 +12,9 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../adapter.js';
-import { MemoryRateLimitStore } from '../rate-limit.js';
+import { carriedFeatures } from '../feature.js';
+import { database } from '../features/database/index.js';
+import { MemoryRateLimitStore } from '../features/rate-limit/rate-limit.js';
 
 /** Accounts are found by provider and the provider's id for the user: one key for the pair. */
 function accountKey(provider: string, providerAccountId: string): string {
@@ -68,6 +70,7 @@ export function MemoryAdapter(): Adapter {
   }
 
   return {
+    [carriedFeatures]: [database],
     async createUser(user) {
       // Auth.js passes a fresh random id; keep it, and make one when it is missing.
       const id = user.id || randomUUID();

@@ -10,6 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { Adapter, AdapterAccount, AdapterUser } from '../adapter.js';
+import { carriedFeatures } from '../feature.js';
+import { database } from '../features/database/index.js';
 import {
   type AccountRow,
   type AuthenticatorRow,
@@ -230,6 +232,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
   }
 
   return {
+    [carriedFeatures]: [database],
     async createUser(user) {
       const row = await first<UserRow>(insertUserSql, insertUserParameters(user));
       return userFromRow(row as UserRow);

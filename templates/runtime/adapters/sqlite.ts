@@ -12,6 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { Adapter, AdapterAccount, AdapterUser } from '../adapter.js';
+import { carriedFeatures } from '../feature.js';
+import { database } from '../features/database/index.js';
 import {
   type AccountRow,
   type AuthenticatorRow,
@@ -280,6 +282,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
   }
 
   const adapter: Adapter = {
+    [carriedFeatures]: [database],
     async createUser(user) {
       return insertUser(user);
     },

@@ -7,7 +7,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { RequestContext } from '../context.js';
-import { isTrustedOrigin } from '../origin.js';
+import { isTrustedOrigin } from '../http/origin.js';
 import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError } from '../errors.js';
 import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 import type { Account, Profile, TokenSet, User } from '../types.js';

@@ -7,7 +7,7 @@
  * issuer (Discord, GitLab, the microblog network, custom OAuth).
  * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.4
  */
-import type { CookieOption } from '../cookies.js';
+import type { CookieOption } from '../http/cookies.js';
 import { type RequestContext, setCookie } from '../context.js';
 import { InvalidCheck } from '../errors.js';
 

@@ -5,7 +5,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import { InvalidEndpoints, OAuthSignInError } from '../errors.js';
-import { isLoopbackHostname } from '../origin.js';
+import { isLoopbackHostname } from '../http/origin.js';
 import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 
 /** How long any single call to a provider may take. */

@@ -6,7 +6,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc5849#section-2
  */
 import { actionUrl, type RequestContext } from '../context.js';
-import { safeEqual } from '../csrf.js';
+import { safeEqual } from '../http/csrf.js';
 import type { OAuthProtocol } from '../flow.js';
 import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError, OAuthSignInError } from '../errors.js';
 import type { OAuthCallbackResult } from '../oauth/callback.js';

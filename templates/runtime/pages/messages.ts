@@ -1,23 +1,40 @@
-import { errorResponses, errorTypes } from '../errors.js';
+import type { ErrorResponse } from '../errors.js';
 
-/** The client-safe types of the error table with their texts (see `errorResponses` in errors.ts). */
-const withMessages = errorTypes.flatMap((type) => {
-  const { messages, status } = errorResponses[type];
-  return messages ? [{ type, status, ...messages }] : [];
-});
+/** What the pages say for each client-safe error type: the sign-in page's alert, the error page's heading and text. */
+export interface PageMessages {
+  /** The sign-in page's alert (and Auth.js's `SessionRequired`). Never internal details. */
+  signIn: Record<string, string>;
+  /** Headings and texts of the error page, by the `error` query parameter. */
+  errorPage: Record<string, { heading: string; message: string; status: number }>;
+}
 
-/** What the sign-in page's alert says for each error type (and Auth.js's `SessionRequired`). Never internal details. */
-export const signInErrorMessages: Record<string, string> = {
-  ...Object.fromEntries(withMessages.map(({ type, signIn }) => [type, signIn])),
-  SessionRequired: 'Please sign in to access this page.',
-  default: 'Unable to sign in.',
-};
+/** The page texts of the client-safe types of `responses` (see `errorResponses` in errors.ts). */
+export function pageMessages(responses: Readonly<Record<string, ErrorResponse>>): PageMessages {
+  const withMessages = Object.entries(responses).flatMap(([type, { messages, status }]) => (messages ? [{ type, status, ...messages }] : []));
+  return {
+    signIn: {
+      ...Object.fromEntries(withMessages.map(({ type, signIn }) => [type, signIn])),
+      SessionRequired: 'Please sign in to access this page.',
+      default: 'Unable to sign in.',
+    },
+    errorPage: {
+      ...Object.fromEntries(withMessages.map(({ type, heading, errorPage, status }) => [type, { heading, message: errorPage, status }])),
+      default: { heading: 'Error', message: 'Something went wrong while signing in.', status: 400 },
+    },
+  };
+}
 
-/** Headings and texts of the error page, by the `error` query parameter. */
-export const errorPageMessages: Record<string, { heading: string; message: string; status: number }> = {
-  ...Object.fromEntries(withMessages.map(({ type, heading, errorPage, status }) => [type, { heading, message: errorPage, status }])),
-  default: { heading: 'Error', message: 'Something went wrong while signing in.', status: 400 },
-};
+const messagesOfTable = new WeakMap<object, PageMessages>();
+
+/** `pageMessages`, once per table (an app's table is made once, by `errorResponsesOf` in feature.ts). */
+export function cachedPageMessages(responses: Readonly<Record<string, ErrorResponse>>): PageMessages {
+  let messages = messagesOfTable.get(responses);
+  if (!messages) {
+    messages = pageMessages(responses);
+    messagesOfTable.set(responses, messages);
+  }
+  return messages;
+}
 
 /**
  * The entry of `table` for `type`, or its `default`. Only the table's own keys count: `?error=constructor` or

@@ -2,7 +2,7 @@
 import type { Theme } from '../theme.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
-import { displayableCode, errorPageMessages, messageFor } from './messages.js';
+import { type PageMessages, displayableCode, messageFor } from './messages.js';
 
 /**
  * The sign-out confirmation: a form that POSTs with the CSRF token (a GET must not sign anyone out, or any page
@@ -24,11 +24,12 @@ export function renderErrorPage(params: {
   requestProblem?: string | undefined;
   mountPath: string;
   theme: Theme;
+  messages: PageMessages;
 }): {
   status: number;
   body: string;
 } {
-  const known = messageFor(errorPageMessages, params.error);
+  const known = messageFor(params.messages.errorPage, params.error);
   const entry = params.requestProblem ? { ...known, heading: 'Request not accepted', message: params.requestProblem } : known;
   const code = params.error === 'CredentialsSignin' ? displayableCode(params.code) : undefined;
   const body = html`<h1>${entry.heading}</h1><p>${entry.message}</p>${code ? html`<p class="muted">Error code: <code>${code}</code></p>` : ''}<a class="button" href="${params.mountPath}/signin">Sign in</a>`;

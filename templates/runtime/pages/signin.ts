@@ -9,7 +9,7 @@ import type { Theme } from '../theme.js';
 import { readableTextColor } from './color.js';
 import { SafeHtml, html, safeColor, safeUrl } from './html.js';
 import { layout } from './layout.js';
-import { displayableCode, messageFor, signInErrorMessages } from './messages.js';
+import { type PageMessages, displayableCode, messageFor } from './messages.js';
 
 /** The inline scripts of the providers' forms, once each. */
 function pageScripts(providers: readonly ResolvedProvider[]): { source: string; hash: string }[] {
@@ -55,6 +55,8 @@ export function renderSignInPage(params: {
   email?: string | undefined;
   /** A message that replaces the one of `error` (a refused address says why). */
   errorMessage?: string | undefined;
+  /** The app's error texts: the core's and its features' (cachedPageMessages). */
+  messages: PageMessages;
 }): string {
   const { providers, mountPath, csrfToken, callbackUrl, error } = params;
   const hidden = html`<input type="hidden" name="csrfToken" value="${csrfToken}">${callbackUrl ? html`<input type="hidden" name="callbackUrl" value="${callbackUrl}">` : ''}`;
@@ -72,7 +74,7 @@ export function renderSignInPage(params: {
   const divider = html`<div class="divider" aria-hidden="true">or</div>`;
   const sections = groups.map((group, index) => (index === 0 ? group : html`${divider}${group}`));
 
-  const message = params.errorMessage ?? (error ? messageFor(signInErrorMessages, error) : undefined);
+  const message = params.errorMessage ?? (error ? messageFor(params.messages.signIn, error) : undefined);
   const code = error === 'CredentialsSignin' ? displayableCode(params.code) : undefined;
   const alert = message ? html`<div class="error" role="alert"><p>${message}</p>${code ? html`<p class="code">Error code: <code>${code}</code></p>` : ''}</div>` : '';
   const scripts = pageScripts(providers).map((script) => html`<script>${new SafeHtml(script.source)}</script>`);

@@ -11,10 +11,10 @@
  *   },
  * })
  */
-import { type CredentialsConfig, credentialsFlow } from '../credentials-sign-in.js';
+import { type CredentialsConfig, credentialsFlow } from '../features/credentials/credentials-sign-in.js';
 import { providerFlow } from './types.js';
 
-export type { CredentialInput, CredentialsConfig } from '../credentials-sign-in.js';
+export type { CredentialInput, CredentialsConfig } from '../features/credentials/credentials-sign-in.js';
 
 /** The fields of `Credentials()`: `credentials` and `authorize` are required, `id` and `name` have defaults. */
 export type CredentialsUserConfig<Fields extends string = string> = Omit<CredentialsConfig<Fields>, 'type' | 'id' | 'name' | typeof providerFlow> &

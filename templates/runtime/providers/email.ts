@@ -9,12 +9,12 @@
  * Email({ server: 'smtps://user:pass@smtp.example.com', from: 'Example <no-reply@example.com>', maxAge: 600 })
  * Email({ async sendVerificationRequest({ identifier, url }) { await myMailApi.send(identifier, url) } })
  */
-import { DEFAULT_EMAIL_MAX_AGE, type EmailConfig, type EmailVerificationRequest, emailFlow } from '../email-sign-in.js';
+import { DEFAULT_EMAIL_MAX_AGE, type EmailConfig, type EmailVerificationRequest, emailFlow } from '../features/email/email-sign-in.js';
 import { SafeHtml, escapeHtml, html, safeColor } from '../pages/html.js';
 import type { Theme } from '../theme.js';
 import { providerFlow } from './types.js';
 
-export type { EmailConfig, EmailProviderSettings, EmailVerificationRequest } from '../email-sign-in.js';
+export type { EmailConfig, EmailProviderSettings, EmailVerificationRequest } from '../features/email/email-sign-in.js';
 export { InvalidEmailAddress, normalizeEmailAddress } from '../email-address.js';
 
 /** The fields of `Email()`: all optional. */

@@ -20,7 +20,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
-import { type WebAuthnCeremonies, type WebAuthnConfig, webAuthnFlow } from '../webauthn.js';
+import { type WebAuthnCeremonies, type WebAuthnConfig, webAuthnFlow } from '../features/passkey/webauthn.js';
 import { providerFlow } from './types.js';
 
 export type {
@@ -29,7 +29,7 @@ export type {
   WebAuthnConfig,
   WebAuthnCredentialDescriptor,
   WebAuthnRegisteredCredential,
-} from '../webauthn.js';
+} from '../features/passkey/webauthn.js';
 
 /** Five minutes for the user to answer their authenticator, as Auth.js. */
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000;

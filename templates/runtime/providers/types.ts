@@ -4,6 +4,7 @@
  * sign-in flow (`providerFlow`), with their types: credentials-sign-in.ts, email-sign-in.ts, webauthn.ts.
  */
 import type { Adapter } from '../adapter.js';
+import type { Feature } from '../feature.js';
 import type { Account, AuthEnv, Awaitable, Profile, ProviderId, ProviderType, TokenSet, User } from '../types.js';
 
 /**
@@ -221,6 +222,8 @@ export interface CarriedFlow {
   resolve?(provider: CommonProviderOptions, context: { env: AuthEnv }): ResolvedFlowProvider;
   /** Checks the provider against the rest of the config (an adapter and its methods, an origin, the session strategy). */
   check?(provider: ResolvedFlowProvider, config: FlowCheckContext): void;
+  /** The features the flow brings with it (feature.ts): its own routes, such as the email flow's `verify-request`. */
+  features?: readonly Feature[];
 }
 
 /** A provider whose sign-in flow its module brings: credentials, email, passkeys. */

@@ -8,7 +8,7 @@ import { completeSignIn } from '../complete-sign-in.js';
 import { type OAuthProtocol, flowOf } from '../flow.js';
 import { handleOAuthCallback, proxiedCallbackTarget } from '../oauth/callback.js';
 import { type ResolvedOAuthProvider, isOAuthProvider } from '../providers/resolve.js';
-import { queryParams, readBody } from '../request.js';
+import { queryParams, readBody } from '../http/request.js';
 import { type Route, findProvider, unsupportedProvider } from '../router.js';
 
 export async function callbackRoute(context: RequestContext, route: Route): Promise<void> {

@@ -1,9 +1,9 @@
 /** `<mount>/session`: GET answers the session (or null); POST with the CSRF token updates it (`trigger: 'update'`). */
 import { type RequestContext, sendJson } from '../context.js';
-import { verifyCsrf } from '../csrf.js';
-import { readBody } from '../request.js';
+import { verifyCsrf } from '../http/csrf.js';
+import { readBody } from '../http/request.js';
 import type { Route } from '../router.js';
-import { readSession } from '../session.js';
+import { readSession } from '../session/session.js';
 
 export async function sessionRoute(context: RequestContext, route: Route): Promise<void> {
   let update: { trigger: 'update'; newSession: unknown } | undefined;

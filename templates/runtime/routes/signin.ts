@@ -3,14 +3,16 @@
  * with the CSRF token starts a sign-in: the provider's authorization URL for OAuth, or the provider's own flow.
  */
 import { type RequestContext, sendHtml, sendRedirect, setCookie } from '../context.js';
-import { csrfTokenOf, verifyCsrf } from '../csrf.js';
+import { csrfTokenOf, verifyCsrf } from '../http/csrf.js';
 import { InvalidProvider } from '../errors.js';
 import { type OAuthProtocol, flowOf } from '../flow.js';
 import { createAuthorizationUrl } from '../oauth/authorization-url.js';
+import { errorResponsesOf } from '../feature.js';
+import { cachedPageMessages } from '../pages/messages.js';
 import { renderSignInPage, signInPageScriptHashes } from '../pages/signin.js';
-import { customPageUrl, resolveRedirect, safeCallbackParam } from '../redirect.js';
+import { customPageUrl, resolveRedirect, safeCallbackParam } from '../http/redirect.js';
 import { isOAuthProvider } from '../providers/resolve.js';
-import { bodyField, queryParams, readBody } from '../request.js';
+import { bodyField, queryParams, readBody } from '../http/request.js';
 import { type Route, findProvider, unsupportedProvider } from '../router.js';
 
 export async function signInRoute(context: RequestContext, route: Route): Promise<void> {
@@ -60,6 +62,7 @@ async function signInPage(context: RequestContext): Promise<void> {
     error,
     code,
     theme: context.options.theme,
+    messages: cachedPageMessages(errorResponsesOf(context.options)),
   });
   sendHtml(context, 200, page, signInPageScriptHashes(context.options.providers));
 }

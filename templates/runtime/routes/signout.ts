@@ -2,14 +2,14 @@
  * `<mount>/signout`: GET shows the sign-out page (or redirects to `pages.signOut`); POST with the CSRF token ends
  * the session (its database row too) and redirects to `callbackUrl`.
  */
-import { callAdapter } from '../adapter.js';
+import { databaseOf } from '../config.js';
 import { type RequestContext, sendHtml, sendRedirect } from '../context.js';
-import { clearChunkedCookie, readChunkedCookie } from '../cookies.js';
-import { csrfTokenOf, verifyCsrf } from '../csrf.js';
+import { clearChunkedCookie, readChunkedCookie } from '../http/cookies.js';
+import { csrfTokenOf, verifyCsrf } from '../http/csrf.js';
 import { emitEvent } from '../events.js';
 import { renderSignOutPage } from '../pages/other.js';
-import { customPageUrl, resolveRedirect, safeCallbackParam } from '../redirect.js';
-import { bodyField, queryParams, readBody } from '../request.js';
+import { customPageUrl, resolveRedirect, safeCallbackParam } from '../http/redirect.js';
+import { bodyField, queryParams, readBody } from '../http/request.js';
 import type { Route } from '../router.js';
 import type { JWT } from '../types.js';
 
@@ -21,15 +21,8 @@ export async function signOutRoute(context: RequestContext, route: Route): Promi
   const sessionCookie = context.cookieOptions.sessionToken;
   const raw = readChunkedCookie(context.cookies, sessionCookie.name);
   context.outgoing.push(...clearChunkedCookie(context.cookies, sessionCookie));
-  if (options.session.strategy === 'database' && options.adapter) {
-    let session: unknown = null;
-    if (raw !== undefined) {
-      // The row is deleted so that the session ends everywhere; an outage still clears this browser's cookie.
-      session = await callAdapter(options.adapter, 'deleteSession', raw).catch((error: Error) => {
-        options.logger.error(error);
-        return null;
-      });
-    }
+  if (options.session.strategy === 'database') {
+    const session = raw === undefined ? null : await databaseOf(options).endSession(options, raw);
     await emitEvent(options, 'signOut', { session });
   } else {
     let token: JWT | null = null;

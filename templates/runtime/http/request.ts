@@ -3,9 +3,9 @@
  * secure, and a size-limited form or JSON body. The origin is origin.ts's.
  */
 import type { Request } from 'express';
-import type { ResolvedConfig } from './config.js';
+import type { ResolvedConfig } from '../config.js';
 import { parseCookieHeader } from './cookies.js';
-import { InvalidRequest } from './errors.js';
+import { InvalidRequest } from '../errors.js';
 
 function withStatus(error: InvalidRequest, status: number): InvalidRequest {
   error.status = status;

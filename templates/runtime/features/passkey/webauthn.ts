@@ -17,24 +17,27 @@
  * @see https://www.w3.org/TR/webauthn-3/
  */
 import { randomUUID } from 'node:crypto';
-import { callAdapter } from './adapter.js';
-import { assertAdapterFor } from './adapter-needs.js';
-import { completeSignIn } from './complete-sign-in.js';
-import { type RequestContext, sendJson } from './context.js';
-import { verifyCsrf } from './csrf.js';
-import { normalizeEmailAddress } from './email-address.js';
-import { AccountNotLinked, InvalidRequest, MethodNotAllowed, MissingAdapter, WebAuthnVerificationError } from './errors.js';
-import { emitEvent } from './events.js';
-import type { ProviderFlow, SignInFormContext } from './flow.js';
-import { consumeCheckCookie, writeCheckCookie } from './oauth/check-cookies.js';
-import { type SafeHtml, html } from './pages/html.js';
-import { passkeyScript, passkeyScriptHash } from './pages/passkey-script.js';
-import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
-import { checkRateLimit, consumeClientRateLimit } from './rate-limit.js';
-import { requestedCallbackUrl } from './redirect.js';
-import { bodyField, queryParams, readBody } from './request.js';
-import { type SignInResolution, currentUser, existingUserOf, openSession, settleAddress, undoNewUserOnFailure } from './sign-in.js';
-import type { Account, AdapterAuthenticator, AdapterUser, User } from './types.js';
+import { callAdapter } from '../../adapter.js';
+import { assertAdapterFor } from '../database/adapter-needs.js';
+import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js';
+import { type RequestContext, sendJson } from '../../context.js';
+import { verifyCsrf } from '../../http/csrf.js';
+import { normalizeEmailAddress } from '../../email-address.js';
+import { AccountNotLinked, InvalidRequest, MethodNotAllowed, MissingAdapter } from '../../errors.js';
+import { MissingWebAuthnAutocomplete, WebAuthnVerificationError } from './errors.js';
+import { emitEvent } from '../../events.js';
+import type { ProviderFlow, SignInFormContext } from '../../flow.js';
+import { consumeCheckCookie, writeCheckCookie } from '../../oauth/check-cookies.js';
+import { type SafeHtml, html } from '../../pages/html.js';
+import { passkeyScript, passkeyScriptHash } from './passkey-script.js';
+import { isOAuthProvider } from '../../providers/resolve.js';
+import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/types.js';
+import { type Route, findProvider, unsupportedProvider } from '../../router.js';
+import { checkRateLimit, consumeClientRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
+import { requestedCallbackUrl } from '../../http/redirect.js';
+import { bodyField, queryParams, readBody } from '../../http/request.js';
+import { currentUser, existingUserOf, openSession, settleAddress, undoNewUserOnFailure } from '../database/sign-in.js';
+import type { Account, AdapterAuthenticator, AdapterUser, User } from '../../types.js';
 
 /** A WebAuthn credential as the ceremonies see it: `id` is base64url. */
 export interface WebAuthnCredentialDescriptor {
@@ -371,6 +374,14 @@ function passkeyForm(provider: ResolvedWebAuthnProvider, { mountPath, hidden }: 
 }
 
 
+/** GET `<mount>/webauthn-options/<provider>`: the options of a passkey provider's next ceremony (rate-limited per client). */
+async function webauthnOptionsRoute(context: RequestContext, route: Route): Promise<void> {
+  const provider = findProvider(context, route.providerId!);
+  if (isOAuthProvider(provider) || provider.flow !== webAuthnFlow) return unsupportedProvider(provider);
+  await consumeClientRateLimit(context, 'passkeyOptionsPerClient');
+  await sendWebAuthnOptions(context, provider as ResolvedWebAuthnProvider);
+}
+
 /** The flow of a WebAuthn (passkey) provider. */
 export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
   resolve(config) {
@@ -389,10 +400,14 @@ export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
     });
   },
   callback: webAuthnCallback,
-  async webauthnOptions(context, provider) {
-    await consumeClientRateLimit(context, 'passkeyOptionsPerClient');
-    await sendWebAuthnOptions(context, provider);
-  },
+  features: [
+    rateLimits,
+    {
+      id: 'passkey',
+      routes: { 'webauthn-options': { methods: ['GET'], provider: 'required', errors: 'json', run: webauthnOptionsRoute } },
+      errors: [WebAuthnVerificationError, MissingWebAuthnAutocomplete],
+    },
+  ],
   signInForm: passkeyForm,
   pageScript: { source: passkeyScript, hash: passkeyScriptHash },
 };

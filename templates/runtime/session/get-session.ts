@@ -3,12 +3,12 @@
  * `res.locals['session']`, rolling sessions kept alive) and `createRequireAuth` (the guard of seed §4 rules 2–3).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { DEFAULT_BASE_PATH } from './base-path.js';
-import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
-import { flushCookies, noStore, sendRedirectResponse } from './context.js';
-import { prefersJson } from './request.js';
+import { DEFAULT_BASE_PATH } from '../http/base-path.js';
+import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from '../config.js';
+import { flushCookies, noStore, sendRedirectResponse } from '../context.js';
+import { prefersJson } from '../http/request.js';
 import { readSession } from './session.js';
-import type { GetSessionResult, Session } from './types.js';
+import type { GetSessionResult, Session } from '../types.js';
 
 /**
  * The current session, or null when there is none. Never throws for a bad cookie: a tampered, expired or foreign

@@ -10,16 +10,23 @@
 import { createHmac } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Request } from 'express';
-import { type Adapter, type RateLimitHit, callAdapter } from './adapter.js';
-import type { LoggerInstance, ResolvedConfig } from './config.js';
-import type { RequestContext } from './context.js';
-import { RateLimited } from './errors.js';
-import type { Awaitable } from './types.js';
+import { type Adapter, type RateLimitHit, callAdapter } from '../../adapter.js';
+import type { LoggerInstance, ResolvedConfig } from '../../config.js';
+import type { RequestContext } from '../../context.js';
+import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
+import type { Feature } from '../../feature.js';
+import type { Awaitable } from '../../types.js';
 
-export type { RateLimitHit } from './adapter.js';
+export type { RateLimitHit } from '../../adapter.js';
 
 // A feature's option: the config has `rateLimit` when the flows that are limited (and so this file) are in the project.
-declare module './config.js' {
+declare module '../../errors.js' {
+  interface FeatureErrorTypes {
+    RateLimited: true;
+  }
+}
+
+declare module '../../config.js' {
   interface FrameworkAuthConfig {
     /**
      * Rate limits on credentials sign-in (per user name and per client), email sign-in (per address and per client)
@@ -35,6 +42,31 @@ declare module './config.js' {
     rateLimit?: RateLimitOptions | false;
   }
 }
+
+/**
+ * Too many attempts under one of the `rateLimit` rules: answered 429 with `Retry-After` where it happens (never a
+ * redirect). The message says only how long to wait, the same whether or not the user name or address exists. Of a
+ * burst of refusals, only the first is logged as an error; the rest would flood the log.
+ */
+export class RateLimited extends AuthError {
+  static type: ErrorType = 'RateLimited';
+  static override response: ErrorResponse = clientSafe('RateLimited', 429, 'inline', 'Too many attempts. Please wait a few minutes and try again.', 'Too many attempts');
+  /** Seconds until the window ends: the `Retry-After` header. */
+  retryAfter: number;
+  /** The rule that refused the request (`credentialsPerUser`, …), for logs. */
+  rule: string;
+
+  constructor(message: string, details: { retryAfter: number; rule: string; firstRefusal: boolean }) {
+    super(message);
+    this.retryAfter = details.retryAfter;
+    this.rule = details.rule;
+    this.headers = { 'Retry-After': String(details.retryAfter) };
+    this.quiet = !details.firstRefusal;
+  }
+}
+
+/** The rate-limit feature: it adds no route, only its error, which the pages show by type. */
+export const rateLimits: Feature = { id: 'rate-limit', errors: [RateLimited] };
 
 /**
  * Where the counters live. Both methods must be atomic: two concurrent hits on one key return two different

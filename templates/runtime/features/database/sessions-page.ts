@@ -3,10 +3,10 @@
  * button to end it (the current one is marked instead), and buttons to end all the others or all of them. Every
  * button is a form that POSTs with the CSRF token; nothing needs JavaScript.
  */
-import type { SessionSummary } from '../session-management.js';
-import type { Theme } from '../theme.js';
-import { type SafeHtml, html } from './html.js';
-import { layout } from './layout.js';
+import type { SessionSummary } from './session-management.js';
+import type { Theme } from '../../theme.js';
+import { type SafeHtml, html } from '../../pages/html.js';
+import { layout } from '../../pages/layout.js';
 
 /** An ISO date as `2026-11-24 12:30 UTC`, or a dash for a session made before dates were stored. */
 function shownDate(iso: string | null): string {

@@ -8,14 +8,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { type Adapter, callAdapter } from './adapter.js';
-import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
-import { readChunkedCookie } from './cookies.js';
-import { InvalidRequest, MissingAdapterMethods, UnsupportedStrategy } from './errors.js';
-import { emitEvent } from './events.js';
-import { requestCookies } from './request.js';
-import { cookieOptionsFor } from './session.js';
-import type { AdapterSession } from './types.js';
+import { type Adapter, callAdapter } from '../../adapter.js';
+import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from '../../config.js';
+import { readChunkedCookie } from '../../http/cookies.js';
+import { InvalidRequest, MissingAdapterMethods, UnsupportedStrategy } from '../../errors.js';
+import { emitEvent } from '../../events.js';
+import { requestCookies } from '../../http/request.js';
+import { cookieOptionsFor } from '../../session/session.js';
+import type { AdapterSession } from '../../types.js';
 
 /** One of the signed-in user's sessions, as listed to them. */
 export interface SessionSummary {

@@ -5,44 +5,42 @@
  * through to a 500.
  */
 import type { Request, Response } from 'express';
-import type { ResolvedConfig } from './config.js';
-import { type RequestContext, actionUrl, noStore, sendRedirect } from './context.js';
-import { CallbackRouteError, CredentialsSignin, MethodNotAllowed, RateLimited, errorResponseOf, isAuthError } from './errors.js';
-import { pageContentSecurityPolicy } from './pages/csp.js';
-import { renderErrorPage } from './pages/other.js';
+import type { ResolvedConfig } from '../config.js';
+import { type RequestContext, actionUrl, noStore, sendRedirect } from '../context.js';
+import { CallbackRouteError, CredentialsSignin, errorResponseOf, isAuthError } from '../errors.js';
+import { pageContentSecurityPolicy } from '../pages/csp.js';
+import { errorResponsesOf } from '../feature.js';
+import { cachedPageMessages } from '../pages/messages.js';
+import { renderErrorPage } from '../pages/other.js';
 import { prefersJson } from './request.js';
-import type { Action } from './router.js';
+import type { ErrorAnswer } from '../router.js';
 
-/** Actions whose failures send the browser to the sign-in or error page (they are form posts and provider redirects). */
-const redirectingActions: ReadonlySet<Action> = new Set<Action>(['signin', 'callback', 'signout']);
-
-/** Actions that answer JSON, so their errors are JSON too. */
-const jsonActions: ReadonlySet<Action> = new Set<Action>(['providers', 'csrf', 'session', 'webauthn-options']);
-
-/** Answers `thrown` for a request of `action` (undefined before the route was known). */
+/**
+ * Answers `thrown` by how the route answers errors (`answer`, undefined before the route was known): form posts
+ * and provider redirects send the browser to the sign-in or error page, JSON routes answer JSON.
+ */
 export function respondWithError(
   req: Request,
   res: Response,
   options: ResolvedConfig,
   context: RequestContext | undefined,
-  action: Action | undefined,
+  answer: ErrorAnswer | undefined,
   thrown: unknown,
 ): void {
   const error = isAuthError(thrown)
     ? thrown
     : new CallbackRouteError('Unexpected error in the auth handler', { cause: thrown instanceof Error ? thrown : undefined });
   // Of a burst of refused attempts, only the first is an error in the log; the rest would flood it.
-  if (error.status === 404 || error.status === 405 || (error instanceof RateLimited && !error.firstRefusal)) options.logger.debug(error.message);
+  if (error.status === 404 || error.status === 405 || error.quiet) options.logger.debug(error.message);
   else options.logger.error(error);
   if (res.headersSent) {
     if (!res.writableEnded) res.end();
     return;
   }
-  if (error instanceof MethodNotAllowed) res.setHeader('Allow', error.allow.join(', '));
   const response = errorResponseOf(error);
   const inline = response.page === 'inline';
   const type = response.shownAs;
-  if (context && action && redirectingActions.has(action) && !inline) {
+  if (context && answer === 'redirect' && !inline) {
     context.outgoing = context.outgoing.filter((cookie) => cookie.options.maxAge === 0);
     const params = new URLSearchParams({ error: type });
     if (error instanceof CredentialsSignin || error.type === 'CredentialsSignin') params.set('code', (error as CredentialsSignin).code ?? 'credentials');
@@ -55,14 +53,21 @@ export function respondWithError(
   const message = inline ? error.message : undefined;
   res.status(status);
   res.setHeader('Cache-Control', noStore);
-  if (error instanceof RateLimited) res.setHeader('Retry-After', String(error.retryAfter));
-  const fetchClient = error instanceof RateLimited && req.headers['x-auth-return-redirect'] !== undefined;
-  if (prefersJson(req) || fetchClient || !action || jsonActions.has(action)) {
+  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+  // A refused attempt from a client that follows no redirects (the passkey script's fetch) is answered in JSON.
+  const fetchClient = error.status === 429 && req.headers['x-auth-return-redirect'] !== undefined;
+  if (prefersJson(req) || fetchClient || !answer || answer === 'json') {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.end(JSON.stringify({ error: inline ? error.type : type, ...(message && { message }) }));
     return;
   }
-  const page = renderErrorPage({ error: type, requestProblem: message, mountPath: context?.mountPath ?? options.basePath ?? '', theme: options.theme });
+  const page = renderErrorPage({
+    error: type,
+    requestProblem: message,
+    mountPath: context?.mountPath ?? options.basePath ?? '',
+    theme: options.theme,
+    messages: cachedPageMessages(errorResponsesOf(options)),
+  });
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Content-Security-Policy', pageContentSecurityPolicy());
   res.end(page.body);

@@ -9,7 +9,7 @@
 import { hkdfSync, randomUUID } from 'node:crypto';
 import { EncryptJWT, base64url, calculateJwkThumbprint, errors, jwtDecrypt } from 'jose';
 import { CLOCK_TOLERANCE, decryptOwnShape } from './session-decrypt.js';
-import type { JWT } from './types.js';
+import type { JWT } from '../types.js';
 
 /** Thirty days, in seconds: the default session lifetime. */
 export const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60;

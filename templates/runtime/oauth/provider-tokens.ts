@@ -4,7 +4,7 @@
  * Both say the same thing the same way when a refresh was refused: the tokens are gone, and the session shows
  * `error: 'RefreshTokenError'` until the user signs in with that provider again.
  */
-import type { Account, AdapterAccount, JWT, ProviderTokens } from './types.js';
+import type { Account, AdapterAccount, JWT, ProviderTokens } from '../types.js';
 
 /** The token fields a JWT session keeps of an account (everything `getAccessToken` needs; no ID token). */
 const keptFields = ['access_token', 'refresh_token', 'expires_at', 'token_type', 'scope'] as const;

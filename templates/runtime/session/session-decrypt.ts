@@ -12,7 +12,7 @@
 import { createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
 import { errors } from 'jose';
 import type { DerivedKey, Encryption } from './jwt.js';
-import type { JWT } from './types.js';
+import type { JWT } from '../types.js';
 
 /** Seconds of leeway for `exp` and `nbf`, as Auth.js allows. */
 export const CLOCK_TOLERANCE = 15;

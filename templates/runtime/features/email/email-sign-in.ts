@@ -7,26 +7,30 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Request } from 'express';
-import { callAdapter } from './adapter.js';
-import { assertAdapterFor } from './adapter-needs.js';
-import { completeSignIn } from './complete-sign-in.js';
-import { type RequestContext, configuredActionUrl, sendHtml, sendJson, sendRedirect } from './context.js';
-import { readChunkedCookie } from './cookies.js';
-import { csrfTokenOf } from './csrf.js';
-import { InvalidEmailAddress, assertSingleAddress, normalizeEmailAddress } from './email-address.js';
-import { AccessDenied, EmailSignInError, MissingAdapter, UntrustedHost, Verification } from './errors.js';
-import { emitEvent } from './events.js';
-import type { ProviderFlow, SignInFormContext } from './flow.js';
-import { type SafeHtml, html } from './pages/html.js';
-import { renderSignInPage, signInPageScriptHashes } from './pages/signin.js';
-import { envPrefix } from './providers/resolve.js';
-import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
-import { checkRateLimit, consumeClientRateLimit, consumeRateLimit } from './rate-limit.js';
-import { customPageUrl, requestedCallbackUrl, resolveRedirect, safeCallbackParam } from './redirect.js';
-import { bodyField, prefersJson, queryParams } from './request.js';
-import { type SignInResolution, hasProvenEmail, openSession, settleAddress } from './sign-in.js';
-import type { Theme } from './theme.js';
-import type { Account, AdapterUser, Awaitable, User } from './types.js';
+import { callAdapter } from '../../adapter.js';
+import { assertAdapterFor } from '../database/adapter-needs.js';
+import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js';
+import { verifyRequestRoute } from './verify-request-route.js';
+import { type RequestContext, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
+import { readChunkedCookie } from '../../http/cookies.js';
+import { csrfTokenOf } from '../../http/csrf.js';
+import { InvalidEmailAddress, assertSingleAddress, normalizeEmailAddress } from '../../email-address.js';
+import { AccessDenied, MissingAdapter, UntrustedHost } from '../../errors.js';
+import { EmailSignInError, Verification } from './errors.js';
+import { emitEvent } from '../../events.js';
+import type { ProviderFlow, SignInFormContext } from '../../flow.js';
+import { type SafeHtml, html } from '../../pages/html.js';
+import { errorResponsesOf } from '../../feature.js';
+import { cachedPageMessages } from '../../pages/messages.js';
+import { renderSignInPage, signInPageScriptHashes } from '../../pages/signin.js';
+import { envPrefix } from '../../providers/resolve.js';
+import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/types.js';
+import { checkRateLimit, consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
+import { customPageUrl, requestedCallbackUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
+import { bodyField, prefersJson, queryParams } from '../../http/request.js';
+import { hasProvenEmail, openSession, settleAddress } from '../database/sign-in.js';
+import type { Theme } from '../../theme.js';
+import type { Account, AdapterUser, Awaitable, User } from '../../types.js';
 
 /** What `sendVerificationRequest` receives: where to send the link, and the link itself. */
 export interface EmailVerificationRequest {
@@ -290,6 +294,7 @@ function refuseEmailAddress(context: RequestContext, typed: string, error: unkno
     errorMessage: message,
     email: typed.slice(0, 320),
     theme: context.options.theme,
+    messages: cachedPageMessages(errorResponsesOf(context.options)),
   });
   sendHtml(context, 400, page, signInPageScriptHashes(context.options.providers));
 }
@@ -337,6 +342,14 @@ export const emailFlow: ProviderFlow<ResolvedEmailProvider> = {
       flow: emailFlow,
     };
   },
+  features: [
+    rateLimits,
+    {
+      id: 'email',
+      routes: { 'verify-request': { methods: ['GET'], provider: 'none', errors: 'page', run: verifyRequestRoute } },
+      errors: [EmailSignInError, Verification],
+    },
+  ],
   check(provider, config) {
     checkRateLimit(config.rateLimit);
     assertAdapterFor(provider, config.adapter, config.strategy, {

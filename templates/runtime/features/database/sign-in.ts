@@ -15,22 +15,16 @@
  * - a passkey sign-up claims no address at all: what was typed is only the new user's name.
  */
 import { randomUUID } from 'node:crypto';
-import { type Adapter, callAdapter } from './adapter.js';
-import type { ResolvedConfig } from './config.js';
-import type { RequestContext } from './context.js';
-import { readChunkedCookie } from './cookies.js';
-import { OAuthAccountNotLinked } from './errors.js';
-import { emitEvent } from './events.js';
-import { userAgentOf } from './request.js';
-import type { Account, AdapterSession, AdapterUser, Profile, User } from './types.js';
-
-/** What a sign-in with an adapter resolved to. */
-export interface SignInResolution {
-  user: User | AdapterUser;
-  isNewUser: boolean;
-  /** The new database session (database strategy only). */
-  session?: AdapterSession | undefined;
-}
+import { type Adapter, callAdapter } from '../../adapter.js';
+import type { ResolvedConfig } from '../../config.js';
+import type { SignInResolution } from '../../complete-sign-in.js';
+import type { RequestContext } from '../../context.js';
+import type { OAuthSignIn } from '../../feature.js';
+import { readChunkedCookie } from '../../http/cookies.js';
+import { OAuthAccountNotLinked } from '../../errors.js';
+import { emitEvent } from '../../events.js';
+import { userAgentOf } from '../../http/request.js';
+import type { Account, AdapterSession, AdapterUser, Profile } from '../../types.js';
 
 /**
  * Runs the writes that complete a new user (linking the account, storing the passkey). If one fails (the database
@@ -130,8 +124,7 @@ export async function openSession(context: RequestContext, adapter: Adapter, use
 
 /** The user an account belongs to, or null, before any change: what the `signIn` callback is shown. */
 export async function existingUserOf(options: ResolvedConfig, account: Account): Promise<AdapterUser | null> {
-  if (!options.adapter) return null;
-  return callAdapter(options.adapter, 'getUserByAccount', { provider: account.provider, providerAccountId: account.providerAccountId });
+  return callAdapter(options.adapter!, 'getUserByAccount', { provider: account.provider, providerAccountId: account.providerAccountId });
 }
 
 /**
@@ -162,11 +155,10 @@ async function storeSignInTokens(adapter: Adapter, owner: AdapterUser, account: 
 /** Finds or creates the user of an OAuth sign-in, links the account, and opens a database session if configured. */
 export async function resolveSignIn(
   context: RequestContext,
-  params: { user: User; account: Account; profile?: Profile; allowDangerousEmailAccountLinking: boolean },
+  params: OAuthSignIn,
 ): Promise<SignInResolution> {
   const { options } = context;
-  const adapter = options.adapter;
-  if (!adapter) return { user: params.user, isNewUser: false };
+  const adapter = options.adapter!;
   const { account } = params;
   const email = params.user.email ? String(params.user.email) : null;
   const proven = providerVouchesForEmail(context, account, params.profile, email);

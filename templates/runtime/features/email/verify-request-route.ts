@@ -1,8 +1,8 @@
 /** GET `<mount>/verify-request`: the "check your email" page after an email sign-in (or `pages.verifyRequest`). */
-import { type RequestContext, sendHtml, sendRedirect } from '../context.js';
-import { renderVerifyRequestPage } from '../pages/other.js';
-import { customPageUrl } from '../redirect.js';
-import { queryParams } from '../request.js';
+import { type RequestContext, sendHtml, sendRedirect } from '../../context.js';
+import { renderVerifyRequestPage } from '../../pages/other.js';
+import { customPageUrl } from '../../http/redirect.js';
+import { queryParams } from '../../http/request.js';
 
 export function verifyRequestRoute(context: RequestContext): void {
   if (context.options.pages.verifyRequest) {

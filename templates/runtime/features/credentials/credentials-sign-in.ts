@@ -5,16 +5,27 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
-import { completeSignIn } from './complete-sign-in.js';
-import type { RequestContext } from './context.js';
-import { verifyCsrf } from './csrf.js';
-import { CallbackRouteError, CredentialsSignin, InvalidRequest, MethodNotAllowed, UnsupportedStrategy, isAuthError } from './errors.js';
-import type { ProviderFlow, SignInFormContext } from './flow.js';
-import { type SafeHtml, html } from './pages/html.js';
-import type { FlowProviderConfig, ResolvedFlowProvider } from './providers/types.js';
-import { checkRateLimit, clearRateLimit, consumeClientRateLimit, consumeRateLimit } from './rate-limit.js';
-import { readBody } from './request.js';
-import type { Account, Awaitable, User } from './types.js';
+import { completeSignIn } from '../../complete-sign-in.js';
+import type { RequestContext } from '../../context.js';
+import { verifyCsrf } from '../../http/csrf.js';
+import {
+  type ErrorResponse,
+  type ErrorType,
+  AuthError,
+  CallbackRouteError,
+  CredentialsSignin,
+  InvalidRequest,
+  MethodNotAllowed,
+  UnsupportedStrategy,
+  configuration,
+  isAuthError,
+} from '../../errors.js';
+import type { ProviderFlow, SignInFormContext } from '../../flow.js';
+import { type SafeHtml, html } from '../../pages/html.js';
+import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/types.js';
+import { checkRateLimit, clearRateLimit, consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
+import { readBody } from '../../http/request.js';
+import type { Account, Awaitable, User } from '../../types.js';
 
 /** One input of the credentials form. */
 export interface CredentialInput {
@@ -116,11 +127,23 @@ function credentialsForm(provider: ResolvedCredentialsProvider, { mountPath, hid
   return html`<form action="${mountPath}/callback/${encodeURIComponent(provider.id)}" method="POST">${hidden}${fields}<button type="submit">Sign in with ${provider.name}</button></form>`;
 }
 
+declare module '../../errors.js' {
+  interface FeatureErrorTypes {
+    MissingAuthorize: true;
+  }
+}
+
+/** A `credentials` provider has no `authorize` function (thrown at startup). */
+export class MissingAuthorize extends AuthError {
+  static type: ErrorType = 'MissingAuthorize';
+  static override response: ErrorResponse = configuration;
+}
+
 /** The flow of a credentials provider. */
 export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
   resolve(provider) {
     const { id, name, credentials, authorize } = provider as CredentialsConfig;
-    if (typeof authorize !== 'function') throw new TypeError(`Credentials provider "${id}" needs an authorize(credentials, request) function`);
+    if (typeof authorize !== 'function') throw new MissingAuthorize(`Credentials provider "${id}" needs an authorize(credentials, request) function`);
     return { id, name, type: 'credentials', credentials: { ...credentials }, authorize, flow: credentialsFlow };
   },
   check(_provider, config) {
@@ -135,5 +158,6 @@ export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
     await signInWithCredentials(context, provider, body);
   },
   signInForm: credentialsForm,
+  features: [rateLimits],
 };
 

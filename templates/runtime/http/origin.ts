@@ -5,7 +5,7 @@
  * could choose it would receive other people's sign-in tokens.
  */
 import type { Request } from 'express';
-import { InvalidRequest, UntrustedHost } from './errors.js';
+import { InvalidRequest, UntrustedHost } from '../errors.js';
 
 /** One entry of the `trustHost` allow-list, parsed. */
 export interface TrustedHostRule {

@@ -7,10 +7,7 @@
  *   which Express sets), so call it before the response is sent. A browser that sends several requests with the old
  *   cookie gets the same new tokens on each: refreshes of one refresh token share one request to the provider, and
  *   its result is remembered for {@link RECENT_REFRESH_MS} in this process.
- * - Database sessions: in the account row, through the adapter's `listAccountsByUserId` and `updateAccountTokens`.
- *   The write is a compare-and-set on the refresh token, so no process overwrites newer tokens with older ones. When
- *   the adapter counts rate limits in the database (`hitRateLimit`: SqliteAdapter, PostgresAdapter), app processes
- *   also take a lease on the refresh there: one process calls the provider, the others wait for its tokens.
+ * - Database sessions: in the account row (the database feature's access-token.ts).
  *
  * A refresh that the provider refuses (`invalid_grant`), or an expired token with no refresh token, withdraws the
  * tokens: the session shows `error: 'RefreshTokenError'` and `getAccessToken` rejects with `RefreshTokenError` until
@@ -20,26 +17,21 @@
 import { createHmac } from 'node:crypto';
 import type { Request, Response } from 'express';
 import * as oauth from 'oauth4webapi';
-import { type Adapter, type AccountTokens, callAdapter } from './adapter.js';
-import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
-import { flushCookies, noStore } from './context.js';
-import { chunkCookie, readChunkedCookie } from './cookies.js';
-import { InvalidProvider, MissingAdapterMethods, RefreshTokenError } from './errors.js';
-import { refreshTokenGrant, rotatedRefreshToken } from './oauth/refresh.js';
-import { isWithdrawnAccount } from './provider-tokens.js';
-import { type ResolvedOAuthProvider, isOAuthProvider } from './providers/resolve.js';
-import { requestCookies } from './request.js';
-import { cookieOptionsFor, readSession } from './session.js';
-import type { AdapterAccount, JWT, ProviderTokens, TokenSet } from './types.js';
+import { type FrameworkAuthConfig, type ResolvedConfig, databaseOf, resolveConfigOnce } from '../config.js';
+import { flushCookies, noStore } from '../context.js';
+import { chunkCookie } from '../http/cookies.js';
+import { InvalidProvider, RefreshTokenError } from '../errors.js';
+import { refreshTokenGrant, rotatedRefreshToken } from './refresh.js';
+import { type ResolvedOAuthProvider, isOAuthProvider } from '../providers/resolve.js';
+import { requestCookies } from '../http/request.js';
+import { cookieOptionsFor, readSession } from '../session/session.js';
+import type { JWT, ProviderTokens, TokenSet } from '../types.js';
 
 /** An access token that expires within this many seconds is refreshed before it is given out. */
 export const ACCESS_TOKEN_SKEW_SECONDS = 60;
 
 /** How long a refresh's result answers other requests that still carry the refresh token it used (JWT sessions). */
 const RECENT_REFRESH_MS = 60_000;
-
-/** How long an app process holds the database lease on a refresh: longer than a provider call may take (10 s). */
-const LEASE_SECONDS = 30;
 
 /** At most this many refreshes are in flight, and this many recent results remembered; beyond, nothing is shared. */
 const MAX_SHARED_REFRESHES = 1000;
@@ -74,22 +66,22 @@ export async function getAccessToken(req: Request, providerId: string, config: F
       `getAccessToken: "${providerId}" is not a configured OAuth 2 or OpenID Connect provider (OAuth 1.0a tokens do not expire); configured: ${oauthIds.join(', ') || 'none'}`,
     );
   }
-  return options.session.strategy === 'database' ? databaseAccessToken(req, options, provider) : jwtAccessToken(req, options, provider);
+  return options.session.strategy === 'database' ? databaseOf(options).accessToken(req, options, provider) : jwtAccessToken(req, options, provider);
 }
 
 /** True while the access token is usable for at least the skew. A token without `expires_at` never expires here. */
-function isFresh(tokens: Pick<TokenSet, 'access_token' | 'expires_at'>): tokens is { access_token: string; expires_at?: number } {
+export function isFresh(tokens: Pick<TokenSet, 'access_token' | 'expires_at'>): tokens is { access_token: string; expires_at?: number } {
   if (typeof tokens.access_token !== 'string') return false;
   return typeof tokens.expires_at !== 'number' || tokens.expires_at - ACCESS_TOKEN_SKEW_SECONDS > Date.now() / 1000;
 }
 
 /** A keyed hash that names one refresh token of one account, so that no token is ever a map key or a database key. */
-function refreshKey(options: ResolvedConfig, provider: ResolvedOAuthProvider, providerAccountId: string, refreshToken: string): string {
+export function refreshKey(options: ResolvedConfig, provider: ResolvedOAuthProvider, providerAccountId: string, refreshToken: string): string {
   return createHmac('sha256', options.secrets[0]!).update(`${provider.id}\u0000${providerAccountId}\u0000${refreshToken}`).digest('base64url');
 }
 
 /** Runs `refresh` once per key at a time: a caller that finds one in flight shares its result (or its failure). */
-function shared<Result>(key: string, refresh: () => Promise<Result>): Promise<Result> {
+export function shared<Result>(key: string, refresh: () => Promise<Result>): Promise<Result> {
   const pending = inFlight.get(key) as Promise<Result> | undefined;
   if (pending) return pending;
   const started = refresh();
@@ -102,7 +94,7 @@ function shared<Result>(key: string, refresh: () => Promise<Result>): Promise<Re
 }
 
 /** The `RefreshTokenError` of a failed refresh: `refused` only for the provider's `invalid_grant`. */
-function refreshFailure(options: ResolvedConfig, provider: ResolvedOAuthProvider, error: unknown): RefreshTokenError {
+export function refreshFailure(options: ResolvedConfig, provider: ResolvedOAuthProvider, error: unknown): RefreshTokenError {
   const cause = error instanceof Error ? error : undefined;
   if (error instanceof RefreshTokenError) return error;
   if (error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant') {
@@ -116,12 +108,12 @@ function refreshFailure(options: ResolvedConfig, provider: ResolvedOAuthProvider
   return failed;
 }
 
-function refusedEarlier(provider: ResolvedOAuthProvider): RefreshTokenError {
+export function refusedEarlier(provider: ResolvedOAuthProvider): RefreshTokenError {
   const message = `The tokens of provider "${provider.id}" were withdrawn after a refused refresh: the user must sign in with it again`;
   return new RefreshTokenError(message, { provider: provider.id, reason: 'refused' });
 }
 
-function noRefreshToken(provider: ResolvedOAuthProvider): RefreshTokenError {
+export function noRefreshToken(provider: ResolvedOAuthProvider): RefreshTokenError {
   return new RefreshTokenError(
     `The access token of provider "${provider.id}" expired and the provider gave no refresh token (ask for offline access, e.g. the offline_access scope): the user must sign in with it again`,
     { provider: provider.id, reason: 'no-refresh-token' },
@@ -256,166 +248,4 @@ async function writeSessionToken(req: Request, options: ResolvedConfig, provider
   res.setHeader('Cache-Control', noStore);
   flushCookies(res, chunkCookie(requestCookies(req), cookie, encoded, { expires }));
   writtenInRequest.set(req, token);
-}
-
-// Database sessions ---------------------------------------------------------------------------------------------
-
-const databaseMethods = ['getSessionAndUser', 'listAccountsByUserId', 'updateAccountTokens'] as const;
-
-async function databaseAccessToken(req: Request, options: ResolvedConfig, provider: ResolvedOAuthProvider): Promise<string | null> {
-  const adapter = options.adapter!;
-  const missing = databaseMethods.filter((method) => typeof adapter[method] !== 'function');
-  if (missing.length > 0) {
-    throw new MissingAdapterMethods(
-      `getAccessToken with database sessions needs these adapter methods, which the adapter lacks: ${missing.join(', ')} (not part of Auth.js's Adapter interface; MemoryAdapter, SqliteAdapter and PostgresAdapter have them)`,
-    );
-  }
-  const userId = await signedInUserId(req, options, adapter);
-  if (userId === null) return null;
-  const account = await accountOf(adapter, userId, provider);
-  if (!account) return null;
-  if (isWithdrawnAccount(account)) throw refusedEarlier(provider);
-  if (isFresh(account)) return account.access_token;
-  if (typeof account.access_token !== 'string' && !account.refresh_token) return null;
-  const key = refreshKey(options, provider, account.providerAccountId, account.refresh_token ?? '');
-  const stored = await shared(key, () => refreshAccount(options, adapter, provider, userId));
-  return stored.access_token!;
-}
-
-/** The user of the request's database session, or null. */
-async function signedInUserId(req: Request, options: ResolvedConfig, adapter: Adapter): Promise<string | null> {
-  const sessionToken = readChunkedCookie(requestCookies(req), cookieOptionsFor(req, options).sessionToken.name);
-  if (!sessionToken) return null;
-  const found = await callAdapter(adapter, 'getSessionAndUser', sessionToken);
-  if (!found || found.session.expires.valueOf() <= Date.now()) return null;
-  return String(found.user.id);
-}
-
-async function accountOf(adapter: Adapter, userId: string, provider: ResolvedOAuthProvider): Promise<AdapterAccount | null> {
-  const accounts = await callAdapter(adapter, 'listAccountsByUserId', userId);
-  return accounts.find((account) => account.provider === provider.id) ?? null;
-}
-
-/**
- * Refreshes the account's tokens and stores them, once per refresh token in this process (see `shared`), and once
- * across processes where the adapter offers a database lease. Returns the account as stored.
- */
-async function refreshAccount(options: ResolvedConfig, adapter: Adapter, provider: ResolvedOAuthProvider, userId: string): Promise<AdapterAccount> {
-  const deadline = Date.now() + LEASE_SECONDS * 1000;
-  // Read again: a request of this process may have stored a refresh since the caller read the row.
-  let account = await currentAccount(adapter, userId, provider);
-  for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
-    if (isFresh(account)) return account;
-    if (!account.refresh_token) {
-      await withdraw(adapter, account, null);
-      throw noRefreshToken(provider);
-    }
-    const key = refreshKey(options, provider, account.providerAccountId, account.refresh_token);
-    if (await claimLease(adapter, key)) break;
-    // Another app process holds the lease on this refresh token: wait for the tokens it stores.
-    if (Date.now() > deadline) {
-      const message = `Another app process has been refreshing the tokens of provider "${provider.id}" for ${LEASE_SECONDS} s without storing any`;
-      throw new RefreshTokenError(message, { provider: provider.id, reason: 'failed' });
-    }
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    const previous = account.refresh_token;
-    account = await currentAccount(adapter, userId, provider);
-    if (account.refresh_token !== previous && typeof account.access_token === 'string') return account;
-  }
-
-  const refreshToken = account.refresh_token;
-  let tokens: TokenSet;
-  try {
-    tokens = await refreshTokenGrant(provider, refreshToken);
-  } catch (error) {
-    const failure = refreshFailure(options, provider, error);
-    if (failure.reason === 'refused') {
-      // Withdrawn only if nobody stored newer tokens meanwhile; if someone did, those are the answer.
-      if (await withdraw(adapter, account, refreshToken)) throw failure;
-      const latest = await currentAccount(adapter, userId, provider);
-      if (typeof latest.access_token === 'string' && latest.refresh_token !== refreshToken) return latest;
-      throw failure;
-    }
-    // A refused answer that rotated the refresh token: the new one is kept, the access token is due for a refresh.
-    const rotated = rotatedRefreshToken(error);
-    if (rotated) {
-      const tokens = refreshedAccountTokens(account, { refresh_token: rotated });
-      await callAdapter(adapter, 'updateAccountTokens', { provider: account.provider, providerAccountId: account.providerAccountId, tokens, expectedRefreshToken: refreshToken });
-    }
-    // Let a waiting process try at once rather than when the lease ends.
-    if (typeof adapter.resetRateLimit === 'function') await callAdapter(adapter, 'resetRateLimit', leaseKey(refreshKey(options, provider, account.providerAccountId, refreshToken))).catch(() => undefined);
-    throw failure;
-  }
-  const refreshed = refreshedAccountTokens(account, tokens);
-  const store = (expectedRefreshToken: string | null) =>
-    callAdapter(adapter, 'updateAccountTokens', { provider: account.provider, providerAccountId: account.providerAccountId, tokens: refreshed, expectedRefreshToken });
-  const stored = await store(refreshToken);
-  if (stored) return stored;
-  // Another process used the same refresh token (an adapter without the lease). If it stored a refresh first, its
-  // tokens stay and are the answer: these are dropped rather than written over them. If its refresh was refused
-  // (the provider saw the token used twice) and it withdrew the tokens, these are newer than that refusal.
-  const latest = await accountOf(adapter, userId, provider);
-  if (latest && isWithdrawnAccount(latest)) {
-    const restored = await store(null);
-    if (restored) return restored;
-  }
-  const current = await currentAccount(adapter, userId, provider);
-  if (typeof current.access_token === 'string') return current;
-  throw noRefreshToken(provider);
-}
-
-async function currentAccount(adapter: Adapter, userId: string, provider: ResolvedOAuthProvider): Promise<AdapterAccount> {
-  const account = await accountOf(adapter, userId, provider);
-  if (!account) throw new RefreshTokenError(`The account of provider "${provider.id}" was unlinked during the refresh`, { provider: provider.id, reason: 'refused' });
-  if (isWithdrawnAccount(account)) throw refusedEarlier(provider);
-  return account;
-}
-
-function leaseKey(key: string): string {
-  return `token-refresh:${key}`;
-}
-
-/**
- * True when this process may refresh: the first hit on the refresh token's key in the database's rate-limit table
- * within {@link LEASE_SECONDS} (`hitRateLimit` is atomic across processes). Without it, the compare-and-set write
- * alone keeps the stored tokens consistent.
- */
-async function claimLease(adapter: Adapter, key: string): Promise<boolean> {
-  if (typeof adapter.hitRateLimit !== 'function') return true;
-  const hit = await callAdapter(adapter, 'hitRateLimit', leaseKey(key), LEASE_SECONDS);
-  return hit.count === 1;
-}
-
-/** Clears the access and refresh tokens of an account (see `isWithdrawnAccount`); false when its refresh token changed. */
-async function withdraw(adapter: Adapter, account: AdapterAccount, expectedRefreshToken: string | null): Promise<boolean> {
-  const fields: Record<string, unknown> = {
-    expires_at: account.expires_at ?? Math.floor(Date.now() / 1000),
-    id_token: account.id_token,
-    scope: account.scope,
-    token_type: account.token_type,
-  };
-  const stored = await callAdapter(adapter, 'updateAccountTokens', {
-    provider: account.provider,
-    providerAccountId: account.providerAccountId,
-    tokens: definedFields(fields),
-    expectedRefreshToken,
-  });
-  return stored !== null;
-}
-
-function definedFields(fields: Record<string, unknown>): AccountTokens {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as AccountTokens;
-}
-
-/** The row's tokens after a refresh: the new ones, the old refresh token when none came back, the sign-in's ID token. */
-function refreshedAccountTokens(account: AdapterAccount, tokens: TokenSet): AccountTokens {
-  const fields: Record<string, unknown> = {
-    access_token: tokens.access_token,
-    refresh_token: tokens.refresh_token ?? account.refresh_token,
-    expires_at: tokens.expires_at,
-    id_token: account.id_token,
-    scope: tokens.scope ?? account.scope,
-    token_type: tokens.token_type ?? account.token_type,
-  };
-  return definedFields(fields);
 }

@@ -1,0 +1,27 @@
+/**
+ * The database feature: users, accounts and sessions kept through the adapter. With it, a sign-in finds, links or
+ * creates its user by the rules of sign-in.ts, sessions may live in the database (session.ts; the default with an
+ * adapter), `getAccessToken` keeps tokens in the account row (access-token.ts), and users list and end their
+ * sessions at `<mount>/sessions` (sessions-route.ts, session-management.ts). The built-in adapters carry it; pass it
+ * in `features` beside an Auth.js adapter.
+ * @example
+ * import { PrismaAdapter } from '@auth/prisma-adapter'
+ * export const authConfig: FrameworkAuthConfig = { adapter: PrismaAdapter(prisma), features: [database], providers }
+ */
+import type { Feature } from '../../feature.js';
+import { databaseAccessToken } from './access-token.js';
+import { endDatabaseSession, readDatabaseSession } from './session.js';
+import { sessionsRoute } from './sessions-route.js';
+import { existingUserOf, resolveSignIn } from './sign-in.js';
+
+export const database: Feature = {
+  id: 'database',
+  routes: { sessions: { methods: ['GET', 'POST'], provider: 'none', errors: 'page', run: sessionsRoute } },
+  database: {
+    userOfAccount: existingUserOf,
+    resolveSignIn,
+    readSession: readDatabaseSession,
+    endSession: endDatabaseSession,
+    accessToken: databaseAccessToken,
+  },
+};
