@@ -3,7 +3,6 @@
  * factory checks the config once, so a short secret fails at startup, and the user's object is never mutated.
  */
 import type { Request } from 'express';
-import type { Adapter } from './adapter.js';
 import { checkBasePath } from './http/base-path.js';
 import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './http/cookies.js';
 import { MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, type AuthError } from './errors.js';
@@ -104,6 +103,15 @@ export interface SessionOptions {
   absoluteMaxAge: number;
   /** Generates database session tokens. @default crypto.randomUUID */
   generateSessionToken: () => string;
+}
+
+/**
+ * Storage for users, accounts and sessions. Its methods (Auth.js's `Adapter` interface) are declared by the database
+ * feature (features/database/adapter.ts), which comes with an adapter; without one, a project has no adapter code.
+ */
+export interface Adapter {
+  /** The features that use this adapter (feature.ts): the built-in adapters carry the database feature. */
+  [carriedFeatures]?: readonly Feature[];
 }
 
 /** Everything `FrameworkAuth` and `getSession` accept. */

@@ -23,7 +23,7 @@ import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import type { Pool } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Adapter, AdapterAccount } from '../../templates/runtime/adapter.js';
+import type { Adapter, AdapterAccount } from '../../templates/runtime/features/database/adapter.js';
 import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { createJar, type CookieJar } from '../support/cookie-jar.js';

@@ -15,7 +15,7 @@ import type {
   AdapterAuthenticator,
   AdapterUser,
   VerificationToken,
-} from '../../templates/runtime/adapter.js';
+} from '../../templates/runtime/features/database/adapter.js';
 
 /** Every method of the interface, in its order. */
 export const adapterMethods = [

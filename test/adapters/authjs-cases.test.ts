@@ -21,7 +21,7 @@ import AuthJsPostgresAdapter from '@auth/pg-adapter';
 import Database from 'better-sqlite3';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken } from '../../templates/runtime/adapter.js';
+import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';

@@ -5,7 +5,7 @@
 import AuthJsPostgresAdapter from '@auth/pg-adapter';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import type { Adapter } from '../../templates/runtime/adapter.js';
+import type { Adapter } from '../../templates/runtime/features/database/adapter.js';
 import { createTestPool, startPostgres } from '../support/postgres.js';
 import type { RunningPostgres } from '../support/postgres.js';
 import { runAdapterSuite } from './adapter-suite.js';

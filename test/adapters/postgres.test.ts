@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PostgresAdapter, migrate } from '../../templates/runtime/adapters/postgres.js';
-import type { Adapter, AdapterUser } from '../../templates/runtime/adapter.js';
+import type { Adapter, AdapterUser } from '../../templates/runtime/features/database/adapter.js';
 import { createTestPool, startPostgres } from '../support/postgres.js';
 import type { RunningPostgres } from '../support/postgres.js';
 import { runAdapterSuite } from './adapter-suite.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Pool } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Adapter } from '../../templates/runtime/adapter.js';
+import type { Adapter } from '../../templates/runtime/features/database/adapter.js';
 import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';

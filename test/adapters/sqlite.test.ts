@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteAdapter, migrate } from '../../templates/runtime/adapters/sqlite.js';
-import type { Adapter, AdapterUser } from '../../templates/runtime/adapter.js';
+import type { Adapter, AdapterUser } from '../../templates/runtime/features/database/adapter.js';
 import { runAdapterSuite } from './adapter-suite.js';
 
 runAdapterSuite('sqlite', async () => {

@@ -11,7 +11,7 @@ import type {
   AdapterSession,
   AdapterUser,
   VerificationToken,
-} from '../adapter.js';
+} from '../features/database/adapter.js';
 import { carriedFeatures } from '../feature.js';
 import { database } from '../features/database/index.js';
 import { MemoryRateLimitStore } from '../features/rate-limit/rate-limit.js';

@@ -4,7 +4,7 @@
  * type parameters: SQLite stores dates as milliseconds since the epoch and booleans as 0/1; `pg` returns
  * `timestamptz` as a Date and `bigint` as a string.
  */
-import type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken } from '../adapter.js';
+import type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken } from '../features/database/adapter.js';
 import type { TokenSet } from '../types.js';
 
 export interface UserRow<DateColumn = Date | number> {

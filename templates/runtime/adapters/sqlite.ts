@@ -11,7 +11,7 @@ import { dirname, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Adapter, AdapterAccount, AdapterUser } from '../adapter.js';
+import type { Adapter, AdapterAccount, AdapterUser } from '../features/database/adapter.js';
 import { carriedFeatures } from '../feature.js';
 import { database } from '../features/database/index.js';
 import {

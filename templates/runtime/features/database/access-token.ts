@@ -8,7 +8,7 @@
  */
 import type { Request } from 'express';
 import { isFresh, noRefreshToken, refreshFailure, refreshKey, refusedEarlier, shared } from '../../oauth/access-token.js';
-import { type Adapter, type AccountTokens, callAdapter } from '../../adapter.js';
+import { type Adapter, type AccountTokens, callAdapter } from './adapter.js';
 import type { ResolvedConfig } from '../../config.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { MissingAdapterMethods, RefreshTokenError } from '../../errors.js';

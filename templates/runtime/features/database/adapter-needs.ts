@@ -2,7 +2,7 @@
  * The startup check of the providers that store their sign-ins through the adapter (email links, passkeys): copied
  * with those providers only.
  */
-import type { Adapter, AdapterMethod } from '../../adapter.js';
+import type { Adapter, AdapterMethod } from './adapter.js';
 import { MissingAdapter, MissingAdapterMethods } from '../../errors.js';
 
 /** The adapter methods database sessions call. */

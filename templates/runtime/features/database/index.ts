@@ -14,6 +14,8 @@ import { endDatabaseSession, readDatabaseSession } from './session.js';
 import { sessionsRoute } from './sessions-route.js';
 import { existingUserOf, resolveSignIn } from './sign-in.js';
 
+export type { AccountTokens, Adapter, NewAdapterSession, RateLimitHit, UpdateAccountTokensParams } from './adapter.js';
+
 export const database: Feature = {
   id: 'database',
   routes: { sessions: { methods: ['GET', 'POST'], provider: 'none', errors: 'page', run: sessionsRoute } },

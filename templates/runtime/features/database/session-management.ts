@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { type Adapter, callAdapter } from '../../adapter.js';
+import { type Adapter, callAdapter } from './adapter.js';
 import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from '../../config.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { InvalidRequest, MissingAdapterMethods, UnsupportedStrategy } from '../../errors.js';

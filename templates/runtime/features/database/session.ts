@@ -2,7 +2,7 @@
  * Database sessions: the cookie holds the session token, the adapter holds the row (`session.strategy: 'database'`,
  * the default with an adapter).
  */
-import { callAdapter } from '../../adapter.js';
+import { callAdapter } from './adapter.js';
 import type { ResolvedConfig } from '../../config.js';
 import { type OutgoingCookie, chunkCookie } from '../../http/cookies.js';
 import { JWTSessionError } from '../../errors.js';

@@ -15,7 +15,7 @@
  * - a passkey sign-up claims no address at all: what was typed is only the new user's name.
  */
 import { randomUUID } from 'node:crypto';
-import { type Adapter, callAdapter } from '../../adapter.js';
+import { type Adapter, callAdapter } from './adapter.js';
 import type { ResolvedConfig } from '../../config.js';
 import type { SignInResolution } from '../../complete-sign-in.js';
 import type { RequestContext } from '../../context.js';

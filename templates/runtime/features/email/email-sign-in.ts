@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Request } from 'express';
-import { callAdapter } from '../../adapter.js';
+import { callAdapter } from '../database/adapter.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js';
 import { verifyRequestRoute } from './verify-request-route.js';

@@ -17,7 +17,7 @@
  * @see https://www.w3.org/TR/webauthn-3/
  */
 import { randomUUID } from 'node:crypto';
-import { callAdapter } from '../../adapter.js';
+import { callAdapter } from '../database/adapter.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js';
 import { type RequestContext, sendJson } from '../../context.js';

@@ -10,14 +10,14 @@
 import { createHmac } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Request } from 'express';
-import { type Adapter, type RateLimitHit, callAdapter } from '../../adapter.js';
+import { type Adapter, type RateLimitHit, callAdapter } from '../database/adapter.js';
 import type { LoggerInstance, ResolvedConfig } from '../../config.js';
 import type { RequestContext } from '../../context.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
 import type { Feature } from '../../feature.js';
 import type { Awaitable } from '../../types.js';
 
-export type { RateLimitHit } from '../../adapter.js';
+export type { RateLimitHit } from '../database/adapter.js';
 
 // A feature's option: the config has `rateLimit` when the flows that are limited (and so this file) are in the project.
 declare module '../../errors.js' {
