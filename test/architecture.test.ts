@@ -70,7 +70,77 @@ describe('the import graph', () => {
       `${generatorFile} imports ../cli/errors.js (generator → cli)`,
     ]);
     expect(upwardImports([{ file: join('src', 'catalog', 'example.ts'), text: "const late = await import('../prompts/ask-answers.js');\n" }])).toHaveLength(1);
-    expect(upwardImports([{ file: join('src', 'cli', 'example.ts'), text: "import { plan } from '../generator/plan-project.js';\n" }])).toEqual([]);
+    expect(upwardImports([{ file: join('src', 'cli', 'example.ts'), text: "import { plan } from '../generator/plan/project.js';\n" }])).toEqual([]);
+  });
+});
+
+/**
+ * The generator's own layers, by folder, top first: planners compute what to write from the project they read; the
+ * project layer reads (and edits the AST of) what is there; edit/ holds pure text and AST transforms; io/ writes and
+ * runs processes. A sub-layer may import itself, the sub-layers after it in its list, and the generator's root files
+ * (shared types and helpers), which import no sub-layer.
+ */
+const generatorLayers: Readonly<Record<string, readonly string[]>> = {
+  plan: ['project', 'edit', 'root'],
+  io: ['project', 'root'],
+  project: ['edit', 'root'],
+  edit: ['root'],
+  root: [],
+};
+
+/** `src/generator/<folder>/…` → its sub-layer; a file directly in src/generator/ is `root`. */
+function generatorLayerOf(path: string): string | undefined {
+  const parts = path.split(sep);
+  if (parts[0] !== 'src' || parts[1] !== 'generator') return undefined;
+  return parts.length === 3 ? 'root' : parts[2];
+}
+
+function crossLayerImports(files: readonly { file: string; text?: string }[] = sourceFiles(join('src', 'generator')).map((file) => ({ file }))): string[] {
+  const found: string[] = [];
+  for (const { file, text } of files) {
+    const from = generatorLayerOf(file)!;
+    for (const specifier of relativeImports(file, text)) {
+      const to = generatorLayerOf(relative(repoRoot, resolve(repoRoot, dirname(file), specifier)));
+      if (to === undefined || to === from) continue;
+      if (!(generatorLayers[from] ?? []).includes(to)) found.push(`${file} imports ${specifier} (${from} → ${to})`);
+    }
+  }
+  return found;
+}
+
+describe('the generator\'s layers (plan → project → edit, io → project; all → root files)', () => {
+  it('knows every folder of src/generator/ as a layer', () => {
+    const folders = readdirSync(join(repoRoot, 'src', 'generator'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(folders.sort()).toEqual(Object.keys(generatorLayers).filter((layer) => layer !== 'root').sort());
+  });
+
+  it('has no import that crosses its layers the wrong way', () => {
+    expect(crossLayerImports()).toEqual([]);
+  });
+
+  it('finds a wrong-way import when there is one (the check itself works)', () => {
+    const edit = join('src', 'generator', 'edit', 'example.ts');
+    expect(crossLayerImports([{ file: edit, text: "import { readProject } from '../project/shape.js';\n" }])).toEqual([
+      `${edit} imports ../project/shape.js (edit → project)`,
+    ]);
+    expect(crossLayerImports([{ file: join('src', 'generator', 'paths.ts'), text: "import { planCreate } from './plan/create.js';\n" }])).toHaveLength(1);
+    expect(crossLayerImports([{ file: join('src', 'generator', 'io', 'example.ts'), text: "import { planCreate } from '../plan/create.js';\n" }])).toHaveLength(1);
+    expect(crossLayerImports([{ file: join('src', 'generator', 'plan', 'example.ts'), text: "import { mergeEnv } from '../edit/env-file.js';\n" }])).toEqual([]);
+  });
+});
+
+describe('the tree shows the pipeline (issue 24)', () => {
+  it('holds at most 20 files directly in any folder of src/ and templates/runtime/', () => {
+    const crowded: string[] = [];
+    const visit = (directory: string): void => {
+      const entries = readdirSync(join(repoRoot, directory), { withFileTypes: true });
+      const files = entries.filter((entry) => entry.isFile()).length;
+      if (files > 20) crowded.push(`${directory}: ${files} files`);
+      for (const entry of entries) if (entry.isDirectory()) visit(join(directory, entry.name));
+    };
+    visit('src');
+    visit(join('templates', 'runtime'));
+    expect(crowded).toEqual([]);
   });
 });
 
@@ -79,15 +149,15 @@ describe('one owner per concept', () => {
   const withoutComments = (text: string): string => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
   const srcFiles = sourceFiles('src').map((file) => ({ file, text: withoutComments(readFileSync(join(repoRoot, file), 'utf8')) }));
 
-  it('lists source-file extensions in one place (src/generator/project-files.ts)', () => {
+  it('lists source-file extensions in one place (src/generator/project/files.ts)', () => {
     const owners = srcFiles.filter(({ text }) => /['"]\.mts['"]|['"]\.cts['"]|\(m\|c\)\?\[jt\]sx\?|ts\|tsx\|mts/.test(text)).map(({ file }) => file);
-    expect(owners).toEqual([join('src', 'generator', 'project-files.ts')]);
+    expect(owners).toEqual([join('src', 'generator', 'project', 'files.ts')]);
   });
 
-  it('walks the project\'s folders in one place (readdirSync of the user\'s project only in project-files.ts)', () => {
+  it('walks the project\'s folders in one place (readdirSync of the user\'s project only in project/files.ts)', () => {
     // runtime-files.ts reads this package's templates, project-shape.ts one folder's names (no walk), dev-idp none.
     const walkers = srcFiles.filter(({ text }) => /withFileTypes: true/.test(text)).map(({ file }) => file);
-    expect(walkers.sort()).toEqual([join('src', 'generator', 'project-files.ts'), join('src', 'generator', 'runtime-files.ts')].sort());
+    expect(walkers.sort()).toEqual([join('src', 'generator', 'project', 'files.ts'), join('src', 'generator', 'plan', 'runtime-files.ts')].sort());
   });
 
   it('names the default auth folder once (paths.ts); everything else finds it with locateAuthModule', () => {

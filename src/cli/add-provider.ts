@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { packageManagers } from '../catalog/package-managers.js';
 import { describeProviderIds, findProvider } from '../catalog/providers.js';
-import { locateAuthModule } from '../generator/auth-module.js';
+import { locateAuthModule } from '../generator/project/auth-module.js';
 import { usageError } from '../generator/errors.js';
-import { readManifest } from '../generator/manifest.js';
+import { readManifest } from '../generator/project/manifest.js';
 import { templateDirsFrom } from '../generator/paths.js';
 import { cliVersion } from '../generator/version.js';
 import { applyPlan } from './apply-plan.js';
@@ -49,8 +49,8 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
   // `--version`, `--help` and `secret --raw` need none of them (issue 8).
   const [{ createUi }, { planAddProvider }, { detectPackageManager }] = await Promise.all([
     import('./ui.js'),
-    import('../generator/plan-add-provider.js'),
-    import('../generator/install.js'),
+    import('../generator/plan/add-provider.js'),
+    import('../generator/io/install.js'),
   ]);
   const ui = createUi(messageIo(io, json));
   ui.intro(`framework-auth add-provider ${entry.id}${entry.id === idOrAlias.trim().toLowerCase() ? '' : ` (alias "${idOrAlias}")`}`);

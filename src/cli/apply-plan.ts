@@ -1,7 +1,7 @@
-import { isBaseFile } from '../generator/manifest.js';
-import type { Plan } from '../generator/plan.js';
-import { planChangesFiles } from '../generator/plan.js';
-import { writePlannedFiles } from '../generator/write-plan.js';
+import { isBaseFile } from '../generator/project/manifest.js';
+import type { Plan } from '../generator/plan/plan.js';
+import { planChangesFiles } from '../generator/plan/plan.js';
+import { writePlannedFiles } from '../generator/io/write-plan.js';
 import { cancelledError } from '../generator/errors.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -59,7 +59,7 @@ export async function applyPlan(plan: Plan, ui: Ui, io: CliIo, options: ApplyOpt
   const { install } = plan;
   let written: number;
   if (install) {
-    const { assertPackageManagerRuns, installDependencies } = await import('../generator/install.js');
+    const { assertPackageManagerRuns, installDependencies } = await import('../generator/io/install.js');
     await ui.step(`Checking ${install.packageManager} (${install.detectedFrom})`, () => assertPackageManagerRuns(install.packageManager), () => `Using ${install.packageManager} (${install.detectedFrom})`);
     if (io.signal.aborted) throw cancelledError();
     written = await write(plan, ui, io, changes);

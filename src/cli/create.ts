@@ -6,16 +6,16 @@ import { defaultMountPath } from '../catalog/mount-path.js';
 import { isPackageManager, packageManagers } from '../catalog/package-managers.js';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { describeProviderIds } from '../catalog/providers.js';
-import { readManifest } from '../generator/manifest.js';
+import { readManifest } from '../generator/project/manifest.js';
 import { templateDirsFrom } from '../generator/paths.js';
-import { readProjectAdapter } from '../generator/project-adapter.js';
+import { readProjectAdapter } from '../generator/project/adapter.js';
 import { checkProvidersFitAdapter, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
 import type { Answers } from '../generator/answers.js';
 import { usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { applyPlan } from './apply-plan.js';
 import { requireTypeScript } from './project.js';
-import { projectHasCode } from '../generator/project-files.js';
+import { projectHasCode } from '../generator/project/files.js';
 import { messageIo } from './json-output.js';
 import { countFiles, summariseFiles } from './plan-report.js';
 import { cliVersion } from '../generator/version.js';
@@ -74,8 +74,8 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   const [{ createUi, confirmWrite }, { askAnswers }, { planCreate }, { detectPackageManager }] = await Promise.all([
     import('./ui.js'),
     import('../prompts/ask-answers.js'),
-    import('../generator/plan-create.js'),
-    import('../generator/install.js'),
+    import('../generator/plan/create.js'),
+    import('../generator/io/install.js'),
   ]);
   const ui = createUi(messageIo(io, json));
   ui.intro(`create-framework-auth ${cliVersion}`);

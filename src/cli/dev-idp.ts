@@ -1,4 +1,4 @@
-import { locateAuthModule } from '../generator/auth-module.js';
+import { locateAuthModule } from '../generator/project/auth-module.js';
 import { defaultMountPath } from '../catalog/mount-path.js';
 import { addDevDependencyCommand } from '../catalog/package-managers.js';
 import { randomBytes } from 'node:crypto';
@@ -7,12 +7,12 @@ import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import type Provider from 'oidc-provider';
-import { appOrigin, callbackUrl } from '../generator/env-groups.js';
-import { findEnvLine, readEnvLines, setEnvValue } from '../generator/merge/env-file.js';
+import { appOrigin, callbackUrl } from '../generator/plan/env-groups.js';
+import { findEnvLine, readEnvLines, setEnvValue } from '../generator/edit/env-file.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
-import { inspectAuthConfig, normaliseModule } from '../generator/provider-list.js';
+import { inspectAuthConfig, normaliseModule } from '../generator/edit/provider-list.js';
 import { resolveInstalledPackage } from '../generator/installed-package.js';
-import { writePlannedFiles } from '../generator/write-plan.js';
+import { writePlannedFiles } from '../generator/io/write-plan.js';
 import { Refusal, usageError } from '../generator/errors.js';
 import { CliError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -124,7 +124,7 @@ function resolveFrom(dir: string): string | undefined {
 async function locateOidcProvider(root: string, install: boolean, io: CliIo, announce: (message: string) => void): Promise<string> {
   const own = resolveFrom(root) ?? resolveFrom(fileURLToPath(new URL('../../', import.meta.url)));
   if (own) return own;
-  const { detectPackageManager, failureDetail } = await import('../generator/install.js');
+  const [{ detectPackageManager }, { failureDetail }] = await Promise.all([import('../generator/io/install.js'), import('../generator/errors.js')]);
   const { pm } = detectPackageManager(root, undefined, io.env);
   const { command, args } = addDevDependencyCommand(pm, oidcProviderSpec);
   const shown = `${command} ${args.join(' ')}`;

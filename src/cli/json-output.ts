@@ -1,4 +1,4 @@
-import { isBaseFile } from '../generator/manifest.js';
+import { isBaseFile } from '../generator/project/manifest.js';
 import type { PlannedFile } from '../generator/planned-file.js';
 import type { CliIo } from './io.js';
 import { cliVersion } from '../generator/version.js';

@@ -1,12 +1,12 @@
-import { locateAuthModule } from '../generator/auth-module.js';
+import { locateAuthModule } from '../generator/project/auth-module.js';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { migratableAdapterIds, postgresUrlExample } from '../catalog/adapters.js';
-import { readEnvLines } from '../generator/merge/env-file.js';
+import { readEnvLines } from '../generator/edit/env-file.js';
 import { readProjectFile } from '../generator/planned-file.js';
-import { readProjectAdapter } from '../generator/project-adapter.js';
+import { readProjectAdapter } from '../generator/project/adapter.js';
 import { resolveInstalledPackage } from '../generator/installed-package.js';
 import { cancelledError, usageError } from '../generator/errors.js';
 import { CliError } from './errors.js';

@@ -1,4 +1,4 @@
-import { baseDir, isBaseFile } from '../generator/manifest.js';
+import { baseDir, isBaseFile } from '../generator/project/manifest.js';
 import type { PlannedFile } from '../generator/planned-file.js';
 
 /**

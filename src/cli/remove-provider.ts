@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { describeProviderIds, findProvider } from '../catalog/providers.js';
-import { locateAuthModule } from '../generator/auth-module.js';
+import { locateAuthModule } from '../generator/project/auth-module.js';
 import { usageError } from '../generator/errors.js';
-import { readManifest } from '../generator/manifest.js';
+import { readManifest } from '../generator/project/manifest.js';
 import { templateDirsFrom } from '../generator/paths.js';
 import { cliVersion } from '../generator/version.js';
 import { applyPlan } from './apply-plan.js';
@@ -45,7 +45,7 @@ export async function runRemoveProvider(idOrAlias: string, flags: RemoveProvider
   const configText = readScaffoldedConfig(root, authDir);
   const api = await requireTypeScript(root, io);
   const json = flags.json === true;
-  const { planRemoveProvider } = await import('../generator/plan-remove-provider.js');
+  const { planRemoveProvider } = await import('../generator/plan/remove-provider.js');
   const plan = planRemoveProvider({ root, entry, authDir, configText, manifest, api, version: cliVersion, purgeEnv: flags.purgeEnv === true, templates: templateDirsFrom(io.env) });
   const { createUi } = await import('./ui.js');
   const ui = createUi(messageIo(io, json));

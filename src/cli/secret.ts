@@ -1,10 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { findEnvLine, setEnvValue } from '../generator/merge/env-file.js';
+import { findEnvLine, setEnvValue } from '../generator/edit/env-file.js';
 import { planMergedFile, readProjectFile } from '../generator/planned-file.js';
-import { generateSecret } from '../generator/secret.js';
-import { writePlannedFiles } from '../generator/write-plan.js';
+import { generateSecret } from '../generator/edit/secret.js';
+import { writePlannedFiles } from '../generator/io/write-plan.js';
 import { usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
 import { filesReport, messageIo, writeJson } from './json-output.js';

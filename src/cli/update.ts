@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { locateAuthModule } from '../generator/auth-module.js';
-import { changeKinds, changesBetween, readPackageChangelog } from '../generator/changelog.js';
-import type { ChangelogRelease } from '../generator/changelog.js';
-import { manifestPath, readManifest } from '../generator/manifest.js';
+import { locateAuthModule } from '../generator/project/auth-module.js';
+import { changeKinds, changesBetween, readPackageChangelog } from '../generator/plan/changelog.js';
+import type { ChangelogRelease } from '../generator/plan/changelog.js';
+import { manifestPath, readManifest } from '../generator/project/manifest.js';
 import { templateDirsFrom } from '../generator/paths.js';
 import { CliError } from './errors.js';
 import { applyPlan } from './apply-plan.js';
@@ -54,8 +54,8 @@ export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
   const templates = templateDirsFrom(io.env);
   const [{ createUi }, { planUpdate }, { detectPackageManager }] = await Promise.all([
     import('./ui.js'),
-    import('../generator/plan-update.js'),
-    import('../generator/install.js'),
+    import('../generator/plan/update.js'),
+    import('../generator/io/install.js'),
   ]);
   const ui = createUi(messageIo(io, json));
   ui.intro(`framework-auth update ${manifest.cliVersion} → ${cliVersion}`);

@@ -42,3 +42,12 @@ export function usageError(message: string, hint?: string): Refusal {
 export function cancelledError(message = 'Cancelled; nothing was changed.'): Refusal {
   return new Refusal('cancelled', message);
 }
+
+/**
+ * What a child process that failed said, for the message: why it could not start (`cause`: ENOENT when the program is
+ * not installed), else the last `lines` lines of its output (`all`).
+ */
+export function failureDetail(result: { cause?: unknown; all?: string }, lines: number): string {
+  if (result.cause instanceof Error) return result.cause.message;
+  return (result.all ?? '').trim().split('\n').slice(-lines).join('\n');
+}

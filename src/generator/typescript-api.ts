@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type ts from 'typescript';
-import { Refusal } from './errors.js';
+import { Refusal, failureDetail } from './errors.js';
 import { resolveInstalledPackage } from './installed-package.js';
 
 /** The TypeScript compiler API, used only to parse and check files, never to type-check a project. */
@@ -52,7 +52,7 @@ export async function ensureTypeScript(projectRoot: string, announce: (message: 
   const dir = typeScriptCacheDir(env);
   announce(`Fetching the TypeScript compiler (${onDemandTypeScript}, once, into ${dir}) to read the project's code.`);
   // Loaded on use: the commands that import this file only need execa when the compiler must be fetched.
-  const [{ execa }, { failureDetail }] = await Promise.all([import('execa'), import('./install.js')]);
+  const { execa } = await import('execa');
   const npmArgs = ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', onDemandTypeScript];
   const result = await execa('npm', npmArgs, { env, reject: false, all: true, stdin: 'ignore' });
   const api = result.exitCode === 0 ? loadTypeScript(projectRoot, env) : undefined;

@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { locateAuthModule } from '../../src/generator/auth-module.js';
+import { locateAuthModule } from '../../src/generator/project/auth-module.js';
 import { makeTempDir, removeTempDirs } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);

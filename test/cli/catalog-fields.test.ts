@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { providerCatalog, providerIds } from '../../src/catalog/providers.js';
 import type { ProviderEntry } from '../../src/catalog/providers.js';
-import { setEnvValue } from '../../src/generator/merge/env-file.js';
+import { setEnvValue } from '../../src/generator/edit/env-file.js';
 import { cliPackageRoot } from '../../src/generator/paths.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 

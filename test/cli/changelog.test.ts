@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { changesBetween, compareVersions, parseChangelog, readPackageChangelog } from '../../src/generator/changelog.js';
+import { changesBetween, compareVersions, parseChangelog, readPackageChangelog } from '../../src/generator/plan/changelog.js';
 import { cliPackageRoot } from '../../src/generator/paths.js';
 import { cliVersion } from '../../src/generator/version.js';
 

@@ -6,7 +6,7 @@ import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkNode } from '../../src/cli/doctor.js';
-import { setEnvValue } from '../../src/generator/merge/env-file.js';
+import { setEnvValue } from '../../src/generator/edit/env-file.js';
 import { cliPackageRoot } from '../../src/generator/paths.js';
 import { startOidcProvider } from '../support/oidc-provider.js';
 import type { RunningOidcProvider } from '../support/oidc-provider.js';

@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { Refusal } from '../../src/generator/errors.js';
-import { assertPackageManagerRuns, installDependencies } from '../../src/generator/install.js';
+import { assertPackageManagerRuns, installDependencies } from '../../src/generator/io/install.js';
 import { makeTempDir, removeTempDirs } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);

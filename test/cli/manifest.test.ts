@@ -4,7 +4,7 @@ import { join, win32 } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { snapshotTree } from '../e2e/helpers/project.js';
 import { Refusal } from '../../src/generator/errors.js';
-import { basePathOf, parseManifest, sha256 } from '../../src/generator/manifest.js';
+import { basePathOf, parseManifest, sha256 } from '../../src/generator/project/manifest.js';
 import { parseManifestJson } from './helpers/json-schema.js';
 import { makeTempDir, runInProcess, removeTempDirs } from './helpers/run-cli.js';
 

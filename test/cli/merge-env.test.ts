@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { appendEnvGroups, findEnvLine, readEnvLines, removeEnvKeys, setEnvValue } from '../../src/generator/merge/env-file.js';
-import { ensureGitignoreEntries } from '../../src/generator/merge/gitignore.js';
+import { appendEnvGroups, findEnvLine, readEnvLines, removeEnvKeys, setEnvValue } from '../../src/generator/edit/env-file.js';
+import { ensureGitignoreEntries } from '../../src/generator/edit/gitignore.js';
 
 const groups = [
   { comment: ['Secret.'], entries: [{ key: 'AUTH_SECRET', value: 's3cret' }] },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergePackageJson } from '../../src/generator/merge/package-json.js';
+import { mergePackageJson } from '../../src/generator/edit/package-json.js';
 
 const wants = {
   name: 'my-app',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeTsconfig } from '../../src/generator/merge/tsconfig.js';
+import { mergeTsconfig } from '../../src/generator/edit/tsconfig.js';
 
 describe('mergeTsconfig', () => {
   it('sets NodeNext, strict and outDir, keeping comments, trailing commas and other options', () => {

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { installCommand, runScriptCommand } from '../../src/catalog/package-managers.js';
-import { detectPackageManager } from '../../src/generator/install.js';
+import { detectPackageManager } from '../../src/generator/io/install.js';
 import { makeTempDir, removeTempDirs } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);

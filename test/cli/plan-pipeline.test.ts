@@ -12,7 +12,7 @@ vi.mock('../../src/generator/typescript-api.js', () => ({
   },
 }));
 
-const { planCreate } = await import('../../src/generator/plan-create.js');
+const { planCreate } = await import('../../src/generator/plan/create.js');
 
 afterAll(removeTempDirs);
 

@@ -4,11 +4,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isSupportedNode, unsupportedNodeMessage } from '../../src/cli/node-version.js';
-import { detectPackageManager } from '../../src/generator/install.js';
-import { analyseModuleSystem } from '../../src/generator/module-system.js';
-import { detectExpress, expressMajorOfRange, readProjectShape } from '../../src/generator/project-shape.js';
+import { detectPackageManager } from '../../src/generator/io/install.js';
+import { analyseModuleSystem } from '../../src/generator/project/module-system.js';
+import { detectExpress, expressMajorOfRange, readProjectShape } from '../../src/generator/project/shape.js';
 import { loadTypeScript } from '../../src/generator/typescript-api.js';
-import { findWorkspace } from '../../src/generator/workspace.js';
+import { findWorkspace } from '../../src/generator/project/workspace.js';
 import { snapshotTree } from '../e2e/helpers/project.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 

@@ -2,7 +2,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { getProvider } from '../../src/catalog/providers.js';
 import { Refusal } from '../../src/generator/errors.js';
-import { addProviderToConfig, readAuthConfig, setAdapterInConfig } from '../../src/generator/provider-list.js';
+import { addProviderToConfig, readAuthConfig, setAdapterInConfig } from '../../src/generator/edit/provider-list.js';
 
 const microblog = getProvider('microblog');
 const credentials = getProvider('credentials');

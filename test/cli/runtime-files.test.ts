@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRuntimeFiles, reachableRuntimeFiles, relativeImports } from '../../src/generator/runtime-files.js';
+import { readRuntimeFiles, reachableRuntimeFiles, relativeImports } from '../../src/generator/plan/runtime-files.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);

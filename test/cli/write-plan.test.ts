@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli/errors.js';
 import { Refusal } from '../../src/generator/errors.js';
 import type { PlannedFile } from '../../src/generator/planned-file.js';
-import { writePlannedFiles } from '../../src/generator/write-plan.js';
+import { writePlannedFiles } from '../../src/generator/io/write-plan.js';
 import { makeTempDir, removeTempDirs } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { execa } from 'execa';
-import { setEnvValue } from '../../../src/generator/merge/env-file.js';
+import { setEnvValue } from '../../../src/generator/edit/env-file.js';
 import { generatedAppEnv } from '../../support/listen.js';
 import { builtBins } from './shared-deps.js';
 

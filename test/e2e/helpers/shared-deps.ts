@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { adapterCatalog } from '../../../src/catalog/adapters.js';
 import { providerCatalog } from '../../../src/catalog/providers.js';
-import { runtimeDependencies, testedRanges, toolDevDependencies } from '../../../src/generator/dependencies.js';
+import { runtimeDependencies, testedRanges, toolDevDependencies } from '../../../src/generator/plan/dependencies.js';
 import { cliVersion } from '../../../src/generator/version.js';
 
 /** The repository root. */

@@ -13,7 +13,7 @@ import type { RunningOidcProvider } from '../../support/oidc-provider.js';
 import { fillEnv, makeTempDir, removeTempDirs } from '../helpers/project.js';
 import { builtBins, packedTarball, prepareSharedDeps, repoRoot } from '../helpers/shared-deps.js';
 import { signInWithOidc } from '../helpers/sign-in.js';
-import { express4Ranges } from '../../../src/generator/dependencies.js';
+import { express4Ranges } from '../../../src/generator/plan/dependencies.js';
 import { cellEnv, nodeBinary, nodeVersions, packageManagerBin, packageManagerVersions, startWithNode, toolRoot } from './toolchain.js';
 import type { CellApp, NodeLine } from './toolchain.js';
 

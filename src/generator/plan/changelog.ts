@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliPackageRoot } from './paths.js';
+import { cliPackageRoot } from '../paths.js';
 
 /**
  * This package's CHANGELOG.md, in Keep a Changelog's format (https://keepachangelog.com/en/1.1.0/): what changes in

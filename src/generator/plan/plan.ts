@@ -1,10 +1,10 @@
-import type { PackageManager } from '../catalog/package-managers.js';
-import type { ProviderEntry } from '../catalog/providers.js';
-import type { Manifest } from './manifest.js';
-import type { TemplateDirs } from './paths.js';
-import type { TypeScriptApi } from './typescript-api.js';
-import { readEnvLines } from './merge/env-file.js';
-import type { PlannedFile } from './planned-file.js';
+import type { PackageManager } from '../../catalog/package-managers.js';
+import type { ProviderEntry } from '../../catalog/providers.js';
+import type { Manifest } from '../project/manifest.js';
+import type { TemplateDirs } from '../paths.js';
+import type { TypeScriptApi } from '../typescript-api.js';
+import { readEnvLines } from '../edit/env-file.js';
+import type { PlannedFile } from '../planned-file.js';
 
 /**
  * What a writing command will do, decided before the first write: one shape for `create`, `update`, `add-provider`

@@ -1,12 +1,12 @@
-import { signInPath } from '../catalog/mount-path.js';
+import { signInPath } from '../../catalog/mount-path.js';
 import { posix } from 'node:path';
-import type { PackageManager } from '../catalog/package-managers.js';
-import { findAdapter, postgresUrlExample } from '../catalog/adapters.js';
-import { runBinCommand, runScriptCommand } from '../catalog/package-managers.js';
-import { findProvider, getProvider } from '../catalog/providers.js';
+import type { PackageManager } from '../../catalog/package-managers.js';
+import { findAdapter, postgresUrlExample } from '../../catalog/adapters.js';
+import { runBinCommand, runScriptCommand } from '../../catalog/package-managers.js';
+import { findProvider, getProvider } from '../../catalog/providers.js';
 import { callbackUrl } from './env-groups.js';
-import { findEnvLine } from './merge/env-file.js';
-import type { ProjectPlan } from './plan-project.js';
+import { findEnvLine } from '../edit/env-file.js';
+import type { ProjectPlan } from './project.js';
 import { mountInstructions } from './shape-plan.js';
 
 /** The callback URL to register for each OAuth provider of the list. */

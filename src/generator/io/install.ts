@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { installCommand, isPackageManager, lockfiles } from '../catalog/package-managers.js';
-import type { PackageManager } from '../catalog/package-managers.js';
-import { Refusal, cancelledError, usageError } from './errors.js';
-import { readProjectFile } from './planned-file.js';
-import { findWorkspace } from './workspace.js';
+import { installCommand, isPackageManager, lockfiles } from '../../catalog/package-managers.js';
+import type { PackageManager } from '../../catalog/package-managers.js';
+import { Refusal, cancelledError, failureDetail, usageError } from '../errors.js';
+import { readProjectFile } from '../planned-file.js';
+import { findWorkspace } from '../project/workspace.js';
 
 /** Where the package manager choice came from, for the messages. */
 export type PackageManagerSource = 'flag' | 'packageManager field' | 'lockfile' | 'user agent' | 'default';
@@ -76,13 +76,4 @@ export async function installDependencies(root: string, pm: PackageManager, sign
       cause: error,
     });
   }
-}
-
-/**
- * What a child process that failed said, for the message: why it could not start (`cause`: ENOENT when the program is
- * not installed), else the last `lines` lines of its output (`all`).
- */
-export function failureDetail(result: { cause?: unknown; all?: string }, lines: number): string {
-  if (result.cause instanceof Error) return result.cause.message;
-  return (result.all ?? '').trim().split('\n').slice(-lines).join('\n');
 }

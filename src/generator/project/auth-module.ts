@@ -1,7 +1,7 @@
 import type { Manifest } from './manifest.js';
 import { readManifest } from './manifest.js';
-import { authModuleDir } from './paths.js';
-import { findAuthModuleDir } from './project-shape.js';
+import { authModuleDir } from '../paths.js';
+import { findAuthModuleDir } from './shape.js';
 
 /**
  * The folder of a project's auth module, found one way for every command: the one the manifest records (its

@@ -1,6 +1,6 @@
-import { Refusal } from './errors.js';
-import { authModuleDir } from './paths.js';
-import type { TypeScriptApi } from './typescript-api.js';
+import { Refusal } from '../errors.js';
+import { authModuleDir } from '../paths.js';
+import type { TypeScriptApi } from '../typescript-api.js';
 import type ts from 'typescript';
 
 /** What the CLI needs to know about a project's `src/auth/config.ts`. */

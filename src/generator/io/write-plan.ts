@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, lstat, mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { Refusal, cancelledError } from './errors.js';
-import type { PlannedFile } from './planned-file.js';
+import { Refusal, cancelledError } from '../errors.js';
+import type { PlannedFile } from '../planned-file.js';
 
 /** Options of {@link writePlannedFiles}. */
 export interface WriteOptions {

@@ -1,21 +1,21 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultMountPath } from '../catalog/mount-path.js';
-import type { PackageManager } from '../catalog/package-managers.js';
+import { defaultMountPath } from '../../catalog/mount-path.js';
+import type { PackageManager } from '../../catalog/package-managers.js';
 import { testedRanges } from './dependencies.js';
 import { adapterEnvKey, appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
-import { usageError } from './errors.js';
-import { answersFromConfig, planManifest } from './manifest.js';
-import { appendEnvGroups } from './merge/env-file.js';
-import { mergePackageJson } from './merge/package-json.js';
+import { usageError } from '../errors.js';
+import { answersFromConfig, planManifest } from '../project/manifest.js';
+import { appendEnvGroups } from '../edit/env-file.js';
+import { mergePackageJson } from '../edit/package-json.js';
 import { callbackUrls } from './next-steps.js';
 import { envKeyChanges } from './plan.js';
 import type { Plan, ProviderEditInput } from './plan.js';
-import { renderAuthConfig } from './plan-project.js';
-import { planMergedFile, readProjectFile } from './planned-file.js';
-import type { PlannedFile } from './planned-file.js';
-import { readProjectAdapter } from './project-adapter.js';
-import { addProviderToConfig, readAuthConfig } from './provider-list.js';
+import { renderAuthConfig } from './project.js';
+import { planMergedFile, readProjectFile } from '../planned-file.js';
+import type { PlannedFile } from '../planned-file.js';
+import { readProjectAdapter } from '../project/adapter.js';
+import { addProviderToConfig, readAuthConfig } from '../edit/provider-list.js';
 import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
 
 /** Inputs of {@link planAddProvider}. */

@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type ts from 'typescript';
-import { readSourceText, scriptKindOf, sourceExtensions } from './project-files.js';
-import type { TypeScriptApi } from './typescript-api.js';
+import { readSourceText, scriptKindOf, sourceExtensions } from './files.js';
+import type { TypeScriptApi } from '../typescript-api.js';
 
 /** Where the user's Express app is created: the file to mount the auth module in, and the app's name there. */
 export interface AppFile {

@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PackageManager } from '../catalog/package-managers.js';
-import { getProvider } from '../catalog/providers.js';
-import type { Answers } from './answers.js';
-import { isBaseFile, planManifest, sha256 } from './manifest.js';
-import type { Manifest } from './manifest.js';
+import type { PackageManager } from '../../catalog/package-managers.js';
+import { getProvider } from '../../catalog/providers.js';
+import type { Answers } from '../answers.js';
+import { isBaseFile, planManifest, sha256 } from '../project/manifest.js';
+import type { Manifest } from '../project/manifest.js';
 import { callbackUrls, nextSteps } from './next-steps.js';
 import { envKeyChanges } from './plan.js';
 import type { Plan } from './plan.js';
-import { planProject } from './plan-project.js';
-import type { TemplateDirs } from './paths.js';
-import type { PlannedFile } from './planned-file.js';
+import { planProject } from './project.js';
+import type { TemplateDirs } from '../paths.js';
+import type { PlannedFile } from '../planned-file.js';
 
 /**
  * A generated file that differs from this run's render is the user's to keep, unless it is exactly what the CLI

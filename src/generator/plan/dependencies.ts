@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliPackageName } from './version.js';
-import { cliPackageRoot } from './paths.js';
+import { cliPackageName } from '../version.js';
+import { cliPackageRoot } from '../paths.js';
 
 interface OwnPackageJson {
   dependencies?: Record<string, string>;

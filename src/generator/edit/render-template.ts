@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
-import { packageTemplateDirs } from './paths.js';
-import type { TemplateDirs } from './paths.js';
+import { packageTemplateDirs } from '../paths.js';
+import type { TemplateDirs } from '../paths.js';
 
 /**
  * A TypeScript string literal for `value` (single quotes, escaped), so a template never builds one by hand.

@@ -1,17 +1,17 @@
-import { defaultMountPath } from '../catalog/mount-path.js';
-import { findAdapter } from '../catalog/adapters.js';
-import { getProvider } from '../catalog/providers.js';
-import { answersFromConfig, planManifest, sha256 } from './manifest.js';
-import { removeEnvKeys } from './merge/env-file.js';
-import { removeDependencies } from './merge/package-json.js';
+import { defaultMountPath } from '../../catalog/mount-path.js';
+import { findAdapter } from '../../catalog/adapters.js';
+import { getProvider } from '../../catalog/providers.js';
+import { answersFromConfig, planManifest, sha256 } from '../project/manifest.js';
+import { removeEnvKeys } from '../edit/env-file.js';
+import { removeDependencies } from '../edit/package-json.js';
 import { envKeyChanges } from './plan.js';
 import type { Plan, ProviderEditInput } from './plan.js';
-import { renderAuthConfig } from './plan-project.js';
-import { planDeletedFile, planMergedFile, readProjectFile } from './planned-file.js';
-import type { PlannedFile } from './planned-file.js';
-import { readProjectAdapter } from './project-adapter.js';
-import { isImportedInProject } from './project-imports.js';
-import { removeProviderFromConfig } from './provider-list.js';
+import { renderAuthConfig } from './project.js';
+import { planDeletedFile, planMergedFile, readProjectFile } from '../planned-file.js';
+import type { PlannedFile } from '../planned-file.js';
+import { readProjectAdapter } from '../project/adapter.js';
+import { isImportedInProject } from '../project/imports.js';
+import { removeProviderFromConfig } from '../edit/provider-list.js';
 import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
 
 /** Inputs of {@link planRemoveProvider}. */

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
-import { findAdapter } from '../catalog/adapters.js';
-import type { AdapterId } from '../catalog/adapters.js';
-import { getProvider } from '../catalog/providers.js';
-import type { ProviderId } from '../catalog/providers.js';
-import { packageTemplateDirs } from './paths.js';
-import type { TemplateDirs } from './paths.js';
+import { findAdapter } from '../../catalog/adapters.js';
+import type { AdapterId } from '../../catalog/adapters.js';
+import { getProvider } from '../../catalog/providers.js';
+import type { ProviderId } from '../../catalog/providers.js';
+import { packageTemplateDirs } from '../paths.js';
+import type { TemplateDirs } from '../paths.js';
 
 /** One runtime file: its path below `templates/runtime/` (posix) and its text. */
 export interface RuntimeFile {

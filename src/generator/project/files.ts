@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type ts from 'typescript';
-import type { TypeScriptApi } from './typescript-api.js';
+import type { TypeScriptApi } from '../typescript-api.js';
 
 /**
  * The one owner of "a source file of the user's project": which extensions count, how a path is parsed, and the one

@@ -1,9 +1,9 @@
-import { adapterCatalog, findAdapterByModule } from '../catalog/adapters.js';
-import { Refusal } from './errors.js';
-import { readProjectFile } from './planned-file.js';
+import { adapterCatalog, findAdapterByModule } from '../../catalog/adapters.js';
+import { Refusal } from '../errors.js';
+import { readProjectFile } from '../planned-file.js';
 import { locateAuthModule } from './auth-module.js';
-import { inspectAuthConfig } from './provider-list.js';
-import { loadTypeScript } from './typescript-api.js';
+import { inspectAuthConfig } from '../edit/provider-list.js';
+import { loadTypeScript } from '../typescript-api.js';
 
 /** The adapter a scaffolded project's `src/auth/config.ts` uses. */
 export interface ProjectAdapter {

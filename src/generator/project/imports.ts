@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { isSourceFileName, listSourceFiles, readSourceText, withoutSourceExtension } from './project-files.js';
+import { isSourceFileName, listSourceFiles, readSourceText, withoutSourceExtension } from './files.js';
 
 const specifierPatterns = [/\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]/g, /\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/g, /\bimport\s*['"](\.{1,2}\/[^'"]+)['"]/g];
 

@@ -1,15 +1,15 @@
-import { cliPackageName } from './version.js';
+import { cliPackageName } from '../version.js';
 import type { ChangelogRelease } from './changelog.js';
-import { basePathOf, planManifest, sha256 } from './manifest.js';
-import type { Manifest } from './manifest.js';
-import { setJsoncPrimitive, detectFormatting } from './merge/json-format.js';
-import type { PackageManager } from '../catalog/package-managers.js';
-import type { TemplateDirs } from './paths.js';
+import { basePathOf, planManifest, sha256 } from '../project/manifest.js';
+import type { Manifest } from '../project/manifest.js';
+import { setJsoncPrimitive, detectFormatting } from '../edit/json-format.js';
+import type { PackageManager } from '../../catalog/package-managers.js';
+import type { TemplateDirs } from '../paths.js';
 import type { Plan } from './plan.js';
-import { planProject, renderAuthConfig } from './plan-project.js';
-import { planDeletedFile, planMergedFile, readProjectFile } from './planned-file.js';
-import type { PlannedFile } from './planned-file.js';
-import { markDifferences, mergeThreeWay } from './three-way-merge.js';
+import { planProject, renderAuthConfig } from './project.js';
+import { planDeletedFile, planMergedFile, readProjectFile } from '../planned-file.js';
+import type { PlannedFile } from '../planned-file.js';
+import { markDifferences, mergeThreeWay } from '../edit/three-way-merge.js';
 
 /** The suffix of the file written beside a file whose merge has conflicts. */
 export const mergeSuffix = '.merge';

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import { adapterIds, findAdapterByModule } from '../catalog/adapters.js';
-import type { AdapterId } from '../catalog/adapters.js';
-import { providerCatalog } from '../catalog/providers.js';
-import type { ProviderId } from '../catalog/providers.js';
-import { Refusal } from './errors.js';
-import type { Answers } from './answers.js';
-import { planDeletedFile, planMergedFile, readProjectFile } from './planned-file.js';
-import type { PlannedFile } from './planned-file.js';
-import { inspectAuthConfig, normaliseModule } from './provider-list.js';
-import type { TypeScriptApi } from './typescript-api.js';
+import { adapterIds, findAdapterByModule } from '../../catalog/adapters.js';
+import type { AdapterId } from '../../catalog/adapters.js';
+import { providerCatalog } from '../../catalog/providers.js';
+import type { ProviderId } from '../../catalog/providers.js';
+import { Refusal } from '../errors.js';
+import type { Answers } from '../answers.js';
+import { planDeletedFile, planMergedFile, readProjectFile } from '../planned-file.js';
+import type { PlannedFile } from '../planned-file.js';
+import { inspectAuthConfig, normaliseModule } from '../edit/provider-list.js';
+import type { TypeScriptApi } from '../typescript-api.js';
 
 /** The manifest, at the project root: what the CLI wrote, so that `update` and `remove-provider` know what is theirs. */
 export const manifestPath = 'framework-auth.json';

@@ -1,15 +1,15 @@
-import { mountPattern } from '../catalog/mount-path.js';
+import { mountPattern } from '../../catalog/mount-path.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { applyEdits, findNodeAtLocation, modify, parse, parseTree } from 'jsonc-parser';
 import { findAppFile } from './app-file.js';
-import { detectFormatting } from './merge/json-format.js';
-import { compilesGeneratedModules } from './merge/tsconfig.js';
+import { detectFormatting } from '../edit/json-format.js';
+import { compilesGeneratedModules } from '../edit/tsconfig.js';
 import { analyseModuleSystem, filesNeedingExtensions } from './module-system.js';
 import type { ModuleSystemReport, SourceFileReport } from './module-system.js';
-import { isSourceFileName, sourceExtensions } from './project-files.js';
-import type { TypeScriptApi } from './typescript-api.js';
-import { loadTypeScript } from './typescript-api.js';
+import { isSourceFileName, sourceExtensions } from './files.js';
+import type { TypeScriptApi } from '../typescript-api.js';
+import { loadTypeScript } from '../typescript-api.js';
 import { findWorkspace } from './workspace.js';
 import type { Workspace } from './workspace.js';
 

@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import type ts from 'typescript';
-import { listSourceFiles, readSourceText, scriptKindOf, sourceExtensions } from './project-files.js';
-import type { TypeScriptApi } from './typescript-api.js';
+import { listSourceFiles, readSourceText, scriptKindOf, sourceExtensions } from './files.js';
+import type { TypeScriptApi } from '../typescript-api.js';
 
 /** What Node makes of a project's `.js` (and tsc of its `.ts`) files today. */
 export const moduleSystems = ['esm', 'commonjs', 'unset'] as const;

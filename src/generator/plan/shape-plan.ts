@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
-import { usageError } from './errors.js';
+import { usageError } from '../errors.js';
 import { express4Ranges } from './dependencies.js';
-import { describeFileEdits } from './module-system.js';
-import type { ProjectShape } from './project-shape.js';
-import { compiledPath, tsconfigCovers } from './project-shape.js';
+import { describeFileEdits } from '../project/module-system.js';
+import type { ProjectShape } from '../project/shape.js';
+import { compiledPath, tsconfigCovers } from '../project/shape.js';
 
 /** The flag that lets the CLI switch a CommonJS project to ESM. */
 export const convertEsmFlag = '--convert-esm';

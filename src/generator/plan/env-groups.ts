@@ -1,9 +1,9 @@
-import { callbackPath } from '../catalog/mount-path.js';
-import { findAdapter } from '../catalog/adapters.js';
-import type { AdapterEntry } from '../catalog/adapters.js';
-import type { ProviderEntry } from '../catalog/providers.js';
-import type { EnvGroup } from './merge/env-file.js';
-import { findEnvLine } from './merge/env-file.js';
+import { callbackPath } from '../../catalog/mount-path.js';
+import { findAdapter } from '../../catalog/adapters.js';
+import type { AdapterEntry } from '../../catalog/adapters.js';
+import type { ProviderEntry } from '../../catalog/providers.js';
+import type { EnvGroup } from '../edit/env-file.js';
+import { findEnvLine } from '../edit/env-file.js';
 
 /** The origin the app is reached at: `AUTH_URL`'s origin from .env, else `http://localhost:<PORT or 3000>`. */
 export function appOrigin(envText: string | undefined): string {
