@@ -69,6 +69,18 @@ describe('README.md', () => {
   });
 });
 
+describe('the README\'s repository layout', () => {
+  it('names every folder of src/ and src/generator/, and each folder it names exists', () => {
+    const tree = /<!-- repo-tree:[^>]*-->([\s\S]*?)<!-- \/repo-tree -->/.exec(readme)?.[1] ?? '';
+    const named = [...tree.matchAll(/^([a-z][a-z0-9/-]*\/)\s/gm)].map((match) => match[1]!);
+    const folders = (path: string): string[] =>
+      readdirSync(new URL(`../${path}`, import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `${path}${entry.name}/`);
+    const expected = [...folders('src/').filter((folder) => folder !== 'src/generator/'), ...folders('src/generator/')];
+    expect(named.filter((name) => name.startsWith('src/') && name !== 'src/').sort()).toEqual(expected.sort());
+    expect(named.filter((name) => !existsSync(new URL(`../${name}`, import.meta.url)))).toEqual([]);
+  });
+});
+
 describe('docs/cli.md', () => {
   it('lists every command and flag as commander defines them (run npm run docs after changing one)', async () => {
     expect(generatedSection(cliDoc, 'commands')).toBe(await commandReference());
@@ -93,6 +105,20 @@ describe('docs/runtime-contract.md', () => {
     const named = [...section('Session management').matchAll(/`([A-Za-z]+)\(/g)].map((match) => match[1] ?? '');
     expect(named).toEqual(['listSessions', 'endSession', 'endOtherSessions', 'endAllSessions', 'sessionIdOf']);
     expect(named.filter((name) => !exported.has(name))).toEqual([]);
+  });
+
+  it('describes every folder of templates/runtime/ and nothing else in its tree section', () => {
+    const tree = /<!-- runtime-tree:[^>]*-->([\s\S]*?)<!-- \/runtime-tree -->/.exec(contract)?.[1] ?? '';
+    const named = [...tree.matchAll(/^- `([a-z0-9-]+\/|\.\/)`/gm)].map((match) => match[1]!).filter((name) => name !== './');
+    const folders = readdirSync(new URL('../templates/runtime/', import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `${entry.name}/`);
+    expect(named.sort()).toEqual(folders.sort());
+  });
+
+  it('has a row for every folder of templates/runtime/features/ in its features table', () => {
+    const table = section('Features');
+    const rows = [...table.matchAll(/^\| `features\/([a-z0-9-]+)\/` \|/gm)].map((match) => match[1]!);
+    const folders = readdirSync(new URL('../templates/runtime/features/', import.meta.url));
+    expect(rows.sort()).toEqual(folders.sort());
   });
 
   it('lists exactly the provider files of templates/runtime/providers/', () => {
