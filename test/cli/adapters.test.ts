@@ -189,11 +189,12 @@ describe('create-framework-auth --adapter', () => {
     const result = await create(['app', '--yes', '--no-install', '--providers', 'oidc', '--adapter', 'sqlite'], parent);
     expect(result.exitCode).toBe(0);
     // Created: adapters/sqlite.ts, the row mapping it shares with the PostgreSQL adapter (adapters/sql-rows.ts) and
-    // session management (session-management.ts, routes/sessions.ts, pages/sessions.ts). Updated among others:
-    // src/auth/index.ts and src/server.ts, which the user had not changed, rendered again (the session helpers, a
-    // link to the sessions page).
-    expect(result.stdout).toMatch(/Planned \d+ files: 5 created, 8 updated, \d+ unchanged\n/);
-    expect(await readFile(join(parent, 'app/src/auth/index.ts'), 'utf8')).toContain('FrameworkAuth(authConfig, { routes: { sessions: sessionsRoute } })');
+    // the database feature the adapter carries (features/database/: the adapter's methods, account linking, database
+    // sessions, tokens in the account row, session management with its route and page: 8 files). Updated among
+    // others: src/auth/index.ts and src/server.ts, which the user had not changed, rendered again (the session
+    // helpers, a link to the sessions page).
+    expect(result.stdout).toMatch(/Planned \d+ files: 10 created, \d+ updated, \d+ unchanged\n/);
+    expect(await readFile(join(parent, 'app/src/auth/index.ts'), 'utf8')).toContain("from './core/features/database/session-management.js'");
     const config = await readFile(configPath, 'utf8');
     expect(config.replace(/^\/\/ Written by .*\n/, '')).toMatchInlineSnapshot(`
       "import './env.js';

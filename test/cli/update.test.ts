@@ -116,7 +116,7 @@ describe('framework-auth update', () => {
     const before = await snapshotTree(root);
     const result = await update(['--dry-run']);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(/update +src\/auth\/core\/redirect\.ts {2}\(not changed by you: replaced\)/);
+    expect(result.stdout).toMatch(/update +src\/auth\/core\/http\/redirect\.ts {2}\(not changed by you: replaced\)/);
     expect(result.stdout).toMatch(/update +src\/auth\/index\.ts {2}\(not changed by you: replaced\)/);
     expect(await snapshotTree(root)).toEqual(before);
   });

@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { defaultMountPath } from '../../catalog/mount-path.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
-import { testedRanges } from './dependencies.js';
+import { desired } from './desired.js';
 import { adapterEnvKey, appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
 import { usageError } from '../errors.js';
 import { answersFromConfig, planManifest } from '../project/manifest.js';
@@ -16,7 +14,6 @@ import { planMergedFile, readProjectFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { readProjectAdapter } from '../project/adapter.js';
 import { addProviderToConfig, readAuthConfig } from '../edit/provider-list.js';
-import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
 
 /** Inputs of {@link planAddProvider}. */
 export interface AddProviderPlanInput extends ProviderEditInput {
@@ -51,13 +48,14 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
     ...planMergedFile(configPath, configText, edit.content, edit.changed ? `adds ${entry.importName} to the providers` : undefined),
     base: renderAuthConfig(projectAnswers, version, input.templates),
   });
-  // The runtime files the new provider list reaches and the project lacks: the provider's file, and its flow
-  // (email sign-in, passkeys, OAuth 1.0a) when it brings one. Files the project has are left as they are.
-  for (const runtimeFile of readRuntimeFiles(projectAnswers.providers, projectAnswers.adapter, input.templates)) {
-    const path = `${authDir}/core/${runtimeFile.path}`;
-    if (existsSync(join(root, path))) continue;
-    const content = withRuntimeHeader(runtimeFile.path, runtimeFile.content, version);
-    files.push({ ...planMergedFile(path, undefined, content), base: content });
+  // What the project holds with the provider, reconciled against what it has: the runtime files it lacks (the
+  // provider's file, and its flow and features when it brings them; files it has are left as they are) and the
+  // dependencies the provider list did not need before.
+  const before = desired(answersFromConfig(api, configText, fallbackAnswers), version, input.templates);
+  const after = desired(projectAnswers, version, input.templates);
+  for (const [runtimePath, content] of after.runtime) {
+    const path = `${authDir}/core/${runtimePath}`;
+    if (readProjectFile(root, path) === undefined) files.push({ ...planMergedFile(path, undefined, content), base: content });
   }
   const group = providerEnvGroup(entry, origin, mount);
   if (group) {
@@ -68,9 +66,10 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
     files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, [group], before)));
   }
   let added: Record<string, string> = {};
-  if (Object.keys(entry.dependencies).length > 0) {
+  const newDependencies = Object.fromEntries(Object.entries(after.dependencies).filter(([name]) => !(name in before.dependencies)));
+  if (Object.keys(newDependencies).length > 0) {
     const packageText = readProjectFile(root, 'package.json');
-    const merge = mergePackageJson(packageText, { name: 'app', scripts: {}, dependencies: testedRanges(entry.dependencies), devDependencies: {} });
+    const merge = mergePackageJson(packageText, { name: 'app', scripts: {}, dependencies: newDependencies, devDependencies: {} });
     added = merge.added;
     files.push(planMergedFile('package.json', packageText, merge.content, Object.keys(added).length > 0 ? `adds ${Object.keys(added).join(', ')}` : undefined));
   }

@@ -25,7 +25,7 @@ import type { AuthConfigInfo } from '../edit/provider-list.js';
 import { includeAuthModule, readProjectShape, tsconfigForShape } from '../project/shape.js';
 import type { ProjectShape, ServerEntryShape } from '../project/shape.js';
 import { readProjectTemplate, renderTemplate } from '../edit/render-template.js';
-import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
+import { desired } from './desired.js';
 import { generateSecret } from '../edit/secret.js';
 import { authPath, expressDependencies, expressDevDependencies, moduleSystemNotes, shapeNotes, shapeScripts } from './shape-plan.js';
 import { loadTypeScript } from '../typescript-api.js';
@@ -193,10 +193,8 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   const origin = appOrigin(envText);
   const files: PlannedFile[] = [];
 
-  for (const file of readRuntimeFiles(answers.providers, answers.adapter, templates)) {
-    const path = authPath(shape, `core/${file.path}`);
-    files.push(planOwnedFile(root, path, withRuntimeHeader(file.path, file.content, version), force));
-  }
+  const wanted = desired(answers, version, templates);
+  for (const [path, content] of wanted.runtime) files.push(planOwnedFile(root, authPath(shape, `core/${path}`), content, force));
   files.push(planOwnedFile(root, authPath(shape, 'env.ts'), renderTemplate('auth/env.ts.hbs', { header }, templates), force));
   files.push(planOwnedFile(root, authPath(shape, 'index.ts'), renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions: answers.adapter !== 'none', sessionsPath: sessionsPath(answers.mount) }, templates), force));
   const renderedConfig = renderAuthConfig(answers, version, templates);
@@ -227,8 +225,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   );
   if (server.file) files.push(server.file);
 
-  const dependencies: Record<string, string> = { ...runtimeDependencies(), ...expressDependencies(shape) };
-  for (const entry of [...providers, ...(adapter ? [adapter] : [])]) Object.assign(dependencies, testedRanges(entry.dependencies));
+  const dependencies: Record<string, string> = { ...runtimeDependencies(), ...expressDependencies(shape), ...wanted.dependencies };
   const devDependencies = { ...toolDevDependencies(version), ...expressDevDependencies(shape), ...testedRanges(adapter?.devDependencies ?? {}) };
   const scripts = shapeScripts(shape);
   let packageMerge;

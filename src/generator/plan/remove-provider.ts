@@ -1,6 +1,4 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
-import { findAdapter } from '../../catalog/adapters.js';
-import { getProvider } from '../../catalog/providers.js';
 import { answersFromConfig, planManifest, sha256 } from '../project/manifest.js';
 import { removeEnvKeys } from '../edit/env-file.js';
 import { removeDependencies } from '../edit/package-json.js';
@@ -12,7 +10,7 @@ import type { PlannedFile } from '../planned-file.js';
 import { readProjectAdapter } from '../project/adapter.js';
 import { isImportedInProject } from '../project/imports.js';
 import { removeProviderFromConfig } from '../edit/provider-list.js';
-import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
+import { desired } from './desired.js';
 
 /** Inputs of {@link planRemoveProvider}. */
 export interface RemoveProviderPlanInput extends ProviderEditInput {
@@ -42,14 +40,14 @@ export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
 
   // The runtime files the provider list no longer reaches (the provider's file, and the flow it brought): each is
   // deleted when unchanged and no file that stays imports it, and kept with a note otherwise.
-  const runtimeNow = readRuntimeFiles(answersFromConfig(api, configText, fallbackAnswers).providers, projectAnswers.adapter, input.templates);
-  const runtimeAfter = new Set(readRuntimeFiles(projectAnswers.providers, projectAnswers.adapter, input.templates).map((file) => file.path));
-  const unused = runtimeNow.filter((file) => !runtimeAfter.has(file.path)).flatMap((file) => {
-    const path = `${authDir}/core/${file.path}`;
+  const before = desired(answersFromConfig(api, configText, fallbackAnswers), version, input.templates);
+  const after = desired(projectAnswers, version, input.templates);
+  const unused = [...before.runtime].filter(([runtimePath]) => !after.runtime.has(runtimePath)).flatMap(([runtimePath, content]) => {
+    const path = `${authDir}/core/${runtimePath}`;
     const text = readProjectFile(root, path);
     if (text === undefined) return [];
     const known = manifest?.files[path];
-    const untouched = known ? known.sha256 === sha256(text) : withRuntimeHeader(file.path, file.content, version) === text;
+    const untouched = known ? known.sha256 === sha256(text) : content === text;
     if (!untouched) notes.push(`Kept ${path}: it has changes of yours. Delete it by hand if you no longer need it.`);
     return untouched ? [{ path, text }] : [];
   });
@@ -59,18 +57,17 @@ export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
     else files.push(planDeletedFile(path, text, 'no longer used'));
   }
 
+  // The env keys no provider left reads (a key two providers share stays).
+  const envKeys = before.envKeys.filter((key) => !after.envKeys.includes(key));
   const exampleText = readProjectFile(root, '.env.example');
-  if (exampleText !== undefined) files.push(planMergedFile('.env.example', exampleText, removeEnvKeys(exampleText, entry.env), `removes ${entry.env.join(', ')}`));
+  if (exampleText !== undefined && envKeys.length > 0) files.push(planMergedFile('.env.example', exampleText, removeEnvKeys(exampleText, envKeys), `removes ${envKeys.join(', ')}`));
   const envText = readProjectFile(root, '.env');
-  if (envText !== undefined && input.purgeEnv) files.push(planMergedFile('.env', envText, removeEnvKeys(envText, entry.env), `removes ${entry.env.join(', ')}`));
-  const keptEnv = envText === undefined || input.purgeEnv ? [] : entry.env.filter((key) => removeEnvKeys(envText, [key]) !== envText);
+  if (envText !== undefined && input.purgeEnv && envKeys.length > 0) files.push(planMergedFile('.env', envText, removeEnvKeys(envText, envKeys), `removes ${envKeys.join(', ')}`));
+  const keptEnv = envText === undefined || input.purgeEnv ? [] : envKeys.filter((key) => removeEnvKeys(envText, [key]) !== envText);
   if (keptEnv.length > 0) notes.push(`Kept ${keptEnv.join(', ')} in .env (your values); --purge-env removes them.`);
 
   // Only what the CLI added (recorded in the manifest, range unchanged) and nothing else still needs.
-  const stillNeeded = new Set([
-    ...projectAnswers.providers.flatMap((id) => Object.keys(getProvider(id).dependencies)),
-    ...Object.keys(findAdapter(projectAnswers.adapter)?.dependencies ?? {}),
-  ]);
+  const stillNeeded = new Set(Object.keys(after.dependencies));
   const packageText = readProjectFile(root, 'package.json');
   let removedDependencies: string[] = [];
   if (packageText !== undefined && Object.keys(entry.dependencies).length > 0) {

@@ -103,7 +103,7 @@ export function planUpdate(input: UpdatePlanInput): Plan {
     if (current === undefined) continue;
     const baseText = readProjectFile(root, basePathOf(path));
     const untouched = baseText !== undefined && sha256(baseText) === entry.base && current === baseText;
-    if (untouched && !isStillChosen(path, answers.providers)) {
+    if (untouched) {
       files.push(planDeletedFile(path, current, `no longer part of ${cliVersion}`));
     } else {
       keep.push(path);
@@ -157,11 +157,5 @@ export function planUpdate(input: UpdatePlanInput): Plan {
           },
         }),
   };
-}
-
-/** A provider file of a provider the project still uses is never obsolete, whatever a template copy lacks. */
-function isStillChosen(path: string, providers: readonly string[]): boolean {
-  const match = /\/core\/providers\/([^/]+)\.ts$/.exec(path);
-  return match?.[1] !== undefined && providers.includes(match[1]);
 }
 
