@@ -1,19 +1,16 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
-import { desired } from './desired.js';
-import { adapterEnvKey, appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
-import { usageError } from '../errors.js';
-import { answersFromConfig, planManifest } from '../project/manifest.js';
 import { appendEnvGroups } from '../edit/env-file.js';
 import { mergePackageJson } from '../edit/package-json.js';
-import { callbackUrls } from './next-steps.js';
-import { envKeyChanges } from './plan.js';
-import type { Plan, ProviderEditInput } from './plan.js';
-import { renderAuthConfig } from './project.js';
+import { addProviderToConfig, readAuthConfig } from '../edit/provider-list.js';
+import { usageError } from '../errors.js';
 import { planMergedFile, readProjectFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
-import { readProjectAdapter } from '../project/adapter.js';
-import { addProviderToConfig, readAuthConfig } from '../edit/provider-list.js';
+import { planManifest } from '../project/manifest.js';
+import { adapterEnvKey, appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
+import { callbackUrls } from './next-steps.js';
+import { envKeyChanges, planProviderListEdit } from './plan.js';
+import type { Plan, ProviderEditInput } from './plan.js';
 
 /** Inputs of {@link planAddProvider}. */
 export interface AddProviderPlanInput extends ProviderEditInput {
@@ -27,7 +24,7 @@ export interface AddProviderPlanInput extends ProviderEditInput {
  * nothing. A provider that needs a database is refused (before anything is written) when the config has no adapter.
  */
 export function planAddProvider(input: AddProviderPlanInput): Plan {
-  const { root, entry, authDir, configText, manifest, api, version } = input;
+  const { root, entry, authDir, configText, manifest, api } = input;
   const configPath = `${authDir}/config.ts`;
   const info = readAuthConfig(api, configText, configPath);
   if (entry.requiresAdapter === true && !info.hasAdapter) {
@@ -42,17 +39,11 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
   const files: PlannedFile[] = [];
 
   const edit = addProviderToConfig(api, configText, entry, configPath);
-  const fallbackAnswers = manifest?.answers ?? { providers: [], mount, adapter: readProjectAdapter(root)?.entry?.id ?? 'none' };
-  const projectAnswers = answersFromConfig(api, edit.content, fallbackAnswers);
-  files.push({
-    ...planMergedFile(configPath, configText, edit.content, edit.changed ? `adds ${entry.importName} to the providers` : undefined),
-    base: renderAuthConfig(projectAnswers, version, input.templates),
-  });
+  const { configFile, answers: projectAnswers, before, after } = planProviderListEdit(input, edit, `adds ${entry.importName} to the providers`, mount);
+  files.push(configFile);
   // What the project holds with the provider, reconciled against what it has: the runtime files it lacks (the
   // provider's file, and its flow and features when it brings them; files it has are left as they are) and the
   // dependencies the provider list did not need before.
-  const before = desired(answersFromConfig(api, configText, fallbackAnswers), version, input.templates);
-  const after = desired(projectAnswers, version, input.templates);
   for (const [runtimePath, content] of after.runtime) {
     const path = `${authDir}/core/${runtimePath}`;
     if (readProjectFile(root, path) === undefined) files.push({ ...planMergedFile(path, undefined, content), base: content });

@@ -1,10 +1,17 @@
 import type { PackageManager } from '../../catalog/package-managers.js';
 import type { ProviderEntry } from '../../catalog/providers.js';
-import type { Manifest } from '../project/manifest.js';
-import type { TemplateDirs } from '../paths.js';
-import type { TypeScriptApi } from '../typescript-api.js';
+import type { Answers } from '../answers.js';
 import { readEnvLines } from '../edit/env-file.js';
+import type { TemplateDirs } from '../paths.js';
+import { planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
+import { readProjectAdapter } from '../project/adapter.js';
+import { answersFromConfig } from '../project/manifest.js';
+import type { Manifest } from '../project/manifest.js';
+import type { TypeScriptApi } from '../typescript-api.js';
+import { desired } from './desired.js';
+import type { DesiredProject } from './desired.js';
+import { renderAuthConfig } from './project.js';
 
 /**
  * What a writing command will do, decided before the first write: one shape for `create`, `update`, `add-provider`
@@ -74,6 +81,34 @@ export interface ProviderEditInput {
   api: TypeScriptApi;
   version: string;
   templates?: TemplateDirs;
+}
+
+/** What a provider-list edit of config.ts plans: the config file, the answers it holds, and the project before and after. */
+export interface ProviderListEdit {
+  configFile: PlannedFile;
+  answers: Answers;
+  before: DesiredProject;
+  after: DesiredProject;
+}
+
+/**
+ * Plans config.ts after `add-provider` or `remove-provider` edited its provider list (`edited`), with the render of
+ * its answers as the base `update` merges against, and what the project holds before and after the edit.
+ */
+export function planProviderListEdit(input: ProviderEditInput, edited: { content: string; changed: boolean }, change: string, mount: string): ProviderListEdit {
+  const { root, authDir, configText, manifest, api, version } = input;
+  const configPath = `${authDir}/config.ts`;
+  const fallback = manifest?.answers ?? { providers: [], mount, adapter: readProjectAdapter(root)?.entry?.id ?? 'none' };
+  const answers = answersFromConfig(api, edited.content, fallback);
+  return {
+    configFile: {
+      ...planMergedFile(configPath, configText, edited.content, edited.changed ? change : undefined),
+      base: renderAuthConfig(answers, version, input.templates),
+    },
+    answers,
+    before: desired(answersFromConfig(api, configText, fallback), version, input.templates),
+    after: desired(answers, version, input.templates),
+  };
 }
 
 /** The keys a planned `.env`-style file adds and removes. */

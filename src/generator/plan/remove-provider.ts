@@ -1,16 +1,13 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
-import { answersFromConfig, planManifest, sha256 } from '../project/manifest.js';
 import { removeEnvKeys } from '../edit/env-file.js';
 import { removeDependencies } from '../edit/package-json.js';
-import { envKeyChanges } from './plan.js';
-import type { Plan, ProviderEditInput } from './plan.js';
-import { renderAuthConfig } from './project.js';
+import { removeProviderFromConfig } from '../edit/provider-list.js';
 import { planDeletedFile, planMergedFile, readProjectFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
-import { readProjectAdapter } from '../project/adapter.js';
 import { isImportedInProject } from '../project/imports.js';
-import { removeProviderFromConfig } from '../edit/provider-list.js';
-import { desired } from './desired.js';
+import { planManifest, sha256 } from '../project/manifest.js';
+import { envKeyChanges, planProviderListEdit } from './plan.js';
+import type { Plan, ProviderEditInput } from './plan.js';
 
 /** Inputs of {@link planRemoveProvider}. */
 export interface RemoveProviderPlanInput extends ProviderEditInput {
@@ -24,24 +21,18 @@ export interface RemoveProviderPlanInput extends ProviderEditInput {
  * unchanged and no longer imported), and the dependencies the CLI added for it alone. The last provider is refused.
  */
 export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
-  const { root, entry, authDir, configText, manifest, api, version } = input;
+  const { root, entry, authDir, configText, manifest, api } = input;
   const configPath = `${authDir}/config.ts`;
   // Refusals (the last provider, a config the editor cannot read) come before anything is written: exit 2.
   const edit = removeProviderFromConfig(api, configText, entry.importPath, configPath);
   const notes: string[] = [];
   const files: PlannedFile[] = [];
 
-  const fallbackAnswers = manifest?.answers ?? { providers: [], mount: defaultMountPath, adapter: readProjectAdapter(root)?.entry?.id ?? 'none' };
-  const projectAnswers = answersFromConfig(api, edit.content, fallbackAnswers);
-  files.push({
-    ...planMergedFile(configPath, configText, edit.content, edit.changed ? `removes ${entry.importName} from the providers` : undefined),
-    base: renderAuthConfig(projectAnswers, version, input.templates),
-  });
+  const { configFile, answers: projectAnswers, before, after } = planProviderListEdit(input, edit, `removes ${entry.importName} from the providers`, defaultMountPath);
+  files.push(configFile);
 
   // The runtime files the provider list no longer reaches (the provider's file, and the flow it brought): each is
   // deleted when unchanged and no file that stays imports it, and kept with a note otherwise.
-  const before = desired(answersFromConfig(api, configText, fallbackAnswers), version, input.templates);
-  const after = desired(projectAnswers, version, input.templates);
   const unused = [...before.runtime].filter(([runtimePath]) => !after.runtime.has(runtimePath)).flatMap(([runtimePath, content]) => {
     const path = `${authDir}/core/${runtimePath}`;
     const text = readProjectFile(root, path);
