@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { decode as authjsDecode, encode as authjsEncode } from '@auth/core/jwt';
-import { decode as ourDecode, encode as ourEncode } from '../templates/runtime/jwt.js';
+import { decode as ourDecode, encode as ourEncode } from '../templates/runtime/session/jwt.js';
 import { freePort } from '../test/support/listen.js';
 import { startPostgres } from '../test/support/postgres.js';
 import type { RunningPostgres } from '../test/support/postgres.js';

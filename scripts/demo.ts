@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { applyEdits, modify } from 'jsonc-parser';
 import { cliVersion } from '../src/generator/version.js';
-import { setEnvValue } from '../src/generator/merge/env-file.js';
+import { setEnvValue } from '../src/generator/edit/env-file.js';
 import { DEFAULT_ACCOUNTS, startOidcProvider } from '../src/dev-idp/oidc-provider.js';
 import type { RunningOidcProvider } from '../src/dev-idp/oidc-provider.js';
 import { createJar, formBody } from '../test/support/cookie-jar.js';

@@ -6,7 +6,7 @@
  */
 import express from 'express';
 import { randomUUID } from 'node:crypto';
-import type { Adapter } from '../../templates/runtime/adapter.js';
+import type { Adapter } from '../../templates/runtime/features/database/adapter.js';
 import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { FrameworkAuth, createRequireAuth, createSessionLocals } from '../../templates/runtime/index.js';

@@ -6,7 +6,7 @@ import type { Request } from 'express';
 import { checkBasePath } from './http/base-path.js';
 import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './http/cookies.js';
 import { MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, type AuthError } from './errors.js';
-import { type DatabaseHooks, type Feature, carriedFeatures } from './feature.js';
+import { type Adapter, type DatabaseHooks, type Feature, carriedFeatures } from './feature.js';
 import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './session/jwt.js';
 import { type TrustedHostRule, parseTrustedHosts } from './http/origin.js';
 import { isOAuthProvider, resolveProviders, type ResolvedProvider } from './providers/resolve.js';
@@ -105,14 +105,7 @@ export interface SessionOptions {
   generateSessionToken: () => string;
 }
 
-/**
- * Storage for users, accounts and sessions. Its methods (Auth.js's `Adapter` interface) are declared by the database
- * feature (features/database/adapter.ts), which comes with an adapter; without one, a project has no adapter code.
- */
-export interface Adapter {
-  /** The features that use this adapter (feature.ts): the built-in adapters carry the database feature. */
-  [carriedFeatures]?: readonly Feature[];
-}
+export type { Adapter } from './feature.js';
 
 /** Everything `FrameworkAuth` and `getSession` accept. */
 export interface FrameworkAuthConfig {

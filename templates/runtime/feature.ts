@@ -21,6 +21,16 @@ import type { Account, AdapterSession, AdapterUser, Profile, User } from './type
  */
 export const carriedFeatures = Symbol.for('framework-auth.features');
 
+/**
+ * Storage for users, accounts and sessions (the config's `adapter`). Its methods (Auth.js's `Adapter` interface) are
+ * declared by the database feature (features/database/adapter.ts), which comes with an adapter; without one, a
+ * project has no adapter code.
+ */
+export interface Adapter {
+  /** The features that use this adapter: the built-in adapters carry the database feature. */
+  [carriedFeatures]?: readonly Feature[];
+}
+
 /** What a feature brings. Every part is optional. */
 export interface Feature {
   /** Names the feature; a feature listed twice (in the config and by an adapter) counts once. */

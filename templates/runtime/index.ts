@@ -26,7 +26,7 @@ export type { Theme } from './theme.js';
 export { encode, decode, DEFAULT_MAX_AGE } from './session/jwt.js';
 export type { JWTOptions, JWTEncodeParams, JWTDecodeParams } from './session/jwt.js';
 export type { CookieOption, CookiesOptions, CookiesOverrides } from './http/cookies.js';
-export type { Adapter } from './config.js';
+export type { Adapter } from './feature.js';
 export {
   AuthError,
   SignInError,

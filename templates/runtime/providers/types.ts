@@ -3,8 +3,7 @@
  * default of the seed's tables. Credentials, email (magic link) and WebAuthn (passkey) providers bring their own
  * sign-in flow (`providerFlow`), with their types: credentials-sign-in.ts, email-sign-in.ts, webauthn.ts.
  */
-import type { Adapter } from '../config.js';
-import type { Feature } from '../feature.js';
+import type { Adapter, Feature } from '../feature.js';
 import type { Account, AuthEnv, Awaitable, Profile, ProviderId, ProviderType, TokenSet, User } from '../types.js';
 
 /**

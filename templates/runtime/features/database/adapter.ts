@@ -1,10 +1,10 @@
 /**
  * The database adapter interface, method for method as Auth.js's `Adapter`, so that existing `@auth/*-adapter`
- * packages can be passed as `adapter`: the database feature declares its methods on the config's `Adapter`, which a
+ * packages can be passed as `adapter`: the database feature declares its methods on the core's `Adapter` (feature.ts), which a
  * project without an adapter keeps empty. Every method is optional; each feature checks for the ones it needs.
  */
 import { AdapterError, MissingAdapterMethods } from '../../errors.js';
-import type { Adapter } from '../../config.js';
+import type { Adapter } from '../../feature.js';
 import type {
   Account,
   AdapterAccount,
@@ -24,7 +24,7 @@ export interface RateLimitHit {
   resetAt: Date;
 }
 
-declare module '../../config.js' {
+declare module '../../feature.js' {
   /** Storage for users, accounts, sessions, verification tokens and WebAuthn authenticators (Auth.js's methods). */
   interface Adapter {
     createUser?(user: AdapterUser): Awaitable<AdapterUser>;
@@ -90,7 +90,7 @@ declare module '../../config.js' {
   }
 }
 
-export type { Adapter } from '../../config.js';
+export type { Adapter } from '../../feature.js';
 
 /**
  * What `createSession` receives. The fields after `expires` are sent only to adapters that implement
