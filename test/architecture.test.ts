@@ -129,6 +129,15 @@ describe('the generator\'s layers (plan → project → edit, io → project; al
   });
 });
 
+describe('planners that only compute (issue 24)', () => {
+  it('leaves reading the project to readProject: no planner reads a project file, walks its folders or loads its compiler', () => {
+    // The package's own files (templates, CHANGELOG.md, package.json) are read by runtime-files, changelog and dependencies.
+    const readers = /\b(readProjectFile|readProjectShape|readProjectAdapter|readSourceText|listSourceFiles|listFolderFiles|loadTypeScript|existsSync|statSync)\b/;
+    const offending = sourceFiles(join('src', 'generator', 'plan')).filter((file) => readers.test(readFileSync(join(repoRoot, file), 'utf8')));
+    expect(offending).toEqual([]);
+  });
+});
+
 describe('the tree shows the pipeline (issue 24)', () => {
   it('holds at most 20 files directly in any folder of src/ and templates/runtime/', () => {
     const crowded: string[] = [];

@@ -47,16 +47,17 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
 
   // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and
   // `--version`, `--help` and `secret --raw` need none of them (issue 8).
-  const [{ createUi }, { planAddProvider }, { detectPackageManager }] = await Promise.all([
+  const [{ createUi }, { planAddProvider }, { detectPackageManager }, { readProject }] = await Promise.all([
     import('./ui.js'),
     import('../generator/plan/add-provider.js'),
     import('../generator/io/install.js'),
+    import('../generator/project/snapshot.js'),
   ]);
   const ui = createUi(messageIo(io, json));
   ui.intro(`framework-auth add-provider ${entry.id}${entry.id === idOrAlias.trim().toLowerCase() ? '' : ` (alias "${idOrAlias}")`}`);
   const { pm, source } = detectPackageManager(root, pmFlag, io.env);
   const plan = planAddProvider({
-    root,
+    project: readProject(root, { authDir }),
     entry,
     authDir,
     configText,

@@ -71,11 +71,12 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
 
   // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and
   // `--version`, `--help` and `secret --raw` need none of them (issue 8).
-  const [{ createUi, confirmWrite }, { askAnswers }, { planCreate }, { detectPackageManager }] = await Promise.all([
+  const [{ createUi, confirmWrite }, { askAnswers }, { planCreate }, { detectPackageManager }, { readProject }] = await Promise.all([
     import('./ui.js'),
     import('../prompts/ask-answers.js'),
     import('../generator/plan/create.js'),
     import('../generator/io/install.js'),
+    import('../generator/project/snapshot.js'),
   ]);
   const ui = createUi(messageIo(io, json));
   ui.intro(`create-framework-auth ${cliVersion}`);
@@ -97,7 +98,7 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
     'Planning the auth module',
     async () =>
       planCreate({
-        root,
+        project: readProject(root),
         cwd: io.cwd,
         answers,
         force: flags.force === true,

@@ -45,8 +45,8 @@ export async function runRemoveProvider(idOrAlias: string, flags: RemoveProvider
   const configText = readScaffoldedConfig(root, authDir);
   const api = await requireTypeScript(root, io);
   const json = flags.json === true;
-  const { planRemoveProvider } = await import('../generator/plan/remove-provider.js');
-  const plan = planRemoveProvider({ root, entry, authDir, configText, manifest, api, version: cliVersion, purgeEnv: flags.purgeEnv === true, templates: templateDirsFrom(io.env) });
+  const [{ planRemoveProvider }, { readProject }] = await Promise.all([import('../generator/plan/remove-provider.js'), import('../generator/project/snapshot.js')]);
+  const plan = planRemoveProvider({ project: readProject(root, { authDir }), entry, authDir, configText, manifest, api, version: cliVersion, purgeEnv: flags.purgeEnv === true, templates: templateDirsFrom(io.env) });
   const { createUi } = await import('./ui.js');
   const ui = createUi(messageIo(io, json));
   ui.intro(`framework-auth remove-provider ${entry.id}${entry.id === idOrAlias.trim().toLowerCase() ? '' : ` (alias "${idOrAlias}")`}`);

@@ -52,17 +52,18 @@ export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
   }
   await requireTypeScript(root, io);
   const templates = templateDirsFrom(io.env);
-  const [{ createUi }, { planUpdate }, { detectPackageManager }] = await Promise.all([
+  const [{ createUi }, { planUpdate }, { detectPackageManager }, { readProject }] = await Promise.all([
     import('./ui.js'),
     import('../generator/plan/update.js'),
     import('../generator/io/install.js'),
+    import('../generator/project/snapshot.js'),
   ]);
   const ui = createUi(messageIo(io, json));
   ui.intro(`framework-auth update ${manifest.cliVersion} → ${cliVersion}`);
   const changelog = changesBetween(readPackageChangelog(), manifest.cliVersion, cliVersion);
   if (changelog.length > 0) ui.lines(`Changes from ${manifest.cliVersion} to ${cliVersion} (CHANGELOG.md)`, describeChanges(changelog));
   const { pm } = detectPackageManager(root, undefined, io.env);
-  const plan = planUpdate({ root, manifest, authDir, version: cliVersion, packageManager: pm, templates, changelog });
+  const plan = planUpdate({ project: readProject(root, { authDir }), manifest, authDir, version: cliVersion, packageManager: pm, templates, changelog });
   await applyPlan(plan, ui, io, { dryRun: flags.dryRun === true, json });
 }
 

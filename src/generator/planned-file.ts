@@ -45,8 +45,7 @@ export function readProjectFile(root: string, path: string): string | undefined 
  * A file the CLI generates in full (runtime copy, auth module): created, unchanged, or — when the user changed it —
  * a conflict kept as it is, unless `force`.
  */
-export function planOwnedFile(root: string, path: string, content: string, force: boolean): PlannedFile {
-  const previous = readProjectFile(root, path);
+export function planOwnedFile(path: string, previous: string | undefined, content: string, force: boolean): PlannedFile {
   if (previous === undefined) return { path, action: 'create', content, previous, base: content };
   if (previous === content) return { path, action: 'unchanged', content, previous, base: content };
   if (force) return { path, action: 'update', content, previous, reason: 'your changes are overwritten (--force)', base: content };

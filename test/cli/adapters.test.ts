@@ -9,6 +9,7 @@ import { adapterCatalog, findAdapter } from '../../src/catalog/adapters.js';
 import { cliVersion } from '../../src/generator/version.js';
 import { cliPackageRoot, runtimeTemplateDir } from '../../src/generator/paths.js';
 import { planProject } from '../../src/generator/plan/project.js';
+import { readProject } from '../../src/generator/project/snapshot.js';
 import type { ProjectPlan } from '../../src/generator/plan/project.js';
 import type { AdapterId } from '../../src/catalog/adapters.js';
 import type { PackageManager } from '../../src/catalog/package-managers.js';
@@ -54,7 +55,7 @@ describe('adapter catalog against the runtime', () => {
 async function plan(adapter: AdapterId, packageManager: PackageManager = 'npm', setUp?: (root: string) => Promise<void>): Promise<ProjectPlan> {
   const root = await makeTempDir();
   await setUp?.(root);
-  return planProject({ root, answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, version: cliVersion, packageManager });
+  return planProject({ project: readProject(root), answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, version: cliVersion, packageManager });
 }
 
 function content(projectPlan: ProjectPlan, path: string): string {

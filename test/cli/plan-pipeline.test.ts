@@ -13,6 +13,7 @@ vi.mock('../../src/generator/typescript-api.js', () => ({
 }));
 
 const { planCreate } = await import('../../src/generator/plan/create.js');
+const { readProject } = await import('../../src/generator/project/snapshot.js');
 
 afterAll(removeTempDirs);
 
@@ -23,7 +24,7 @@ describe('the plan pipeline', () => {
     const root = join(await makeTempDir(), 'app');
     const answers = { providers: ['oidc', 'credentials'], mount: '/auth', adapter: 'none' } as const;
     const plan = planCreate({
-      root,
+      project: readProject(root),
       cwd: root,
       answers: { ...answers, providers: [...answers.providers] },
       force: false,

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isSupportedNode, unsupportedNodeMessage } from '../../src/cli/node-version.js';
 import { detectPackageManager } from '../../src/generator/io/install.js';
 import { analyseModuleSystem } from '../../src/generator/project/module-system.js';
-import { detectExpress, expressMajorOfRange, readProjectShape } from '../../src/generator/project/shape.js';
+import { detectExpress, expressMajorOfRange, readProjectShape, shapeAt } from '../../src/generator/project/shape.js';
 import { loadTypeScript } from '../../src/generator/typescript-api.js';
 import { findWorkspace } from '../../src/generator/project/workspace.js';
 import { snapshotTree } from '../e2e/helpers/project.js';
@@ -26,7 +26,7 @@ async function project(files: Record<string, string | object>): Promise<string> 
   return root;
 }
 
-const shapeOf = (root: string, pkg?: object) => readProjectShape(root, { mount: '/auth', packageJson: pkg as never, api });
+const shapeOf = (root: string, pkg?: object) => shapeAt(readProjectShape(root, { packageJson: pkg as never, typescript: () => api }), '/auth');
 
 describe('the Express major', () => {
   it.each([

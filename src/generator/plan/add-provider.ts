@@ -4,9 +4,10 @@ import { appendEnvGroups } from '../edit/env-file.js';
 import { mergePackageJson } from '../edit/package-json.js';
 import { addProviderToConfig, readAuthConfig } from '../edit/provider-list.js';
 import { usageError } from '../errors.js';
-import { planMergedFile, readProjectFile } from '../planned-file.js';
+import { planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { planManifest } from '../project/manifest.js';
+import { fileIn } from '../project/snapshot.js';
 import { adapterEnvKey, appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
 import { callbackUrls } from './next-steps.js';
 import { envKeyChanges, planProviderListEdit } from './plan.js';
@@ -24,7 +25,8 @@ export interface AddProviderPlanInput extends ProviderEditInput {
  * nothing. A provider that needs a database is refused (before anything is written) when the config has no adapter.
  */
 export function planAddProvider(input: AddProviderPlanInput): Plan {
-  const { root, entry, authDir, configText, manifest, api } = input;
+  const { project, entry, authDir, configText, manifest, api } = input;
+  const { root } = project;
   const configPath = `${authDir}/config.ts`;
   const info = readAuthConfig(api, configText, configPath);
   if (entry.requiresAdapter === true && !info.hasAdapter) {
@@ -34,7 +36,7 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
     );
   }
   const mount = info.basePath ?? defaultMountPath;
-  const envText = readProjectFile(root, '.env');
+  const envText = fileIn(project, '.env');
   const origin = appOrigin(envText);
   const files: PlannedFile[] = [];
 
@@ -46,27 +48,27 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
   // dependencies the provider list did not need before.
   for (const [runtimePath, content] of after.runtime) {
     const path = `${authDir}/core/${runtimePath}`;
-    if (readProjectFile(root, path) === undefined) files.push({ ...planMergedFile(path, undefined, content), base: content });
+    if (fileIn(project, path) === undefined) files.push({ ...planMergedFile(path, undefined, content), base: content });
   }
   const group = providerEnvGroup(entry, origin, mount);
   if (group) {
     // Before the database's group, where a project created with this provider has it.
     const before = { before: adapterEnvKey(projectAnswers.adapter) };
     files.push(planMergedFile('.env', envText, appendEnvGroups(envText, [group], before), undefined, 0o600));
-    const exampleText = readProjectFile(root, '.env.example');
+    const exampleText = fileIn(project, '.env.example');
     files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, [group], before)));
   }
   let added: Record<string, string> = {};
   const newDependencies = Object.fromEntries(Object.entries(after.dependencies).filter(([name]) => !(name in before.dependencies)));
   if (Object.keys(newDependencies).length > 0) {
-    const packageText = readProjectFile(root, 'package.json');
+    const packageText = fileIn(project, 'package.json');
     const merge = mergePackageJson(packageText, { name: 'app', scripts: {}, dependencies: newDependencies, devDependencies: {} });
     added = merge.added;
     files.push(planMergedFile('package.json', packageText, merge.content, Object.keys(added).length > 0 ? `adds ${Object.keys(added).join(', ')}` : undefined));
   }
   // The manifest is kept up to date where there is one; a project scaffolded before manifests gets one from
   // `npx create-framework-auth` (a re-run with its answers).
-  if (manifest) files.push(...planManifest({ root, previous: manifest, version: manifest.cliVersion, answers: projectAnswers, files, addedDependencies: added }));
+  if (manifest) files.push(...planManifest({ read: (path) => fileIn(project, path), previous: manifest, version: manifest.cliVersion, answers: projectAnswers, files, addedDependencies: added }));
 
   const nextSteps: string[] = [];
   if (entry.oauth) nextSteps.push(`Register this callback URL with ${entry.name}:`, `  ${callbackUrl(origin, mount, entry.id)}`);

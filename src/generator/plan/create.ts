@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { PackageManager } from '../../catalog/package-managers.js';
 import { getProvider } from '../../catalog/providers.js';
 import type { Answers } from '../answers.js';
@@ -11,6 +9,8 @@ import type { Plan } from './plan.js';
 import { planProject } from './project.js';
 import type { TemplateDirs } from '../paths.js';
 import type { PlannedFile } from '../planned-file.js';
+import { fileIn } from '../project/snapshot.js';
+import type { ProjectSnapshot } from '../project/snapshot.js';
 
 /**
  * A generated file that differs from this run's render is the user's to keep, unless it is exactly what the CLI
@@ -26,7 +26,8 @@ function regenerateUnedited(file: PlannedFile, manifest: Manifest | undefined): 
 
 /** Inputs of {@link planCreate}: the answers and flags of `create-framework-auth`. */
 export interface CreatePlanInput {
-  root: string;
+  /** The project as `readProject` read it. */
+  project: ProjectSnapshot;
   /** The directory the command runs in, for the `cd` of the next steps. */
   cwd: string;
   answers: Answers;
@@ -46,7 +47,7 @@ export interface CreatePlanInput {
 /** `create-framework-auth`'s plan: the auth module, the starter server, package.json, tsconfig, .env and the manifest. */
 export function planCreate(input: CreatePlanInput): Plan {
   const project = planProject({
-    root: input.root,
+    project: input.project,
     answers: input.answers,
     force: input.force,
     version: input.version,
@@ -58,7 +59,7 @@ export function planCreate(input: CreatePlanInput): Plan {
   const files = [
     ...projectFiles,
     ...planManifest({
-      root: input.root,
+      read: (path) => fileIn(input.project, path),
       previous: input.previousManifest,
       version: input.version,
       answers: project.projectAnswers,
@@ -67,10 +68,10 @@ export function planCreate(input: CreatePlanInput): Plan {
     }),
   ];
   const answers = project.projectAnswers;
-  const needsInstall = input.install && (Object.keys(project.addedDependencies).length > 0 || !existsSync(join(input.root, 'node_modules')));
+  const needsInstall = input.install && (Object.keys(project.addedDependencies).length > 0 || !input.project.hasNodeModules);
   return {
     command: 'create',
-    root: input.root,
+    root: input.project.root,
     files,
     mergeFiles: new Map(),
     dependencies: { added: project.addedDependencies, removed: [] },

@@ -5,9 +5,10 @@ import { readEnvLines } from '../edit/env-file.js';
 import type { TemplateDirs } from '../paths.js';
 import { planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
-import { readProjectAdapter } from '../project/adapter.js';
+import { adapterOfConfig } from '../project/adapter.js';
 import { answersFromConfig } from '../project/manifest.js';
 import type { Manifest } from '../project/manifest.js';
+import type { ProjectSnapshot } from '../project/snapshot.js';
 import type { TypeScriptApi } from '../typescript-api.js';
 import { desired } from './desired.js';
 import type { DesiredProject } from './desired.js';
@@ -72,7 +73,8 @@ export interface Plan {
 
 /** What `add-provider` and `remove-provider` plan from: one catalog provider and the scaffolded project it edits. */
 export interface ProviderEditInput {
-  root: string;
+  /** The project as `readProject` read it. */
+  project: ProjectSnapshot;
   entry: ProviderEntry;
   /** The auth module's folder (locateAuthModule) and its config's text. */
   authDir: string;
@@ -96,9 +98,9 @@ export interface ProviderListEdit {
  * its answers as the base `update` merges against, and what the project holds before and after the edit.
  */
 export function planProviderListEdit(input: ProviderEditInput, edited: { content: string; changed: boolean }, change: string, mount: string): ProviderListEdit {
-  const { root, authDir, configText, manifest, api, version } = input;
+  const { authDir, configText, manifest, api, version } = input;
   const configPath = `${authDir}/config.ts`;
-  const fallback = manifest?.answers ?? { providers: [], mount, adapter: readProjectAdapter(root)?.entry?.id ?? 'none' };
+  const fallback = manifest?.answers ?? { providers: [], mount, adapter: adapterOfConfig(api, configText)?.entry?.id ?? 'none' };
   const answers = answersFromConfig(api, edited.content, fallback);
   return {
     configFile: {

@@ -1,7 +1,5 @@
 import { sessionsPath, signInPath, signOutPath } from '../../catalog/mount-path.js';
-import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { parse } from 'jsonc-parser';
 import { findAdapter, findAdapterByModule } from '../../catalog/adapters.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
 import { getProvider } from '../../catalog/providers.js';
@@ -18,17 +16,18 @@ import { mergeTsconfig } from '../edit/tsconfig.js';
 import { answersFromConfig } from '../project/manifest.js';
 import { packageTemplateDirs } from '../paths.js';
 import type { TemplateDirs } from '../paths.js';
-import { planMergedFile, planOwnedFile, readProjectFile } from '../planned-file.js';
+import { planMergedFile, planOwnedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { addProvidersToConfig, inspectAuthConfig, normaliseModule, setAdapterInConfig } from '../edit/provider-list.js';
 import type { AuthConfigInfo } from '../edit/provider-list.js';
-import { includeAuthModule, readProjectShape, tsconfigForShape } from '../project/shape.js';
+import { includeAuthModule, shapeAt, tsconfigForShape } from '../project/shape.js';
+import { fileIn } from '../project/snapshot.js';
+import type { ProjectSnapshot } from '../project/snapshot.js';
 import type { ProjectShape, ServerEntryShape } from '../project/shape.js';
 import { readProjectTemplate, renderTemplate } from '../edit/render-template.js';
 import { desired } from './desired.js';
 import { generateSecret } from '../edit/secret.js';
 import { authPath, expressDependencies, expressDevDependencies, moduleSystemNotes, shapeNotes, shapeScripts } from './shape-plan.js';
-import { loadTypeScript } from '../typescript-api.js';
 
 /** What `create-framework-auth` will do, decided before the first write. */
 export interface ProjectPlan {
@@ -57,7 +56,8 @@ export interface ProjectPlan {
 
 /** Inputs of {@link planProject}. */
 export interface ProjectPlanOptions {
-  root: string;
+  /** The project as `readProject` read it: the planner reads nothing else. */
+  project: ProjectSnapshot;
   answers: Answers;
   force: boolean;
   version: string;
@@ -90,14 +90,6 @@ export function renderAuthConfig(answers: Answers, version: string, templates: T
 /** The first line of every file the CLI generates (runtime copies have their own). */
 export function generatedHeader(version: string): string {
   return `// Written by create-framework-auth ${version}. This file is yours: read it, edit it.`;
-}
-
-interface PackageJsonInfo {
-  type?: unknown;
-  main?: unknown;
-  scripts?: Record<string, unknown>;
-  dependencies?: Record<string, unknown>;
-  devDependencies?: Record<string, unknown>;
 }
 
 function packageName(root: string): string {
@@ -136,11 +128,11 @@ function assertSameAdapter(info: AuthConfigInfo, answers: Answers, configPath: s
   );
 }
 
-function planConfigFile(root: string, path: string, rendered: string, answers: Answers, providers: readonly ProviderEntry[], force: boolean): PlannedFile {
-  const previous = readProjectFile(root, path);
-  if (previous === undefined || previous === rendered || force) return planOwnedFile(root, path, rendered, force);
+function planConfigFile(project: ProjectSnapshot, path: string, rendered: string, answers: Answers, providers: readonly ProviderEntry[], force: boolean): PlannedFile {
+  const previous = fileIn(project, path);
+  if (previous === undefined || previous === rendered || force) return planOwnedFile(path, previous, rendered, force);
   const conflict = (reason: string): PlannedFile => ({ path, action: 'conflict', content: rendered, previous, reason });
-  const api = loadTypeScript(root);
+  const api = project.typescript();
   if (!api) return conflict('differs from what this version generates; kept as it is, --force regenerates it');
   const info = inspectAuthConfig(api, previous, path);
   if (info instanceof Refusal) return conflict(`${info.message}; kept as it is`);
@@ -164,9 +156,9 @@ function planConfigFile(root: string, path: string, rendered: string, answers: A
 }
 
 /** The starter server when the project has no entry of its own (project-shape.ts finds it, and where its app is made). */
-function planServer(root: string, shape: ProjectShape, content: string, force: boolean): { file: PlannedFile | undefined; entry: ServerEntryShape } {
+function planServer(project: ProjectSnapshot, shape: ProjectShape, content: string, force: boolean): { file: PlannedFile | undefined; entry: ServerEntryShape } {
   const entry = shape.serverEntry;
-  return { file: entry.generated ? planOwnedFile(root, entry.path, content, force) : undefined, entry };
+  return { file: entry.generated ? planOwnedFile(entry.path, fileIn(project, entry.path), content, force) : undefined, entry };
 }
 
 /**
@@ -175,40 +167,38 @@ function planServer(root: string, shape: ProjectShape, content: string, force: b
  * content. A second run with the same answers plans only "unchanged".
  */
 export function planProject(options: ProjectPlanOptions): ProjectPlan {
-  const { root, answers, force, version, packageManager } = options;
+  const { project, answers, force, version, packageManager } = options;
+  const { root } = project;
   const templates = options.templates ?? packageTemplateDirs;
-  const rootExists = existsSync(root);
-  if (rootExists && !statSync(root).isDirectory()) throw usageError(`${root} exists and is not a directory`);
-
-  const packageText = readProjectFile(root, 'package.json');
-  const pkg = packageText === undefined ? undefined : (parse(packageText) as PackageJsonInfo | undefined);
+  const packageText = fileIn(project, 'package.json');
   const providers = answers.providers.map((id) => getProvider(id));
   const adapter = findAdapter(answers.adapter);
   const header = generatedHeader(version);
   // Express major, module system, layout and entry; a CommonJS project stops here unless --convert-esm (issue 11).
-  const shape = readProjectShape(root, { mount: answers.mount, packageJson: pkg });
+  const shape = shapeAt(project.shape, answers.mount);
   const notes: string[] = [...moduleSystemNotes(shape, root, options.convertEsm === true), ...shapeNotes(shape)];
   const mountPattern = shape.mountPattern;
-  const envText = readProjectFile(root, '.env');
+  const envText = fileIn(project, '.env');
   const origin = appOrigin(envText);
   const files: PlannedFile[] = [];
 
   const wanted = desired(answers, version, templates);
-  for (const [path, content] of wanted.runtime) files.push(planOwnedFile(root, authPath(shape, `core/${path}`), content, force));
-  files.push(planOwnedFile(root, authPath(shape, 'env.ts'), renderTemplate('auth/env.ts.hbs', { header }, templates), force));
-  files.push(planOwnedFile(root, authPath(shape, 'index.ts'), renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions: answers.adapter !== 'none', sessionsPath: sessionsPath(answers.mount) }, templates), force));
+  const owned = (path: string, content: string): PlannedFile => planOwnedFile(path, fileIn(project, path), content, force);
+  for (const [path, content] of wanted.runtime) files.push(owned(authPath(shape, `core/${path}`), content));
+  files.push(owned(authPath(shape, 'env.ts'), renderTemplate('auth/env.ts.hbs', { header }, templates)));
+  files.push(owned(authPath(shape, 'index.ts'), renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions: answers.adapter !== 'none', sessionsPath: sessionsPath(answers.mount) }, templates)));
   const renderedConfig = renderAuthConfig(answers, version, templates);
-  const configFile = planConfigFile(root, authPath(shape, 'config.ts'), renderedConfig, answers, providers, force);
+  const configFile = planConfigFile(project, authPath(shape, 'config.ts'), renderedConfig, answers, providers, force);
   // What the config holds once written: the answers themselves when it is this render (a new project, --force, an
   // unchanged re-run: nothing to read back); read from the user's file when a re-run merged into it or kept it. Its
   // render is the base of config.ts, so that `update` merges only the user's own edits.
   const configText = configFile.action === 'conflict' ? configFile.previous : configFile.content;
-  const projectAnswers = configText === renderedConfig ? answers : answersFromConfig(loadTypeScript(root), configText, answers);
+  const projectAnswers = configText === renderedConfig ? answers : answersFromConfig(project.typescript(), configText, answers);
   configFile.base = projectAnswers === answers ? renderedConfig : renderAuthConfig(projectAnswers, version, templates);
   files.push(configFile);
 
   const server = planServer(
-    root,
+    project,
     shape,
     renderTemplate(
       'server.ts.hbs',
@@ -248,7 +238,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   ];
   files.push(planMergedFile('package.json', packageText, packageMerge.content, packageChanges.length > 0 ? packageChanges.join('; ') : undefined));
 
-  const tsconfigText = readProjectFile(root, 'tsconfig.json');
+  const tsconfigText = fileIn(project, 'tsconfig.json');
   if (tsconfigText === undefined) {
     files.push(planMergedFile('tsconfig.json', undefined, tsconfigForShape(readProjectTemplate('tsconfig.json', templates), shape)));
   } else {
@@ -274,9 +264,9 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
     return keys.length > 0 ? `adds ${keys.join(', ')}` : undefined;
   };
   files.push(planMergedFile('.env', envText, appendEnvGroups(envText, envGroups(generateSecret())), envReason(envText), 0o600));
-  const exampleText = readProjectFile(root, '.env.example');
+  const exampleText = fileIn(project, '.env.example');
   files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, envGroups('')), envReason(exampleText)));
-  const gitignoreText = readProjectFile(root, '.gitignore');
+  const gitignoreText = fileIn(project, '.gitignore');
   const ignored = ['.env', ...(adapter?.gitignore ?? [])];
   const gitignoreBase = gitignoreText ?? readProjectTemplate('_gitignore', templates);
   const newlyIgnored = ignored.filter((entry) => ensureGitignoreEntries(gitignoreBase, [entry]) !== gitignoreBase);
@@ -291,7 +281,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
 
   return {
     root,
-    rootExists,
+    rootExists: project.exists,
     answers,
     files,
     addedDependencies: packageMerge.added,

@@ -2,10 +2,11 @@ import { defaultMountPath } from '../../catalog/mount-path.js';
 import { removeEnvKeys } from '../edit/env-file.js';
 import { removeDependencies } from '../edit/package-json.js';
 import { removeProviderFromConfig } from '../edit/provider-list.js';
-import { planDeletedFile, planMergedFile, readProjectFile } from '../planned-file.js';
+import { planDeletedFile, planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { isImportedInProject } from '../project/imports.js';
 import { planManifest, sha256 } from '../project/manifest.js';
+import { fileIn } from '../project/snapshot.js';
 import { envKeyChanges, planProviderListEdit } from './plan.js';
 import type { Plan, ProviderEditInput } from './plan.js';
 
@@ -21,7 +22,8 @@ export interface RemoveProviderPlanInput extends ProviderEditInput {
  * unchanged and no longer imported), and the dependencies the CLI added for it alone. The last provider is refused.
  */
 export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
-  const { root, entry, authDir, configText, manifest, api } = input;
+  const { project, entry, authDir, configText, manifest, api } = input;
+  const { root } = project;
   const configPath = `${authDir}/config.ts`;
   // Refusals (the last provider, a config the editor cannot read) come before anything is written: exit 2.
   const edit = removeProviderFromConfig(api, configText, entry.importPath, configPath);
@@ -35,7 +37,7 @@ export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
   // deleted when unchanged and no file that stays imports it, and kept with a note otherwise.
   const unused = [...before.runtime].filter(([runtimePath]) => !after.runtime.has(runtimePath)).flatMap(([runtimePath, content]) => {
     const path = `${authDir}/core/${runtimePath}`;
-    const text = readProjectFile(root, path);
+    const text = fileIn(project, path);
     if (text === undefined) return [];
     const known = manifest?.files[path];
     const untouched = known ? known.sha256 === sha256(text) : content === text;
@@ -44,22 +46,22 @@ export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
   });
   const planned = new Map<string, string | undefined>([[configPath, edit.content], ...unused.map(({ path }): [string, undefined] => [path, undefined])]);
   for (const { path, text } of unused) {
-    if (isImportedInProject(root, path, planned)) notes.push(`Kept ${path}: another file still imports it.`);
+    if (isImportedInProject(project.sourceFiles, path, planned)) notes.push(`Kept ${path}: another file still imports it.`);
     else files.push(planDeletedFile(path, text, 'no longer used'));
   }
 
   // The env keys no provider left reads (a key two providers share stays).
   const envKeys = before.envKeys.filter((key) => !after.envKeys.includes(key));
-  const exampleText = readProjectFile(root, '.env.example');
+  const exampleText = fileIn(project, '.env.example');
   if (exampleText !== undefined && envKeys.length > 0) files.push(planMergedFile('.env.example', exampleText, removeEnvKeys(exampleText, envKeys), `removes ${envKeys.join(', ')}`));
-  const envText = readProjectFile(root, '.env');
+  const envText = fileIn(project, '.env');
   if (envText !== undefined && input.purgeEnv && envKeys.length > 0) files.push(planMergedFile('.env', envText, removeEnvKeys(envText, envKeys), `removes ${envKeys.join(', ')}`));
   const keptEnv = envText === undefined || input.purgeEnv ? [] : envKeys.filter((key) => removeEnvKeys(envText, [key]) !== envText);
   if (keptEnv.length > 0) notes.push(`Kept ${keptEnv.join(', ')} in .env (your values); --purge-env removes them.`);
 
   // Only what the CLI added (recorded in the manifest, range unchanged) and nothing else still needs.
   const stillNeeded = new Set(Object.keys(after.dependencies));
-  const packageText = readProjectFile(root, 'package.json');
+  const packageText = fileIn(project, 'package.json');
   let removedDependencies: string[] = [];
   if (packageText !== undefined && Object.keys(entry.dependencies).length > 0) {
     const current = JSON.parse(packageText) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
@@ -74,7 +76,7 @@ export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
     files.push(planMergedFile('package.json', packageText, removal.content, removedDependencies.length > 0 ? `removes ${removedDependencies.join(', ')}` : undefined));
   }
   if (manifest) {
-    files.push(...planManifest({ root, previous: manifest, version: manifest.cliVersion, answers: projectAnswers, files, removedDependencies }));
+    files.push(...planManifest({ read: (path) => fileIn(project, path), previous: manifest, version: manifest.cliVersion, answers: projectAnswers, files, removedDependencies }));
   }
 
 

@@ -7,7 +7,9 @@ import type { PackageManager } from '../../catalog/package-managers.js';
 import type { TemplateDirs } from '../paths.js';
 import type { Plan } from './plan.js';
 import { planProject, renderAuthConfig } from './project.js';
-import { planDeletedFile, planMergedFile, readProjectFile } from '../planned-file.js';
+import { planDeletedFile, planMergedFile } from '../planned-file.js';
+import { fileIn } from '../project/snapshot.js';
+import type { ProjectSnapshot } from '../project/snapshot.js';
 import type { PlannedFile } from '../planned-file.js';
 import { markDifferences, mergeThreeWay } from '../edit/three-way-merge.js';
 
@@ -16,7 +18,8 @@ export const mergeSuffix = '.merge';
 
 /** Inputs of {@link planUpdate}. */
 export interface UpdatePlanInput {
-  root: string;
+  /** The project as `readProject` read it (the auth module's folder and `.framework-auth/` included). */
+  project: ProjectSnapshot;
   manifest: Manifest;
   /** The auth module's folder (locateAuthModule). */
   authDir: string;
@@ -34,13 +37,15 @@ export interface UpdatePlanInput {
  * generates deleted when untouched.
  */
 export function planUpdate(input: UpdatePlanInput): Plan {
-  const { root, manifest, authDir, packageManager: pm } = input;
+  const { project, manifest, authDir, packageManager: pm } = input;
+  const { root } = project;
+  const read = (path: string): string | undefined => fileIn(project, path);
   const cliVersion = input.version;
   const templates = input.templates;
   // The answers the kept bases were rendered for: this version renders the same answers, so that the merges see
   // only the template's changes on one side and the user's on the other.
   const answers = manifest.answers;
-  const plan = planProject({ root, answers, force: false, version: cliVersion, packageManager: pm, ...(templates === undefined ? {} : { templates }) });
+  const plan = planProject({ project, answers, force: false, version: cliVersion, packageManager: pm, ...(templates === undefined ? {} : { templates }) });
   const configPath = `${authDir}/config.ts`;
 
   const files: PlannedFile[] = [];
@@ -58,9 +63,9 @@ export function planUpdate(input: UpdatePlanInput): Plan {
     const path = planned.path;
     generatedPaths.add(path);
     const theirs = path === configPath ? renderAuthConfig(answers, cliVersion, templates) : planned.base;
-    const current = readProjectFile(root, path);
+    const current = read(path);
     const entry = manifest.files[path];
-    const baseText = entry ? readProjectFile(root, basePathOf(path)) : undefined;
+    const baseText = entry ? read(basePathOf(path)) : undefined;
     const base = baseText !== undefined && entry !== undefined && sha256(baseText) === entry.base ? baseText : undefined;
     if (current === undefined) {
       if (entry) {
@@ -90,7 +95,7 @@ export function planUpdate(input: UpdatePlanInput): Plan {
             ? `no base to merge with (${entry ? `${basePathOf(path)} is missing or changed` : 'not in the manifest'}); both versions are in ${mergePath}`
             : `your changes and ${cliVersion}'s touch the same lines; the merge with conflict markers is in ${mergePath}`;
         files.push({ path, action: 'conflict', content: theirs, previous: current, reason });
-        files.push(planMergedFile(mergePath, readProjectFile(root, mergePath), merge.content));
+        files.push(planMergedFile(mergePath, read(mergePath), merge.content));
         mergeFiles.set(path, mergePath);
       }
     }
@@ -99,9 +104,9 @@ export function planUpdate(input: UpdatePlanInput): Plan {
   // Files of the old version that this one no longer generates: removed when untouched, kept when edited.
   for (const [path, entry] of Object.entries(manifest.files)) {
     if (generatedPaths.has(path)) continue;
-    const current = readProjectFile(root, path);
+    const current = read(path);
     if (current === undefined) continue;
-    const baseText = readProjectFile(root, basePathOf(path));
+    const baseText = read(basePathOf(path));
     const untouched = baseText !== undefined && sha256(baseText) === entry.base && current === baseText;
     if (untouched) {
       files.push(planDeletedFile(path, current, `no longer part of ${cliVersion}`));
@@ -121,7 +126,7 @@ export function planUpdate(input: UpdatePlanInput): Plan {
       recorded[cliPackageName] = cliVersion;
     }
   }
-  files.push(...planManifest({ root, previous: manifest, version: cliVersion, answers, files, addedDependencies: recorded, keep }));
+  files.push(...planManifest({ read, previous: manifest, version: cliVersion, answers, files, addedDependencies: recorded, keep }));
 
 
   const conflicts = files.filter((file) => file.action === 'conflict');

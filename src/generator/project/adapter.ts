@@ -4,6 +4,7 @@ import { readProjectFile } from '../planned-file.js';
 import { locateAuthModule } from './auth-module.js';
 import { inspectAuthConfig } from '../edit/provider-list.js';
 import { loadTypeScript } from '../typescript-api.js';
+import type { TypeScriptApi } from '../typescript-api.js';
 
 /** The adapter a scaffolded project's `src/auth/config.ts` uses. */
 export interface ProjectAdapter {
@@ -19,8 +20,12 @@ export interface ProjectAdapter {
  */
 export function readProjectAdapter(root: string): ProjectAdapter | undefined {
   const text = readProjectFile(root, `${locateAuthModule(root)}/config.ts`);
-  const api = text === undefined ? undefined : loadTypeScript(root);
-  if (text === undefined || !api) return undefined;
+  return text === undefined ? undefined : adapterOfConfig(loadTypeScript(root), text);
+}
+
+/** Which adapter a config's text uses (see {@link readProjectAdapter}); undefined without a compiler or `authConfig`. */
+export function adapterOfConfig(api: TypeScriptApi | undefined, text: string): ProjectAdapter | undefined {
+  if (!api) return undefined;
   const info = inspectAuthConfig(api, text);
   if (info instanceof Refusal) return undefined;
   if (!info.hasAdapter) return { entry: adapterCatalog.find((entry) => entry.id === 'none'), module: undefined };

@@ -111,3 +111,26 @@ export function readSourceText(root: string, path: string): string | undefined {
 export function projectHasCode(root: string): boolean {
   return existsSync(join(root, 'tsconfig.json')) || listSourceFiles(root, { maxFiles: 1, nodeScripts: true }).length > 0;
 }
+
+/**
+ * Every regular file below `folder` (root-relative, "/" separators, sorted), hidden ones included: the generated
+ * folders the CLI owns (the auth module, `.framework-auth/`), which hold `.merge` files and kept bases of any name.
+ */
+export function listFolderFiles(root: string, folder: string): string[] {
+  const files: string[] = [];
+  const visit = (relativeDir: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(join(root, relativeDir), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = posix.join(relativeDir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isFile()) files.push(path);
+    }
+  };
+  visit(folder);
+  return files;
+}

@@ -177,7 +177,8 @@ export function answersFromConfig(api: TypeScriptApi | undefined, configText: st
 
 /** Inputs of {@link planManifest}. */
 export interface ManifestPlanInput {
-  root: string;
+  /** A project file's text as read (the snapshot's `fileIn`), undefined when absent: the manifest and its bases. */
+  read: (path: string) => string | undefined;
   previous: Manifest | undefined;
   version: string;
   answers: ManifestAnswers;
@@ -197,7 +198,7 @@ export interface ManifestPlanInput {
  * alone (a conflict keeps the base it had). Returns planned files, so that the writer applies them with the rest.
  */
 export function planManifest(input: ManifestPlanInput): PlannedFile[] {
-  const { root, previous } = input;
+  const { read, previous } = input;
   const entries: Record<string, ManifestFile> = { ...previous?.files };
   const bases = new Map<string, string>();
   const keep = new Set(input.keep ?? []);
@@ -223,7 +224,7 @@ export function planManifest(input: ManifestPlanInput): PlannedFile[] {
   const paths = new Set([...Object.keys(previous?.files ?? {}), ...Object.keys(entries)]);
   for (const path of [...paths].sort()) {
     const sidecar = basePathOf(path);
-    const current = readProjectFile(root, sidecar);
+    const current = read(sidecar);
     const base = bases.get(path);
     if (!(path in entries)) {
       if (current !== undefined) planned.push(planDeletedFile(sidecar, current));
@@ -231,7 +232,7 @@ export function planManifest(input: ManifestPlanInput): PlannedFile[] {
       planned.push(planMergedFile(sidecar, current, base));
     }
   }
-  planned.push(planMergedFile(manifestPath, readProjectFile(root, manifestPath), serializeManifest(manifest)));
+  planned.push(planMergedFile(manifestPath, read(manifestPath), serializeManifest(manifest)));
   return planned;
 }
 

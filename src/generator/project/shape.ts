@@ -83,7 +83,8 @@ export interface ProjectShape {
   extensionFixes: SourceFileReport[];
 }
 
-interface PackageJsonInfo {
+/** What the CLI reads of a package.json. */
+export interface PackageJsonInfo {
   type?: unknown;
   main?: unknown;
   scripts?: Record<string, unknown>;
@@ -317,24 +318,30 @@ function relativeImport(fromFile: string, toFile: string): string {
 
 /** Inputs of {@link readProjectShape}. */
 export interface ProjectShapeOptions {
-  /** The `--mount` path. */
-  mount: string;
-  /** The package.json as parsed by the planner (undefined when there is none). */
+  /** The package.json as parsed (undefined when there is none). */
   packageJson: PackageJsonInfo | undefined;
-  /** The TypeScript API (the project's, else the CLI's). */
-  api?: TypeScriptApi | undefined;
+  /** The TypeScript API (the project's, else the CLI's), loaded when first needed. */
+  typescript?: () => TypeScriptApi | undefined;
+}
+
+/** The shape as read, before a mount path turns the Express major into the `app.use` pattern. */
+export type ProjectLayout = Omit<ProjectShape, 'mountPattern'>;
+
+/** The shape of a layout for one mount path: its `app.use` pattern on the layout's Express major. */
+export function shapeAt(layout: ProjectLayout, mount: string): ProjectShape {
+  return { ...layout, mountPattern: mountPatternFor(layout.express.major, mount) };
 }
 
 /**
  * Reads what the generated code must fit: the Express major, the module system, the TypeScript settings, where the
  * sources are, the server entry and where its app is made, and the workspace. Writes nothing.
  */
-export function readProjectShape(root: string, options: ProjectShapeOptions): ProjectShape {
+export function readProjectShape(root: string, options: ProjectShapeOptions): ProjectLayout {
   const pkg = options.packageJson;
   // The compiler is loaded only for what needs it (a tsconfig, the user's sources, their entry): a new empty
   // project is planned without it.
-  let api: TypeScriptApi | undefined | null = options.api ?? null;
-  const typescript = (): TypeScriptApi | undefined => (api === null ? (api = loadTypeScript(root)) : api);
+  let api: TypeScriptApi | undefined | null = null;
+  const typescript = options.typescript ?? ((): TypeScriptApi | undefined => (api === null ? (api = loadTypeScript(root)) : api));
   const workspace = findWorkspace(root);
   const express = detectExpress(root, pkg, workspace);
   const tsconfig = readTsconfig(existsSync(join(root, 'tsconfig.json')) ? typescript() : undefined, root);
@@ -388,7 +395,6 @@ export function readProjectShape(root: string, options: ProjectShapeOptions): Pr
   return {
     hasPackageJson: pkg !== undefined,
     express,
-    mountPattern: mountPatternFor(express.major, options.mount),
     module,
     tsconfig,
     language,
