@@ -2,6 +2,7 @@
 // `framework-auth migrate`'s refusals (the database e2e is test/e2e/database-adapters.test.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,8 @@ import { adapterCatalog, findAdapter } from '../../src/catalog/adapters.js';
 import { cliVersion } from '../../src/generator/version.js';
 import { cliPackageRoot, runtimeTemplateDir } from '../../src/generator/paths.js';
 import { planProject } from '../../src/generator/plan/project.js';
-import { readProject } from '../../src/generator/project/snapshot.js';
+import { readProjectShape } from '../../src/generator/project/shape.js';
+import { snapshotOf } from '../../src/generator/project/snapshot.js';
 import type { ProjectPlan } from '../../src/generator/plan/project.js';
 import type { AdapterId } from '../../src/catalog/adapters.js';
 import type { PackageManager } from '../../src/catalog/package-managers.js';
@@ -52,10 +54,11 @@ describe('adapter catalog against the runtime', () => {
   });
 });
 
-async function plan(adapter: AdapterId, packageManager: PackageManager = 'npm', setUp?: (root: string) => Promise<void>): Promise<ProjectPlan> {
-  const root = await makeTempDir();
-  await setUp?.(root);
-  return planProject({ project: readProject(root), answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, version: cliVersion, packageManager });
+/** A plan for a new project (or one with these files), on a snapshot made in memory: no folder is involved. */
+async function plan(adapter: AdapterId, packageManager: PackageManager = 'npm', files: Record<string, string> = {}): Promise<ProjectPlan> {
+  const root = join(tmpdir(), 'create-framework-auth-never-created', 'app');
+  const project = snapshotOf({ root, files, shape: readProjectShape(root, { packageJson: undefined }) });
+  return planProject({ project, answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, version: cliVersion, packageManager });
 }
 
 function content(projectPlan: ProjectPlan, path: string): string {
@@ -94,9 +97,7 @@ describe('the plan for --adapter sqlite', () => {
   });
 
   it('keeps the allowScripts entries a project has', async () => {
-    const result = await plan('sqlite', 'npm', (root) =>
-      writeFile(join(root, 'package.json'), '{\n  "name": "mine",\n  "allowScripts": { "esbuild": true, "better-sqlite3@12.0.0": true }\n}\n'),
-    );
+    const result = await plan('sqlite', 'npm', { 'package.json': '{\n  "name": "mine",\n  "allowScripts": { "esbuild": true, "better-sqlite3@12.0.0": true }\n}\n' });
     expect(packageJson(result).allowScripts).toEqual({ esbuild: true, 'better-sqlite3@12.0.0': true });
   });
 

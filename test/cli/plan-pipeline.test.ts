@@ -1,10 +1,10 @@
 // One plan pipeline (issue 15): a planner per command under the generator returns a Plan, and the CLI's one apply
 // step writes it. A new project is planned without the TypeScript compiler: create never reads back what it renders.
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { makeTempDir, removeTempDirs } from './helpers/run-cli.js';
+import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('../../src/generator/typescript-api.js', () => ({
   loadTypeScript: () => {
@@ -15,13 +15,13 @@ vi.mock('../../src/generator/typescript-api.js', () => ({
 const { planCreate } = await import('../../src/generator/plan/create.js');
 const { readProject } = await import('../../src/generator/project/snapshot.js');
 
-afterAll(removeTempDirs);
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('the plan pipeline', () => {
   it('plans a new project without loading TypeScript, with the answers as asked', async () => {
-    const root = join(await makeTempDir(), 'app');
+    // A folder that does not exist: readProject finds a new project there, and nothing is created.
+    const root = join(tmpdir(), 'create-framework-auth-never-created', 'app');
     const answers = { providers: ['oidc', 'credentials'], mount: '/auth', adapter: 'none' } as const;
     const plan = planCreate({
       project: readProject(root),
