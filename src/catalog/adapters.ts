@@ -35,6 +35,8 @@ export interface AdapterEntry {
   readonly gitignore: readonly string[];
   /** Whether the runtime file exports `migrate()`, which `framework-auth migrate` runs. */
   readonly migrate: boolean;
+  /** Why `framework-auth migrate` has nothing to do for a config with this adapter (adapters without `migrate`). */
+  readonly noMigration?: string;
 }
 
 /** The URL form shown in `.env` and in messages for PostgreSQL. */
@@ -57,6 +59,7 @@ export const adapterCatalog = [
     installScripts: [],
     gitignore: [],
     migrate: false,
+    noMigration: 'sets no adapter (JWT sessions in a cookie): there is no database to create tables in',
   },
   {
     id: 'memory',
@@ -73,6 +76,7 @@ export const adapterCatalog = [
     installScripts: [],
     gitignore: [],
     migrate: false,
+    noMigration: 'uses the memory adapter, which keeps everything in memory: there are no tables to create',
   },
   {
     id: 'sqlite',

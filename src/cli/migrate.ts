@@ -127,12 +127,7 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
   }
   const adapter = project.entry;
   if (!adapter?.migrate || adapter.runtimeFile === null) {
-    const what =
-      adapter?.id === 'none'
-        ? 'sets no adapter (JWT sessions in a cookie): there is no database to create tables in'
-        : adapter?.id === 'memory'
-          ? 'uses the memory adapter, which keeps everything in memory: there are no tables to create'
-          : `uses an adapter of its own${project.module ? ` (from ${project.module})` : ''}: run that adapter's own migrations`;
+    const what = adapter?.noMigration ?? `uses an adapter of its own${project.module ? ` (from ${project.module})` : ''}: run that adapter's own migrations`;
     throw usageError(`${configPath} ${what}; ${needing}.`, 'To move to a database: npx create-framework-auth --adapter sqlite (or postgres) in a project that has no adapter yet.');
   }
   const adapterFile = join(root, authDir, 'core', adapter.runtimeFile);
