@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { join, posix } from 'node:path';
 import type ts from 'typescript';
 import type { TypeScriptApi } from '../typescript-api.js';
@@ -70,30 +71,34 @@ export function listSourceFiles(root: string, options: SourceWalkOptions = {}): 
   const files: string[] = [];
   const maxFiles = options.maxFiles ?? defaultMaxFiles;
   const skipped = new Set((options.skip ?? []).map((path) => path.replace(/\/+$/, '')).filter((path) => path !== '' && path !== '.'));
-  const visit = (relativeDir: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(join(root, relativeDir), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (files.length >= maxFiles) return;
-      const path = relativeDir === '' ? entry.name : posix.join(relativeDir, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name.startsWith('.') || skippedFolders.has(entry.name) || skipped.has(path)) continue;
-        if (existsSync(join(root, path, 'package.json'))) continue;
-        visit(path);
-      } else if (entry.isFile() && isSourceFileName(entry.name)) {
-        files.push(path);
-      } else if (options.nodeScripts === true && entry.isFile() && !entry.name.includes('.') && isNodeScript(join(root, path))) {
-        files.push(path);
-      }
-    }
-  };
   const start = options.under === undefined ? '' : posix.normalize(options.under).replace(/^\.\/?|\/+$/g, '');
-  visit(start === '.' ? '' : start);
+  walk(root, start === '.' ? '' : start, (path, entry) => {
+    if (files.length >= maxFiles) return false;
+    if (entry.isDirectory()) {
+      return !(entry.name.startsWith('.') || skippedFolders.has(entry.name) || skipped.has(path) || existsSync(join(root, path, 'package.json')));
+    }
+    if (entry.isFile() && isSourceFileName(entry.name)) files.push(path);
+    else if (options.nodeScripts === true && entry.isFile() && !entry.name.includes('.') && isNodeScript(join(root, path))) files.push(path);
+    return false;
+  });
   return files;
+}
+
+/**
+ * The one walk over a project's folders: each entry below `start` (root-relative, sorted by name) is shown to
+ * `visit`, which says whether to go into it (folders only). An unreadable folder is skipped.
+ */
+function walk(root: string, start: string, visit: (path: string, entry: Dirent) => boolean): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(root, start), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = start === '' ? entry.name : posix.join(start, entry.name);
+    if (visit(path, entry) && entry.isDirectory()) walk(root, path, visit);
+  }
 }
 
 /** A project file's text, or undefined when it is missing, not a regular file, or too large to be source. */
@@ -118,19 +123,9 @@ export function projectHasCode(root: string): boolean {
  */
 export function listFolderFiles(root: string, folder: string): string[] {
   const files: string[] = [];
-  const visit = (relativeDir: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(join(root, relativeDir), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      const path = posix.join(relativeDir, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (entry.isFile()) files.push(path);
-    }
-  };
-  visit(folder);
+  walk(root, folder, (path, entry) => {
+    if (entry.isFile()) files.push(path);
+    return entry.isDirectory();
+  });
   return files;
 }
