@@ -5,8 +5,7 @@ import { describeProviderIds, findProvider } from '../catalog/providers.js';
 import { locateAuthModule } from '../generator/project/auth-module.js';
 import { usageError } from '../generator/errors.js';
 import { readManifest } from '../generator/project/manifest.js';
-import { templateDirsFrom } from '../generator/paths.js';
-import { cliVersion } from '../generator/version.js';
+import { releaseFrom } from '../generator/paths.js';
 import { applyPlan } from './apply-plan.js';
 import { parsePackageManager } from './create.js';
 import type { CliIo } from './io.js';
@@ -63,9 +62,8 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
     configText,
     manifest,
     api,
-    version: cliVersion,
+    release: releaseFrom(io.env),
     install: flags.install ? { packageManager: pm, detectedFrom: source } : undefined,
-    templates: templateDirsFrom(io.env),
   });
   await applyPlan(plan, ui, io, { dryRun: flags.dryRun === true, json });
 }

@@ -7,7 +7,7 @@ import { isPackageManager, packageManagers } from '../catalog/package-managers.j
 import type { PackageManager } from '../catalog/package-managers.js';
 import { describeProviderIds } from '../catalog/providers.js';
 import { readManifest } from '../generator/project/manifest.js';
-import { templateDirsFrom } from '../generator/paths.js';
+import { releaseFrom } from '../generator/paths.js';
 import { readProjectAdapter } from '../generator/project/adapter.js';
 import { checkProvidersFitAdapter, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
 import type { Answers } from '../generator/answers.js';
@@ -65,7 +65,7 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   if (known.providers && known.adapter) checkProvidersFitAdapter({ providers: known.providers, adapter: known.adapter });
   const root = resolve(io.cwd, dir);
   const json = flags.json === true;
-  const templates = templateDirsFrom(io.env);
+  const release = releaseFrom(io.env);
   // A manifest that cannot be read is bad input, reported before anything is asked or written.
   const previousManifest = existsSync(root) ? readManifest(root) : undefined;
 
@@ -102,13 +102,12 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
         cwd: io.cwd,
         answers,
         force: flags.force === true,
-        version: cliVersion,
+        release,
         packageManager: pm,
         packageManagerSource: source,
         install: flags.install,
         convertEsm: flags.convertEsm === true,
         previousManifest,
-        templates,
       }),
     (result) => `Planned ${countFiles(result.files)} files: ${summariseFiles(result.files)}`,
   );

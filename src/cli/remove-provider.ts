@@ -4,8 +4,7 @@ import { describeProviderIds, findProvider } from '../catalog/providers.js';
 import { locateAuthModule } from '../generator/project/auth-module.js';
 import { usageError } from '../generator/errors.js';
 import { readManifest } from '../generator/project/manifest.js';
-import { templateDirsFrom } from '../generator/paths.js';
-import { cliVersion } from '../generator/version.js';
+import { releaseFrom } from '../generator/paths.js';
 import { applyPlan } from './apply-plan.js';
 import type { CliIo } from './io.js';
 import { messageIo } from './json-output.js';
@@ -46,7 +45,7 @@ export async function runRemoveProvider(idOrAlias: string, flags: RemoveProvider
   const api = await requireTypeScript(root, io);
   const json = flags.json === true;
   const [{ planRemoveProvider }, { readProject }] = await Promise.all([import('../generator/plan/remove-provider.js'), import('../generator/project/snapshot.js')]);
-  const plan = planRemoveProvider({ project: readProject(root, { authDir }), entry, authDir, configText, manifest, api, version: cliVersion, purgeEnv: flags.purgeEnv === true, templates: templateDirsFrom(io.env) });
+  const plan = planRemoveProvider({ project: readProject(root, { authDir }), entry, authDir, configText, manifest, api, release: releaseFrom(io.env), purgeEnv: flags.purgeEnv === true });
   const { createUi } = await import('./ui.js');
   const ui = createUi(messageIo(io, json));
   ui.intro(`framework-auth remove-provider ${entry.id}${entry.id === idOrAlias.trim().toLowerCase() ? '' : ` (alias "${idOrAlias}")`}`);

@@ -4,7 +4,7 @@ import { locateAuthModule } from '../generator/project/auth-module.js';
 import { changeKinds, changesBetween, readPackageChangelog } from '../generator/plan/changelog.js';
 import type { ChangelogRelease } from '../generator/plan/changelog.js';
 import { manifestPath, readManifest } from '../generator/project/manifest.js';
-import { templateDirsFrom } from '../generator/paths.js';
+import { releaseFrom } from '../generator/paths.js';
 import { CliError } from './errors.js';
 import { applyPlan } from './apply-plan.js';
 import type { CliIo } from './io.js';
@@ -51,7 +51,6 @@ export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
     });
   }
   await requireTypeScript(root, io);
-  const templates = templateDirsFrom(io.env);
   const [{ createUi }, { planUpdate }, { detectPackageManager }, { readProject }] = await Promise.all([
     import('./ui.js'),
     import('../generator/plan/update.js'),
@@ -63,7 +62,7 @@ export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
   const changelog = changesBetween(readPackageChangelog(), manifest.cliVersion, cliVersion);
   if (changelog.length > 0) ui.lines(`Changes from ${manifest.cliVersion} to ${cliVersion} (CHANGELOG.md)`, describeChanges(changelog));
   const { pm } = detectPackageManager(root, undefined, io.env);
-  const plan = planUpdate({ project: readProject(root, { authDir }), manifest, authDir, version: cliVersion, packageManager: pm, templates, changelog });
+  const plan = planUpdate({ project: readProject(root, { authDir }), manifest, authDir, release: releaseFrom(io.env), packageManager: pm, changelog });
   await applyPlan(plan, ui, io, { dryRun: flags.dryRun === true, json });
 }
 

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adapterCatalog, findAdapter } from '../../src/catalog/adapters.js';
 import { cliVersion } from '../../src/generator/version.js';
-import { cliPackageRoot, runtimeTemplateDir } from '../../src/generator/paths.js';
+import { cliPackageRoot, packageTemplateDirs, runtimeTemplateDir } from '../../src/generator/paths.js';
 import { planProject } from '../../src/generator/plan/project.js';
 import { readProjectShape } from '../../src/generator/project/shape.js';
 import { snapshotOf } from '../../src/generator/project/snapshot.js';
@@ -58,7 +58,7 @@ describe('adapter catalog against the runtime', () => {
 async function plan(adapter: AdapterId, packageManager: PackageManager = 'npm', files: Record<string, string> = {}): Promise<ProjectPlan> {
   const root = join(tmpdir(), 'create-framework-auth-never-created', 'app');
   const project = snapshotOf({ root, files, shape: readProjectShape(root, { packageJson: undefined }) });
-  return planProject({ project, answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, version: cliVersion, packageManager });
+  return planProject({ project, answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, release: { version: cliVersion, templates: packageTemplateDirs }, packageManager });
 }
 
 function content(projectPlan: ProjectPlan, path: string): string {

@@ -2,27 +2,31 @@
 // project against desired(), so the rules for which runtime files, dependencies and env keys a project has live in
 // one place. A pure function of the choices: no project folder is read.
 import { describe, expect, it } from 'vitest';
+import { packageTemplateDirs } from '../../src/generator/paths.js';
 import { desired } from '../../src/generator/plan/desired.js';
 import { readRuntimeFiles, runtimeHeader } from '../../src/generator/plan/runtime-files.js';
 
-describe('desired(choices, version)', () => {
+/** A release of this CLI: its templates, at a version of the test's own (to see the headers come from it). */
+const release = { version: '9.9.9', templates: packageTemplateDirs };
+
+describe('desired(choices, release)', () => {
   it('holds the runtime files the choices reach, each with the header of the version that copies it', () => {
-    const project = desired({ providers: ['oidc'], adapter: 'none' }, '9.9.9');
+    const project = desired({ providers: ['oidc'], adapter: 'none' }, release);
     expect([...project.runtime.keys()]).toEqual(readRuntimeFiles(['oidc'], 'none').map((file) => file.path));
-    expect(project.runtime.get('index.ts')!.split('\n')[0]).toBe(runtimeHeader('9.9.9'));
+    expect(project.runtime.get('index.ts')!.split('\n')[0]).toBe(runtimeHeader(release.version));
     expect([...project.runtime.keys()].filter((path) => path.startsWith('features/'))).toEqual([]);
   });
 
   it('adds the database feature, the adapter file, its driver and its env key with an adapter', () => {
-    const project = desired({ providers: ['oidc'], adapter: 'sqlite' }, '9.9.9');
+    const project = desired({ providers: ['oidc'], adapter: 'sqlite' }, release);
     expect([...project.runtime.keys()]).toEqual(expect.arrayContaining(['adapters/sqlite.ts', 'features/database/index.ts', 'features/database/sign-in.ts']));
     expect(Object.keys(project.dependencies)).toEqual(['better-sqlite3']);
     expect(project.envKeys).toEqual(['AUTH_OIDC_ID', 'AUTH_OIDC_SECRET', 'AUTH_OIDC_ISSUER', 'DATABASE_URL']);
   });
 
   it('is the union of what each provider brings: adding one adds exactly its files, dependencies and keys', () => {
-    const without = desired({ providers: ['oidc'], adapter: 'sqlite' }, '9.9.9');
-    const withEmail = desired({ providers: ['oidc', 'email'], adapter: 'sqlite' }, '9.9.9');
+    const without = desired({ providers: ['oidc'], adapter: 'sqlite' }, release);
+    const withEmail = desired({ providers: ['oidc', 'email'], adapter: 'sqlite' }, release);
     const addedFiles = [...withEmail.runtime.keys()].filter((path) => !without.runtime.has(path));
     expect(addedFiles.sort()).toEqual(
       ['email-address.ts', 'features/database/adapter-needs.ts', 'features/email/email-sign-in.ts', 'features/email/errors.ts', 'features/email/verify-request-route.ts', 'features/rate-limit/rate-limit.ts', 'providers/email.ts'].sort(),

@@ -13,6 +13,7 @@ vi.mock('../../src/generator/typescript-api.js', () => ({
 }));
 
 const { planCreate } = await import('../../src/generator/plan/create.js');
+const { packageTemplateDirs } = await import('../../src/generator/paths.js');
 const { readProject } = await import('../../src/generator/project/snapshot.js');
 
 
@@ -28,7 +29,7 @@ describe('the plan pipeline', () => {
       cwd: root,
       answers: { ...answers, providers: [...answers.providers] },
       force: false,
-      version: '0.1.0',
+      release: { version: '0.1.0', templates: packageTemplateDirs },
       packageManager: 'npm',
       packageManagerSource: 'default',
       install: false,

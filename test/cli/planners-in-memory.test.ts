@@ -10,6 +10,7 @@ import { getProvider } from '../../src/catalog/providers.js';
 import type { ProviderId } from '../../src/catalog/providers.js';
 import type { AdapterId } from '../../src/catalog/adapters.js';
 import type { Plan } from '../../src/generator/plan/plan.js';
+import { packageTemplateDirs } from '../../src/generator/paths.js';
 import { planAddProvider } from '../../src/generator/plan/add-provider.js';
 import { planCreate } from '../../src/generator/plan/create.js';
 import { planRemoveProvider } from '../../src/generator/plan/remove-provider.js';
@@ -19,6 +20,7 @@ import { snapshotOf } from '../../src/generator/project/snapshot.js';
 import type { ProjectSnapshot } from '../../src/generator/project/snapshot.js';
 import { loadTypeScript } from '../../src/generator/typescript-api.js';
 
+const release = { version: '9.9.9', templates: packageTemplateDirs };
 const api = loadTypeScript(fileURLToPath(new URL('../..', import.meta.url)))!;
 // A folder that does not exist: the layout of a new project, read without creating anything.
 const root = join(tmpdir(), 'create-framework-auth-planners-never-created', 'app');
@@ -41,7 +43,7 @@ function created(providers: ProviderId[], adapter: AdapterId): ProjectSnapshot {
     cwd: root,
     answers: { providers, mount: '/auth', adapter },
     force: false,
-    version: '9.9.9',
+    release,
     packageManager: 'npm',
     packageManagerSource: 'default',
     install: false,
@@ -54,7 +56,7 @@ function created(providers: ProviderId[], adapter: AdapterId): ProjectSnapshot {
 function providerEdit(project: ProjectSnapshot, id: ProviderId) {
   const configText = project.files.get('src/auth/config.ts')!;
   const manifest = parseManifest(project.files.get('framework-auth.json')!);
-  return { project, entry: getProvider(id), authDir: 'src/auth', configText, manifest, api, version: '9.9.9' };
+  return { project, entry: getProvider(id), authDir: 'src/auth', configText, manifest, api, release };
 }
 
 /** The runtime files of a project snapshot (below src/auth/core/), with their texts. */

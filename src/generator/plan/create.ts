@@ -7,7 +7,7 @@ import { callbackUrls, nextSteps } from './next-steps.js';
 import { envKeyChanges } from './plan.js';
 import type { Plan } from './plan.js';
 import { planProject } from './project.js';
-import type { TemplateDirs } from '../paths.js';
+import type { Release } from '../paths.js';
 import type { PlannedFile } from '../planned-file.js';
 import { fileIn } from '../project/snapshot.js';
 import type { ProjectSnapshot } from '../project/snapshot.js';
@@ -32,7 +32,8 @@ export interface CreatePlanInput {
   cwd: string;
   answers: Answers;
   force: boolean;
-  version: string;
+  /** The version and templates it generates from. */
+  release: Release;
   packageManager: PackageManager;
   /** How the package manager was chosen (flag, lockfile, ...), for the install step's label. */
   packageManagerSource: string;
@@ -41,7 +42,6 @@ export interface CreatePlanInput {
   convertEsm: boolean;
   /** The manifest of an earlier run, read (and refused when unreadable) before anything was asked. */
   previousManifest: Manifest | undefined;
-  templates?: TemplateDirs;
 }
 
 /** `create-framework-auth`'s plan: the auth module, the starter server, package.json, tsconfig, .env and the manifest. */
@@ -50,9 +50,8 @@ export function planCreate(input: CreatePlanInput): Plan {
     project: input.project,
     answers: input.answers,
     force: input.force,
-    version: input.version,
+    release: input.release,
     packageManager: input.packageManager,
-    ...(input.templates === undefined ? {} : { templates: input.templates }),
     convertEsm: input.convertEsm,
   });
   const projectFiles = project.configKept ? project.files : project.files.map((file) => regenerateUnedited(file, input.previousManifest));
@@ -61,7 +60,7 @@ export function planCreate(input: CreatePlanInput): Plan {
     ...planManifest({
       read: (path) => fileIn(input.project, path),
       previous: input.previousManifest,
-      version: input.version,
+      version: input.release.version,
       answers: project.projectAnswers,
       files: projectFiles,
       addedDependencies: project.addedDependencies,

@@ -2,8 +2,7 @@ import { findAdapter } from '../../catalog/adapters.js';
 import type { AdapterId } from '../../catalog/adapters.js';
 import { getProvider } from '../../catalog/providers.js';
 import type { ProviderId } from '../../catalog/providers.js';
-import { packageTemplateDirs } from '../paths.js';
-import type { TemplateDirs } from '../paths.js';
+import type { Release } from '../paths.js';
 import { testedRanges } from './dependencies.js';
 import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
 
@@ -28,8 +27,9 @@ export interface DesiredProject {
   envKeys: readonly string[];
 }
 
-/** What a project holds for these choices at `version` (see {@link DesiredProject}). */
-export function desired(choices: DesiredChoices, version: string, templates: TemplateDirs = packageTemplateDirs): DesiredProject {
+/** What a project holds for these choices at a release of this CLI (see {@link DesiredProject}). */
+export function desired(choices: DesiredChoices, release: Release): DesiredProject {
+  const { version, templates } = release;
   const providers = choices.providers.map((id) => getProvider(id));
   const adapter = findAdapter(choices.adapter);
   const runtime = new Map(readRuntimeFiles(choices.providers, choices.adapter, templates).map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const));

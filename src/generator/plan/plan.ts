@@ -2,7 +2,7 @@ import type { PackageManager } from '../../catalog/package-managers.js';
 import type { ProviderEntry } from '../../catalog/providers.js';
 import type { Answers } from '../answers.js';
 import { readEnvLines } from '../edit/env-file.js';
-import type { TemplateDirs } from '../paths.js';
+import type { Release } from '../paths.js';
 import { planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { adapterOfConfig } from '../project/adapter.js';
@@ -81,8 +81,8 @@ export interface ProviderEditInput {
   configText: string;
   manifest: Manifest | undefined;
   api: TypeScriptApi;
-  version: string;
-  templates?: TemplateDirs;
+  /** The version and templates it generates from. */
+  release: Release;
 }
 
 /** What a provider-list edit of config.ts plans: the config file, the answers it holds, and the project before and after. */
@@ -98,18 +98,18 @@ export interface ProviderListEdit {
  * its answers as the base `update` merges against, and what the project holds before and after the edit.
  */
 export function planProviderListEdit(input: ProviderEditInput, edited: { content: string; changed: boolean }, change: string, mount: string): ProviderListEdit {
-  const { authDir, configText, manifest, api, version } = input;
+  const { authDir, configText, manifest, api, release } = input;
   const configPath = `${authDir}/config.ts`;
   const fallback = manifest?.answers ?? { providers: [], mount, adapter: adapterOfConfig(api, configText)?.entry?.id ?? 'none' };
   const answers = answersFromConfig(api, edited.content, fallback);
   return {
     configFile: {
       ...planMergedFile(configPath, configText, edited.content, edited.changed ? change : undefined),
-      base: renderAuthConfig(answers, version, input.templates),
+      base: renderAuthConfig(answers, release),
     },
     answers,
-    before: desired(answersFromConfig(api, configText, fallback), version, input.templates),
-    after: desired(answers, version, input.templates),
+    before: desired(answersFromConfig(api, configText, fallback), release),
+    after: desired(answers, release),
   };
 }
 

@@ -14,8 +14,7 @@ import { ensureGitignoreEntries } from '../edit/gitignore.js';
 import { mergePackageJson } from '../edit/package-json.js';
 import { mergeTsconfig } from '../edit/tsconfig.js';
 import { answersFromConfig } from '../project/manifest.js';
-import { packageTemplateDirs } from '../paths.js';
-import type { TemplateDirs } from '../paths.js';
+import type { Release } from '../paths.js';
 import { planMergedFile, planOwnedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { addProvidersToConfig, inspectAuthConfig, normaliseModule, setAdapterInConfig } from '../edit/provider-list.js';
@@ -60,17 +59,17 @@ export interface ProjectPlanOptions {
   project: ProjectSnapshot;
   answers: Answers;
   force: boolean;
-  version: string;
+  /** The version and templates it generates from (tests of `update` pass a changed copy of the templates). */
+  release: Release;
   /** The project's package manager: pnpm and bun get their own list of dependencies allowed to build. */
   packageManager: PackageManager;
-  /** Where the templates come from (default: this package's; tests of `update` pass a changed copy). */
-  templates?: TemplateDirs;
   /** `--convert-esm`: a CommonJS project is switched to ESM (package.json, tsconfig) instead of refused. */
   convertEsm?: boolean;
 }
 
 /** `src/auth/config.ts` as this version renders it for `answers`. */
-export function renderAuthConfig(answers: Answers, version: string, templates: TemplateDirs = packageTemplateDirs): string {
+export function renderAuthConfig(answers: Answers, release: Release): string {
+  const { version, templates } = release;
   const providers = answers.providers.map((id) => getProvider(id));
   const adapter = findAdapter(answers.adapter);
   return renderTemplate(
@@ -167,9 +166,9 @@ function planServer(project: ProjectSnapshot, shape: ProjectShape, content: stri
  * content. A second run with the same answers plans only "unchanged".
  */
 export function planProject(options: ProjectPlanOptions): ProjectPlan {
-  const { project, answers, force, version, packageManager } = options;
+  const { project, answers, force, release, packageManager } = options;
   const { root } = project;
-  const templates = options.templates ?? packageTemplateDirs;
+  const { version, templates } = release;
   const packageText = fileIn(project, 'package.json');
   const providers = answers.providers.map((id) => getProvider(id));
   const adapter = findAdapter(answers.adapter);
@@ -182,19 +181,19 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   const origin = appOrigin(envText);
   const files: PlannedFile[] = [];
 
-  const wanted = desired(answers, version, templates);
+  const wanted = desired(answers, release);
   const owned = (path: string, content: string): PlannedFile => planOwnedFile(path, fileIn(project, path), content, force);
   for (const [path, content] of wanted.runtime) files.push(owned(authPath(shape, `core/${path}`), content));
   files.push(owned(authPath(shape, 'env.ts'), renderTemplate('auth/env.ts.hbs', { header }, templates)));
   files.push(owned(authPath(shape, 'index.ts'), renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions: answers.adapter !== 'none', sessionsPath: sessionsPath(answers.mount) }, templates)));
-  const renderedConfig = renderAuthConfig(answers, version, templates);
+  const renderedConfig = renderAuthConfig(answers, release);
   const configFile = planConfigFile(project, authPath(shape, 'config.ts'), renderedConfig, answers, providers, force);
   // What the config holds once written: the answers themselves when it is this render (a new project, --force, an
   // unchanged re-run: nothing to read back); read from the user's file when a re-run merged into it or kept it. Its
   // render is the base of config.ts, so that `update` merges only the user's own edits.
   const configText = configFile.action === 'conflict' ? configFile.previous : configFile.content;
   const projectAnswers = configText === renderedConfig ? answers : answersFromConfig(project.typescript(), configText, answers);
-  configFile.base = projectAnswers === answers ? renderedConfig : renderAuthConfig(projectAnswers, version, templates);
+  configFile.base = projectAnswers === answers ? renderedConfig : renderAuthConfig(projectAnswers, release);
   files.push(configFile);
 
   const server = planServer(

@@ -4,7 +4,7 @@ import { basePathOf, planManifest, sha256 } from '../project/manifest.js';
 import type { Manifest } from '../project/manifest.js';
 import { setJsoncPrimitive, detectFormatting } from '../edit/json-format.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
-import type { TemplateDirs } from '../paths.js';
+import type { Release } from '../paths.js';
 import type { Plan } from './plan.js';
 import { planProject, renderAuthConfig } from './project.js';
 import { planDeletedFile, planMergedFile } from '../planned-file.js';
@@ -23,9 +23,9 @@ export interface UpdatePlanInput {
   manifest: Manifest;
   /** The auth module's folder (locateAuthModule). */
   authDir: string;
-  version: string;
+  /** The version and templates it updates to. */
+  release: Release;
   packageManager: PackageManager;
-  templates?: TemplateDirs;
   /** The changelog sections between the manifest's version and this one (`changesBetween`), for `--json`. */
   changelog?: readonly ChangelogRelease[];
 }
@@ -40,12 +40,12 @@ export function planUpdate(input: UpdatePlanInput): Plan {
   const { project, manifest, authDir, packageManager: pm } = input;
   const { root } = project;
   const read = (path: string): string | undefined => fileIn(project, path);
-  const cliVersion = input.version;
-  const templates = input.templates;
+  const { release } = input;
+  const cliVersion = release.version;
   // The answers the kept bases were rendered for: this version renders the same answers, so that the merges see
   // only the template's changes on one side and the user's on the other.
   const answers = manifest.answers;
-  const plan = planProject({ project, answers, force: false, version: cliVersion, packageManager: pm, ...(templates === undefined ? {} : { templates }) });
+  const plan = planProject({ project, answers, force: false, release, packageManager: pm });
   const configPath = `${authDir}/config.ts`;
 
   const files: PlannedFile[] = [];
@@ -62,7 +62,7 @@ export function planUpdate(input: UpdatePlanInput): Plan {
     }
     const path = planned.path;
     generatedPaths.add(path);
-    const theirs = path === configPath ? renderAuthConfig(answers, cliVersion, templates) : planned.base;
+    const theirs = path === configPath ? renderAuthConfig(answers, release) : planned.base;
     const current = read(path);
     const entry = manifest.files[path];
     const baseText = entry ? read(basePathOf(path)) : undefined;
