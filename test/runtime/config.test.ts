@@ -53,8 +53,8 @@ describe('configuration checks', () => {
     expect(() => resolveConfig({ secret: SECRET, providers: [OIDC(), OIDC()] }, {})).toThrow('Two providers have the id "oidc"; ids must be unique');
   });
 
-  it('refuses credentials with database sessions', () => {
-    expect(() => resolveConfig({ secret: SECRET, providers: [passwordProvider()], session: { strategy: 'database' }, adapter: {} }, {})).toThrow(/JWT sessions only/);
+  it('accepts credentials with database sessions (test/runtime/credentials-database.test.ts signs in with them)', () => {
+    expect(resolveConfig({ secret: SECRET, providers: [passwordProvider()], adapter: MemoryAdapter() }, {}).session.strategy).toBe('database');
   });
 
   it('refuses a nonce check on a plain OAuth 2 provider', () => {

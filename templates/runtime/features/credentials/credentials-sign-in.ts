@@ -1,7 +1,8 @@
 /**
  * Credentials sign-in, the flow `Credentials()` brings: POST `<mount>/callback/<id>` (or `<mount>/signin/<id>`) with
- * the CSRF token and the form's fields calls the provider's `authorize`. Rate-limited per user name and per client;
- * JWT sessions only.
+ * the CSRF token and the form's fields calls the provider's `authorize`. Rate-limited per user name and per client.
+ * With JWT sessions the user is whoever `authorize` returned; with database sessions the database feature keeps that
+ * user by the account (`credentials`, the returned id) and opens a session row.
  */
 import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
@@ -16,7 +17,6 @@ import {
   CredentialsSignin,
   InvalidRequest,
   MethodNotAllowed,
-  UnsupportedStrategy,
   configuration,
   isAuthError,
 } from '../../errors.js';
@@ -95,7 +95,12 @@ async function signInWithCredentials(context: RequestContext, provider: Resolved
   }
   if (!user) throw new CredentialsSignin(`authorize() of provider "${provider.id}" returned no user`);
   if (userName !== undefined) await clearRateLimit(context.options, 'credentialsPerUser', userName);
-  const id = user.id !== undefined && user.id !== null && String(user.id) !== '' ? String(user.id) : randomUUID();
+  const hasId = user.id !== undefined && user.id !== null && String(user.id) !== '';
+  const database = context.options.session.strategy === 'database';
+  if (database && !hasId) {
+    throw new CallbackRouteError(`authorize() of provider "${provider.id}" returned a user without an id: database sessions keep the user by it`);
+  }
+  const id = hasId ? String(user.id) : randomUUID();
   const signedIn: User = { ...user, id };
   const account: Account = { providerAccountId: id, type: 'credentials', provider: provider.id };
   await completeSignIn(context, {
@@ -103,9 +108,9 @@ async function signInWithCredentials(context: RequestContext, provider: Resolved
     account,
     credentials,
     callbackUrl: typeof callbackUrl === 'string' ? callbackUrl : context.cookies.get(context.cookieOptions.callbackUrl.name),
-    // No stored user and no adapter: the user is whoever authorize() returned, in a JWT session.
-    storedUser: null,
-    resolve: async () => ({ user: signedIn, isNewUser: false }),
+    // JWT sessions: the user is whoever authorize() returned. Database sessions: the database feature finds the
+    // user of this account (or creates one, its address unproven) and opens a session row.
+    ...(database ? {} : { storedUser: null, resolve: async () => ({ user: signedIn, isNewUser: false }) }),
   });
 }
 
@@ -148,7 +153,6 @@ export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
   },
   check(_provider, config) {
     checkRateLimit(config.rateLimit);
-    if (config.strategy === 'database') throw new UnsupportedStrategy('Credentials sign-in works with JWT sessions only: set session.strategy to "jwt".');
   },
   signIn: signInWithCredentials,
   async callback(context, provider, method) {
