@@ -52,8 +52,8 @@ export interface Feature {
 export interface DatabaseHooks {
   /** The user an account belongs to, before any change: what the `signIn` callback is shown. */
   userOfAccount(options: ResolvedConfig, account: Account): Promise<AdapterUser | null>;
-  /** Finds or creates the user of an OAuth sign-in, links the account, and opens a database session if configured. */
-  resolveSignIn(context: RequestContext, signIn: OAuthSignIn): Promise<SignInResolution>;
+  /** Finds or creates the user of an account's sign-in, links the account, and opens a database session if configured. */
+  resolveSignIn(context: RequestContext, signIn: AccountSignIn): Promise<SignInResolution>;
   /** Reads a database session by the token in its cookie (`session.strategy: 'database'`). */
   readSession(options: ResolvedConfig, sessionToken: string, read: SessionRead): Promise<SessionResult>;
   /** Deletes a session's row at sign-out; resolves the deleted row, or null (also when the database failed). */
@@ -62,8 +62,11 @@ export interface DatabaseHooks {
   accessToken(req: Request, options: ResolvedConfig, provider: ResolvedOAuthProvider): Promise<string | null>;
 }
 
-/** An OAuth sign-in that the database feature resolves to a user (linking its account). */
-export interface OAuthSignIn {
+/**
+ * A sign-in through an account (OAuth or OpenID Connect; credentials with database sessions) that the database
+ * feature resolves to a user, linking the account.
+ */
+export interface AccountSignIn {
   user: User;
   account: Account;
   profile?: Profile;

@@ -7,7 +7,7 @@
 export { FrameworkAuth } from './handler.js';
 export type { FrameworkAuthHandler } from './handler.js';
 export { carriedFeatures } from './feature.js';
-export type { DatabaseHooks, Feature, OAuthSignIn } from './feature.js';
+export type { AccountSignIn, DatabaseHooks, Feature } from './feature.js';
 export type { RouteHandler } from './router.js';
 export { getSession, createSessionLocals, createRequireAuth } from './session/get-session.js';
 export type { RequireAuthOptions } from './session/get-session.js';

@@ -34,6 +34,22 @@ describe('credentials sign-in with database sessions', () => {
     expect(await adapter.getUserByAccount!({ provider: 'credentials', providerAccountId: 'id-ada' })).toMatchObject({ id: found!.user.id });
   });
 
+  it('switches a browser signed in as one user to the next credentials user, linking nothing to the first', async () => {
+    const { jar } = await signIn(app.url, '/auth', { username: 'linus' });
+    const linus = await adapter.getSessionAndUser!(jar.get('authjs.session-token')!);
+    const { csrfToken } = (await (await jar.fetch(`${app.url}/auth/csrf`)).json()) as { csrfToken: string };
+    const switched = await jar.fetch(`${app.url}/auth/callback/credentials`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrfToken, username: 'margaret', password: 'correct horse' }),
+    });
+    expect(switched.status).toBe(302);
+    const margaret = await adapter.getSessionAndUser!(jar.get('authjs.session-token')!);
+    expect(margaret?.user).toMatchObject({ name: 'margaret' });
+    expect(margaret?.user.id).not.toBe(linus!.user.id);
+    expect(await adapter.getUserByAccount!({ provider: 'credentials', providerAccountId: 'id-margaret' })).toMatchObject({ id: margaret!.user.id });
+  });
+
   it('ends the session row at sign-out', async () => {
     const { jar } = await signIn(app.url, '/auth', { username: 'grace' });
     const token = jar.get('authjs.session-token')!;

@@ -5,7 +5,8 @@
  * set, and the runtime sets it only on proof: a used magic link, or an OAuth/OIDC sign-in whose provider vouches
  * for the address (the provider's `isEmailVerified`). `settleAddress` decides who gets an address, for every flow:
  * - an account already linked signs its user in (and a vouched-for address equal to the user's unproven one proves it);
- * - a signed-in user who signs in with a new provider gets that account linked;
+ * - a signed-in user who signs in with a new provider gets that account linked (not a credentials account: that
+ *   sign-in switches to whoever `authorize()` vouched for);
  * - an address nobody holds goes to the new user, proven or not;
  * - an unproven address never joins or takes an existing user's: refused (`OAuthAccountNotLinked`);
  * - a proven address held by a user who never proved it is claimed: that user keeps their account without the
@@ -19,7 +20,7 @@ import { type Adapter, callAdapter } from './adapter.js';
 import type { ResolvedConfig } from '../../config.js';
 import type { SignInResolution } from '../../complete-sign-in.js';
 import type { RequestContext } from '../../context.js';
-import type { OAuthSignIn } from '../../feature.js';
+import type { AccountSignIn } from '../../feature.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { OAuthAccountNotLinked } from '../../errors.js';
 import { emitEvent } from '../../events.js';
@@ -152,17 +153,22 @@ async function storeSignInTokens(adapter: Adapter, owner: AdapterUser, account: 
   });
 }
 
-/** Finds or creates the user of an OAuth sign-in, links the account, and opens a database session if configured. */
+/**
+ * Finds or creates the user of an account's sign-in (OAuth, OpenID Connect, or credentials with database sessions),
+ * links the account, and opens a database session if configured.
+ */
 export async function resolveSignIn(
   context: RequestContext,
-  params: OAuthSignIn,
+  params: AccountSignIn,
 ): Promise<SignInResolution> {
   const { options } = context;
   const adapter = options.adapter!;
   const { account } = params;
   const email = params.user.email ? String(params.user.email) : null;
   const proven = providerVouchesForEmail(context, account, params.profile, email);
-  const signedIn = await currentUser(context, adapter);
+  // A credentials sign-in is whoever authorize() vouched for: it switches the browser to that user, and never links
+  // their account to the user signed in before (on a shared computer, that would hand one person's account to another).
+  const signedIn = account.type === 'credentials' ? null : await currentUser(context, adapter);
   const owner = await existingUserOf(options, account);
 
   if (owner) {
