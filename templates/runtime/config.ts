@@ -346,10 +346,8 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     throw new UnsupportedStrategy('session.strategy "database" needs an `adapter`; remove the strategy to use JWT sessions.');
   }
   const originConfigured = envOrigin !== undefined || trustedHosts.length > 0;
-  // `rateLimit` is declared by rate-limit.ts, which only the flows that are limited bring.
-  const { rateLimit } = config as { rateLimit?: unknown };
   for (const provider of providers) {
-    if (!isOAuthProvider(provider)) provider.flow.check?.(provider, { rateLimit, adapter: config.adapter, strategy, originConfigured });
+    if (!isOAuthProvider(provider)) provider.flow.check?.(provider, { adapter: config.adapter, strategy, originConfigured });
   }
   assertConfiguredOrigin(providers, envOrigin, trustedHosts);
   const { features, database } = resolveFeatures(config, providers);

@@ -207,8 +207,6 @@ export const providerFlow = Symbol.for('framework-auth.provider-flow');
 
 /** What a flow's startup check sees of the config. */
 export interface FlowCheckContext {
-  /** The config's `rateLimit` option, which the flows that are limited check (it comes with rate-limit.ts). */
-  rateLimit: unknown;
   adapter: Adapter | undefined;
   strategy: 'jwt' | 'database';
   /** `AUTH_URL` or a `trustHost` list is set, so links can be built on a configured origin. */

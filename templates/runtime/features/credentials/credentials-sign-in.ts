@@ -23,7 +23,7 @@ import {
 import type { ProviderFlow, SignInFormContext } from '../../flow.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/types.js';
-import { checkRateLimit, clearRateLimit, consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
+import { clearRateLimit, consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { readBody } from '../../http/request.js';
 import type { Account, Awaitable, User } from '../../types.js';
 
@@ -150,9 +150,6 @@ export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
     const { id, name, credentials, authorize } = provider as CredentialsConfig;
     if (typeof authorize !== 'function') throw new MissingAuthorize(`Credentials provider "${id}" needs an authorize(credentials, request) function`);
     return { id, name, type: 'credentials', credentials: { ...credentials }, authorize, flow: credentialsFlow };
-  },
-  check(_provider, config) {
-    checkRateLimit(config.rateLimit);
   },
   signIn: signInWithCredentials,
   async callback(context, provider, method) {

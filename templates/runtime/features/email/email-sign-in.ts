@@ -25,7 +25,7 @@ import { cachedPageMessages } from '../../pages/messages.js';
 import { renderSignInPage, signInPageScriptHashes } from '../../pages/signin.js';
 import { envPrefix } from '../../providers/resolve.js';
 import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/types.js';
-import { checkRateLimit, consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
+import { consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { customPageUrl, requestedCallbackUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
 import { bodyField, prefersJson, queryParams } from '../../http/request.js';
 import { hasProvenEmail, openSession, settleAddress } from '../database/sign-in.js';
@@ -351,7 +351,6 @@ export const emailFlow: ProviderFlow<ResolvedEmailProvider> = {
     },
   ],
   check(provider, config) {
-    checkRateLimit(config.rateLimit);
     assertAdapterFor(provider, config.adapter, config.strategy, {
       what: 'Email sign-in stores its single-use links',
       methods: ['createVerificationToken', 'useVerificationToken', 'getUserByEmail', 'createUser', 'updateUser'],

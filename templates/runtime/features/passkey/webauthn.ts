@@ -33,7 +33,7 @@ import { passkeyScript, passkeyScriptHash } from './passkey-script.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/types.js';
 import { type Route, findProvider, unsupportedProvider } from '../../router.js';
-import { checkRateLimit, consumeClientRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
+import { consumeClientRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { requestedCallbackUrl } from '../../http/redirect.js';
 import { bodyField, queryParams, readBody } from '../../http/request.js';
 import { currentUser, existingUserOf, openSession, settleAddress, undoNewUserOnFailure } from '../database/sign-in.js';
@@ -393,7 +393,6 @@ export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
     return { id: provider.id, name: provider.name, type: 'webauthn', relayingParty: { ...provider.relayingParty }, ceremonies, flow: webAuthnFlow };
   },
   check(provider, config) {
-    checkRateLimit(config.rateLimit);
     assertAdapterFor(provider, config.adapter, config.strategy, {
       what: 'Passkey sign-in stores its authenticators',
       methods: ['getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter', 'getAccount', 'getUser', 'getUserByAccount', 'createUser', 'linkAccount'],

@@ -65,8 +65,11 @@ export class RateLimited extends AuthError {
   }
 }
 
-/** The rate-limit feature: it adds no route, only its error, which the pages show by type. */
-export const rateLimits: Feature = { id: 'rate-limit', errors: [RateLimited] };
+/**
+ * The rate-limit feature: no route, its error (which the pages show by type), and at startup the app's limiter, so
+ * that a bad `rateLimit` option fails when the app starts, not at the first sign-in.
+ */
+export const rateLimits: Feature = { id: 'rate-limit', errors: [RateLimited], check: (options) => void rateLimiterOf(options) };
 
 /**
  * Where the counters live. Both methods must be atomic: two concurrent hits on one key return two different
@@ -239,7 +242,7 @@ function resolveRule(name: RateLimitRuleName, value: Partial<RateLimitRule> | fa
 
 /**
  * Checks the `rateLimit` option and fills in every rule: `false` switches every rule off; a rule's bad `window` or
- * `max` throws. The flows that are limited call it at startup (`checkRateLimit`), and once more on first use.
+ * `max` throws. The rate-limit feature's startup check resolves it (`rateLimiterOf`), once per config.
  */
 export function resolveRateLimit(option: RateLimitOptions | false | undefined, adapter: Adapter | undefined, keySecret: string): ResolvedRateLimit | undefined {
   if (option === false) return undefined;
@@ -251,14 +254,9 @@ export function resolveRateLimit(option: RateLimitOptions | false | undefined, a
   return { rules, store: option?.store ?? sharedStore ?? MemoryRateLimitStore(), keySecret };
 }
 
-/** A limited flow's startup check: a bad `rateLimit` option fails when the app starts, not at the first sign-in. */
-export function checkRateLimit(option: unknown): void {
-  resolveRateLimit(option as RateLimitOptions | false | undefined, undefined, '');
-}
-
 const limiters = new WeakMap<ResolvedConfig, ResolvedRateLimit | undefined>();
 
-/** The app's limiter (its rules and one store), made on first use and kept with the resolved config. */
+/** The app's limiter (its rules and one store), made at startup by the feature's check and kept with the resolved config. */
 function rateLimiterOf(options: ResolvedConfig): ResolvedRateLimit | undefined {
   if (!limiters.has(options)) limiters.set(options, resolveRateLimit(options.source.rateLimit, options.adapter, options.secrets[0]!));
   return limiters.get(options);
