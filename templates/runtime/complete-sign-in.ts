@@ -54,11 +54,15 @@ export async function completeSignIn(context: RequestContext, params: CompletedS
   if (allowed === false) throw new AccessDenied('The signIn callback refused the sign-in');
   if (typeof allowed === 'string') return sendRedirect(context, await resolveRedirect(context, allowed));
 
-  const linking = { user: params.user, account, ...(profile && { profile }), allowDangerousEmailAccountLinking: params.allowDangerousEmailAccountLinking ?? false };
   const resolved: SignInResolution = params.resolve
     ? await params.resolve()
     : options.database
-      ? await options.database.resolveSignIn(context, linking)
+      ? await options.database.resolveSignIn(context, {
+          user: params.user,
+          account,
+          ...(profile && { profile }),
+          allowDangerousEmailAccountLinking: params.allowDangerousEmailAccountLinking ?? false,
+        })
       : { user: params.user, isNewUser: false };
   const { user, isNewUser } = resolved;
   if (resolved.session) {

@@ -5,10 +5,11 @@
 import type { Request } from 'express';
 import { checkBasePath } from './http/base-path.js';
 import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './http/cookies.js';
-import { MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, type AuthError } from './errors.js';
+import { type AuthError, type ErrorResponse, MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, errorResponses } from './errors.js';
 import { type Adapter, type DatabaseHooks, type Feature, carriedFeatures } from './feature.js';
 import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './session/jwt.js';
 import { type TrustedHostRule, parseTrustedHosts } from './http/origin.js';
+import { type PageMessages, pageMessages } from './pages/messages.js';
 import { isOAuthProvider, resolveProviders, type ResolvedProvider } from './providers/resolve.js';
 import type { ProviderInput } from './providers/types.js';
 import type { Theme } from './theme.js';
@@ -186,6 +187,8 @@ export interface ResolvedConfig {
   features: readonly Feature[];
   /** The database feature's hooks: set whenever `adapter` is. */
   database: DatabaseHooks | undefined;
+  /** What the pages say for each client-safe error type: the core's and those of its features. */
+  pageMessages: PageMessages;
 }
 
 /** The database feature's hooks, which every path that needs them reaches only with an adapter (checked at startup). */
@@ -217,6 +220,11 @@ function resolveFeatures(config: FrameworkAuthConfig, providers: readonly Resolv
     );
   }
   return { features, database };
+}
+
+/** The responses of the error classes the features bring, by type. */
+function featureErrorResponses(features: readonly Feature[]): Record<string, ErrorResponse> {
+  return Object.fromEntries(features.flatMap((feature) => (feature.errors ?? []).flatMap((error) => (error.response ? [[error.type, error.response]] : []))));
 }
 
 function positiveSeconds(name: string, value: number): number {
@@ -382,6 +390,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     adapter: config.adapter,
     features,
     database,
+    pageMessages: pageMessages({ ...errorResponses, ...featureErrorResponses(features) }),
   };
   for (const feature of features) feature.check?.(options);
   return options;

@@ -9,7 +9,7 @@ import type { Request } from 'express';
 import type { ResolvedConfig } from './config.js';
 import type { SignInResolution } from './complete-sign-in.js';
 import type { RequestContext } from './context.js';
-import { type ErrorResponse, type ErrorType, errorResponses } from './errors.js';
+import type { ErrorResponse, ErrorType } from './errors.js';
 import type { ResolvedOAuthProvider } from './providers/resolve.js';
 import type { RouteEntry } from './router.js';
 import type { SessionRead, SessionResult } from './session/session.js';
@@ -71,17 +71,4 @@ export interface AccountSignIn {
   account: Account;
   profile?: Profile;
   allowDangerousEmailAccountLinking: boolean;
-}
-
-const responsesOfConfig = new WeakMap<ResolvedConfig, Readonly<Record<string, ErrorResponse>>>();
-
-/** The error responses of an app by type: the core's table and its features' errors (made once per config). */
-export function errorResponsesOf(options: ResolvedConfig): Readonly<Record<string, ErrorResponse>> {
-  let responses = responsesOfConfig.get(options);
-  if (!responses) {
-    const fromFeatures = options.features.flatMap((feature) => (feature.errors ?? []).flatMap((error) => (error.response ? [[error.type, error.response] as const] : [])));
-    responses = { ...errorResponses, ...Object.fromEntries(fromFeatures) };
-    responsesOfConfig.set(options, responses);
-  }
-  return responses;
 }

@@ -9,8 +9,6 @@ import type { ResolvedConfig } from '../config.js';
 import { type RequestContext, actionUrl, noStore, sendRedirect } from '../context.js';
 import { CallbackRouteError, CredentialsSignin, errorResponseOf, isAuthError } from '../errors.js';
 import { pageContentSecurityPolicy } from '../pages/csp.js';
-import { errorResponsesOf } from '../feature.js';
-import { cachedPageMessages } from '../pages/messages.js';
 import { renderErrorPage } from '../pages/other.js';
 import { prefersJson } from './request.js';
 import type { ErrorAnswer } from '../router.js';
@@ -66,7 +64,7 @@ export function respondWithError(
     requestProblem: message,
     mountPath: context?.mountPath ?? options.basePath ?? '',
     theme: options.theme,
-    messages: cachedPageMessages(errorResponsesOf(options)),
+    messages: options.pageMessages,
   });
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Content-Security-Policy', pageContentSecurityPolicy());

@@ -24,18 +24,6 @@ export function pageMessages(responses: Readonly<Record<string, ErrorResponse>>)
   };
 }
 
-const messagesOfTable = new WeakMap<object, PageMessages>();
-
-/** `pageMessages`, once per table (an app's table is made once, by `errorResponsesOf` in feature.ts). */
-export function cachedPageMessages(responses: Readonly<Record<string, ErrorResponse>>): PageMessages {
-  let messages = messagesOfTable.get(responses);
-  if (!messages) {
-    messages = pageMessages(responses);
-    messagesOfTable.set(responses, messages);
-  }
-  return messages;
-}
-
 /**
  * The entry of `table` for `type`, or its `default`. Only the table's own keys count: `?error=constructor` or
  * `?error=__proto__` must not reach Object.prototype.

@@ -55,7 +55,7 @@ export function renderSignInPage(params: {
   email?: string | undefined;
   /** A message that replaces the one of `error` (a refused address says why). */
   errorMessage?: string | undefined;
-  /** The app's error texts: the core's and its features' (cachedPageMessages). */
+  /** The app's error texts: the core's and its features' (the resolved config's `pageMessages`). */
   messages: PageMessages;
 }): string {
   const { providers, mountPath, csrfToken, callbackUrl, error } = params;

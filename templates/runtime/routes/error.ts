@@ -1,7 +1,5 @@
 /** GET `<mount>/error?error=<type>`: the error page (or a redirect to `pages.error`). */
 import { type RequestContext, sendHtml, sendRedirect } from '../context.js';
-import { errorResponsesOf } from '../feature.js';
-import { cachedPageMessages } from '../pages/messages.js';
 import { renderErrorPage } from '../pages/other.js';
 import { customPageUrl } from '../http/redirect.js';
 import { queryParams } from '../http/request.js';
@@ -13,6 +11,6 @@ export function errorRoute(context: RequestContext): void {
   if (context.options.pages.error) {
     return sendRedirect(context, customPageUrl(context, context.options.pages.error, { error, code }));
   }
-  const page = renderErrorPage({ error, code, mountPath: context.mountPath, theme: context.options.theme, messages: cachedPageMessages(errorResponsesOf(context.options)) });
+  const page = renderErrorPage({ error, code, mountPath: context.mountPath, theme: context.options.theme, messages: context.options.pageMessages });
   sendHtml(context, page.status, page.body);
 }

@@ -7,8 +7,6 @@ import { csrfTokenOf, verifyCsrf } from '../http/csrf.js';
 import { InvalidProvider } from '../errors.js';
 import { type OAuthProtocol, flowOf } from '../flow.js';
 import { createAuthorizationUrl } from '../oauth/authorization-url.js';
-import { errorResponsesOf } from '../feature.js';
-import { cachedPageMessages } from '../pages/messages.js';
 import { renderSignInPage, signInPageScriptHashes } from '../pages/signin.js';
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../http/redirect.js';
 import { isOAuthProvider } from '../providers/resolve.js';
@@ -62,7 +60,7 @@ async function signInPage(context: RequestContext): Promise<void> {
     error,
     code,
     theme: context.options.theme,
-    messages: cachedPageMessages(errorResponsesOf(context.options)),
+    messages: context.options.pageMessages,
   });
   sendHtml(context, 200, page, signInPageScriptHashes(context.options.providers));
 }

@@ -20,8 +20,6 @@ import { EmailSignInError, Verification } from './errors.js';
 import { emitEvent } from '../../events.js';
 import type { ProviderFlow, SignInFormContext } from '../../flow.js';
 import { type SafeHtml, html } from '../../pages/html.js';
-import { errorResponsesOf } from '../../feature.js';
-import { cachedPageMessages } from '../../pages/messages.js';
 import { renderSignInPage, signInPageScriptHashes } from '../../pages/signin.js';
 import { envPrefix } from '../../providers/resolve.js';
 import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/types.js';
@@ -294,7 +292,7 @@ function refuseEmailAddress(context: RequestContext, typed: string, error: unkno
     errorMessage: message,
     email: typed.slice(0, 320),
     theme: context.options.theme,
-    messages: cachedPageMessages(errorResponsesOf(context.options)),
+    messages: context.options.pageMessages,
   });
   sendHtml(context, 400, page, signInPageScriptHashes(context.options.providers));
 }
