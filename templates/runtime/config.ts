@@ -72,7 +72,15 @@ export interface PagesOptions {
 }
 
 /** Warnings the runtime can log. */
-export type WarningCode = 'debug-enabled' | 'csrf-disabled' | 'experimental-webauthn' | 'env-url-basepath-redundant' | 'env-url-basepath-mismatch' | 'untrusted-proxy';
+export type WarningCode =
+  | 'debug-enabled'
+  | 'csrf-disabled'
+  | 'experimental-webauthn'
+  | 'env-url-basepath-redundant'
+  | 'env-url-basepath-mismatch'
+  | 'untrusted-proxy'
+  | 'email-printed-to-console'
+  | 'breached-password-check-failed';
 
 /** Where the runtime logs. Never receives a secret or a token. */
 export interface LoggerInstance {
@@ -285,6 +293,9 @@ const defaultCallbacks: CallbacksOptions = {
 const warningHints: Partial<Record<WarningCode, string>> = {
   'untrusted-proxy':
     'requests carry X-Forwarded-For from a proxy that `trust proxy` does not trust, so every client counts as that proxy for rate limits. Set TRUST_PROXY in .env (its hop count or addresses).',
+  'email-printed-to-console':
+    'AUTH_EMAIL_SERVER is empty, so the email below is printed here instead of sent (development only: in production the app refuses to start without it).',
+  'breached-password-check-failed': 'the breached-password check did not answer in time; the password was accepted (the check fails open).',
 };
 
 function createLogger(config: FrameworkAuthConfig, debug: boolean): LoggerInstance {

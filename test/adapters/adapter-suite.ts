@@ -45,6 +45,8 @@ export const adapterMethods = [
   'listAccountsByUserId',
   'updateAccountTokens',
   'listSessionsByUserId',
+  'getPasswordHash',
+  'setPasswordHash',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */
@@ -773,6 +775,47 @@ export function runAdapterSuite(
         const authenticator = authenticatorData(user.id);
         await adapter.createAuthenticator(authenticator);
         await expect(settle(() => adapter.createAuthenticator({ ...authenticator, userId: other.id }))).rejects.toThrow();
+      });
+    });
+
+    describe('password hashes', () => {
+      const hash = '$scrypt$ln=17,r=8,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
+      const newerHash = '$scrypt$ln=17,r=8,p=1$bmV3c2FsdG5ld3NhbHQ$bmV3aGFzaG5ld2hhc2huZXdoYXNobmV3aGFzaA';
+
+      test('returns null for a user without a password hash', ['createUser', 'getPasswordHash'], async () => {
+        const user = await createUser();
+        expect(await adapter.getPasswordHash(user.id)).toBeNull();
+      });
+
+      test('stores a password hash and returns it', ['createUser', 'getPasswordHash', 'setPasswordHash'], async () => {
+        const user = await createUser();
+        await adapter.setPasswordHash(user.id, hash);
+        expect(await adapter.getPasswordHash(user.id)).toBe(hash);
+      });
+
+      test('replaces the stored password hash', ['createUser', 'getPasswordHash', 'setPasswordHash'], async () => {
+        const user = await createUser();
+        await adapter.setPasswordHash(user.id, hash);
+        await adapter.setPasswordHash(user.id, newerHash);
+        expect(await adapter.getPasswordHash(user.id)).toBe(newerHash);
+      });
+
+      test("keeps each user's password hash apart", ['createUser', 'getPasswordHash', 'setPasswordHash'], async () => {
+        const [user, other, third] = [await createUser(), await createUser(), await createUser()];
+        await adapter.setPasswordHash(user.id, hash);
+        await adapter.setPasswordHash(other.id, newerHash);
+        expect(await adapter.getPasswordHash(user.id)).toBe(hash);
+        expect(await adapter.getPasswordHash(other.id)).toBe(newerHash);
+        expect(await adapter.getPasswordHash(third.id)).toBeNull();
+      });
+
+      test('deletes the password hash with its user', ['createUser', 'deleteUser', 'getPasswordHash', 'setPasswordHash'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        await adapter.setPasswordHash(user.id, hash);
+        await adapter.setPasswordHash(other.id, newerHash);
+        await adapter.deleteUser(user.id);
+        expect(await adapter.getPasswordHash(user.id)).toBeNull();
+        expect(await adapter.getPasswordHash(other.id)).toBe(newerHash);
       });
     });
 

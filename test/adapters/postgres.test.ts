@@ -26,7 +26,7 @@ afterAll(async () => {
 
 /** Every test starts without tables, so each new adapter creates them again before its first query. */
 async function dropTables(): Promise<void> {
-  await pool.query('DROP TABLE IF EXISTS authenticators, sessions, accounts, verification_tokens, users, rate_limits');
+  await pool.query('DROP TABLE IF EXISTS passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits');
 }
 
 /** A fresh database on the same server, for tests that look at a schema from scratch. */
@@ -60,13 +60,14 @@ describe('postgres adapter database', () => {
     await client.connect();
     try {
       const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
       const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname");
       expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual([
         'accounts_pkey',
         'accounts_user_id_index',
         'authenticators_credential_id_key',
         'authenticators_pkey',
+        'passwords_pkey',
         'rate_limits_pkey',
         'rate_limits_reset_at_index',
         'sessions_pkey',
@@ -178,6 +179,7 @@ describe('postgres adapter database', () => {
        WHERE table_schema = 'public' AND data_type = 'timestamp with time zone' ORDER BY table_name, column_name`,
     );
     expect(types.rows).toEqual([
+      { table_name: 'passwords', column_name: 'updated_at' },
       { table_name: 'rate_limits', column_name: 'reset_at' },
       { table_name: 'sessions', column_name: 'created_at' },
       { table_name: 'sessions', column_name: 'expires' },

@@ -55,7 +55,7 @@ describe('sqlite adapter files', () => {
     const adapter = SqliteAdapter({ url: `file:${path}` });
     expect(existsSync(path)).toBe(false);
     await newUser(adapter);
-    expect(tableNames(open(path))).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+    expect(tableNames(open(path))).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
   });
 
   it('accepts a plain path and a file:// URL', async () => {
@@ -132,7 +132,7 @@ describe('sqlite adapter files', () => {
     migrate({ url: `file:${path}` });
     migrate({ url: `file:${path}` });
     const database = open(path);
-    expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
     const indexes = database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name").all();
     expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'sessions_user_id_index' }]);
   });

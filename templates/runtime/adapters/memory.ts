@@ -52,6 +52,7 @@ export function MemoryAdapter(): Adapter {
   const sessions = new Map<string, AdapterSession>();
   const verificationTokens = new Map<string, VerificationToken>();
   const authenticators = new Map<string, AdapterAuthenticator>();
+  const passwordHashes = new Map<string, string>();
   const rateLimits = MemoryRateLimitStore();
 
   // The same rule as the SQL adapters' unique index: at most one user per email (users without email are many).
@@ -114,6 +115,7 @@ export function MemoryAdapter(): Adapter {
       for (const [key, account] of accounts) if (account.userId === userId) accounts.delete(key);
       for (const [key, session] of sessions) if (session.userId === userId) sessions.delete(key);
       for (const [key, authenticator] of authenticators) if (authenticator.userId === userId) authenticators.delete(key);
+      passwordHashes.delete(userId);
       return user;
     },
 
@@ -253,6 +255,15 @@ export function MemoryAdapter(): Adapter {
 
     async resetRateLimit(key) {
       return rateLimits.reset(key);
+    },
+
+    async getPasswordHash(userId) {
+      return passwordHashes.get(userId) ?? null;
+    },
+
+    async setPasswordHash(userId, hash) {
+      if (!users.has(userId)) throw new Error(`setPasswordHash: no user has the id ${JSON.stringify(userId)}`);
+      passwordHashes.set(userId, hash);
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
- * An adapter that keeps users, accounts, sessions, verification tokens and WebAuthn authenticators in PostgreSQL
- * (`pg`). Every app process that uses the same database sees the same sessions, so signing out (or deleting a
- * session row) ends the session everywhere, and counts the `rateLimit` rules together.
+ * An adapter that keeps users, accounts, sessions, verification tokens, WebAuthn authenticators and password
+ * hashes in PostgreSQL (`pg`). Every app process that uses the same database sees the same sessions, so signing
+ * out (or deleting a session row) ends the session everywhere, and counts the `rateLimit` rules together.
  *
  * The tables are created before the first query (`CREATE TABLE IF NOT EXISTS`, once per adapter), or ahead of
  * time by `npx framework-auth migrate`, which calls `migrate()` below.
@@ -112,6 +112,12 @@ CREATE TABLE IF NOT EXISTS rate_limits (
   reset_at timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS rate_limits_reset_at_index ON rate_limits (reset_at);
+
+CREATE TABLE IF NOT EXISTS passwords (
+  user_id text PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+  hash text NOT NULL,
+  updated_at timestamptz NOT NULL
+);
 `;
 
 /**
@@ -288,7 +294,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     },
 
     async deleteUser(userId) {
-      // Accounts, sessions and authenticators go with the user (ON DELETE CASCADE).
+      // Accounts, sessions, authenticators and the password hash go with the user (ON DELETE CASCADE).
       const row = await first<UserRow>('DELETE FROM users WHERE id = $1 RETURNING *', [userId]);
       return row ? userFromRow(row) : null;
     },
@@ -451,6 +457,19 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
 
     async resetRateLimit(key) {
       await query('DELETE FROM rate_limits WHERE key = $1', [key]);
+    },
+
+    async getPasswordHash(userId) {
+      const row = await first<{ hash: string }>('SELECT hash FROM passwords WHERE user_id = $1', [userId]);
+      return row ? row.hash : null;
+    },
+
+    async setPasswordHash(userId, hash) {
+      await query(
+        `INSERT INTO passwords (user_id, hash, updated_at) VALUES ($1, $2, $3)
+         ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
+        [userId, hash, new Date()],
+      );
     },
   };
 }

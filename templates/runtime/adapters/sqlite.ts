@@ -1,7 +1,8 @@
 /**
- * An adapter that keeps users, accounts, sessions, verification tokens and WebAuthn authenticators in a SQLite
- * file (better-sqlite3): the embedded default for database sessions. Several app processes on one machine can share
- * the file (and count the `rateLimit` rules together in it); for several machines use the PostgreSQL adapter.
+ * An adapter that keeps users, accounts, sessions, verification tokens, WebAuthn authenticators and password
+ * hashes in a SQLite file (better-sqlite3): the embedded default for database sessions. Several app processes on
+ * one machine can share the file (and count the `rateLimit` rules together in it); for several machines use the
+ * PostgreSQL adapter.
  *
  * The tables are created on first use (`CREATE TABLE IF NOT EXISTS`), or ahead of time by
  * `npx framework-auth migrate`, which calls `migrate()` below. Dates are stored as milliseconds since the epoch.
@@ -116,6 +117,12 @@ CREATE TABLE IF NOT EXISTS rate_limits (
   reset_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS rate_limits_reset_at_index ON rate_limits (reset_at);
+
+CREATE TABLE IF NOT EXISTS passwords (
+  user_id TEXT NOT NULL PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+  hash TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
 `;
 
 /**
@@ -325,6 +332,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
         statement('DELETE FROM accounts WHERE user_id = ?').run(id);
         statement('DELETE FROM sessions WHERE user_id = ?').run(id);
         statement('DELETE FROM authenticators WHERE user_id = ?').run(id);
+        statement('DELETE FROM passwords WHERE user_id = ?').run(id);
         statement('DELETE FROM users WHERE id = ?').run(id);
         return user;
       });
@@ -497,6 +505,18 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
 
     async resetRateLimit(key) {
       statement('DELETE FROM rate_limits WHERE key = ?').run(key);
+    },
+
+    async getPasswordHash(userId) {
+      const row = statement('SELECT hash FROM passwords WHERE user_id = ?').get(userId) as { hash: string } | undefined;
+      return row ? row.hash : null;
+    },
+
+    async setPasswordHash(userId, hash) {
+      statement(
+        `INSERT INTO passwords (user_id, hash, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
+      ).run(userId, hash, Date.now());
     },
   };
   // Not in Auth.js's interface: both writes in one transaction, so a failure between them leaves neither.

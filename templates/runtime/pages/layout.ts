@@ -49,6 +49,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .muted{color:var(--muted)}
 .center{text-align:center}
 .hint{color:var(--muted);font-size:.9rem;margin:6px 0 0}
+.field-error{color:var(--error-text);font-size:.9rem;font-weight:600;margin:6px 0 0}
 .note{color:var(--muted);font-size:.9rem;margin:12px 0 0}
 .note:empty{display:none}
 .actions a{display:block;margin-top:14px;text-align:center}

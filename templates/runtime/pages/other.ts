@@ -36,9 +36,13 @@ export function renderErrorPage(params: {
   return { status: entry.status, body: layout({ title: entry.heading, theme: params.theme, body }) };
 }
 
-/** "Check your email" after an email sign-in link was sent. */
-export function renderVerifyRequestPage(params: { origin: string; theme: Theme }): string {
+/** "Check your email" after a link was emailed: a sign-in link, or a message about an account (sign-up, reset). */
+export function renderVerifyRequestPage(params: { origin: string; theme: Theme; purpose?: 'sign-in' | 'account' }): string {
   const host = new URL(params.origin).host;
-  const body = html`<h1>Check your email</h1><p>A sign-in link has been sent to your email address. Open it to finish signing in.</p><p class="muted">The link works once and expires after a while. If it does not arrive, check your spam folder or try again.</p><p class="actions"><a href="${params.origin}">Back to ${host}</a></p>`;
+  const sent =
+    params.purpose === 'account'
+      ? 'If the address can receive it, a message has been sent to it. Open its link to continue.'
+      : 'A sign-in link has been sent to your email address. Open it to finish signing in.';
+  const body = html`<h1>Check your email</h1><p>${sent}</p><p class="muted">The link works once and expires after a while. If it does not arrive, check your spam folder or try again.</p><p class="actions"><a href="${params.origin}">Back to ${host}</a></p>`;
   return layout({ title: 'Check your email', theme: params.theme, body });
 }

@@ -10,6 +10,7 @@
  * Email({ async sendVerificationRequest({ identifier, url }) { await myMailApi.send(identifier, url) } })
  */
 import { DEFAULT_EMAIL_MAX_AGE, type EmailConfig, type EmailVerificationRequest, emailFlow } from '../features/email/email-sign-in.js';
+import { sendSmtpMessage } from '../features/email/smtp.js';
 import { SafeHtml, escapeHtml, html, safeColor } from '../pages/html.js';
 import type { Theme } from '../theme.js';
 import { providerFlow } from './types.js';
@@ -19,24 +20,6 @@ export { InvalidEmailAddress, normalizeEmailAddress } from '../email-address.js'
 
 /** The fields of `Email()`: all optional. */
 export type EmailUserConfig = Partial<Omit<EmailConfig, 'type' | typeof providerFlow>>;
-
-/** The part of nodemailer the default sender uses. */
-interface NodemailerModule {
-  createTransport(options: string | Record<string, unknown>): {
-    sendMail(message: { to: string; from: string; subject: string; text: string; html: string }): Promise<{ rejected?: unknown[]; pending?: unknown[] }>;
-    close?(): void;
-  };
-}
-
-/**
- * nodemailer is loaded on first use, so that an app whose `sendVerificationRequest` uses another service does not
- * need it installed. The specifier is a variable so that TypeScript does not ask for @types/nodemailer.
- */
-async function loadNodemailer(): Promise<NodemailerModule> {
-  const specifier = 'nodemailer';
-  const loaded = (await import(specifier)) as NodemailerModule & { default?: NodemailerModule };
-  return typeof loaded.createTransport === 'function' ? loaded : loaded.default!;
-}
 
 /** The plain-text message: the host and the link, nothing else. */
 export function verificationText(params: { url: string; host: string }): string {
@@ -61,21 +44,13 @@ export async function sendVerificationEmail(params: EmailVerificationRequest): P
   if (!provider.server) throw new Error(`Email provider "${provider.id}" has no SMTP server: set AUTH_EMAIL_SERVER (smtp://user:password@host:587) or pass \`server\``);
   if (!provider.from) throw new Error(`Email provider "${provider.id}" has no sender: set AUTH_EMAIL_FROM or pass \`from\``);
   const { host } = new URL(url);
-  const nodemailer = await loadNodemailer();
-  const transport = nodemailer.createTransport(provider.server);
-  try {
-    const result = await transport.sendMail({
-      to: identifier,
-      from: provider.from,
-      subject: `Sign in to ${host}`,
-      text: verificationText({ url, host }),
-      html: verificationHtml({ url, host, theme }),
-    });
-    const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
-    if (failed.length > 0) throw new Error(`The SMTP server did not accept the sign-in email (${failed.length} recipient refused)`);
-  } finally {
-    transport.close?.();
-  }
+  await sendSmtpMessage(provider.server, {
+    to: identifier,
+    from: provider.from,
+    subject: `Sign in to ${host}`,
+    text: verificationText({ url, host }),
+    html: verificationHtml({ url, host, theme }),
+  });
 }
 
 /**

@@ -87,6 +87,16 @@ declare module '../../feature.js' {
      * list and end their sessions (session-management.ts); the sessions are ended with `deleteSession`.
      */
     listSessionsByUserId?(userId: AdapterSession['userId']): Awaitable<AdapterSession[]>;
+    /**
+     * Not part of Auth.js's interface: the user's password hash (a PHC string such as `$scrypt$ln=…`), or null when
+     * the user has none. Email and password sign-in (the `password` provider) needs it.
+     */
+    getPasswordHash?(userId: AdapterUser['id']): Awaitable<string | null>;
+    /**
+     * Not part of Auth.js's interface: stores the user's password hash, replacing the one stored. Deleting the user
+     * deletes it.
+     */
+    setPasswordHash?(userId: AdapterUser['id'], hash: string): Awaitable<void>;
   }
 }
 

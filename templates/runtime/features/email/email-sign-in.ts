@@ -5,12 +5,13 @@
  * Unlike Auth.js, a link lives one hour by default, and a new link voids the earlier ones of its address when the
  * adapter has `deleteVerificationTokens`.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import { callAdapter } from '../database/adapter.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js';
-import { verifyRequestRoute } from './verify-request-route.js';
+import { hashVerificationToken } from './link-token.js';
+import { emailLinks } from './verify-request-route.js';
 import { type RequestContext, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf } from '../../http/csrf.js';
@@ -113,11 +114,6 @@ export interface ResolvedEmailProvider extends ResolvedFlowProvider, EmailProvid
 
 /** The default lifetime of an email sign-in link: one hour (Auth.js's is 24 hours). */
 export const DEFAULT_EMAIL_MAX_AGE = 60 * 60;
-
-/** The stored form of a token: `sha256hex(token + secret)`, as Auth.js stores it (existing tokens keep working). */
-export function hashVerificationToken(token: string, secret: string): string {
-  return createHash('sha256').update(`${token}${secret}`).digest('hex');
-}
 
 /** What the user typed, as the provider's address; throws what `normalizeIdentifier` threw. */
 export function emailIdentifier(provider: ResolvedEmailProvider, typed: string): string {
@@ -342,11 +338,7 @@ export const emailFlow: ProviderFlow<ResolvedEmailProvider> = {
   },
   features: [
     rateLimits,
-    {
-      id: 'email',
-      routes: { 'verify-request': { methods: ['GET'], provider: 'none', errors: 'page', run: verifyRequestRoute } },
-      errors: [EmailSignInError, Verification],
-    },
+    emailLinks,
   ],
   check(provider, config) {
     assertAdapterFor(provider, config.adapter, config.strategy, {

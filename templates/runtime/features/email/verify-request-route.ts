@@ -1,5 +1,10 @@
-/** GET `<mount>/verify-request`: the "check your email" page after an email sign-in (or `pages.verifyRequest`). */
+/**
+ * GET `<mount>/verify-request`: the "check your email" page after a link was emailed (or `pages.verifyRequest`),
+ * and the feature that brings it with the errors of emailed links: the email provider's and the password provider's.
+ */
 import { type RequestContext, sendHtml, sendRedirect } from '../../context.js';
+import type { Feature } from '../../feature.js';
+import { EmailSignInError, Verification } from './errors.js';
 import { renderVerifyRequestPage } from '../../pages/other.js';
 import { customPageUrl } from '../../http/redirect.js';
 import { queryParams } from '../../http/request.js';
@@ -11,5 +16,13 @@ export function verifyRequestRoute(context: RequestContext): void {
     const params = { provider: query.get('provider') ?? undefined, type: query.get('type') ?? undefined };
     return sendRedirect(context, customPageUrl(context, context.options.pages.verifyRequest, params));
   }
-  sendHtml(context, 200, renderVerifyRequestPage({ origin: context.origin, theme: context.options.theme }));
+  const purpose = queryParams(context.req).get('type') === 'credentials' ? 'account' : 'sign-in';
+  sendHtml(context, 200, renderVerifyRequestPage({ origin: context.origin, theme: context.options.theme, purpose }));
 }
+
+/** Emailed links: the "check your email" page, and the errors of a link that failed to send or no longer works. */
+export const emailLinks: Feature = {
+  id: 'email',
+  routes: { 'verify-request': { methods: ['GET'], provider: 'none', errors: 'page', run: verifyRequestRoute } },
+  errors: [EmailSignInError, Verification],
+};

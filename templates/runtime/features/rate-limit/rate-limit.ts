@@ -29,12 +29,13 @@ declare module '../../errors.js' {
 declare module '../../config.js' {
   interface FrameworkAuthConfig {
     /**
-     * Rate limits on credentials sign-in (per user name and per client), email sign-in (per address and per client)
-     * and passkey options (per client); a refused request is answered 429 with `Retry-After`. Each rule takes
+     * Rate limits on credentials and password sign-in (per user name and per client), email sign-in (per address and
+     * per client), passkey options (per client) and the password provider's messages (per address and per client); a refused request is answered 429 with `Retry-After`. Each rule takes
      * `{ window, max }` (seconds, attempts) or `false`; `store` decides where the counters live. `false` switches
      * every rule off (for load tests, or when a proxy in front already limits these routes).
      * @default on: credentialsPerUser 5 failures / 15 min, credentialsPerClient 30 / 15 min, emailPerAddress 3 / 15 min,
-     * emailPerClient 10 / 15 min, passkeyOptionsPerClient 30 / min; counted in the adapter's database when it has
+     * emailPerClient 10 / 15 min, passkeyOptionsPerClient 30 / min, passwordEmailPerAddress 3 / 15 min,
+     * passwordEmailPerClient 10 / 15 min; counted in the adapter's database when it has
      * `hitRateLimit` (SqliteAdapter, PostgresAdapter), otherwise in memory
      * @example
      * rateLimit: { credentialsPerUser: { window: 600, max: 10 }, passkeyOptionsPerClient: false }
@@ -87,7 +88,15 @@ export interface RateLimitStore {
 }
 
 /** The rules, by name: what is counted, and per what. */
-export const rateLimitRules = ['credentialsPerUser', 'credentialsPerClient', 'emailPerAddress', 'emailPerClient', 'passkeyOptionsPerClient'] as const;
+export const rateLimitRules = [
+  'credentialsPerUser',
+  'credentialsPerClient',
+  'emailPerAddress',
+  'emailPerClient',
+  'passkeyOptionsPerClient',
+  'passwordEmailPerAddress',
+  'passwordEmailPerClient',
+] as const;
 
 export type RateLimitRuleName = (typeof rateLimitRules)[number];
 
@@ -106,6 +115,8 @@ export const defaultRateLimitRules: Readonly<Record<RateLimitRuleName, Readonly<
   emailPerAddress: { window: 15 * 60, max: 3 },
   emailPerClient: { window: 15 * 60, max: 10 },
   passkeyOptionsPerClient: { window: 60, max: 30 },
+  passwordEmailPerAddress: { window: 15 * 60, max: 3 },
+  passwordEmailPerClient: { window: 15 * 60, max: 10 },
 } as const;
 
 /**
@@ -143,6 +154,17 @@ export interface RateLimitOptions {
    * @default { window: 60, max: 30 }
    */
   passkeyOptionsPerClient?: Partial<RateLimitRule> | false;
+  /**
+   * Messages of the password provider (sign-up, password reset, a new confirmation link after a sign-in before the
+   * address was confirmed) per address, counted for every address alike.
+   * @default { window: 900, max: 3 }
+   */
+  passwordEmailPerAddress?: Partial<RateLimitRule> | false;
+  /**
+   * Messages of the password provider per client.
+   * @default { window: 900, max: 10 }
+   */
+  passwordEmailPerClient?: Partial<RateLimitRule> | false;
   /**
    * Where the counters live. Several app processes count together only if they share it.
    * @default the adapter's database when it has `hitRateLimit` and `resetRateLimit` (SqliteAdapter,
