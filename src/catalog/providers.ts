@@ -43,6 +43,12 @@ interface ProviderFields {
    * list) the runtime refuses to start rather than build one on a Host header, and `doctor` reports that as an error.
    */
   readonly sendsLinks?: boolean;
+  /**
+   * Env vars the runtime does without outside production (the password provider prints its messages on the console
+   * while AUTH_EMAIL_SERVER is empty), and what it does instead: `doctor` warns rather than fails for them, unless
+   * NODE_ENV is production, where the runtime refuses to start without them.
+   */
+  readonly developmentFallback?: { readonly env: readonly string[]; readonly instead: string };
 }
 
 /** Whether a {@link ProviderEntry} needs a database adapter, and for what. */
@@ -239,6 +245,22 @@ export const providerCatalog = [
     dependencies: { '@simplewebauthn/server': '^14.0.3' },
     requiresAdapter: true,
     storedThroughAdapter: 'passkeys',
+  },
+  {
+    id: 'password',
+    name: 'Email and password',
+    hint: 'accounts with a confirmed address, reset and change (NIST 800-63B-4); needs an adapter',
+    aliases: [],
+    oauth: false,
+    env: ['AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM'],
+    importName: 'Password',
+    importPath: './core/providers/password.js',
+    snippet: 'Password()',
+    dependencies: { nodemailer: '^10.6.0', '@node-rs/argon2': '^2.2.1' },
+    requiresAdapter: true,
+    storedThroughAdapter: 'users, password hashes and single-use links',
+    sendsLinks: true,
+    developmentFallback: { env: ['AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM'], instead: 'its messages (address confirmation, password reset) are printed on the server console instead of sent' },
   },
 ] as const satisfies readonly ProviderEntry[];
 

@@ -152,6 +152,11 @@ function checkProviderEnv(providers: readonly ConfiguredProvider[], values: Reco
     const missing = entry.env.filter((key) => !values[key]?.trim() && !provider.options.has(optionFor(key)));
     const id = `provider-env:${entry.id}`;
     if (missing.length === 0) return [ok(id, `${entry.name}: ${entry.env.join(', ')} set.`)];
+    const fallback = entry.developmentFallback;
+    if (fallback && values.NODE_ENV?.trim() !== 'production' && missing.every((key) => fallback.env.includes(key))) {
+      const empty = `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} empty`;
+      return [problem(id, 'warn', `${entry.name}: ${empty}, so ${fallback.instead}. In production the app refuses to start without ${missing.join(' and ')}.`, `Fill in ${missing.join(', ')} in .env with your SMTP server (smtp://user:password@host:587) and sender before going to production.`)];
+    }
     const local = entry.localDevelopment;
     const hint = local ? ` For a local ${local.kind} to develop with: npx ${local.command} ${local.writeEnvFlag}.` : '';
     return [problem(id, 'error', `${entry.name}: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} empty or missing.`, `Fill in ${missing.join(', ')} in .env (from the app you registered with ${entry.name}).${hint}`)];
@@ -263,7 +268,7 @@ function checkMissingAuthUrl(providers: readonly ConfiguredProvider[], values: R
   const linkSenders = [...new Set(providers.filter((provider) => catalogEntry(provider)?.sendsLinks === true).map((provider) => provider.id))];
   if (linkSenders.length > 0 && !hostList) {
     const senders = `the ${linkSenders.join(' and ')} provider${linkSenders.length > 1 ? 's send' : ' sends'}`;
-    return problem('auth-url', 'error', `AUTH_URL is not set and ${senders} sign-in links: the app refuses to start rather than build a link on a Host header.`, fix);
+    return problem('auth-url', 'error', `AUTH_URL is not set and ${senders} links by email: the app refuses to start rather than build a link on a Host header.`, fix);
   }
   return problem('auth-url', 'warn', 'AUTH_URL is not set: the auth routes build their URLs on the request\'s Host header, which is only acceptable in development.', fix);
 }

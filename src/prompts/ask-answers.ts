@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { adapterCatalog, defaultAdapterId } from '../catalog/adapters.js';
 import type { AdapterId } from '../catalog/adapters.js';
 import { checkMountPath, defaultMountPath } from '../catalog/mount-path.js';
-import { defaultProviderIds, providerCatalog } from '../catalog/providers.js';
+import { defaultProviderIds, providerCatalog, providersRequiringAdapter } from '../catalog/providers.js';
 import type { ProviderId } from '../catalog/providers.js';
 import { cancelledError, usageError } from '../generator/errors.js';
 import { isAdapterAvailable } from '../generator/answers.js';
@@ -69,16 +69,22 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
         validate: (value) => checkMountPath(value ?? '', 'The mount path'),
       }),
     );
+  // Providers that store through an adapter (email links, passkeys, password accounts) are offered SQLite, and no
+  // choice without a database.
+  const needing = providersRequiringAdapter(providers);
+  const current = context.currentAdapter ?? defaultAdapterId;
   const adapter =
     known.adapter ??
     unwrap(
       await select<AdapterId>({
         ...common,
         message: 'Where should sessions live?',
-        initialValue: context.currentAdapter ?? defaultAdapterId,
+        initialValue: needing.length > 0 && current === 'none' ? 'sqlite' : current,
         options: adapterCatalog.map((entry) => {
           const available = isAdapterAvailable(entry.id);
-          return { value: entry.id, label: entry.name, hint: available ? entry.hint : 'not available in this version yet', disabled: !available };
+          const refused = needing.length > 0 && entry.id === 'none';
+          const hint = !available ? 'not available in this version yet' : refused ? `${needing.join(' and ')} need${needing.length > 1 ? '' : 's'} a database` : entry.hint;
+          return { value: entry.id, label: entry.name, hint, disabled: !available || refused };
         }),
       }),
     );

@@ -70,7 +70,7 @@ describe('framework-auth add-provider', () => {
   it('refuses an unknown provider with the valid ones (exit 2)', async () => {
     const result = await frameworkAuth(['add-provider', 'myspace'], root);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('Unknown provider "myspace". Valid providers: oidc, github, google, microblog (twitter, x), discord, gitlab, microsoft-entra-id, auth0, keycloak, credentials, email, passkey (webauthn)');
+    expect(result.stderr).toContain('Unknown provider "myspace". Valid providers: oidc, github, google, microblog (twitter, x), discord, gitlab, microsoft-entra-id, auth0, keycloak, credentials, email, passkey (webauthn), password');
   });
 
   it('explains that it needs a scaffolded project when run elsewhere (exit 2)', async () => {

@@ -60,7 +60,7 @@ describe('--providers', () => {
 
   it('refuses an unknown provider and lists the valid ones', () => {
     expect(usageMessage(() => parseProviderList('oidc,facebook'))).toBe(
-      'Unknown provider "facebook" in --providers. Valid providers: oidc, github, google, microblog (twitter, x), discord, gitlab, microsoft-entra-id, auth0, keycloak, credentials, email, passkey (webauthn)',
+      'Unknown provider "facebook" in --providers. Valid providers: oidc, github, google, microblog (twitter, x), discord, gitlab, microsoft-entra-id, auth0, keycloak, credentials, email, passkey (webauthn), password',
     );
   });
 

@@ -145,9 +145,9 @@ describe('sendsLinks: doctor wants AUTH_URL for a provider that emails sign-in l
     await symlink(join(cliPackageRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
     const envPath = join(root, '.env');
     await writeFile(envPath, (await readFile(envPath, 'utf8')).replace(/^AUTH_URL=.*$/m, ''));
-    const error = '✖ AUTH_URL is not set and the email provider sends sign-in links: the app refuses to start rather than build a link on a Host header.';
+    const error = '✖ AUTH_URL is not set and the email provider sends links by email: the app refuses to start rather than build a link on a Host header.';
     expect((await frameworkAuth(['doctor', '--offline'], root)).stdout).toContain(error);
     await writeFile(envPath, setEnvValue(await readFile(envPath, 'utf8'), 'AUTH_TRUST_HOST', 'app.example.com'));
-    expect((await frameworkAuth(['doctor', '--offline'], root)).stdout).not.toContain('sends sign-in links');
+    expect((await frameworkAuth(['doctor', '--offline'], root)).stdout).not.toContain('links by email');
   });
 });

@@ -28,8 +28,8 @@ describe('provider catalog', () => {
   });
 
   it('lists ids with their aliases for errors and help', () => {
-    expect(describeProviderIds()).toBe('oidc, github, google, microblog (twitter, x), discord, gitlab, microsoft-entra-id, auth0, keycloak, credentials, email, passkey (webauthn)');
-    expect(providerIds).toEqual(['oidc', 'github', 'google', 'microblog', 'discord', 'gitlab', 'microsoft-entra-id', 'auth0', 'keycloak', 'credentials', 'email', 'passkey']);
+    expect(describeProviderIds()).toBe('oidc, github, google, microblog (twitter, x), discord, gitlab, microsoft-entra-id, auth0, keycloak, credentials, email, passkey (webauthn), password');
+    expect(providerIds).toEqual(['oidc', 'github', 'google', 'microblog', 'discord', 'gitlab', 'microsoft-entra-id', 'auth0', 'keycloak', 'credentials', 'email', 'passkey', 'password']);
   });
 
   it('marks OAuth providers, whose callback URL must be registered', () => {

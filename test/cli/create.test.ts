@@ -12,7 +12,7 @@ const create = (argv: readonly string[], cwd: string) => runInProcess('create-fr
 
 describe('create-framework-auth refuses bad input before writing anything (exit 2)', () => {
   const refusals = [
-    { flags: ['--providers', 'oidc,facebook'], words: ['Unknown provider "facebook"', 'oidc, github, google, microblog (twitter, x), discord, gitlab, microsoft-entra-id, auth0, keycloak, credentials, email, passkey (webauthn)'] },
+    { flags: ['--providers', 'oidc,facebook'], words: ['Unknown provider "facebook"', 'oidc, github, google, microblog (twitter, x), discord, gitlab, microsoft-entra-id, auth0, keycloak, credentials, email, passkey (webauthn), password'] },
     { flags: ['--mount', 'auth'], words: ['--mount must start with "/" (got "auth")'] },
     { flags: ['--mount', '/auth/'], words: ['--mount must not end with "/" (got "/auth/")'] },
     { flags: ['--mount', '/auth/*'], words: ['--mount must not contain a wildcard'] },

@@ -29,9 +29,39 @@ describe('desired(choices, release)', () => {
     const withEmail = desired({ providers: ['oidc', 'email'], adapter: 'sqlite' }, release);
     const addedFiles = [...withEmail.runtime.keys()].filter((path) => !without.runtime.has(path));
     expect(addedFiles.sort()).toEqual(
-      ['email-address.ts', 'features/database/adapter-needs.ts', 'features/email/email-sign-in.ts', 'features/email/errors.ts', 'features/email/verify-request-route.ts', 'features/rate-limit/rate-limit.ts', 'providers/email.ts'].sort(),
+      [
+        'email-address.ts',
+        'features/database/adapter-needs.ts',
+        'features/email/email-sign-in.ts',
+        'features/email/errors.ts',
+        'features/email/link-token.ts',
+        'features/email/smtp.ts',
+        'features/email/verify-request-route.ts',
+        'features/rate-limit/rate-limit.ts',
+        'providers/email.ts',
+      ].sort(),
     );
     expect(Object.keys(withEmail.dependencies).filter((name) => !(name in without.dependencies))).toEqual(['nodemailer']);
     expect(withEmail.envKeys.filter((key) => !without.envKeys.includes(key))).toEqual(['AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM']);
+  });
+
+  it('brings the password feature with the password provider, sharing the email transport and links with email', () => {
+    const withEmail = desired({ providers: ['oidc', 'email'], adapter: 'sqlite' }, release);
+    const both = desired({ providers: ['oidc', 'email', 'password'], adapter: 'sqlite' }, release);
+    const added = [...both.runtime.keys()].filter((path) => !withEmail.runtime.has(path));
+    expect(added.sort()).toEqual(
+      [
+        'features/password/breached.ts',
+        'features/password/common-passwords.ts',
+        'features/password/hash.ts',
+        'features/password/mail.ts',
+        'features/password/pages.ts',
+        'features/password/password-sign-in.ts',
+        'features/password/policy.ts',
+        'providers/password.ts',
+      ].sort(),
+    );
+    expect(Object.keys(both.dependencies).filter((name) => !(name in withEmail.dependencies))).toEqual(['@node-rs/argon2']);
+    expect(both.envKeys.filter((key) => !withEmail.envKeys.includes(key))).toEqual([]);
   });
 });

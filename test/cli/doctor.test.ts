@@ -146,7 +146,19 @@ describe('framework-auth doctor', () => {
     await writeFile(join(root, '.env'), (await readFile(join(root, '.env'), 'utf8')).replace(/^AUTH_URL=.*$/m, ''));
     const result = await doctor(root);
     expect(result.exitCode).toBe(1);
-    expect(result.stdout).toContain('✖ AUTH_URL is not set and the email provider sends sign-in links: the app refuses to start');
+    expect(result.stdout).toContain('✖ AUTH_URL is not set and the email provider sends links by email: the app refuses to start');
+  });
+
+  it('warns, not fails, for a password provider without AUTH_EMAIL_SERVER in development, and fails in production', async () => {
+    const config = join(root, 'src/auth/config.ts');
+    await writeFile(config, (await readFile(config, 'utf8')).replace('  providers: [\n', '  providers: [\n    Password(),\n').replace("import './env.js';", "import './env.js';\nimport Password from './core/providers/password.js';"));
+    const development = await doctor(root);
+    expect(development.exitCode).toBe(0);
+    expect(development.stdout).toContain('▲ Email and password: AUTH_EMAIL_SERVER, AUTH_EMAIL_FROM are empty, so its messages (address confirmation, password reset) are printed on the server console instead of sent.');
+    await writeFile(join(root, '.env'), `${await readFile(join(root, '.env'), 'utf8')}NODE_ENV=production\n`);
+    const production = await doctor(root);
+    expect(production.exitCode).toBe(1);
+    expect(production.stdout).toContain('✖ Email and password: AUTH_EMAIL_SERVER, AUTH_EMAIL_FROM are empty or missing.');
   });
 
   it('warns when AUTH_URL is missing in development, and reports the scaffold\'s AUTH_URL as fine', async () => {

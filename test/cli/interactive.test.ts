@@ -75,6 +75,21 @@ describe('create-framework-auth asks what the flags did not say', () => {
     expect(session.screen()).toContain('Microblog (X, formerly Twitter): http://localhost:3000/api/auth/callback/microblog');
   });
 
+  it('offers SQLite, and no choice without a database, when a chosen provider stores through an adapter', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install', '--mount', '/auth'], parent, session);
+    // Down past the other twelve providers to "Email and password", the last one, and select it beside oidc.
+    await session.answer('Which sign-in providers?', ...Array<string>(12).fill(keys.down), keys.space, keys.enter);
+    await session.answer('Where should sessions live?', keys.enter);
+    await session.answer('Write these files?', keys.enter);
+    expect(session.screen()).toContain('password needs a database');
+    expect(await done).toBe(0);
+    const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
+    expect(config).toContain('adapter: SqliteAdapter(),');
+    expect(config).toContain('    OIDC(),\n    Password(),\n');
+  });
+
   it('asks only what the flags left open', async () => {
     const parent = await makeTempDir();
     const session = terminal();

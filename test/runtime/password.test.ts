@@ -96,14 +96,14 @@ describe('email and password accounts (database sessions)', () => {
   });
   afterAll(() => h.app.close());
 
-  it('signs up a new address: one user, unconfirmed, with a scrypt PHC hash and a confirmation link that signs in once', async () => {
+  it('signs up a new address: one user, unconfirmed, with an argon2id PHC hash and a confirmation link that signs in once', async () => {
     const response = await signUp(h, { email: 'Ada@Example.test', password: GOOD, name: 'Ada' });
     expect(response.status).toBe(302);
     expect(response.headers.get('location')).toBe(`${h.app.url}/auth/verify-request?provider=password&type=credentials`);
     const user = await h.adapter.getUserByEmail('ada@example.test');
     expect(user).toMatchObject({ name: 'Ada', emailVerified: null });
     const hash = await h.adapter.getPasswordHash(user!.id);
-    expect(hash).toMatch(/^\$scrypt\$ln=\d+,r=\d+,p=\d+\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     expect(hash).not.toContain(GOOD);
 
     const message = await h.message(1);
@@ -159,14 +159,14 @@ describe('email and password accounts (database sessions)', () => {
   it('signs in with the right password, and rehashes a hash made with other parameters', async () => {
     await confirmedAccount(h, 'rehash@example.test');
     const user = (await h.adapter.getUserByEmail('rehash@example.test'))!;
-    const old = await hashPassword(GOOD, { ln: 10, r: 8, p: 1 });
+    const old = await hashPassword(GOOD, { memoryCost: 8192, timeCost: 3, parallelism: 1 });
     await h.adapter.setPasswordHash(user.id, old);
     const { jar, response } = await signIn(h, 'rehash@example.test', GOOD);
     expect(response.headers.get('location')).toBe(`${h.app.url}/`);
     expect(jar.get('authjs.session-token')).toBeDefined();
     const stored = await h.adapter.getPasswordHash(user.id);
     expect(stored).not.toBe(old);
-    expect(stored).toMatch(/^\$scrypt\$ln=14,r=8,p=5\$/);
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   });
 
   it('resets a password: the same answer for any address, a link (newest only, single use) that sets it and ends every session', async () => {

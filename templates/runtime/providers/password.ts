@@ -1,7 +1,7 @@
 /**
  * Email and password accounts, owned and complete: sign-up with a confirmed address, sign-in, password reset by
  * email and password change, under NIST SP 800-63B-4's rules (length, not composition; common passwords refused),
- * with scrypt hashes. Needs an `adapter` (users, password hashes and single-use links live in the database) and an
+ * with argon2id hashes. Needs an `adapter` (users, password hashes and single-use links live in the database) and an
  * email transport: `AUTH_EMAIL_SERVER` (an SMTP URL) and `AUTH_EMAIL_FROM`. Outside production, without a server,
  * the messages are printed on the server's console. See features/password/password-sign-in.ts for the routes.
  * @example

@@ -88,7 +88,7 @@ declare module '../../feature.js' {
      */
     listSessionsByUserId?(userId: AdapterSession['userId']): Awaitable<AdapterSession[]>;
     /**
-     * Not part of Auth.js's interface: the user's password hash (a PHC string such as `$scrypt$ln=…`), or null when
+     * Not part of Auth.js's interface: the user's password hash (a PHC string such as `$argon2id$v=19$m=19456,t=2,p=1$…`), or null when
      * the user has none. Email and password sign-in (the `password` provider) needs it.
      */
     getPasswordHash?(userId: AdapterUser['id']): Awaitable<string | null>;
