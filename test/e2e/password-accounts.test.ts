@@ -1,0 +1,220 @@
+// Issue 25's acceptance path on real scaffolds: `--providers password` with SQLite and with PostgreSQL, compiled and
+// started as users start them, against a real SMTP server on loopback. Sign-up → the emailed link → sign-in → change →
+// reset; the enumeration answers compared byte for byte; the database searched for the password (only its argon2id
+// hash may be there); and, on PostgreSQL, two app processes on one database sharing the rate limits, a change ending
+// the other process's session and a reset ending every session on both.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
+import { findForm } from '../support/html-form.js';
+import { startPostgres } from '../support/postgres.js';
+import type { RunningPostgres } from '../support/postgres.js';
+import { startSmtpServer } from '../support/smtp-server.js';
+import type { ReceivedMessage, RunningSmtpServer } from '../support/smtp-server.js';
+import { compileProject, fillEnv, makeTempDir, removeTempDirs, runBuiltCli, startApp } from './helpers/project.js';
+import type { RunningApp } from './helpers/project.js';
+import { linkProjectDeps, prepareSharedDeps } from './helpers/shared-deps.js';
+
+afterAll(removeTempDirs);
+
+const PASSWORD = 'violet staple orbit lantern';
+const CHANGED = 'quiet harbour seventeen kites';
+const RESET = 'amber meadow folding compass';
+
+async function csrf(jar: CookieJar, app: RunningApp): Promise<string> {
+  return ((await (await jar.fetch(`${app.url}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
+}
+
+async function post(jar: CookieJar, app: RunningApp, path: string, fields: Record<string, string>): Promise<Response> {
+  return jar.fetch(`${app.url}/auth/${path}`, { method: 'POST', ...formBody({ csrfToken: await csrf(jar, app), ...fields }) });
+}
+
+/** The parts of an answer that could tell two addresses apart. */
+async function answerOf(response: Response): Promise<{ status: number; location: string | null; cookies: string[]; body: string }> {
+  return { status: response.status, location: response.headers.get('location'), cookies: response.headers.getSetCookie(), body: await response.text() };
+}
+
+/** The first link below the mount in a message's plain text. */
+function linkIn(message: ReceivedMessage, path: string): string {
+  const match = new RegExp(`https?://\\S+/auth/${path}\\S*`).exec(message.text ?? '');
+  if (!match) throw new Error(`no ${path} link in:\n${message.text}`);
+  return match[0];
+}
+
+async function sessionUser(jar: CookieJar, app: RunningApp): Promise<string | null> {
+  const session = (await (await jar.fetch(`${app.url}/auth/session`)).json()) as { user?: { email?: string } } | null;
+  return session?.user?.email ?? null;
+}
+
+const cases = [
+  { adapter: 'sqlite', native: ['better-sqlite3'] },
+  { adapter: 'postgres', native: [] },
+] as const;
+
+describe.each(cases)('a scaffolded app with email and password accounts on $adapter', ({ adapter, native }) => {
+  let projectDir: string;
+  let smtp: RunningSmtpServer;
+  let postgres: RunningPostgres | undefined;
+  let compile: { exitCode: number; output: string };
+  const apps: RunningApp[] = [];
+
+  beforeAll(async () => {
+    await prepareSharedDeps();
+    const root = await makeTempDir();
+    const scaffold = await runBuiltCli('create', ['app', '--providers', 'password', '--adapter', adapter, '--yes', '--no-install'], { cwd: root });
+    if (scaffold.exitCode !== 0) throw new Error(`scaffold failed: ${scaffold.stdout}\n${scaffold.stderr}`);
+    projectDir = join(root, 'app');
+    await linkProjectDeps(projectDir, native);
+    compile = await compileProject(projectDir);
+    smtp = await startSmtpServer();
+    if (adapter === 'postgres') postgres = await startPostgres();
+    await fillEnv(projectDir, { AUTH_EMAIL_SERVER: smtp.url, AUTH_EMAIL_FROM: 'App <auth@app.example.test>', ...(postgres ? { DATABASE_URL: postgres.url } : {}) });
+    const migrate = await runBuiltCli('frameworkAuth', ['migrate'], { cwd: projectDir });
+    if (migrate.exitCode !== 0) throw new Error(`migrate failed: ${migrate.stdout}\n${migrate.stderr}`);
+    apps.push(await startApp(projectDir));
+    if (postgres) apps.push(await startApp(projectDir));
+  }, 600_000);
+
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.stop()));
+    await smtp?.close();
+    await postgres?.stop();
+  });
+
+  it('compiles with zero errors', () => {
+    expect(compile.output).toBe('');
+    expect(compile.exitCode).toBe(0);
+  });
+
+  it('walks sign-up → the emailed link → sign-in → change → reset', async () => {
+    const [app] = apps as [RunningApp];
+    const signedUp = await post(createJar(), app, 'signup/password', { email: 'ada@example.test', password: PASSWORD, name: 'Ada' });
+    expect(signedUp.status).toBe(302);
+    expect(signedUp.headers.get('location')).toBe(`${app.url}/auth/verify-request?provider=password&type=credentials`);
+    const confirmation = await smtp.waitForMessage();
+    expect(confirmation.headers['to']).toContain('ada@example.test');
+    expect(confirmation.text).not.toContain(PASSWORD);
+
+    // Before the address is confirmed, the right password gets the wrong-password answer and a new link, which
+    // voids the first.
+    const early = await post(createJar(), app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect(early.headers.get('location')).toContain('error=CredentialsSignin');
+    const renewed = await smtp.waitForMessage(smtp.messages.indexOf(confirmation) + 1);
+    expect((await createJar().fetch(linkIn(confirmation, 'callback/password'))).headers.get('location')).toContain('error=Verification');
+
+    const browser = createJar();
+    const opened = await browser.fetch(linkIn(renewed, 'callback/password'));
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get('location'), app.output()).toBe(`${app.url}/`);
+    expect(await sessionUser(browser, app)).toBe('ada@example.test');
+
+    const other = createJar();
+    const signedIn = await post(other, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect(signedIn.headers.get('location')).toBe(`${app.url}/`);
+    expect(await sessionUser(other, app)).toBe('ada@example.test');
+
+    const changed = await post(browser, app, 'password', { currentPassword: PASSWORD, newPassword: CHANGED });
+    expect(changed.status).toBe(302);
+    expect(await sessionUser(browser, app)).toBe('ada@example.test');
+    expect(await sessionUser(other, app)).toBeNull();
+
+    const count = smtp.messages.length;
+    await post(createJar(), app, 'reset-password', { email: 'ada@example.test' });
+    const resetMessage = await smtp.waitForMessage(count);
+    const resetLink = linkIn(resetMessage, 'reset-password');
+    const resetter = createJar();
+    const form = findForm(await (await resetter.fetch(resetLink)).text(), resetLink, 'password')!;
+    const reset = await post(resetter, app, 'reset-password', { ...form.fields, password: RESET });
+    expect(reset.status).toBe(302);
+    expect(await sessionUser(browser, app)).toBeNull();
+    expect((await post(createJar(), app, 'callback/password', { email: 'ada@example.test', password: CHANGED })).headers.get('location')).toContain('error=CredentialsSignin');
+    expect((await post(createJar(), app, 'callback/password', { email: 'ada@example.test', password: RESET })).headers.get('location')).toBe(`${app.url}/`);
+  });
+
+  it('answers known and unknown addresses byte for byte alike on sign-up, sign-in and reset', async () => {
+    const [app] = apps as [RunningApp];
+    // A known address of its own: each address may ask for three messages per 15 minutes.
+    await post(createJar(), app, 'signup/password', { email: 'linus@example.test', password: PASSWORD });
+    const pair = async (path: string, known: Record<string, string>, unknown: Record<string, string>) => {
+      const first = createJar();
+      const second = createJar();
+      await csrf(first, app);
+      await csrf(second, app);
+      return [await answerOf(await post(first, app, path, known)), await answerOf(await post(second, app, path, unknown))];
+    };
+    const [knownSignUp, newSignUp] = await pair('signup/password', { email: 'linus@example.test', password: CHANGED }, { email: 'grace@example.test', password: CHANGED });
+    expect(knownSignUp).toEqual(newSignUp);
+    const [wrong, nobody] = await pair('callback/password', { email: 'ada@example.test', password: 'not the password, sorry' }, { email: 'nobody@example.test', password: RESET });
+    expect(wrong).toEqual(nobody);
+    const [knownReset, unknownReset] = await pair('reset-password', { email: 'linus@example.test' }, { email: 'nobody@example.test' });
+    expect(knownReset).toEqual(unknownReset);
+    // The owner of the known address was told someone tried to sign up.
+    await expect.poll(() => smtp.messages.some((message) => message.headers['subject']?.startsWith('Sign-up attempt') && message.headers['to']?.includes('linus@example.test'))).toBe(true);
+  });
+
+  it('stores no password anywhere in the database, only argon2id hashes and hashed link tokens', async () => {
+    const secrets = [PASSWORD, CHANGED, RESET];
+    let stored: string;
+    if (adapter === 'sqlite') {
+      const dataDir = join(projectDir, 'data');
+      const files = await readdir(dataDir);
+      stored = (await Promise.all(files.map((file) => readFile(join(dataDir, file))))).map((bytes) => bytes.toString('latin1')).join('\n');
+    } else {
+      const client = new pg.Client({ connectionString: postgres!.url });
+      await client.connect();
+      try {
+        const tables = (await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).rows.map((row) => row.table_name);
+        const dumps = await Promise.all(tables.map(async (table) => JSON.stringify((await client.query(`SELECT * FROM "${table}"`)).rows)));
+        stored = dumps.join('\n');
+      } finally {
+        await client.end();
+      }
+    }
+    expect(stored).toContain('$argon2id$v=19$m=19456,t=2,p=1$');
+    for (const secret of secrets) expect(stored).not.toContain(secret);
+    const links = smtp.messages.map((message) => /token=([0-9a-f]{64})/.exec(message.text ?? '')?.[1]).filter((token): token is string => token !== undefined);
+    expect(links.length).toBeGreaterThan(0);
+    for (const token of links) expect(stored).not.toContain(token);
+  });
+
+  // Two processes share a database only with PostgreSQL here (SQLite's file is shared on one machine alike).
+  if (adapter === 'postgres') it('shares the rate limits, and ends sessions, across two app processes on one database', async () => {
+    const [first, second] = apps as [RunningApp, RunningApp];
+    // Five failed sign-ins per address in 15 minutes, counted in the database: three here, two there, then 429.
+    for (const app of [first, first, first, second, second]) {
+      const response = await post(createJar(), app, 'callback/password', { email: 'grace@example.test', password: 'wrong wrong wrong wrong' });
+      expect(response.status).toBe(302);
+    }
+    const refused = await post(createJar(), first, 'callback/password', { email: 'grace@example.test', password: 'wrong wrong wrong wrong' });
+    expect(refused.status).toBe(429);
+
+    // A user of its own for the sessions: each address may ask for three messages per 15 minutes.
+    let count = smtp.messages.length;
+    await post(createJar(), second, 'signup/password', { email: 'hopper@example.test', password: RESET });
+    expect((await createJar().fetch(linkIn(await smtp.waitForMessage(count), 'callback/password'))).status).toBe(302);
+    const onFirst = createJar();
+    const onSecond = createJar();
+    await post(onFirst, first, 'callback/password', { email: 'hopper@example.test', password: RESET });
+    await post(onSecond, second, 'callback/password', { email: 'hopper@example.test', password: RESET });
+    expect(await sessionUser(onFirst, first)).toBe('hopper@example.test');
+    expect(await sessionUser(onSecond, second)).toBe('hopper@example.test');
+    const changed = await post(onFirst, first, 'password', { currentPassword: RESET, newPassword: PASSWORD });
+    expect(changed.status).toBe(302);
+    expect(await sessionUser(onFirst, first)).toBe('hopper@example.test');
+    expect(await sessionUser(onSecond, second)).toBeNull();
+
+    const again = createJar();
+    await post(again, second, 'callback/password', { email: 'hopper@example.test', password: PASSWORD });
+    expect(await sessionUser(again, second)).toBe('hopper@example.test');
+    count = smtp.messages.length;
+    await post(createJar(), second, 'reset-password', { email: 'hopper@example.test' });
+    const link = linkIn(await smtp.waitForMessage(count), 'reset-password');
+    const resetter = createJar();
+    const form = findForm(await (await resetter.fetch(link)).text(), link, 'password')!;
+    expect((await post(resetter, second, 'reset-password', { ...form.fields, password: CHANGED })).status).toBe(302);
+    expect(await sessionUser(onFirst, first)).toBeNull();
+    expect(await sessionUser(again, second)).toBeNull();
+  });
+});
