@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: throughput and latency of our runtime beside bare Express and beside `@auth/express`, measured in
- * one run on 127.0.0.1, plus CLI cold starts, scaffold time and memory. Not part of the tests.
+ * one run on 127.0.0.1, plus CLI cold starts, scaffold time and memory, and email and password sign-in beside Better
+ * Auth's (the `password` group, its own table). Not part of the tests.
  *
  * Every server is its own child process (plain `node`, compiled first); autocannon and the sign-in loops run here.
- * Durations come from the environment (see `settings` below); the defaults finish in about 5 minutes on 2 cores.
- * Prints one table and writes bench/results/latest.json and bench/results/latest.md (pasted into docs/benchmarks.md).
+ * Durations come from the environment (see `settings` below); the defaults finish in about 6 minutes on 2 cores.
+ * Prints the tables and writes bench/results/latest.json and bench/results/latest.md (pasted into docs/benchmarks.md).
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,8 +22,12 @@ import { type CliTiming, timeCliStarts, timeScaffold } from './lib/cli.js';
 import { type FirstRunTiming, timeFirstRuns } from './lib/first-run.js';
 import { type Footprint, measureFootprints, packRepository } from './lib/footprint.js';
 import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
-import { type BenchServer, compileServers, repoRoot, startServer } from './lib/processes.js';
+import { type BenchServer, compileServers, pinning, repoRoot, startServer } from './lib/processes.js';
 import { type SignInResult, credentialsSignIn, mergeSignIns, oidcSignIn, runSignIns } from './lib/sign-ins.js';
+import { betterAuthSignIn, ourPasswordSignIn, probeLatency, startPacedSignIns } from './lib/password.js';
+import type { HashTiming } from './servers/hash-timing.js';
+import { PASSWORD_USER } from './servers/password-user.js';
+import { percentile } from './lib/stats.js';
 import { BENCH_CREDENTIALS, BENCH_USER } from './servers/bench-user.js';
 
 const execFileAsync = promisify(execFile);
@@ -35,7 +40,7 @@ function numberSetting(name: string, fallback: number): number {
   return value;
 }
 
-const groups = ['cli', 'first-run', 'jwt', 'signin', 'database', 'rss'] as const;
+const groups = ['cli', 'first-run', 'jwt', 'signin', 'database', 'password', 'rss'] as const;
 type Group = (typeof groups)[number];
 
 /** Everything a run can be told, from the environment. */
@@ -65,7 +70,15 @@ const settings = {
   /** Runs of each CLI command (the median is reported). */
   cliRuns: numberSetting('BENCH_CLI_RUNS', 11),
   scaffoldRuns: numberSetting('BENCH_SCAFFOLD_RUNS', 5),
-  /** Comma list of groups to run: cli, first-run, jwt, signin, database, rss (default all). */
+  /** Password group: seconds of sign-ins per app (in `rounds` alternating slices), at this many concurrent loops. */
+  passwordSeconds: numberSetting('BENCH_PASSWORD_SECONDS', 6),
+  passwordConcurrency: Math.max(1, Math.round(numberSetting('BENCH_PASSWORD_CONCURRENCY', 4))),
+  /** Password group: checks of the stored hash timed alone in each app's process (one at a time, then concurrently). */
+  passwordHashes: Math.max(1, Math.round(numberSetting('BENCH_PASSWORD_HASHES', 24))),
+  /** Password group: the session-endpoint latency probe, requests per second and seconds (idle, then under sign-ins). */
+  probeRate: numberSetting('BENCH_PASSWORD_PROBE_RATE', 200),
+  probeSeconds: numberSetting('BENCH_PASSWORD_PROBE_SECONDS', 4),
+  /** Comma list of groups to run: cli, first-run, jwt, signin, database, password, rss (default all). */
   only: (process.env['BENCH_ONLY'] ?? groups.join(',')).split(',').map((group) => group.trim()).filter(Boolean) as Group[],
   /** Write V8 CPU profiles of the app servers (ours, @auth/express's, the database ones) into bench/results/profiles. */
   profile: process.env['BENCH_PROFILE'] === '1',
@@ -93,7 +106,7 @@ interface Rate {
 /** One line of the table. */
 interface Row {
   case: string;
-  unit: 'req/s' | 'sign-ins/s' | 'ms' | 'MB' | 'packages / MB';
+  unit: 'req/s' | 'sign-ins/s' | 'checks/s' | 'ms' | 'MB' | 'packages / MB';
   ours?: Rate;
   authjs?: Rate;
   /** Compare `ours` with bare Express's req/s: the bare run of the same case, else all bare runs merged. */
@@ -103,9 +116,13 @@ interface Row {
   value?: string;
   target?: { text: string; met: boolean };
   note?: string;
+  /** No "Ours / other" ratio (rows at a fixed request rate). */
+  noRatio?: boolean;
 }
 
 const rows: Row[] = [];
+/** The password group's table: ours beside Better Auth (in the `authjs` field of each row). */
+const passwordRows: Row[] = [];
 const raw: Record<string, unknown> = {};
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
@@ -420,6 +437,9 @@ async function main(): Promise<void> {
       }
     }
 
+    // 6. Email and password sign-in: ours beside Better Auth's, each on the app core in turn (its own table).
+    if (runs('password')) await measurePasswordGroup(build, work, secret, profileDir, servers);
+
     // 5. Memory: a fresh server, warmed, then BENCH_RSS_REQUESTS requests cycling through many distinct sessions.
     if (runs('rss')) {
       const fresh = await startScaffolded('ours-rss', build, project, appEnv, undefined);
@@ -512,11 +532,17 @@ async function main(): Promise<void> {
       const cpuMicros = bareRuns.reduce((sum, run) => sum + run.cpuMicrosPerRequest * run.requests, 0) / bareAll.requests;
       rows.unshift({ case: 'Bare Express 5, trivial JSON route (all its runs)', unit: 'req/s', ours: { ...rateOf(bareAll), cpuMicros }, vsBare: true });
     }
-    const table = renderTable(rows, bareAll?.requestsPerSecond);
-    process.stdout.write(`\n${table}\n\n${renderFacts(facts)}\n`);
+    const tables: string[] = [];
+    if (rows.length > 0) tables.push(renderTable(rows, bareAll?.requestsPerSecond));
+    if (passwordRows.length > 0) {
+      const theirs = `Better Auth ${betterAuthVersion}`;
+      tables.push(`### Email and password sign-in: ours beside ${theirs}\n\n${renderTable(passwordRows, undefined, { theirs, ratio: 'Ours / Better Auth', bare: false })}`);
+    }
+    const text = `${tables.join('\n\n')}\n\n${renderFacts(facts)}\n`;
+    process.stdout.write(`\n${text}`);
     await mkdir(join(repoRoot, 'bench/results'), { recursive: true });
-    await writeFile(join(repoRoot, 'bench/results/latest.json'), `${JSON.stringify({ facts, settings, rows, raw }, null, 2)}\n`);
-    await writeFile(join(repoRoot, 'bench/results/latest.md'), `${table}\n\n${renderFacts(facts)}\n`);
+    await writeFile(join(repoRoot, 'bench/results/latest.json'), `${JSON.stringify({ facts, settings, rows, passwordRows, raw }, null, 2)}\n`);
+    await writeFile(join(repoRoot, 'bench/results/latest.md'), text);
     log('wrote bench/results/latest.json and bench/results/latest.md');
     if (profileDir) log(`CPU profiles in ${profileDir} (summarise with: npx tsx bench/profile-summary.ts <file>)`);
   } finally {
@@ -594,11 +620,11 @@ function mintSessions(secret: string, salt: string, count: number): Promise<stri
  * Full sign-ins on each side, in `rounds` alternating slices (each a share of the seconds and of the count), with
  * the app server's CPU time per sign-in. Any failed sign-in stops the bench.
  */
-async function compareSignIns(
+async function compareSignIns<Key extends string>(
   name: string,
-  sides: { key: 'ours' | 'authjs'; server: BenchServer; signIn: () => Promise<void> }[],
+  sides: { key: Key; server: BenchServer; signIn: () => Promise<void> }[],
   limits: { seconds: number; count?: number; concurrency: number },
-): Promise<{ ours: Rate; authjs: Rate }> {
+): Promise<Record<Key, Rate>> {
   const slice = {
     seconds: limits.seconds / settings.rounds,
     concurrency: limits.concurrency,
@@ -613,7 +639,7 @@ async function compareSignIns(
       part.cpuMicros += (await side.server.usage()).cpuMicros - before.cpuMicros;
     }
   }
-  const rates: Record<string, Rate> = {};
+  const rates = {} as Record<Key, Rate>;
   for (const side of sides) {
     const part = parts.get(side.key)!;
     const result = mergeSignIns(part.results);
@@ -627,7 +653,157 @@ async function compareSignIns(
     );
     rates[side.key] = { ...rateOf(result), cpuMicros };
   }
-  return { ours: rates['ours']!, authjs: rates['authjs']! };
+  return rates;
+}
+
+/** Better Auth's installed version (package.json of node_modules/better-auth). */
+let betterAuthVersion = '';
+
+/** A hash timing from a server as a table rate: checks per second of wall time, each call's latency, CPU per check. */
+function hashRate(timing: HashTiming): Rate {
+  return {
+    perSecond: timing.count / (timing.wallMs / 1000),
+    p50: percentile(timing.callMs, 50),
+    p99: percentile(timing.callMs, 99),
+    count: timing.count,
+    cpuMicros: timing.cpuMicros / timing.count,
+  };
+}
+
+/**
+ * The password group. Both apps run (each its own process, on the app core when pinned) and are measured one at a
+ * time: (a) sign-ins from `passwordConcurrency` loops, in alternating slices, with the app's CPU time per sign-in;
+ * (b) the hash check a sign-in does, alone, timed in the app's own process (one at a time, then as many at a time
+ * as the sign-in loops); (c) the session endpoint's latency at a paced rate, idle, then while sign-ins start at half
+ * the rate measured in (a), in the same process.
+ */
+async function measurePasswordGroup(build: string, work: string, secret: string, profileDir: string | undefined, servers: BenchServer[]): Promise<void> {
+  betterAuthVersion = (JSON.parse(await readFile(join(repoRoot, 'node_modules/better-auth/package.json'), 'utf8')) as { version: string }).version;
+  const oursServer = await startServer('ours-password', join(build, 'ours-password.js'), {
+    env: { AUTH_SECRET: secret, DATABASE_URL: `file:${join(work, 'password.db')}` },
+    profileDir,
+  });
+  servers.push(oursServer);
+  const theirsServer = await startServer('better-auth', join(build, 'better-auth.js'), {
+    port: await freePort(),
+    env: { AUTH_SECRET: secret, BENCH_SQLITE_FILE: join(work, 'better-auth.db') },
+    profileDir,
+  });
+  servers.push(theirsServer);
+  const sides = [
+    { key: 'ours', server: oursServer, signIn: () => ourPasswordSignIn(oursServer.url), session: `${oursServer.url}/auth/session` },
+    { key: 'betterAuth', server: theirsServer, signIn: () => betterAuthSignIn(theirsServer.url), session: `${theirsServer.url}/api/auth/get-session` },
+  ] as const;
+  for (const side of sides) {
+    const cookie = await side.signIn();
+    await expectResponse(side.session, { headers: { cookie } }, 200, (body) => body.includes(PASSWORD_USER.email));
+    if (settings.warmupSeconds > 0) {
+      const warmup = await runSignIns(side.signIn, { seconds: settings.warmupSeconds, concurrency: settings.passwordConcurrency });
+      if (warmup.failures > 0) throw new Error(`${side.key} password sign-in warm-up: ${warmup.failures} failed; first: ${warmup.firstFailure}`);
+    }
+  }
+  log(`preflight passed: password sign-in and the session endpoint work in both apps (ours ${String(oursServer.info['hash'])}; Better Auth ${String(theirsServer.info['hash'])})`);
+
+  // (a) Sign-ins per second, with the app's CPU time per sign-in.
+  const signIns = await compareSignIns(
+    'password sign-ins',
+    sides.map((side) => ({ key: side.key, server: side.server, signIn: async () => void (await side.signIn()) })),
+    { seconds: settings.passwordSeconds, concurrency: settings.passwordConcurrency },
+  );
+  const busy = (rate: Rate): string => `${Math.round(((rate.cpuMicros ?? 0) * rate.perSecond) / 1e4)}%`;
+
+  // (b) The hash check alone, in each app's process.
+  const alone: Record<string, { one: Rate; many: Rate }> = {};
+  for (const side of sides) {
+    const one = await side.server.call<HashTiming>('timeHash', settings.passwordHashes, 1);
+    const many = await side.server.call<HashTiming>('timeHash', settings.passwordHashes, settings.passwordConcurrency);
+    alone[side.key] = { one: hashRate(one), many: hashRate(many) };
+    raw[`${side.key} hash check alone`] = { one: { ...one, callMs: undefined }, many: { ...many, callMs: undefined } };
+    log(
+      `${side.key} hash check alone: ${(one.cpuMicros / one.count / 1000).toFixed(1)} ms CPU one at a time, ` +
+        `${(many.cpuMicros / many.count / 1000).toFixed(1)} ms CPU ${settings.passwordConcurrency} at a time`,
+    );
+  }
+  const overhead = (key: 'ours' | 'betterAuth', against: 'one' | 'many'): number => (signIns[key].cpuMicros ?? 0) / (alone[key]![against].cpuMicros ?? 1);
+
+  // (c) The session endpoint, idle and while sign-ins run at half the measured rate.
+  const probes: Record<string, { idle: Rate; loaded: Rate; pace: number; reached: number; busy: string }> = {};
+  for (const side of sides) {
+    const headers = { cookie: await side.signIn() };
+    const probe = async (): Promise<{ rate: Rate; cpuMicros: number; seconds: number }> => {
+      const before = await side.server.usage();
+      const result = await probeLatency({ url: side.session, headers, perSecond: settings.probeRate, seconds: settings.probeSeconds });
+      const cpuMicros = (await side.server.usage()).cpuMicros - before.cpuMicros;
+      const unexpected = Object.keys(result.statuses).filter((status) => status !== '200');
+      if (unexpected.length > 0 || result.errors > 0) throw new Error(`${side.key} session probe: ${JSON.stringify(result.statuses)} and ${result.errors} errors`);
+      return { rate: { ...rateOf(result), cpuMicros: cpuMicros / result.requests }, cpuMicros, seconds: result.seconds };
+    };
+    const idle = await probe();
+    const pace = signIns[side.key].perSecond / 2;
+    const paced = startPacedSignIns(side.signIn, pace);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const loaded = await probe();
+    const background = await paced.stop();
+    if (background.failures > 0) throw new Error(`${side.key} paced sign-ins: ${background.failures} failed; first: ${background.firstFailure}`);
+    const { cpuMicros: _cpu, ...loadedRate } = loaded.rate;
+    probes[side.key] = { idle: idle.rate, loaded: loadedRate, pace, reached: background.perSecond, busy: `${Math.round(loaded.cpuMicros / loaded.seconds / 1e4)}%` };
+    raw[`${side.key} session probe`] = { idle: idle.rate, loaded: loadedRate, signInsPerSecond: { asked: pace, reached: background.perSecond }, background };
+    log(
+      `${side.key} session p99: ${idle.rate.p99.toFixed(2)} ms idle, ${loaded.rate.p99.toFixed(2)} ms under ${background.perSecond.toFixed(1)} sign-ins/s ` +
+        `(asked ${pace.toFixed(1)}; app core ${probes[side.key]!.busy} busy)`,
+    );
+  }
+  await oursServer.stop();
+  await theirsServer.stop();
+
+  const times = (value: number): string => `${value.toFixed(2)}×`;
+  passwordRows.push(
+    {
+      case: `Password sign-ins, ${settings.passwordConcurrency} loops (ours: GET /auth/csrf + POST /auth/callback/password; Better Auth: POST /api/auth/sign-in/email)`,
+      unit: 'sign-ins/s',
+      ours: signIns.ours,
+      authjs: signIns.betterAuth,
+      target: target(
+        `ours CPU per sign-in ≤ 1.15× the hash check alone (ours ${times(overhead('ours', 'one'))}, ${times(overhead('ours', 'many'))} of ${settings.passwordConcurrency} at a time; ` +
+          `Better Auth ${times(overhead('betterAuth', 'one'))}, ${times(overhead('betterAuth', 'many'))})`,
+        overhead('ours', 'one') <= 1.15,
+      ),
+      note: `app core busy ${busy(signIns.ours)} · ${busy(signIns.betterAuth)}`,
+    },
+    {
+      case: `Hash check alone in the app's process, one at a time (${settings.passwordHashes} checks)`,
+      unit: 'checks/s',
+      ours: alone['ours']!.one,
+      authjs: alone['betterAuth']!.one,
+      note: 'ours argon2id m=19456,t=2,p=1 (@node-rs/argon2); Better Auth scrypt N=16384,r=16,p=1 (node:crypto), its default',
+    },
+    {
+      case: `Hash check alone, ${settings.passwordConcurrency} at a time as in the sign-ins (${settings.passwordHashes} checks)`,
+      unit: 'checks/s',
+      ours: alone['ours']!.many,
+      authjs: alone['betterAuth']!.many,
+    },
+    {
+      case: `GET session, valid database session, idle (paced at ${settings.probeRate} req/s; ours /auth/session, Better Auth /api/auth/get-session)`,
+      unit: 'req/s',
+      ours: probes['ours']!.idle,
+      authjs: probes['betterAuth']!.idle,
+      noRatio: true,
+    },
+    {
+      case:
+        `GET session while sign-ins start at half the measured rate (ours ${probes['ours']!.reached.toFixed(1)}/s, Better Auth ${probes['betterAuth']!.reached.toFixed(1)}/s; ` +
+        `app core busy ${probes['ours']!.busy} · ${probes['betterAuth']!.busy})`,
+      unit: 'req/s',
+      ours: probes['ours']!.loaded,
+      authjs: probes['betterAuth']!.loaded,
+      noRatio: true,
+      target: target(
+        `ours p99 ≤ 2× idle p99 (ours ${times(probes['ours']!.loaded.p99 / probes['ours']!.idle.p99)}, Better Auth ${times(probes['betterAuth']!.loaded.p99 / probes['betterAuth']!.idle.p99)})`,
+        probes['ours']!.loaded.p99 <= 2 * probes['ours']!.idle.p99,
+      ),
+    },
+  );
 }
 
 function ratio(value: number, base: number | undefined): number {
@@ -640,8 +816,9 @@ function target(text: string, met: boolean): { text: string; met: boolean } {
 
 function formatRate(rate: Rate | undefined, unit: Row['unit']): [string, string, string, string] {
   if (!rate) return ['', '', '', ''];
-  const perSecond = unit === 'sign-ins/s' ? rate.perSecond.toFixed(1) : Math.round(rate.perSecond).toLocaleString('en-US');
-  const digits = unit === 'sign-ins/s' ? 1 : 2;
+  const slow = unit === 'sign-ins/s' || unit === 'checks/s';
+  const perSecond = slow ? rate.perSecond.toFixed(1) : Math.round(rate.perSecond).toLocaleString('en-US');
+  const digits = slow ? 1 : 2;
   return [perSecond, rate.p50.toFixed(digits), rate.p99.toFixed(digits), rate.cpuMicros === undefined ? '' : rate.cpuMicros.toFixed(0)];
 }
 
@@ -650,17 +827,24 @@ function formatRatio(value: number, percent: boolean): string {
   return percent ? `${Math.round(value * 100)}%` : `${value.toFixed(2)}×`;
 }
 
-/** The one table: a markdown table, readable in a terminal too. */
-function renderTable(tableRows: Row[], bareRate: number | undefined): string {
-  const header = ['Case', 'Unit', 'Ours', 'p50 ms', 'p99 ms', 'CPU µs/op', '@auth/express', 'p50 ms', 'p99 ms', 'CPU µs/op', 'Ours / @auth', 'Ours / bare', 'Target'];
+/**
+ * A markdown table, readable in a terminal too: the main one (ours beside @auth/express and bare Express), or with
+ * `columns` another app in the `authjs` field (the password group's Better Auth) and no bare column.
+ */
+function renderTable(
+  tableRows: Row[],
+  bareRate: number | undefined,
+  columns: { theirs: string; ratio: string; bare: boolean } = { theirs: '@auth/express', ratio: 'Ours / @auth', bare: true },
+): string {
+  const header = ['Case', 'Unit', 'Ours', 'p50 ms', 'p99 ms', 'CPU µs/op', columns.theirs, 'p50 ms', 'p99 ms', 'CPU µs/op', columns.ratio, ...(columns.bare ? ['Ours / bare'] : []), 'Target'];
   const lines = tableRows.map((row) => {
     const ours = row.value !== undefined ? [row.value, '', '', ''] : formatRate(row.ours, row.unit);
     const authjs = formatRate(row.authjs, row.unit);
-    const vsAuthjs = row.ours && row.authjs ? formatRatio(row.ours.perSecond / row.authjs.perSecond, false) : '';
+    const vsAuthjs = row.ours && row.authjs && !row.noRatio ? formatRatio(row.ours.perSecond / row.authjs.perSecond, false) : '';
     const vsBare = row.ours && row.vsBare ? formatRatio(ratio(row.ours.perSecond, row.bare?.perSecond ?? bareRate), true) : '';
     const goal = row.target ? `${row.target.text}: ${row.target.met ? 'met' : 'MISSED'}` : '';
     const name = row.note ? `${row.case} (${row.note})` : row.case;
-    return [name, row.unit, ...ours, ...authjs, vsAuthjs, vsBare, goal];
+    return [name, row.unit, ...ours, ...authjs, vsAuthjs, ...(columns.bare ? [vsBare] : []), goal];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
   const format = (cells: string[]): string => `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ')} |`;
@@ -675,9 +859,19 @@ function renderFacts(facts: Record<string, string | number>): string {
     `credentials sign-ins ${settings.signInSeconds} s × ${settings.signInConcurrency} loops; ` +
     `OIDC sign-ins ${settings.oidcSignIns} × ${settings.oidcConcurrency} loops; RSS over ${settings.rssRequests.toLocaleString('en-US')} requests; ` +
     `CLI medians of ${settings.cliRuns} runs, scaffold of ${settings.scaffoldRuns}`;
+  const password =
+    passwordRows.length > 0
+      ? [
+          `Password group: ${settings.passwordSeconds} s of sign-ins per app (${settings.rounds} alternating slices) × ${settings.passwordConcurrency} loops ` +
+            `after ${settings.warmupSeconds} s of warm-up; ${settings.passwordHashes} hash checks timed alone in each app's process; session endpoint probed at ` +
+            `${settings.probeRate} req/s for ${settings.probeSeconds} s idle, then again while sign-ins start at half the measured rate; ` +
+            (pinning ? `apps pinned to core ${pinning.serverCore}, the bench process (all clients) to core ${pinning.loadCore}.` : 'nothing pinned.'),
+        ]
+      : [];
   return [
     `Measured ${facts['date']} on ${facts['cores']} cores (${facts['cpu']}, ${facts['memoryGiB']} GiB), Node ${facts['node']}, ${facts['os']}.`,
     `${facts['loadGenerator']}; all on 127.0.0.1. ${durations}. Load average (1 min): ${facts['loadAverage']}.`,
+    ...password,
   ].join('\n');
 }
 

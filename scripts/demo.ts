@@ -2,6 +2,8 @@
 // OpenID provider on 127.0.0.1 beside it (the one of `framework-auth dev-idp`, src/dev-idp/), and runs the app
 // until Ctrl-C.
 // Sign-in works with nothing registered anywhere. `--self-test` signs in over HTTP instead of waiting, then stops.
+// `--password` adds email and password accounts (SQLite): with no SMTP server set, the app prints its messages
+// (the confirmation link) on its console, so sign-up works with nothing registered either.
 //
 // Environment: PORT (default 3000), DEMO_DIR (default ./demo-app).
 import { spawn } from 'node:child_process';
@@ -26,6 +28,9 @@ const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 const demoDir = resolve(repoRoot, process.env.DEMO_DIR ?? 'demo-app');
 const requestedPort = process.env.PORT ?? '3000';
 const selfTest = process.argv.includes('--self-test');
+const withPassword = process.argv.includes('--password');
+/** The demo account of `--password`'s self-test. */
+const demoAccount = { email: 'demo@example.test', password: 'violet staple orbit lantern' };
 const mount = '/auth';
 
 function say(line: string): void {
@@ -71,7 +76,7 @@ async function appPort(): Promise<string> {
   return requestedPort === '0' ? String(await freePort()) : requestedPort;
 }
 
-function startApp(port: string): Promise<{ child: ChildProcess; url: string }> {
+function startApp(port: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const tsx = join(demoDir, 'node_modules/tsx/dist/cli.mjs');
   const child = spawn(process.execPath, [tsx, 'src/server.ts'], {
     cwd: demoDir,
@@ -84,7 +89,7 @@ function startApp(port: string): Promise<{ child: ChildProcess; url: string }> {
       output += chunk.toString();
       process.stdout.write(chunk);
       const match = /Listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolvePromise({ child, url: match[1] });
+      if (match?.[1]) resolvePromise({ child, url: match[1], output: () => output });
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
@@ -104,11 +109,34 @@ async function signInOverHttp(appUrl: string): Promise<unknown> {
   return me.json();
 }
 
+/**
+ * `--password`'s self-test: signs up, opens the confirmation link the app printed on its console (no SMTP server is
+ * set), and reads /me.
+ */
+async function signUpOverHttp(appUrl: string, output: () => string): Promise<unknown> {
+  const jar = createJar();
+  const { csrfToken } = (await (await jar.fetch(`${appUrl}${mount}/csrf`)).json()) as { csrfToken: string };
+  const signUp = await jar.fetch(`${appUrl}${mount}/signup/password`, { method: 'POST', ...formBody({ csrfToken, ...demoAccount }) });
+  if (signUp.status !== 302) throw new Error(`sign-up answered ${signUp.status}`);
+  const deadline = Date.now() + 10_000;
+  let link: string | undefined;
+  while (!link && Date.now() < deadline) {
+    link = /https?:\/\/\S+\/callback\/password\?\S+/.exec(output())?.[0];
+    if (!link) await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+  }
+  if (!link) throw new Error('the app printed no confirmation link');
+  await jar.fetch(link);
+  const me = await jar.fetch(`${appUrl}/me`, { headers: { accept: 'application/json' } });
+  if (me.status !== 200) throw new Error(`/me answered ${me.status} after confirming the address`);
+  return me.json();
+}
+
 async function main(): Promise<void> {
   const tarball = await buildAndPack();
   await seedPackageJson(tarball);
   say(`Scaffolding ${demoDir} with the default answers (create-framework-auth --yes)...`);
-  await execa(process.execPath, [join(repoRoot, 'bin/create-framework-auth.js'), demoDir, '--yes', '--package-manager', 'npm'], {
+  const choices = withPassword ? ['--providers', 'oidc,password', '--adapter', 'sqlite'] : [];
+  await execa(process.execPath, [join(repoRoot, 'bin/create-framework-auth.js'), demoDir, '--yes', '--package-manager', 'npm', ...choices], {
     stdio: 'inherit',
     env: { npm_config_prefer_offline: 'true' },
   });
@@ -142,6 +170,7 @@ async function main(): Promise<void> {
   if (selfTest) {
     const me = await signInOverHttp(app.url);
     say(`Self-test: signed in, /me answered ${JSON.stringify(me)}`);
+    if (withPassword) say(`Self-test: signed up with a password, /me answered ${JSON.stringify(await signUpOverHttp(app.url, app.output))}`);
     await stop(0);
     return;
   }
@@ -149,7 +178,9 @@ async function main(): Promise<void> {
   console.log(`
   The demo app is running: ${origins[0]}
     sign in:   ${origins[0]}${mount}/signin   (or open ${origins[0]}/me)
-    test login: "alice" with any password  (${account?.name ?? 'Alice'}, ${account?.email ?? ''})
+    test login: "alice" with any password  (${account?.name ?? 'Alice'}, ${account?.email ?? ''})${
+      withPassword ? `\n    sign up:   ${origins[0]}${mount}/signup   (the confirmation email is printed here, in this console)` : ''
+    }
     session:   ${origins[0]}${mount}/session
   The code is yours to read in ${join(demoDir, 'src')}. Press Ctrl-C to stop the app and the provider.
 `);

@@ -6,13 +6,17 @@ import { commandReference, generatedSection, providerReadmeTable } from '../scri
 import { emailFlow } from '../templates/runtime/features/email/email-sign-in.js';
 import { database } from '../templates/runtime/features/database/index.js';
 import { webAuthnFlow } from '../templates/runtime/features/passkey/webauthn.js';
+import { commonPasswords } from '../templates/runtime/features/password/common-passwords.js';
+import { PASSWORD_HASH } from '../templates/runtime/features/password/hash.js';
+import { passwordFlow } from '../templates/runtime/features/password/password-sign-in.js';
+import { DEFAULT_MIN_PASSWORD_LENGTH, LOWEST_MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../templates/runtime/features/password/policy.js';
 import type { RouteSpec } from '../templates/runtime/router.js';
 import { routes } from '../templates/runtime/handler.js';
 
-/** Every route an app can serve: the core's, and those of every feature (the adapter's, the email and passkey flows'). */
+/** Every route an app can serve: the core's, and those of every feature (the adapter's, the email, passkey and password flows'). */
 const allRoutes: Record<string, RouteSpec> = {
   ...routes,
-  ...Object.assign({}, ...[database, ...(emailFlow.features ?? []), ...(webAuthnFlow.features ?? [])].map((feature) => feature.routes ?? {})),
+  ...Object.assign({}, ...[database, ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
 };
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -50,6 +54,19 @@ describe('docs/providers.md and docs/configuration.md', () => {
 });
 
 describe('README.md', () => {
+  it('names in "Email and password" only routes the password feature serves, and its limits as the code has them', () => {
+    const section = readme.slice(readme.indexOf('## Email and password'), readme.indexOf('## Documentation'));
+    const named = [...section.matchAll(/`\/auth\/([a-z-]+)`/g)].map((match) => match[1]!);
+    const served = Object.keys(Object.assign({}, ...(passwordFlow.features ?? []).map((feature) => feature.routes ?? {})));
+    expect(named.length).toBeGreaterThan(0);
+    for (const route of named) expect(served).toContain(route);
+    expect(section).toContain(`one of ${commonPasswords.size.toLocaleString('en-US')} common passwords`);
+    expect(section).toContain(`m = ${PASSWORD_HASH.memoryCost / 1024} MiB, t = ${PASSWORD_HASH.timeCost}, p = ${PASSWORD_HASH.parallelism}`);
+    expect(section).toContain(`at least ${DEFAULT_MIN_PASSWORD_LENGTH} characters`);
+    expect(section).toContain(`never below ${LOWEST_MIN_PASSWORD_LENGTH}`);
+    expect(section).toContain(`at most\n  ${MAX_PASSWORD_LENGTH}`);
+  });
+
   it('is short: what it is, the pictures, the two commands, how to use it, links (issue 28)', () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(160);
   });

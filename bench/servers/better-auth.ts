@@ -9,7 +9,7 @@
 import express from 'express';
 import Database from 'better-sqlite3';
 import { betterAuth } from 'better-auth';
-import { hashPassword, verifyPassword } from 'better-auth/crypto';
+import { verifyPassword } from 'better-auth/crypto';
 import { getMigrations } from 'better-auth/db/migration';
 import { toNodeHandler } from 'better-auth/node';
 import { serve } from './child.js';
@@ -47,6 +47,5 @@ serve(
       timeHashes(async () => {
         if (!(await verifyPassword({ hash: stored, password: PASSWORD_USER.password }))) throw new Error('the stored hash did not verify');
       }, count, concurrency),
-    hashOnce: () => hashPassword(PASSWORD_USER.password),
   },
 );

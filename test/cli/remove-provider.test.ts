@@ -161,6 +161,22 @@ describe('framework-auth remove-provider', () => {
     });
   });
 
+  it('removes password beside email: its feature folder and argon2 go, the shared email transport, links and nodemailer stay (--json)', async () => {
+    const root = await scaffold(['--providers', 'email,password', '--adapter', 'sqlite']);
+    const result = await frameworkAuth(['remove-provider', 'password', '--json'], root);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const document = parseJsonOutput(result.stdout) as { files: { deleted: string[] }; dependencies: { removed: string[] } };
+    expect(document.files.deleted.sort()).toEqual(
+      ['breached.ts', 'common-passwords.ts', 'hash.ts', 'mail.ts', 'pages.ts', 'password-sign-in.ts', 'policy.ts'].map((file) => `src/auth/core/features/password/${file}`).concat('src/auth/core/providers/password.ts').sort(),
+    );
+    expect(document.dependencies.removed).toEqual(['@node-rs/argon2']);
+    expect(existsSync(join(root, 'src/auth/core/features/password'))).toBe(false);
+    for (const kept of ['smtp.ts', 'link-token.ts', 'verify-request-route.ts']) expect(existsSync(join(root, 'src/auth/core/features/email', kept))).toBe(true);
+    const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(pkg.dependencies['nodemailer']).toBeDefined();
+    expect(pkg.dependencies['@node-rs/argon2']).toBeUndefined();
+  });
+
   it('prints help with examples', async () => {
     const result = await frameworkAuth(['remove-provider', '--help'], await makeTempDir());
     expect(result.exitCode).toBe(0);

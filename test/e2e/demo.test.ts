@@ -28,4 +28,23 @@ describe('npm run demo', () => {
     expect(output).toContain('Self-test: signed in, /me answered {"user":{"id":"alice-sub","name":"Alice Example"');
     expect(result.exitCode).toBe(0);
   }, 600_000);
+
+  it('with --password, signs up with email and password too, through the link the app printed on its console', async () => {
+    await prepareSharedDeps();
+    const demoDir = join(await makeTempDir(), 'demo-app');
+    const result = await withSharedLock(() =>
+      execa(process.execPath, [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), 'scripts/demo.ts', '--self-test', '--password'], {
+        cwd: repoRoot,
+        env: { DEMO_DIR: demoDir, PORT: '0' },
+        reject: false,
+        all: true,
+        timeout: 240_000,
+      }),
+    );
+    const output = stripVTControlCharacters(String(result.all));
+    expect(output).toContain('email-printed-to-console');
+    expect(output).toContain('Self-test: signed up with a password, /me answered {"user":{');
+    expect(output).toContain('"email":"demo@example.test"');
+    expect(result.exitCode).toBe(0);
+  }, 600_000);
 });

@@ -3,6 +3,7 @@
 // the SMTP path runs in test/e2e/password-accounts.test.ts.
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
+import { inspect } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { urlencoded } from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -335,6 +336,12 @@ describe('email and password accounts (database sessions)', () => {
       }
       expect(await h.adapter.getUserByEmail('csrf@example.test')).toBeNull();
     });
+  });
+
+  it('never writes a password into a log line (checked after every test above)', () => {
+    const logged = inspect(h.logger.errors, { depth: Infinity, showHidden: true });
+    expect(h.logger.errors.length).toBeGreaterThan(0);
+    for (const password of [GOOD, OTHER_GOOD, 'not the password at all', 'passwordpassword']) expect(logged).not.toContain(password);
   });
 });
 
