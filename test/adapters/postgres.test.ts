@@ -157,7 +157,7 @@ describe('postgres adapter database', () => {
     }
   });
 
-  it('adds the session-management columns to a sessions table of an earlier version, keeping its rows', async () => {
+  it('adds the session-management columns and the passwords table to a database of an earlier version, keeping its rows', async () => {
     await pool.query(`CREATE TABLE users (id text PRIMARY KEY, name text, email text UNIQUE, email_verified timestamptz, image text);
       CREATE TABLE sessions (session_token text PRIMARY KEY, user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE, expires timestamptz NOT NULL);
       INSERT INTO users (id, email) VALUES ('user-1', 'ada@example.com');
@@ -166,9 +166,13 @@ describe('postgres adapter database', () => {
     await migrate({ pool });
     const { rows } = await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'sessions' ORDER BY ordinal_position`);
     expect(rows.map((row: { column_name: string }) => row.column_name)).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent']);
-    expect(await PostgresAdapter({ pool }).listSessionsByUserId!('user-1')).toEqual([
+    const upgraded = PostgresAdapter({ pool });
+    expect(await upgraded.listSessionsByUserId!('user-1')).toEqual([
       { sessionToken: 'old-session', userId: 'user-1', expires: new Date('2030-01-01T00:00:00Z') },
     ]);
+    // The password provider's table came with the upgrade, for the users already there.
+    await upgraded.setPasswordHash!('user-1', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
+    expect(await upgraded.getPasswordHash!('user-1')).toBe('$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
   });
 
   it('stores dates as timestamptz', async () => {

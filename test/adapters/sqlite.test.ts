@@ -86,7 +86,7 @@ describe('sqlite adapter files', () => {
     expect(message).not.toContain('hunter2');
   });
 
-  it('adds the session-management columns to a sessions table of an earlier version, keeping its rows', async () => {
+  it('adds the session-management columns and the passwords table to a database of an earlier version, keeping its rows', async () => {
     const path = join(folder, 'old.db');
     const old = open(path);
     old.exec(`CREATE TABLE users (id TEXT NOT NULL PRIMARY KEY, name TEXT, email TEXT UNIQUE, email_verified INTEGER, image TEXT);
@@ -103,6 +103,9 @@ describe('sqlite adapter files', () => {
     // Running it again on the upgraded table changes nothing.
     migrate({ url: `file:${path}` });
     expect((old.pragma('table_info(sessions)') as unknown[]).length).toBe(6);
+    // The password provider's table came with the upgrade, for the users already there.
+    await adapter.setPasswordHash!('user-1', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
+    expect(await adapter.getPasswordHash!('user-1')).toBe('$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
   });
 
   it('keeps the data in the file for a new adapter instance', async () => {

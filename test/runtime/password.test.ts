@@ -228,6 +228,31 @@ describe('email and password accounts (database sessions)', () => {
     expect(await h.adapter.getPasswordHash('squatter')).toBeNull();
   });
 
+  it('lets a user who proved the address through OAuth set a password by reset, on the same user', async () => {
+    const oauthOnly = await h.adapter.createUser({ id: 'oauth-only', email: 'oauth@example.test', emailVerified: new Date() });
+    await h.adapter.linkAccount({ userId: oauthOnly.id, provider: 'github', providerAccountId: 'gh-2', type: 'oauth' });
+    const count = h.messages.length;
+    await post(createJar(), `${h.app.url}/auth/reset-password`, { email: 'oauth@example.test' });
+    const reset = await h.message(count + 1);
+    const jar = createJar();
+    const form = findForm(await (await jar.fetch(reset.url)).text(), reset.url, 'password')!;
+    expect((await post(jar, form.action, { ...form.fields, password: GOOD })).status).toBe(302);
+    const { jar: signedIn } = await signIn(h, 'oauth@example.test', GOOD);
+    expect(await (await signedIn.fetch(`${h.app.url}/whoami`)).json()).toMatchObject({ user: { id: 'oauth-only' } });
+    expect(await h.adapter.getUserByAccount({ provider: 'github', providerAccountId: 'gh-2' })).toMatchObject({ id: 'oauth-only' });
+  });
+
+  it('carries the sign-up callbackUrl through the confirmation link, same-origin only', async () => {
+    const count = h.messages.length;
+    await signUp(h, { email: 'callback@example.test', password: GOOD, callbackUrl: `${h.app.url}/dashboard` });
+    const link = await h.message(count + 1);
+    expect((await createJar().fetch(link.url)).headers.get('location')).toBe(`${h.app.url}/dashboard`);
+    await signUp(h, { email: 'evil-callback@example.test', password: GOOD, callbackUrl: 'https://evil.example/steal' });
+    const evil = await h.message(count + 2);
+    expect(evil.url).not.toContain('evil.example');
+    expect((await createJar().fetch(evil.url)).headers.get('location')).toBe(`${h.app.url}/`);
+  });
+
   it('changes the password of a signed-in user, ending their other sessions and keeping this one', async () => {
     const here = await confirmedAccount(h, 'change@example.test');
     const elsewhere = (await signIn(h, 'change@example.test', GOOD)).jar;
