@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
+import Password from '../../templates/runtime/providers/password.js';
 import { createJar } from '../support/cookie-jar.js';
 
 import { pendingCallbackViaStandIn } from './support/oauth-flow.js';
@@ -54,7 +55,8 @@ beforeAll(async () => {
   const oidc = () => OIDC({ id: 'standin', issuer: standIn.issuer, clientId: standIn.client.id, clientSecret: standIn.client.secret, checks: ['pkce', 'state', 'nonce'] });
   sqlite = new Database(':memory:');
   apps.jwt = await startScaffoldApp({ providers: [passwordProvider(), oidc()] });
-  apps.database = await startScaffoldApp({ providers: [oidc()], adapter: SqliteAdapter({ database: sqlite }) });
+  // Email and password accounts beside OIDC: the password provider emails links, so the origin comes from a host list.
+  apps.database = await startScaffoldApp({ providers: [oidc(), Password({ sendMessage: () => {} })], adapter: SqliteAdapter({ database: sqlite }), trustHost: ['127.0.0.1', 'localhost'] });
   material.jwt = await harvest(apps.jwt, 'credentials');
   material.database = await harvest(apps.database, 'oidc');
 });
@@ -86,8 +88,8 @@ const pathChar = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromC
 /** Raw bytes above 0x7F: Node's HTTP parser answers 400 itself, which is still checked now and then. */
 const latin1Char = fc.integer({ min: 0x80, max: 0xff }).map((code) => String.fromCharCode(code));
 
-const actions = ['providers', 'csrf', 'session', 'signin', 'callback', 'signout', 'error', 'verify-request', 'webauthn-options'];
-const providerIds = ['credentials', 'standin', 'nope', 'CREDENTIALS', '__proto__', 'constructor'];
+const actions = ['providers', 'csrf', 'session', 'signin', 'callback', 'signout', 'error', 'verify-request', 'webauthn-options', 'signup', 'reset-password', 'password'];
+const providerIds = ['credentials', 'standin', 'password', 'nope', 'CREDENTIALS', '__proto__', 'constructor'];
 const segment = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...actions) },
   { weight: 4, arbitrary: fc.constantFrom(...providerIds) },
@@ -109,6 +111,11 @@ const routes = [
   `${MOUNT}/error`,
   `${MOUNT}/verify-request`,
   `${MOUNT}/webauthn-options/standin`,
+  `${MOUNT}/signup`,
+  `${MOUNT}/signup/password`,
+  `${MOUNT}/callback/password`,
+  `${MOUNT}/reset-password`,
+  `${MOUNT}/password`,
   '/',
   '/me',
 ];
@@ -200,8 +207,15 @@ const contentTypes = [
 ];
 const formField = (app: keyof typeof RUNS) =>
   fc.tuple(
-    fc.oneof(fc.constantFrom('csrfToken', 'username', 'password', 'callbackUrl', 'code', 'state', 'data', '__proto__', 'constructor'), fc.string({ maxLength: 8 })),
-    fc.oneof(fc.constant(null).map(() => material[app].csrf.token), fc.constantFrom('ada', 'correct horse battery staple', ...urlPayloads), fc.string({ maxLength: 30 })),
+    fc.oneof(
+      fc.constantFrom('csrfToken', 'username', 'password', 'callbackUrl', 'code', 'state', 'data', '__proto__', 'constructor', 'email', 'name', 'token', 'currentPassword', 'newPassword'),
+      fc.string({ maxLength: 8 }),
+    ),
+    fc.oneof(
+      fc.constant(null).map(() => material[app].csrf.token),
+      fc.constantFrom('ada', 'correct horse battery staple', 'ada@example.test', 'violet staple orbit lantern', 'a@b\r\nBcc: x@y', ...urlPayloads),
+      fc.string({ maxLength: 30 }),
+    ),
   );
 const body = (app: keyof typeof RUNS) =>
   fc.oneof(
