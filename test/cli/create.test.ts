@@ -80,6 +80,27 @@ describe('create-framework-auth --dry-run', () => {
   });
 });
 
+describe('create-framework-auth with email and password accounts', () => {
+  it('plans the password feature and its dependencies with --dry-run --json, then writes a project update finds current', async () => {
+    const parent = await makeTempDir();
+    const dry = await create(['app', '--yes', '--dry-run', '--json', '--providers', 'email,password', '--adapter', 'sqlite'], parent);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    const plan = JSON.parse(dry.stdout) as { files: { created: string[] }; dependencies: { added: Record<string, string> } };
+    expect(plan.files.created).toEqual(expect.arrayContaining(['src/auth/core/providers/password.ts', 'src/auth/core/features/password/password-sign-in.ts', 'src/auth/core/features/password/common-passwords.ts']));
+    expect(Object.keys(plan.dependencies.added)).toEqual(expect.arrayContaining(['@node-rs/argon2', 'nodemailer', 'better-sqlite3']));
+    expect(await readdir(parent)).toEqual([]);
+
+    const written = await create(['app', '--yes', '--no-install', '--providers', 'email,password', '--adapter', 'sqlite'], parent);
+    expect(written.exitCode, written.stderr).toBe(0);
+    // The shared variables once, and what happens while they are empty.
+    expect(written.stdout.match(/AUTH_EMAIL_SERVER=/g)).toHaveLength(1);
+    expect(written.stdout).toContain('Email and password: until AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM are set, its messages (address confirmation, password reset) are printed on the server console instead of sent; production refuses to start without them.');
+    const update = await runInProcess('framework-auth', ['update', '--json'], { cwd: join(parent, 'app') });
+    expect(update.exitCode, update.stderr).toBe(0);
+    expect(JSON.parse(update.stdout)).toMatchObject({ command: 'update', ok: true });
+  });
+});
+
 describe('create-framework-auth --yes --no-install', () => {
   it('writes the auth module, env files and a server, and prints the next steps', async () => {
     const parent = await makeTempDir();

@@ -53,8 +53,11 @@ export function nextSteps(plan: ProjectPlan, options: { cwd: string; pm: Package
   if (relativeRoot !== '.') lines.push(`cd ${relativeRoot}`);
   if (!options.installed) lines.push(plan.shape.workspace ? `${options.pm} install  (at the workspace root, ${plan.shape.workspace.root})` : `${options.pm} install`);
   const providers = plan.answers.providers.map((id) => getProvider(id));
-  const envVars = providers.flatMap((entry) => entry.env);
+  const envVars = [...new Set(providers.flatMap((entry) => entry.env))];
   if (envVars.length > 0) lines.push('', 'Fill in .env:', ...envVars.map((name) => `  ${name}=`));
+  for (const { name, developmentFallback: fallback } of providers) {
+    if (fallback) lines.push(`  ${name}: until ${fallback.env.join(' and ')} are set, ${fallback.instead}; production refuses to start without them.`);
+  }
   const oauth = providers.filter((entry) => entry.oauth);
   if (oauth.length > 0) {
     lines.push('', 'Register these callback URLs with the providers:');
