@@ -9,14 +9,15 @@ import { webAuthnFlow } from '../templates/runtime/features/passkey/webauthn.js'
 import { commonPasswords } from '../templates/runtime/features/password/common-passwords.js';
 import { PASSWORD_HASH } from '../templates/runtime/features/password/hash.js';
 import { passwordFlow } from '../templates/runtime/features/password/password-sign-in.js';
+import { TwoFactor } from '../templates/runtime/features/two-factor/index.js';
 import { DEFAULT_MIN_PASSWORD_LENGTH, LOWEST_MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../templates/runtime/features/password/policy.js';
 import type { RouteSpec } from '../templates/runtime/router.js';
 import { routes } from '../templates/runtime/handler.js';
 
-/** Every route an app can serve: the core's, and those of every feature (the adapter's, the email, passkey and password flows'). */
+/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, the email, passkey and password flows'). */
 const allRoutes: Record<string, RouteSpec> = {
   ...routes,
-  ...Object.assign({}, ...[database, ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
+  ...Object.assign({}, ...[database, TwoFactor(), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
 };
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');

@@ -6,7 +6,7 @@ import type { Request } from 'express';
 import { checkBasePath } from './http/base-path.js';
 import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './http/cookies.js';
 import { type AuthError, type ErrorResponse, MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, errorResponses } from './errors.js';
-import { type Adapter, type DatabaseHooks, type Feature, carriedFeatures } from './feature.js';
+import { type Adapter, type DatabaseHooks, type Feature, type SecondFactorHooks, carriedFeatures } from './feature.js';
 import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './session/jwt.js';
 import { type TrustedHostRule, parseTrustedHosts } from './http/origin.js';
 import { type PageMessages, pageMessages } from './pages/messages.js';
@@ -72,15 +72,8 @@ export interface PagesOptions {
 }
 
 /** Warnings the runtime can log. */
-export type WarningCode =
-  | 'debug-enabled'
-  | 'csrf-disabled'
-  | 'experimental-webauthn'
-  | 'env-url-basepath-redundant'
-  | 'env-url-basepath-mismatch'
-  | 'untrusted-proxy'
-  | 'email-printed-to-console'
-  | 'breached-password-check-failed';
+export type WarningCode = 'debug-enabled' | 'csrf-disabled' | 'experimental-webauthn' | 'env-url-basepath-redundant' | 'env-url-basepath-mismatch' | 'untrusted-proxy'
+  | 'email-printed-to-console' | 'breached-password-check-failed';
 
 /** Where the runtime logs. Never receives a secret or a token. */
 export interface LoggerInstance {
@@ -195,6 +188,8 @@ export interface ResolvedConfig {
   features: readonly Feature[];
   /** The database feature's hooks: set whenever `adapter` is. */
   database: DatabaseHooks | undefined;
+  /** The two-factor feature's hooks, when the config has it. */
+  secondFactor: SecondFactorHooks | undefined;
   /** What the pages say for each client-safe error type: the core's and those of its features. */
   pageMessages: PageMessages;
 }
@@ -401,6 +396,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     adapter: config.adapter,
     features,
     database,
+    secondFactor: features.find((feature) => feature.secondFactor)?.secondFactor,
     pageMessages: pageMessages({ ...errorResponses, ...featureErrorResponses(features) }),
   };
   for (const feature of features) feature.check?.(options);

@@ -43,6 +43,23 @@ export interface Feature {
   check?(options: ResolvedConfig): void;
   /** The users, accounts and sessions kept through the adapter (the database feature). */
   database?: DatabaseHooks;
+  /** The second factor asked after a password (the two-factor feature). */
+  secondFactor?: SecondFactorHooks;
+}
+
+/** A sign-in whose first factor (a password) is proven, waiting for the second. */
+export interface PendingSignIn {
+  user: AdapterUser;
+  /** The provider that proved the first factor, and the account it knows the user by. */
+  provider: string;
+  providerAccountId: string;
+  callbackUrl: string | undefined;
+}
+
+/** What the core asks of the two-factor feature (features/two-factor/). */
+export interface SecondFactorHooks {
+  /** After a proven password: with two-factor on, answers the request (a pending sign-in, no session) and resolves true. */
+  challenge(context: RequestContext, signIn: PendingSignIn): Promise<boolean>;
 }
 
 /**

@@ -47,6 +47,12 @@ export const adapterMethods = [
   'listSessionsByUserId',
   'getPasswordHash',
   'setPasswordHash',
+  'getTwoFactor',
+  'setTwoFactor',
+  'deleteTwoFactor',
+  'acceptTwoFactorStep',
+  'setRecoveryCodes',
+  'useRecoveryCode',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */
@@ -816,6 +822,153 @@ export function runAdapterSuite(
         await adapter.deleteUser(user.id);
         expect(await adapter.getPasswordHash(user.id)).toBeNull();
         expect(await adapter.getPasswordHash(other.id)).toBe(newerHash);
+      });
+    });
+
+    describe('two-factor', () => {
+      const secret = 'v1.aXZpdml2aXZpdml2.Y2lwaGVydGV4dGNpcGhlcnRleHQ.dGFndGFndGFndGFn';
+      const newerSecret = 'v1.bmV3aXZuZXdpdm5l.bmV3Y2lwaGVydGV4dG5ld2NpcGhlcg.bmV3dGFnbmV3dGFn';
+      const enabledAt = new Date('2025-03-04T05:06:07.890Z');
+      // A TOTP time step (Unix time / 30 s) of 2025.
+      const step = 58_000_000;
+      const codes = ['code-hash-a', 'code-hash-b', 'code-hash-c'];
+
+      test('returns null for a user who never enrolled', ['createUser', 'getTwoFactor'], async () => {
+        const user = await createUser();
+        expect(await adapter.getTwoFactor(user.id)).toBeNull();
+      });
+
+      test('stores the settings and returns them', ['createUser', 'getTwoFactor', 'setTwoFactor'], async () => {
+        const user = await createUser();
+        await adapter.setTwoFactor(user.id, { secret, enabledAt: null });
+        expect(await adapter.getTwoFactor(user.id)).toEqual({ secret, enabledAt: null, lastStep: null, recoveryCodes: 0 });
+        await adapter.setTwoFactor(user.id, { secret, enabledAt });
+        const stored = await adapter.getTwoFactor(user.id);
+        expect(stored?.enabledAt).toBeInstanceOf(Date);
+        expect(stored).toEqual({ secret, enabledAt, lastStep: null, recoveryCodes: 0 });
+      });
+
+      test("keeps each user's settings apart", ['createUser', 'getTwoFactor', 'setTwoFactor'], async () => {
+        const [user, other, third] = [await createUser(), await createUser(), await createUser()];
+        await adapter.setTwoFactor(user.id, { secret, enabledAt });
+        await adapter.setTwoFactor(other.id, { secret: newerSecret, enabledAt: null });
+        expect((await adapter.getTwoFactor(user.id))?.secret).toBe(secret);
+        expect((await adapter.getTwoFactor(other.id))?.secret).toBe(newerSecret);
+        expect(await adapter.getTwoFactor(third.id)).toBeNull();
+      });
+
+      test('accepts only a time step later than the last accepted one', ['createUser', 'getTwoFactor', 'setTwoFactor', 'acceptTwoFactorStep'], async () => {
+        const user = await createUser();
+        await adapter.setTwoFactor(user.id, { secret, enabledAt });
+        expect(await adapter.acceptTwoFactorStep(user.id, step)).toBe(true);
+        expect((await adapter.getTwoFactor(user.id))?.lastStep).toBe(step);
+        expect(await adapter.acceptTwoFactorStep(user.id, step)).toBe(false);
+        expect(await adapter.acceptTwoFactorStep(user.id, step - 1)).toBe(false);
+        expect((await adapter.getTwoFactor(user.id))?.lastStep).toBe(step);
+        expect(await adapter.acceptTwoFactorStep(user.id, step + 1)).toBe(true);
+        expect((await adapter.getTwoFactor(user.id))?.lastStep).toBe(step + 1);
+      });
+
+      test('accepts no time step for a user without settings', ['createUser', 'acceptTwoFactorStep'], async () => {
+        const user = await createUser();
+        expect(await adapter.acceptTwoFactorStep(user.id, step)).toBe(false);
+      });
+
+      test('forgets the last accepted step when the settings are stored again', ['createUser', 'getTwoFactor', 'setTwoFactor', 'acceptTwoFactorStep'], async () => {
+        const user = await createUser();
+        await adapter.setTwoFactor(user.id, { secret, enabledAt: null });
+        expect(await adapter.acceptTwoFactorStep(user.id, step)).toBe(true);
+        await adapter.setTwoFactor(user.id, { secret: newerSecret, enabledAt });
+        expect(await adapter.getTwoFactor(user.id)).toEqual({ secret: newerSecret, enabledAt, lastStep: null, recoveryCodes: 0 });
+        expect(await adapter.acceptTwoFactorStep(user.id, step)).toBe(true);
+      });
+
+      /** Concurrent reads first, so that a pooled adapter has a connection open for each of the racing calls. */
+      async function warmUp(userId: string): Promise<void> {
+        await Promise.all(Array.from({ length: 10 }, () => settle(() => adapter.getTwoFactor(userId))));
+      }
+
+      test('accepts one time step once among concurrent calls', ['createUser', 'getTwoFactor', 'setTwoFactor', 'acceptTwoFactorStep'], async () => {
+        const user = await createUser();
+        await adapter.setTwoFactor(user.id, { secret, enabledAt });
+        await warmUp(user.id);
+        const accepted = await Promise.all(Array.from({ length: 10 }, () => settle(() => adapter.acceptTwoFactorStep(user.id, step))));
+        expect(accepted.filter(Boolean)).toHaveLength(1);
+        expect((await adapter.getTwoFactor(user.id))?.lastStep).toBe(step);
+      });
+
+      test('counts the unused recovery codes', ['createUser', 'getTwoFactor', 'setTwoFactor', 'setRecoveryCodes', 'useRecoveryCode'], async () => {
+        const user = await createUser();
+        await adapter.setTwoFactor(user.id, { secret, enabledAt });
+        await adapter.setRecoveryCodes(user.id, codes);
+        expect((await adapter.getTwoFactor(user.id))?.recoveryCodes).toBe(3);
+        await adapter.useRecoveryCode(user.id, 'code-hash-b');
+        expect((await adapter.getTwoFactor(user.id))?.recoveryCodes).toBe(2);
+      });
+
+      test('uses a recovery code once', ['createUser', 'setTwoFactor', 'setRecoveryCodes', 'useRecoveryCode'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        await adapter.setTwoFactor(user.id, { secret, enabledAt });
+        await adapter.setRecoveryCodes(user.id, codes);
+        await adapter.setRecoveryCodes(other.id, ['code-hash-of-other']);
+        expect(await adapter.useRecoveryCode(user.id, 'code-hash-a')).toBe(true);
+        expect(await adapter.useRecoveryCode(user.id, 'code-hash-a')).toBe(false);
+        expect(await adapter.useRecoveryCode(user.id, 'code-hash-unknown')).toBe(false);
+        // Another user's code is not this user's.
+        expect(await adapter.useRecoveryCode(user.id, 'code-hash-of-other')).toBe(false);
+        expect(await adapter.useRecoveryCode(other.id, 'code-hash-b')).toBe(false);
+        expect(await adapter.useRecoveryCode(other.id, 'code-hash-of-other')).toBe(true);
+        expect(await adapter.useRecoveryCode(user.id, 'code-hash-b')).toBe(true);
+      });
+
+      test('replaces the recovery codes', ['createUser', 'getTwoFactor', 'setTwoFactor', 'setRecoveryCodes', 'useRecoveryCode'], async () => {
+        const user = await createUser();
+        await adapter.setTwoFactor(user.id, { secret, enabledAt });
+        await adapter.setRecoveryCodes(user.id, codes);
+        await adapter.setRecoveryCodes(user.id, ['code-hash-d', 'code-hash-e']);
+        expect((await adapter.getTwoFactor(user.id))?.recoveryCodes).toBe(2);
+        for (const old of codes) expect(await adapter.useRecoveryCode(user.id, old)).toBe(false);
+        expect(await adapter.useRecoveryCode(user.id, 'code-hash-d')).toBe(true);
+        await adapter.setRecoveryCodes(user.id, []);
+        expect((await adapter.getTwoFactor(user.id))?.recoveryCodes).toBe(0);
+        expect(await adapter.useRecoveryCode(user.id, 'code-hash-e')).toBe(false);
+      });
+
+      test('uses one recovery code once among concurrent calls', ['createUser', 'getTwoFactor', 'setTwoFactor', 'setRecoveryCodes', 'useRecoveryCode'], async () => {
+        const user = await createUser();
+        await adapter.setTwoFactor(user.id, { secret, enabledAt });
+        await adapter.setRecoveryCodes(user.id, codes);
+        await warmUp(user.id);
+        const used = await Promise.all(Array.from({ length: 10 }, () => settle(() => adapter.useRecoveryCode(user.id, 'code-hash-c'))));
+        expect(used.filter(Boolean)).toHaveLength(1);
+        expect((await adapter.getTwoFactor(user.id))?.recoveryCodes).toBe(2);
+      });
+
+      test('deletes the settings and the recovery codes', ['createUser', 'getTwoFactor', 'setTwoFactor', 'deleteTwoFactor', 'setRecoveryCodes', 'useRecoveryCode'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        for (const each of [user, other]) {
+          await adapter.setTwoFactor(each.id, { secret, enabledAt });
+          await adapter.setRecoveryCodes(each.id, codes);
+        }
+        await adapter.deleteTwoFactor(user.id);
+        expect(await adapter.getTwoFactor(user.id)).toBeNull();
+        expect(await adapter.useRecoveryCode(user.id, 'code-hash-a')).toBe(false);
+        // Enrolling again starts without codes.
+        await adapter.setTwoFactor(user.id, { secret: newerSecret, enabledAt: null });
+        expect(await adapter.getTwoFactor(user.id)).toEqual({ secret: newerSecret, enabledAt: null, lastStep: null, recoveryCodes: 0 });
+        expect(await adapter.getTwoFactor(other.id)).toEqual({ secret, enabledAt, lastStep: null, recoveryCodes: 3 });
+      });
+
+      test('deletes the settings and the recovery codes with their user', ['createUser', 'deleteUser', 'getTwoFactor', 'setTwoFactor', 'setRecoveryCodes', 'useRecoveryCode'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        for (const each of [user, other]) {
+          await adapter.setTwoFactor(each.id, { secret, enabledAt });
+          await adapter.setRecoveryCodes(each.id, codes);
+        }
+        await adapter.deleteUser(user.id);
+        expect(await adapter.getTwoFactor(user.id)).toBeNull();
+        expect(await adapter.useRecoveryCode(user.id, 'code-hash-a')).toBe(false);
+        expect(await adapter.getTwoFactor(other.id)).toEqual({ secret, enabledAt, lastStep: null, recoveryCodes: 3 });
       });
     });
 

@@ -39,8 +39,8 @@ runAdapterSuite(
   },
   {
     // Not implemented by @auth/pg-adapter 1.x (its docs list no accounts lookup and no WebAuthn support; the
-    // rate-limit, account-token and password-hash methods are ours, so its app counts in memory and getAccessToken refuses it).
-    missingMethods: ['getAccount', 'getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter', 'createUserWithAccount', 'hitRateLimit', 'resetRateLimit', 'listAccountsByUserId', 'updateAccountTokens', 'listSessionsByUserId', 'deleteVerificationTokens', 'getPasswordHash', 'setPasswordHash'],
+    // rate-limit, account-token, password-hash and two-factor methods are ours, so its app counts in memory and getAccessToken refuses it).
+    missingMethods: ['getAccount', 'getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter', 'createUserWithAccount', 'hitRateLimit', 'resetRateLimit', 'listAccountsByUserId', 'updateAccountTokens', 'listSessionsByUserId', 'deleteVerificationTokens', 'getPasswordHash', 'setPasswordHash', 'getTwoFactor', 'setTwoFactor', 'deleteTwoFactor', 'acceptTwoFactorStep', 'setRecoveryCodes', 'useRecoveryCode'],
     // Its documented schema has no unique constraint on users.email, accounts (provider, providerAccountId) or
     // sessions."sessionToken"; Auth.js core looks these up before it writes.
     uniqueConstraints: false,

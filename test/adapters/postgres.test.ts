@@ -26,7 +26,7 @@ afterAll(async () => {
 
 /** Every test starts without tables, so each new adapter creates them again before its first query. */
 async function dropTables(): Promise<void> {
-  await pool.query('DROP TABLE IF EXISTS passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits');
+  await pool.query('DROP TABLE IF EXISTS recovery_codes, two_factor, passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits');
 }
 
 /** A fresh database on the same server, for tests that look at a schema from scratch. */
@@ -60,7 +60,7 @@ describe('postgres adapter database', () => {
     await client.connect();
     try {
       const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
       const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname");
       expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual([
         'accounts_pkey',
@@ -70,8 +70,10 @@ describe('postgres adapter database', () => {
         'passwords_pkey',
         'rate_limits_pkey',
         'rate_limits_reset_at_index',
+        'recovery_codes_pkey',
         'sessions_pkey',
         'sessions_user_id_index',
+        'two_factor_pkey',
         'users_email_key',
         'users_pkey',
         'verification_tokens_pkey',
@@ -170,9 +172,11 @@ describe('postgres adapter database', () => {
     expect(await upgraded.listSessionsByUserId!('user-1')).toEqual([
       { sessionToken: 'old-session', userId: 'user-1', expires: new Date('2030-01-01T00:00:00Z') },
     ]);
-    // The password provider's table came with the upgrade, for the users already there.
+    // The password and two-factor tables came with the upgrade, for the users already there.
     await upgraded.setPasswordHash!('user-1', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
     expect(await upgraded.getPasswordHash!('user-1')).toBe('$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
+    await upgraded.setTwoFactor!('user-1', { secret: 'sealed', enabledAt: null });
+    expect(await upgraded.getTwoFactor!('user-1')).toEqual({ secret: 'sealed', enabledAt: null, lastStep: null, recoveryCodes: 0 });
   });
 
   it('stores dates as timestamptz', async () => {
@@ -188,6 +192,7 @@ describe('postgres adapter database', () => {
       { table_name: 'sessions', column_name: 'created_at' },
       { table_name: 'sessions', column_name: 'expires' },
       { table_name: 'sessions', column_name: 'last_seen_at' },
+      { table_name: 'two_factor', column_name: 'enabled_at' },
       { table_name: 'users', column_name: 'email_verified' },
       { table_name: 'verification_tokens', column_name: 'expires' },
     ]);

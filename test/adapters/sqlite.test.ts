@@ -55,7 +55,7 @@ describe('sqlite adapter files', () => {
     const adapter = SqliteAdapter({ url: `file:${path}` });
     expect(existsSync(path)).toBe(false);
     await newUser(adapter);
-    expect(tableNames(open(path))).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+    expect(tableNames(open(path))).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
   });
 
   it('accepts a plain path and a file:// URL', async () => {
@@ -103,9 +103,11 @@ describe('sqlite adapter files', () => {
     // Running it again on the upgraded table changes nothing.
     migrate({ url: `file:${path}` });
     expect((old.pragma('table_info(sessions)') as unknown[]).length).toBe(6);
-    // The password provider's table came with the upgrade, for the users already there.
+    // The password and two-factor tables came with the upgrade, for the users already there.
     await adapter.setPasswordHash!('user-1', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
     expect(await adapter.getPasswordHash!('user-1')).toBe('$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
+    await adapter.setTwoFactor!('user-1', { secret: 'sealed', enabledAt: null });
+    expect(await adapter.getTwoFactor!('user-1')).toEqual({ secret: 'sealed', enabledAt: null, lastStep: null, recoveryCodes: 0 });
   });
 
   it('keeps the data in the file for a new adapter instance', async () => {
@@ -135,7 +137,7 @@ describe('sqlite adapter files', () => {
     migrate({ url: `file:${path}` });
     migrate({ url: `file:${path}` });
     const database = open(path);
-    expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     const indexes = database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name").all();
     expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'sessions_user_id_index' }]);
   });

@@ -85,7 +85,7 @@ const cases = [
   { adapter: 'postgres', native: [], start: () => postgresDatabase() },
 ] as const;
 
-const authTables = ['accounts', 'authenticators', 'passwords', 'rate_limits', 'sessions', 'users', 'verification_tokens'];
+const authTables = ['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens'];
 
 describe.each(cases)('a project scaffolded with --adapter $adapter', ({ adapter, native, start }) => {
   let provider: RunningOidcProvider;
@@ -131,7 +131,7 @@ describe.each(cases)('a project scaffolded with --adapter $adapter', ({ adapter,
     expect(migrate.stderr).toBe('');
     expect(migrate.exitCode).toBe(0);
     expect(migrate.stdout).toContain('Tables in place in');
-    expect(migrate.stdout).toContain('users, accounts, sessions, verification_tokens, authenticators, rate_limits, passwords');
+    expect(migrate.stdout).toContain('users, accounts, sessions, verification_tokens, authenticators, rate_limits, passwords, two_factor, recovery_codes');
     if (adapter === 'sqlite') expect(existsSync(join(projectDir, 'data/auth.db'))).toBe(true);
     expect(await database.probe.tables()).toEqual(authTables);
   });

@@ -53,6 +53,8 @@ export function MemoryAdapter(): Adapter {
   const verificationTokens = new Map<string, VerificationToken>();
   const authenticators = new Map<string, AdapterAuthenticator>();
   const passwordHashes = new Map<string, string>();
+  const twoFactors = new Map<string, { secret: string; enabledAt: Date | null; lastStep: number | null }>();
+  const recoveryCodes = new Map<string, Set<string>>();
   const rateLimits = MemoryRateLimitStore();
 
   // The same rule as the SQL adapters' unique index: at most one user per email (users without email are many).
@@ -116,6 +118,8 @@ export function MemoryAdapter(): Adapter {
       for (const [key, session] of sessions) if (session.userId === userId) sessions.delete(key);
       for (const [key, authenticator] of authenticators) if (authenticator.userId === userId) authenticators.delete(key);
       passwordHashes.delete(userId);
+      twoFactors.delete(userId);
+      recoveryCodes.delete(userId);
       return user;
     },
 
@@ -264,6 +268,39 @@ export function MemoryAdapter(): Adapter {
     async setPasswordHash(userId, hash) {
       if (!users.has(userId)) throw new Error(`setPasswordHash: no user has the id ${JSON.stringify(userId)}`);
       passwordHashes.set(userId, hash);
+    },
+
+    async getTwoFactor(userId) {
+      const stored = twoFactors.get(userId);
+      if (!stored) return null;
+      return { ...copy(stored), recoveryCodes: recoveryCodes.get(userId)?.size ?? 0 };
+    },
+
+    async setTwoFactor(userId, { secret, enabledAt }) {
+      if (!users.has(userId)) throw new Error(`setTwoFactor: no user has the id ${JSON.stringify(userId)}`);
+      twoFactors.set(userId, { secret, enabledAt: enabledAt ? new Date(enabledAt) : null, lastStep: null });
+    },
+
+    async deleteTwoFactor(userId) {
+      twoFactors.delete(userId);
+      recoveryCodes.delete(userId);
+    },
+
+    async acceptTwoFactorStep(userId, step) {
+      // Compare and set with no await in between: one process, so no other call runs in the middle.
+      const stored = twoFactors.get(userId);
+      if (!stored || (stored.lastStep !== null && stored.lastStep >= step)) return false;
+      stored.lastStep = step;
+      return true;
+    },
+
+    async setRecoveryCodes(userId, codeHashes) {
+      if (!users.has(userId)) throw new Error(`setRecoveryCodes: no user has the id ${JSON.stringify(userId)}`);
+      recoveryCodes.set(userId, new Set(codeHashes));
+    },
+
+    async useRecoveryCode(userId, codeHash) {
+      return recoveryCodes.get(userId)?.delete(codeHash) ?? false;
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * An adapter that keeps users, accounts, sessions, verification tokens, WebAuthn authenticators and password
- * hashes in PostgreSQL (`pg`). Every app process that uses the same database sees the same sessions, so signing
+ * An adapter that keeps users, accounts, sessions, verification tokens, WebAuthn authenticators, password
+ * hashes and two-factor settings (with recovery code hashes) in PostgreSQL (`pg`). Every app process that uses the same database sees the same sessions, so signing
  * out (or deleting a session row) ends the session everywhere, and counts the `rateLimit` rules together.
  *
  * The tables are created before the first query (`CREATE TABLE IF NOT EXISTS`, once per adapter), or ahead of
@@ -117,6 +117,19 @@ CREATE TABLE IF NOT EXISTS passwords (
   user_id text PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
   hash text NOT NULL,
   updated_at timestamptz NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS two_factor (
+  user_id text PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+  secret text NOT NULL,
+  enabled_at timestamptz,
+  last_step bigint
+);
+
+CREATE TABLE IF NOT EXISTS recovery_codes (
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  code_hash text NOT NULL,
+  PRIMARY KEY (user_id, code_hash)
 );
 `;
 
@@ -294,7 +307,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     },
 
     async deleteUser(userId) {
-      // Accounts, sessions, authenticators and the password hash go with the user (ON DELETE CASCADE).
+      // Accounts, sessions, authenticators, the password hash and the two-factor rows go with the user (ON DELETE CASCADE).
       const row = await first<UserRow>('DELETE FROM users WHERE id = $1 RETURNING *', [userId]);
       return row ? userFromRow(row) : null;
     },
@@ -470,6 +483,69 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
          ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
         [userId, hash, new Date()],
       );
+    },
+
+    async getTwoFactor(userId) {
+      // pg returns bigint as a string: last_step is converted, the count is cast to int.
+      const row = await first<{ secret: string; enabled_at: Date | null; last_step: string | null; recovery_codes: number }>(
+        `SELECT secret, enabled_at, last_step,
+                (SELECT count(*)::int FROM recovery_codes WHERE recovery_codes.user_id = two_factor.user_id) AS recovery_codes
+         FROM two_factor WHERE user_id = $1`,
+        [userId],
+      );
+      if (!row) return null;
+      return {
+        secret: row.secret,
+        enabledAt: toDate(row.enabled_at),
+        lastStep: row.last_step === null ? null : Number(row.last_step),
+        recoveryCodes: row.recovery_codes,
+      };
+    },
+
+    async setTwoFactor(userId, { secret, enabledAt }) {
+      await query(
+        `INSERT INTO two_factor (user_id, secret, enabled_at, last_step) VALUES ($1, $2, $3, NULL)
+         ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, enabled_at = excluded.enabled_at, last_step = NULL`,
+        [userId, secret, toDate(enabledAt)],
+      );
+    },
+
+    async deleteTwoFactor(userId) {
+      // One statement: the codes and the settings are deleted together.
+      await query(
+        `WITH codes AS (DELETE FROM recovery_codes WHERE user_id = $1)
+         DELETE FROM two_factor WHERE user_id = $1`,
+        [userId],
+      );
+    },
+
+    async acceptTwoFactorStep(userId, step) {
+      // The UPDATE locks the row: a concurrent one with the same step re-checks its condition after the first
+      // commits, and no longer matches.
+      const rows = await query(
+        'UPDATE two_factor SET last_step = $2 WHERE user_id = $1 AND (last_step IS NULL OR last_step < $2) RETURNING user_id',
+        [userId, step],
+      );
+      return rows.length > 0;
+    },
+
+    async setRecoveryCodes(userId, codeHashes) {
+      await ensureSchema();
+      await inTransaction(pool, async (client) => {
+        // The user's row is locked first, so that of two concurrent replacements one runs after the other.
+        await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+        await client.query('DELETE FROM recovery_codes WHERE user_id = $1', [userId]);
+        await client.query(
+          'INSERT INTO recovery_codes (user_id, code_hash) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING',
+          [userId, [...codeHashes]],
+        );
+      });
+    },
+
+    async useRecoveryCode(userId, codeHash) {
+      // Single use: of two concurrent DELETEs of the same row, the second finds it gone.
+      const rows = await query('DELETE FROM recovery_codes WHERE user_id = $1 AND code_hash = $2 RETURNING user_id', [userId, codeHash]);
+      return rows.length > 0;
     },
   };
 }

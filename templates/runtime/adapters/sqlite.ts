@@ -1,6 +1,6 @@
 /**
- * An adapter that keeps users, accounts, sessions, verification tokens, WebAuthn authenticators and password
- * hashes in a SQLite file (better-sqlite3): the embedded default for database sessions. Several app processes on
+ * An adapter that keeps users, accounts, sessions, verification tokens, WebAuthn authenticators, password
+ * hashes and two-factor settings (with recovery code hashes) in a SQLite file (better-sqlite3): the embedded default for database sessions. Several app processes on
  * one machine can share the file (and count the `rateLimit` rules together in it); for several machines use the
  * PostgreSQL adapter.
  *
@@ -27,6 +27,7 @@ import {
   refreshedTokenFields,
   sessionDetailColumns,
   sessionFromRow,
+  toDate,
   tokenFields,
   tokenParameter,
   userFromRow,
@@ -122,6 +123,19 @@ CREATE TABLE IF NOT EXISTS passwords (
   user_id TEXT NOT NULL PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
   hash TEXT NOT NULL,
   updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS two_factor (
+  user_id TEXT NOT NULL PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+  secret TEXT NOT NULL,
+  enabled_at INTEGER,
+  last_step INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS recovery_codes (
+  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  code_hash TEXT NOT NULL,
+  PRIMARY KEY (user_id, code_hash)
 );
 `;
 
@@ -333,6 +347,8 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
         statement('DELETE FROM sessions WHERE user_id = ?').run(id);
         statement('DELETE FROM authenticators WHERE user_id = ?').run(id);
         statement('DELETE FROM passwords WHERE user_id = ?').run(id);
+        statement('DELETE FROM two_factor WHERE user_id = ?').run(id);
+        statement('DELETE FROM recovery_codes WHERE user_id = ?').run(id);
         statement('DELETE FROM users WHERE id = ?').run(id);
         return user;
       });
@@ -517,6 +533,53 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
         `INSERT INTO passwords (user_id, hash, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
       ).run(userId, hash, Date.now());
+    },
+
+    async getTwoFactor(userId) {
+      const row = statement(
+        `SELECT secret, enabled_at, last_step,
+                (SELECT count(*) FROM recovery_codes WHERE recovery_codes.user_id = two_factor.user_id) AS recovery_codes
+         FROM two_factor WHERE user_id = ?`,
+      ).get(userId) as { secret: string; enabled_at: number | null; last_step: number | null; recovery_codes: number } | undefined;
+      if (!row) return null;
+      return { secret: row.secret, enabledAt: toDate(row.enabled_at), lastStep: row.last_step, recoveryCodes: row.recovery_codes };
+    },
+
+    async setTwoFactor(userId, { secret, enabledAt }) {
+      statement(
+        `INSERT INTO two_factor (user_id, secret, enabled_at, last_step) VALUES (?, ?, ?, NULL)
+         ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, enabled_at = excluded.enabled_at, last_step = NULL`,
+      ).run(userId, secret, toEpochMilliseconds(enabledAt));
+    },
+
+    async deleteTwoFactor(userId) {
+      connection().transaction((id: string) => {
+        statement('DELETE FROM recovery_codes WHERE user_id = ?').run(id);
+        statement('DELETE FROM two_factor WHERE user_id = ?').run(id);
+      })(userId);
+    },
+
+    async acceptTwoFactorStep(userId, step) {
+      // One statement, so one write transaction: of two processes accepting the same step, only one changes the row.
+      const result = statement('UPDATE two_factor SET last_step = ? WHERE user_id = ? AND (last_step IS NULL OR last_step < ?)').run(
+        step,
+        userId,
+        step,
+      );
+      return result.changes > 0;
+    },
+
+    async setRecoveryCodes(userId, codeHashes) {
+      connection().transaction((id: string, hashes: readonly string[]) => {
+        statement('DELETE FROM recovery_codes WHERE user_id = ?').run(id);
+        const insert = statement('INSERT INTO recovery_codes (user_id, code_hash) VALUES (?, ?) ON CONFLICT DO NOTHING');
+        for (const hash of hashes) insert.run(id, hash);
+      })(userId, codeHashes);
+    },
+
+    async useRecoveryCode(userId, codeHash) {
+      // Single use: one DELETE, so of two requests with the same code only one deletes the row.
+      return statement('DELETE FROM recovery_codes WHERE user_id = ? AND code_hash = ?').run(userId, codeHash).changes > 0;
     },
   };
   // Not in Auth.js's interface: both writes in one transaction, so a failure between them leaves neither.

@@ -68,12 +68,13 @@ function brandStyles(theme: Theme): string {
 }
 
 /**
- * Wraps page content in the themed document: one `main` landmark holding a card with the logo and `body`.
+ * Wraps page content in the themed document: one `main` landmark holding a card with the logo and `body` (and a
+ * feature's own `styles`).
  * `theme.colorScheme` `light` or `dark` fixes the scheme; `auto` (the default) follows `prefers-color-scheme`.
  */
-export function layout(params: { title: string; theme: Theme; body: SafeHtml }): string {
+export function layout(params: { title: string; theme: Theme; body: SafeHtml; styles?: string }): string {
   const { theme } = params;
   const logo = safeUrl(theme.logo);
   const scheme = theme.colorScheme === 'dark' || theme.colorScheme === 'light' ? theme.colorScheme : undefined;
-  return `<!DOCTYPE html>${html`<html lang="en"${scheme ? html` data-theme="${scheme}"` : ''}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><meta name="referrer" content="same-origin"><title>${params.title}</title><style>${new SafeHtml(styles + brandStyles(theme))}</style></head><body><main><div class="card">${logo ? html`<img class="logo" src="${logo}" alt="">` : ''}${params.body}</div></main></body></html>`}`;
+  return `<!DOCTYPE html>${html`<html lang="en"${scheme ? html` data-theme="${scheme}"` : ''}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><meta name="referrer" content="same-origin"><title>${params.title}</title><style>${new SafeHtml(styles + (params.styles ?? '') + brandStyles(theme))}</style></head><body><main><div class="card">${logo ? html`<img class="logo" src="${logo}" alt="">` : ''}${params.body}</div></main></body></html>`}`;
 }

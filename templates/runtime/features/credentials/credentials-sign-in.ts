@@ -47,6 +47,12 @@ export interface CredentialsConfig<Fields extends string = string> extends FlowP
    * `CredentialsSignin` for wrong credentials. The second argument is the Express request.
    */
   authorize: (credentials: Partial<Record<Fields, unknown>>, request: Request) => Awaitable<User | null>;
+  /**
+   * Asks users who turned two-factor on for a code after `authorize()` (the `TwoFactor()` feature). Needs database
+   * sessions: the database feature keeps the user of each credentials account, whose two-factor settings are looked up.
+   * @default false
+   */
+  twoFactor?: boolean;
 }
 
 
@@ -55,6 +61,7 @@ export interface ResolvedCredentialsProvider extends ResolvedFlowProvider {
   type: 'credentials';
   credentials: Record<string, CredentialInput>;
   authorize: CredentialsConfig['authorize'];
+  twoFactor: boolean;
 }
 
 /**
@@ -103,11 +110,17 @@ async function signInWithCredentials(context: RequestContext, provider: Resolved
   const id = hasId ? String(user.id) : randomUUID();
   const signedIn: User = { ...user, id };
   const account: Account = { providerAccountId: id, type: 'credentials', provider: provider.id };
+  const callbackUrlOf = () => (typeof callbackUrl === 'string' ? callbackUrl : context.cookies.get(context.cookieOptions.callbackUrl.name));
+  if (provider.twoFactor && context.options.secondFactor) {
+    // The user the database feature keeps for this account: with two-factor on, a code finishes the sign-in.
+    const stored = await context.options.database?.userOfAccount(context.options, account);
+    if (stored && (await context.options.secondFactor.challenge(context, { user: stored, provider: provider.id, providerAccountId: id, callbackUrl: callbackUrlOf() }))) return;
+  }
   await completeSignIn(context, {
     user: signedIn,
     account,
     credentials,
-    callbackUrl: typeof callbackUrl === 'string' ? callbackUrl : context.cookies.get(context.cookieOptions.callbackUrl.name),
+    callbackUrl: callbackUrlOf(),
     // JWT sessions: the user is whoever authorize() returned. Database sessions: the database feature finds the
     // user of this account (or creates one, its address unproven) and opens a session row.
     ...(database ? {} : { storedUser: null, resolve: async () => ({ user: signedIn, isNewUser: false }) }),
@@ -147,9 +160,14 @@ export class MissingAuthorize extends AuthError {
 /** The flow of a credentials provider. */
 export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
   resolve(provider) {
-    const { id, name, credentials, authorize } = provider as CredentialsConfig;
+    const { id, name, credentials, authorize, twoFactor } = provider as CredentialsConfig;
     if (typeof authorize !== 'function') throw new MissingAuthorize(`Credentials provider "${id}" needs an authorize(credentials, request) function`);
-    return { id, name, type: 'credentials', credentials: { ...credentials }, authorize, flow: credentialsFlow };
+    return { id, name, type: 'credentials', credentials: { ...credentials }, authorize, twoFactor: twoFactor === true, flow: credentialsFlow };
+  },
+  check(provider, config) {
+    if (provider.twoFactor && config.strategy !== 'database') {
+      throw new TypeError(`Credentials provider "${provider.id}" has twoFactor: true, which needs database sessions (an adapter, and session.strategy "database").`);
+    }
   },
   signIn: signInWithCredentials,
   async callback(context, provider, method) {
@@ -159,6 +177,17 @@ export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
     await signInWithCredentials(context, provider, body);
   },
   signInForm: credentialsForm,
-  features: [rateLimits],
+  features: [
+    rateLimits,
+    {
+      id: 'credentials-two-factor',
+      check(options) {
+        const asking = options.providers.filter((provider) => 'flow' in provider && provider.flow === credentialsFlow && (provider as ResolvedCredentialsProvider).twoFactor);
+        if (asking.length > 0 && !options.secondFactor) {
+          throw new TypeError(`Credentials provider "${asking[0]!.id}" has twoFactor: true: add TwoFactor() (core/features/two-factor/index.ts) to the config's features.`);
+        }
+      },
+    },
+  ],
 };
 

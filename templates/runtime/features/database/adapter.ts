@@ -18,6 +18,18 @@ import type {
 
 export type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken };
 
+/** A user's two-factor settings as stored (`getTwoFactor`). */
+export interface TwoFactorRecord {
+  /** The TOTP secret, encrypted by the runtime (never stored in clear). */
+  secret: string;
+  /** When two-factor was turned on; null while enrolling. */
+  enabledAt: Date | null;
+  /** The time step of the last accepted code; null when none was accepted since the secret was stored. */
+  lastStep: number | null;
+  /** How many unused recovery codes the user has. */
+  recoveryCodes: number;
+}
+
 /** The count of a rate-limit key's current window after a hit, and when that window ends. */
 export interface RateLimitHit {
   count: number;
@@ -97,6 +109,27 @@ declare module '../../feature.js' {
      * deletes it.
      */
     setPasswordHash?(userId: AdapterUser['id'], hash: string): Awaitable<void>;
+    /**
+     * Not part of Auth.js's interface: the user's two-factor settings, or null when the user never began to enroll.
+     * Two-factor sign-in (features/two-factor/) needs it and the five methods below.
+     */
+    getTwoFactor?(userId: AdapterUser['id']): Awaitable<TwoFactorRecord | null>;
+    /**
+     * Not part of Auth.js's interface: stores the user's TOTP secret (encrypted by the runtime) and when two-factor
+     * was turned on (null: enrolling, not on yet), replacing what was stored and forgetting the last accepted step.
+     */
+    setTwoFactor?(userId: AdapterUser['id'], settings: { secret: string; enabledAt: Date | null }): Awaitable<void>;
+    /** Not part of Auth.js's interface: deletes the user's two-factor settings and recovery codes. */
+    deleteTwoFactor?(userId: AdapterUser['id']): Awaitable<void>;
+    /**
+     * Not part of Auth.js's interface: records that a code of time step `step` was accepted, atomically and only when
+     * it is later than the last accepted one; true when recorded, false for a step already used (a replayed code).
+     */
+    acceptTwoFactorStep?(userId: AdapterUser['id'], step: number): Awaitable<boolean>;
+    /** Not part of Auth.js's interface: replaces the user's recovery codes with these hashes. */
+    setRecoveryCodes?(userId: AdapterUser['id'], codeHashes: readonly string[]): Awaitable<void>;
+    /** Not part of Auth.js's interface: deletes one recovery code by its hash, atomically; true when it was there. */
+    useRecoveryCode?(userId: AdapterUser['id'], codeHash: string): Awaitable<boolean>;
   }
 }
 

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Adapter, callAdapter } from './adapter.js';
 import type { ResolvedConfig } from '../../config.js';
-import type { SignInResolution } from '../../complete-sign-in.js';
+import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js';
 import type { RequestContext } from '../../context.js';
 import type { AccountSignIn } from '../../feature.js';
 import { readChunkedCookie } from '../../http/cookies.js';
@@ -120,6 +120,33 @@ export async function openSession(context: RequestContext, adapter: Adapter, use
     userId,
     expires: new Date(now.valueOf() + options.session.maxAge * 1000),
     ...details,
+  });
+}
+
+/**
+ * Signs in a stored user whom a flow has proven (a password, a confirmation link, a second factor) through an
+ * account it knows them by: the shared `signIn` callback, session and redirect (complete-sign-in.ts). With database
+ * sessions the browser's previous session row is deleted and a new one opened.
+ */
+export async function signInStoredUser(
+  context: RequestContext,
+  params: { user: AdapterUser; account: Account; isNewUser: boolean; callbackUrl: string | undefined },
+): Promise<void> {
+  const { options } = context;
+  const adapter = options.adapter!;
+  const { user } = params;
+  await completeSignIn(context, {
+    user,
+    account: params.account,
+    storedUser: user,
+    callbackUrl: params.callbackUrl,
+    resolve: async () => {
+      if (options.session.strategy === 'database') {
+        const previous = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
+        if (previous) await callAdapter(adapter, 'deleteSession', previous).catch((error: Error) => options.logger.error(error));
+      }
+      return { user, isNewUser: params.isNewUser, session: await openSession(context, adapter, user.id) };
+    },
   });
 }
 

@@ -19,8 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
-import { currentUser, hasProvenEmail, openSession, settleAddress } from '../database/sign-in.js';
-import { completeSignIn } from '../../complete-sign-in.js';
+import { currentUser, hasProvenEmail, settleAddress, signInStoredUser } from '../database/sign-in.js';
 import { type RequestContext, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { clearChunkedCookie, readChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
@@ -268,25 +267,10 @@ async function signUp(context: RequestContext, provider: ResolvedPasswordProvide
   checkYourEmail(context, provider);
 }
 
-/**
- * Signs `user` in: with database sessions the browser's previous session row is deleted and a new one opened; the
- * `signIn` callback, the session and the redirect are the shared ones (complete-sign-in.ts).
- */
-async function signInAs(context: RequestContext, provider: ResolvedPasswordProvider, user: AdapterUser, params: { isNewUser: boolean; callbackUrl: string | undefined }): Promise<void> {
-  const adapter = adapterOf(context);
-  await completeSignIn(context, {
-    user,
-    account: { provider: provider.id, type: 'credentials', providerAccountId: user.id, userId: user.id },
-    storedUser: user,
-    callbackUrl: params.callbackUrl,
-    resolve: async () => {
-      if (context.options.session.strategy === 'database') {
-        const previous = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
-        if (previous) await callAdapter(adapter, 'deleteSession', previous).catch((error: Error) => context.options.logger.error(error));
-      }
-      return { user, isNewUser: params.isNewUser, session: await openSession(context, adapter, user.id) };
-    },
-  });
+/** Signs `user` in through the provider's account (the user's id). */
+function signInAs(context: RequestContext, provider: ResolvedPasswordProvider, user: AdapterUser, params: { isNewUser: boolean; callbackUrl: string | undefined }): Promise<void> {
+  const account = { provider: provider.id, type: 'credentials' as const, providerAccountId: user.id, userId: user.id };
+  return signInStoredUser(context, { user, account, ...params });
 }
 
 /** POST `<mount>/callback/<id>` (or `<mount>/signin/<id>`): `email`, `password`. */
@@ -319,7 +303,10 @@ async function signIn(context: RequestContext, provider: ResolvedPasswordProvide
   }
   await clearRateLimit(context.options, 'credentialsPerUser', email);
   if (check.needsRehash) await callAdapter(adapter, 'setPasswordHash', holder.id, await hashPassword(password!));
-  await signInAs(context, provider, holder, { isNewUser: false, callbackUrl: bodyField(body, 'callbackUrl') ?? context.cookies.get(context.cookieOptions.callbackUrl.name) });
+  const callbackUrl = bodyField(body, 'callbackUrl') ?? context.cookies.get(context.cookieOptions.callbackUrl.name);
+  // With two-factor on, no session yet: the second factor finishes the sign-in (features/two-factor/).
+  if (await context.options.secondFactor?.challenge(context, { user: holder, provider: provider.id, providerAccountId: holder.id, callbackUrl })) return;
+  await signInAs(context, provider, holder, { isNewUser: false, callbackUrl });
 }
 
 /**

@@ -30,12 +30,13 @@ declare module '../../config.js' {
   interface FrameworkAuthConfig {
     /**
      * Rate limits on credentials and password sign-in (per user name and per client), email sign-in (per address and
-     * per client), passkey options (per client) and the password provider's messages (per address and per client); a refused request is answered 429 with `Retry-After`. Each rule takes
+     * per client), passkey options (per client), the password provider's messages (per address and per client) and
+     * two-factor codes (per pending sign-in and per user); a refused request is answered 429 with `Retry-After`. Each rule takes
      * `{ window, max }` (seconds, attempts) or `false`; `store` decides where the counters live. `false` switches
      * every rule off (for load tests, or when a proxy in front already limits these routes).
      * @default on: credentialsPerUser 5 failures / 15 min, credentialsPerClient 30 / 15 min, emailPerAddress 3 / 15 min,
      * emailPerClient 10 / 15 min, passkeyOptionsPerClient 30 / min, passwordEmailPerAddress 3 / 15 min,
-     * passwordEmailPerClient 10 / 15 min; counted in the adapter's database when it has
+     * passwordEmailPerClient 10 / 15 min, twoFactorPerSignIn 5 / 5 min, twoFactorPerUser 10 / 15 min; counted in the adapter's database when it has
      * `hitRateLimit` (SqliteAdapter, PostgresAdapter), otherwise in memory
      * @example
      * rateLimit: { credentialsPerUser: { window: 600, max: 10 }, passkeyOptionsPerClient: false }
@@ -96,6 +97,8 @@ export const rateLimitRules = [
   'passkeyOptionsPerClient',
   'passwordEmailPerAddress',
   'passwordEmailPerClient',
+  'twoFactorPerSignIn',
+  'twoFactorPerUser',
 ] as const;
 
 export type RateLimitRuleName = (typeof rateLimitRules)[number];
@@ -117,6 +120,8 @@ export const defaultRateLimitRules: Readonly<Record<RateLimitRuleName, Readonly<
   passkeyOptionsPerClient: { window: 60, max: 30 },
   passwordEmailPerAddress: { window: 15 * 60, max: 3 },
   passwordEmailPerClient: { window: 15 * 60, max: 10 },
+  twoFactorPerSignIn: { window: 5 * 60, max: 5 },
+  twoFactorPerUser: { window: 15 * 60, max: 10 },
 } as const;
 
 /**
@@ -165,6 +170,17 @@ export interface RateLimitOptions {
    * @default { window: 900, max: 10 }
    */
   passwordEmailPerClient?: Partial<RateLimitRule> | false;
+  /**
+   * Two-factor codes (and recovery codes) per pending sign-in: the sixth attempt is refused and ends the pending
+   * sign-in, so five wrong codes mean signing in again.
+   * @default { window: 300, max: 5 }
+   */
+  twoFactorPerSignIn?: Partial<RateLimitRule> | false;
+  /**
+   * Two-factor codes per user, across pending sign-ins and the enrollment page; a right code clears the count.
+   * @default { window: 900, max: 10 }
+   */
+  twoFactorPerUser?: Partial<RateLimitRule> | false;
   /**
    * Where the counters live. Several app processes count together only if they share it.
    * @default the adapter's database when it has `hitRateLimit` and `resetRateLimit` (SqliteAdapter,

@@ -1,0 +1,50 @@
+/**
+ * Two-factor authentication (TOTP, RFC 6238) for password sign-ins: add `TwoFactor()` to the config's `features`.
+ * After a correct password, a user who turned it on enters a code from an authenticator app (or a recovery code)
+ * at `<mount>/two-factor`, where signed-in users also turn it on and off. A passkey sign-in needs no second factor.
+ * Needs an adapter with the two-factor methods (the built-in adapters have them) and a `password` provider, or a
+ * `credentials` provider with `twoFactor: true` and database sessions.
+ * @example
+ * features: [TwoFactor()]
+ * features: [TwoFactor({ issuer: 'Example' })]
+ */
+import { assertAdapterFor } from '../database/adapter-needs.js';
+import type { Feature } from '../../feature.js';
+import { isOAuthProvider } from '../../providers/resolve.js';
+import { rateLimits } from '../rate-limit/rate-limit.js';
+import { type ResolvedTwoFactor, type TwoFactorOptions, TwoFactorSignIn, challenge, twoFactorRoute } from './two-factor.js';
+
+export type { TwoFactorOptions } from './two-factor.js';
+
+/** The adapter methods two-factor calls. */
+const neededMethods = [
+  'getUser',
+  'getTwoFactor',
+  'setTwoFactor',
+  'deleteTwoFactor',
+  'acceptTwoFactorStep',
+  'setRecoveryCodes',
+  'useRecoveryCode',
+  'createVerificationToken',
+  'useVerificationToken',
+] as const;
+
+/** The two-factor feature. */
+export function TwoFactor(options: TwoFactorOptions = {}): Feature {
+  if (options.issuer !== undefined && (typeof options.issuer !== 'string' || options.issuer.trim() === '' || options.issuer.includes(':'))) {
+    throw new TypeError('TwoFactor({ issuer }) must be a non-empty name without ":" (authenticator apps show it beside the account)');
+  }
+  const settings: ResolvedTwoFactor = { issuer: options.issuer?.trim(), now: options.now ?? Date.now };
+  return {
+    id: 'two-factor',
+    routes: { 'two-factor': { methods: ['GET', 'POST'], provider: 'none', errors: 'page', run: (context, route) => twoFactorRoute(context, route, settings) } },
+    errors: [TwoFactorSignIn],
+    secondFactor: { challenge },
+    check(resolved) {
+      assertAdapterFor({ id: 'two-factor', type: 'feature' }, resolved.adapter, resolved.session.strategy, { what: 'Two-factor authentication keeps secrets, recovery codes and pending sign-ins', methods: neededMethods });
+      const asking = resolved.providers.filter((provider) => !isOAuthProvider(provider) && provider.type === 'credentials');
+      if (asking.length === 0) throw new TypeError('TwoFactor() asks for a code after a password: add the Password() provider (or Credentials({ twoFactor: true, … }) with database sessions).');
+      rateLimits.check?.(resolved);
+    },
+  };
+}
