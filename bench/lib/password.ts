@@ -1,8 +1,9 @@
 /**
  * The password group: email and password sign-in in our runtime (`Password()`, SQLite, database sessions) and in
- * Better Auth (`emailAndPassword`, SQLite, its database sessions). Each sign-in here is what a browser sends:
- * ours GET /auth/csrf then POST /auth/callback/password (form), Better Auth's POST /api/auth/sign-in/email (JSON, with
- * the Origin a browser sends). Both end with a session cookie; anything else is a failure. Also: sign-ins started at a
+ * Better Auth (`emailAndPassword`, SQLite, its database sessions). Each sign-in here is the one request a browser
+ * sends from the sign-in page: ours POST /auth/callback/password (form, with the CSRF token and cookie the page gave,
+ * fetched once per app from GET /auth/csrf), Better Auth's POST /api/auth/sign-in/email (JSON, with the Origin a
+ * browser sends). Both end with a session cookie; anything else is a failure. Also: sign-ins started at a
  * fixed rate (not waiting for each other), and a paced latency probe of one URL over keep-alive connections.
  */
 import { Agent, request } from 'node:http';
@@ -22,16 +23,27 @@ function sessionPair(response: Response, name: string): string | undefined {
   return cookiePairs(response).find((pair) => pair.startsWith(`${name}=`) && pair.length > name.length + 1);
 }
 
+const csrfByApp = new Map<string, Promise<{ token: string; cookie: string }>>();
+
+/** The CSRF token and cookie of an app, as its sign-in page gives them to a browser: fetched once. */
+function csrfOf(baseUrl: string): Promise<{ token: string; cookie: string }> {
+  let found = csrfByApp.get(baseUrl);
+  if (!found) {
+    found = fetch(`${baseUrl}/auth/csrf`).then(async (response) => ({ token: ((await response.json()) as { csrfToken: string }).csrfToken, cookie: cookiePairs(response).join('; ') }));
+    csrfByApp.set(baseUrl, found);
+  }
+  return found;
+}
+
 /** One sign-in with our `Password()` provider; resolves to the session cookie (`name=value`). */
 export async function ourPasswordSignIn(baseUrl: string): Promise<string> {
-  const csrf = await fetch(`${baseUrl}/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const { body, headers } = formBody({ csrfToken, email: PASSWORD_USER.email, password: PASSWORD_USER.password });
+  const csrf = await csrfOf(baseUrl);
+  const { body, headers } = formBody({ csrfToken: csrf.token, email: PASSWORD_USER.email, password: PASSWORD_USER.password });
   const callback = await fetch(`${baseUrl}/auth/callback/password`, {
     method: 'POST',
     redirect: 'manual',
     body,
-    headers: { ...headers, cookie: cookiePairs(csrf).join('; ') },
+    headers: { ...headers, cookie: csrf.cookie },
   });
   await callback.arrayBuffer();
   const location = callback.headers.get('location') ?? '';
@@ -59,7 +71,9 @@ export interface PacedSignIns {
   completed: number;
   failures: number;
   firstFailure?: string;
-  /** The rate reached: completed sign-ins over the seconds from the first start to the last completion. */
+  /** From the first start to the last completion. */
+  seconds: number;
+  /** The rate reached: completed sign-ins over those seconds. */
   perSecond: number;
 }
 
@@ -101,7 +115,7 @@ export function startPacedSignIns(signIn: () => Promise<unknown>, perSecond: num
       clearTimeout(timer);
       await Promise.all(inFlight);
       const seconds = (performance.now() - begin) / 1000;
-      return { started, completed, failures, ...(firstFailure !== undefined && { firstFailure }), perSecond: completed / seconds };
+      return { started, completed, failures, ...(firstFailure !== undefined && { firstFailure }), seconds, perSecond: completed / seconds };
     },
   };
 }
