@@ -49,6 +49,8 @@ interface ProviderFields {
    * NODE_ENV is production, where the runtime refuses to start without them.
    */
   readonly developmentFallback?: { readonly env: readonly string[]; readonly instead: string };
+  /** The element written instead of `snippet` when the project has two-factor and the provider must opt in to it. */
+  readonly twoFactorSnippet?: string;
 }
 
 /** Whether a {@link ProviderEntry} needs a database adapter, and for what. */
@@ -81,7 +83,7 @@ export interface LocalDevelopment {
   readonly signInAs: string;
 }
 
-const credentialsSnippet = `Credentials({
+const credentialsSnippet = (twoFactor: boolean) => `Credentials({${twoFactor ? '\n  twoFactor: true, // users who turned two-factor on enter a code after authorize()' : ''}
   credentials: {
     username: { label: 'Username' },
     password: { label: 'Password', type: 'password' },
@@ -213,7 +215,8 @@ export const providerCatalog = [
     env: [],
     importName: 'Credentials',
     importPath: './core/providers/credentials.js',
-    snippet: credentialsSnippet,
+    snippet: credentialsSnippet(false),
+    twoFactorSnippet: credentialsSnippet(true),
     dependencies: {},
     nextStep: (configPath: string) => `Write the user lookup in the authorize() of ${configPath}.`,
   },

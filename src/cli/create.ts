@@ -9,7 +9,7 @@ import { describeProviderIds } from '../catalog/providers.js';
 import { readManifest } from '../generator/project/manifest.js';
 import { releaseFrom } from '../generator/paths.js';
 import { readProjectAdapter } from '../generator/project/adapter.js';
-import { checkProvidersFitAdapter, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
+import { checkProvidersFitAdapter, checkTwoFactorFits, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
 import type { Answers } from '../generator/answers.js';
 import { usageError } from '../generator/errors.js';
 import type { CliIo } from './io.js';
@@ -25,6 +25,7 @@ export interface CreateFlags {
   providers?: string;
   mount?: string;
   adapter?: string;
+  twoFactor?: boolean;
   yes?: boolean;
   install: boolean;
   packageManager?: string;
@@ -41,6 +42,7 @@ Examples:
   $ npx create-framework-auth . --providers oidc,microblog --mount /api/auth --adapter none
   $ npx create-framework-auth my-app --yes --dry-run     show the files it would write, write nothing
   $ npx create-framework-auth . --yes --adapter sqlite   database sessions in ./data/auth.db (then: npx framework-auth migrate)
+  $ npx create-framework-auth . --yes --providers password --adapter sqlite --two-factor   email and password accounts with TOTP
   $ npx create-framework-auth my-app --yes --no-install --package-manager pnpm
   $ npx create-framework-auth . --yes --convert-esm   a CommonJS app: switch it to ESM (lists the files you change)
   $ npx create-framework-auth my-app --yes --json   one JSON document on stdout (files, dependencies, env keys, callback URLs)
@@ -61,8 +63,10 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   if (flags.providers !== undefined) known.providers = parseProviderList(flags.providers);
   if (flags.mount !== undefined) known.mount = parseMountPath(flags.mount);
   if (flags.adapter !== undefined) known.adapter = parseAdapter(flags.adapter);
+  if (flags.twoFactor === true) known.twoFactor = true;
   const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
   if (known.providers && known.adapter) checkProvidersFitAdapter({ providers: known.providers, adapter: known.adapter });
+  if (known.twoFactor && known.providers && known.adapter) checkTwoFactorFits({ providers: known.providers, adapter: known.adapter, twoFactor: true });
   const root = resolve(io.cwd, dir);
   const json = flags.json === true;
   const release = releaseFrom(io.env);
@@ -82,14 +86,17 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   ui.intro(`create-framework-auth ${cliVersion}`);
   // A re-run keeps the project's database unless --adapter says otherwise.
   const currentAdapter = existsSync(root) ? readProjectAdapter(root)?.entry?.id : undefined;
+  const currentTwoFactor = previousManifest?.answers.twoFactor;
   const answers = await askAnswers(known, {
     input: io.stdin,
     output: json ? io.stderr : io.stdout,
     interactive: io.interactive,
     yes: flags.yes === true,
     currentAdapter,
+    currentTwoFactor,
   });
   checkProvidersFitAdapter(answers);
+  checkTwoFactorFits(answers);
   const { pm, source } = detectPackageManager(root, pmFlag, io.env);
   // An existing project's code is read with the TypeScript parser (its own compiler, else one fetched once); a new
   // project is planned without it.
@@ -124,6 +131,7 @@ export function createCreateCommand(io: CliIo, run: (action: () => Promise<void>
     .option('--providers <ids>', `comma list of providers: ${describeProviderIds()}`)
     .option('--mount <path>', `mount path of the auth routes (default ${defaultMountPath}; starts with "/", no trailing "/" or wildcard)`)
     .addOption(new Option('--adapter <name>', `session storage: ${adapterIds.join(', ')} (default none: JWT sessions)`))
+    .option('--two-factor', 'TOTP two-factor after the password (needs password or credentials, and an adapter)')
     .option('-y, --yes', 'accept the default of every unanswered question; never prompt')
     .option('--no-install', 'write the files only; print the install command')
     .option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected from packageManager, lockfile, user agent)`)

@@ -18,6 +18,7 @@ Examples:
   $ npx framework-auth secret --raw
   $ npx framework-auth migrate
   $ npx framework-auth remove-provider microblog
+  $ npx framework-auth add-two-factor
   $ npx framework-auth update --dry-run
   $ npx framework-auth doctor
   $ npx framework-auth dev-idp --write-env
@@ -43,6 +44,8 @@ type CommandFactory = (io: CliIo, run: (action: () => Promise<void>) => Promise<
 const frameworkAuthCommands: Record<string, () => Promise<CommandFactory>> = {
   'add-provider': async () => (await import('./add-provider.js')).createAddProviderCommand,
   'remove-provider': async () => (await import('./remove-provider.js')).createRemoveProviderCommand,
+  'add-two-factor': async () => (await import('./two-factor.js')).createAddTwoFactorCommand,
+  'remove-two-factor': async () => (await import('./two-factor.js')).createRemoveTwoFactorCommand,
   secret: async () => (await import('./secret.js')).createSecretCommand,
   migrate: async () => (await import('./migrate.js')).createMigrateCommand,
   update: async () => (await import('./update.js')).createUpdateCommand,

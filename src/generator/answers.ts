@@ -5,6 +5,7 @@ import { describeProviderIds, findProvider, getProvider, providersRequiringAdapt
 import type { ProviderId } from '../catalog/providers.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { twoFactorEntry } from '../catalog/two-factor.js';
 import { runtimeTemplateDir } from './paths.js';
 import { usageError } from './errors.js';
 
@@ -13,6 +14,8 @@ export interface Answers {
   providers: ProviderId[];
   mount: string;
   adapter: AdapterId;
+  /** `--two-factor`: TOTP two-factor after a password (absent: off). */
+  twoFactor?: boolean;
 }
 
 /** Parses `--providers a,b`: ids or aliases, de-duplicated in the given order. Throws a usage error listing valid ids. */
@@ -62,6 +65,26 @@ export function parseAdapter(value: string, label = '--adapter'): AdapterId {
     );
   }
   return entry.id;
+}
+
+/**
+ * Two-factor asks for a code after a password and keeps its secrets in the database: it needs the `password` or
+ * `credentials` provider and an adapter. Refused before anything is written otherwise.
+ */
+export function checkTwoFactorFits(answers: Pick<Answers, 'providers' | 'adapter' | 'twoFactor'>): void {
+  if (!answers.twoFactor) return;
+  if (!answers.providers.some((id) => twoFactorEntry.providers.includes(id))) {
+    throw usageError(
+      `--two-factor asks for a code after a password, and none of the providers (${answers.providers.join(', ')}) signs in with one.`,
+      `Add password (or credentials) to --providers, e.g. --providers ${[...answers.providers, 'password'].join(',')}.`,
+    );
+  }
+  if (answers.adapter === 'none') {
+    throw usageError(
+      '--two-factor needs a database adapter, but --adapter is "none": TOTP secrets, recovery codes and pending sign-ins are stored through the adapter.',
+      `Choose one with --adapter ${adapterIds.filter((id) => id !== 'none').join(', ')} (sqlite keeps them in a local file).`,
+    );
+  }
 }
 
 /**

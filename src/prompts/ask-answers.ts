@@ -1,10 +1,11 @@
-import { isCancel, multiselect, select, text } from '@clack/prompts';
+import { confirm, isCancel, multiselect, select, text } from '@clack/prompts';
 import type { Readable, Writable } from 'node:stream';
 import { adapterCatalog, defaultAdapterId } from '../catalog/adapters.js';
 import type { AdapterId } from '../catalog/adapters.js';
 import { checkMountPath, defaultMountPath } from '../catalog/mount-path.js';
 import { defaultProviderIds, providerCatalog, providersRequiringAdapter } from '../catalog/providers.js';
 import type { ProviderId } from '../catalog/providers.js';
+import { twoFactorEntry } from '../catalog/two-factor.js';
 import { cancelledError, usageError } from '../generator/errors.js';
 import { isAdapterAvailable } from '../generator/answers.js';
 import type { Answers } from '../generator/answers.js';
@@ -19,6 +20,8 @@ export interface PromptContext {
   yes: boolean;
   /** The adapter the project uses already (a re-run), the default in place of `none`. */
   currentAdapter?: AdapterId | undefined;
+  /** Whether the project has two-factor already (a re-run keeps it). */
+  currentTwoFactor?: boolean | undefined;
 }
 
 const flagOf = { providers: '--providers <ids>', mount: '--mount <path>', adapter: '--adapter <name>' } as const;
@@ -38,6 +41,7 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
       providers: known.providers ?? [...defaultProviderIds],
       mount: known.mount ?? defaultMountPath,
       adapter: known.adapter ?? context.currentAdapter ?? defaultAdapterId,
+      ...((known.twoFactor ?? context.currentTwoFactor) && { twoFactor: true }),
     };
   }
   const missing = (Object.keys(flagOf) as (keyof typeof flagOf)[]).filter((key) => known[key] === undefined);
@@ -59,6 +63,18 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
         required: true,
       }),
     );
+  // Two-factor needs a database: not asked when --adapter none was given.
+  const asksTwoFactor = known.twoFactor === undefined && known.adapter !== 'none' && providers.some((id) => twoFactorEntry.providers.includes(id));
+  const twoFactor =
+    known.twoFactor ??
+    (asksTwoFactor &&
+      unwrap(
+        await confirm({
+          ...common,
+          message: 'Ask for a code from an authenticator app after the password (two-factor)?',
+          initialValue: context.currentTwoFactor ?? false,
+        }),
+      ));
   const mount =
     known.mount ??
     unwrap(
@@ -69,9 +85,9 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
         validate: (value) => checkMountPath(value ?? '', 'The mount path'),
       }),
     );
-  // Providers that store through an adapter (email links, passkeys, password accounts) are offered SQLite, and no
-  // choice without a database.
-  const needing = providersRequiringAdapter(providers);
+  // Providers that store through an adapter (email links, passkeys, password accounts) and two-factor are offered
+  // SQLite, and no choice without a database.
+  const needing = [...providersRequiringAdapter(providers), ...(twoFactor ? ['two-factor'] : [])];
   const current = context.currentAdapter ?? defaultAdapterId;
   const adapter =
     known.adapter ??
@@ -88,5 +104,5 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
         }),
       }),
     );
-  return { providers, mount, adapter };
+  return { providers, mount, adapter, ...(twoFactor && { twoFactor: true }) };
 }

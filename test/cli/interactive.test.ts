@@ -9,7 +9,7 @@ import { makeTempDir, removeTempDirs } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
 
-const keys = { down: '\x1b[B', space: ' ', enter: '\r', backspace: '\x7f', ctrlC: '\x03' } as const;
+const keys = { down: '\x1b[B', left: '\x1b[D', space: ' ', enter: '\r', backspace: '\x7f', ctrlC: '\x03' } as const;
 
 /** A scripted terminal session: waits for a question to appear, then types. */
 function terminal() {
@@ -81,6 +81,8 @@ describe('create-framework-auth asks what the flags did not say', () => {
     const done = start(['app', '--no-install', '--mount', '/auth'], parent, session);
     // Down past the other twelve providers to "Email and password", the last one, and select it beside oidc.
     await session.answer('Which sign-in providers?', ...Array<string>(12).fill(keys.down), keys.space, keys.enter);
+    // A provider with a password brings the two-factor question; the default is no.
+    await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('password needs a database');
@@ -88,6 +90,23 @@ describe('create-framework-auth asks what the flags did not say', () => {
     const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
     expect(config).toContain('adapter: SqliteAdapter(),');
     expect(config).toContain('    OIDC(),\n    Password(),\n');
+    expect(config).not.toContain('TwoFactor');
+  });
+
+  it('asks for two-factor when credentials is chosen, and writes it with its opt-in', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install', '--mount', '/auth', '--adapter', 'sqlite'], parent, session);
+    // oidc off, down to credentials (the tenth) and on.
+    await session.answer('Which sign-in providers?', keys.space, ...Array<string>(9).fill(keys.down), keys.space, keys.enter);
+    await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.left, keys.enter);
+    await session.answer('Write these files?', keys.enter);
+    expect(await done).toBe(0);
+    const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
+    expect(config).toContain("import { TwoFactor } from './core/features/two-factor/index.js';");
+    expect(config).toContain('features: [TwoFactor()],');
+    expect(config).toContain('twoFactor: true,');
+    expect(JSON.parse(await readFile(join(parent, 'app/framework-auth.json'), 'utf8')).answers).toMatchObject({ providers: ['credentials'], adapter: 'sqlite', twoFactor: true });
   });
 
   it('asks only what the flags left open', async () => {

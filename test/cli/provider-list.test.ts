@@ -2,7 +2,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { getProvider } from '../../src/catalog/providers.js';
 import { Refusal } from '../../src/generator/errors.js';
-import { addProviderToConfig, readAuthConfig, setAdapterInConfig } from '../../src/generator/edit/provider-list.js';
+import { addFeatureToConfig, addProviderToConfig, readAuthConfig, removeFeatureFromConfig, setAdapterInConfig } from '../../src/generator/edit/provider-list.js';
 
 const microblog = getProvider('microblog');
 const credentials = getProvider('credentials');
@@ -129,7 +129,32 @@ export const authConfig = {
 
 describe('readAuthConfig', () => {
   it('reads the base path, the provider modules and the adapter flag', () => {
-    expect(readAuthConfig(ts, generated)).toEqual({ basePath: '/auth', providerModules: ['core/providers/oidc'], hasAdapter: false });
+    expect(readAuthConfig(ts, generated)).toEqual({ basePath: '/auth', providerModules: ['core/providers/oidc'], hasAdapter: false, featureModules: [] });
+  });
+});
+
+describe('addFeatureToConfig / removeFeatureFromConfig (two-factor)', () => {
+  const twoFactor = { importName: 'TwoFactor', importPath: './core/features/two-factor/index.js', snippet: 'TwoFactor()' };
+
+  it('adds a features property after the last one and the named import, and removing gives the file back byte for byte', () => {
+    const added = addFeatureToConfig(ts, generated, twoFactor);
+    expect(added.changed).toBe(true);
+    expect(added.content).toContain("import { TwoFactor } from './core/features/two-factor/index.js';");
+    expect(added.content).toContain('  ],\n  features: [TwoFactor()],\n};');
+    expect(readAuthConfig(ts, added.content).featureModules).toEqual(['core/features/two-factor/index']);
+    expect(addFeatureToConfig(ts, added.content, twoFactor)).toEqual({ content: added.content, changed: false });
+    expect(removeFeatureFromConfig(ts, added.content, twoFactor.importPath)).toEqual({ content: generated, changed: true });
+    expect(removeFeatureFromConfig(ts, generated, twoFactor.importPath)).toEqual({ content: generated, changed: false });
+  });
+
+  it('appends to a features list of the user\'s and removes only its own element, keeping their import and comments', () => {
+    const source = generated
+      .replace("import OIDC from './core/providers/oidc.js';", "import OIDC from './core/providers/oidc.js';\nimport { database } from './core/features/database/index.js';")
+      .replace('  ],\n};', '  ],\n  features: [database], // for the Auth.js adapter\n};');
+    const added = addFeatureToConfig(ts, source, twoFactor);
+    expect(added.content).toContain('  features: [database, TwoFactor()], // for the Auth.js adapter\n');
+    const removed = removeFeatureFromConfig(ts, added.content, twoFactor.importPath);
+    expect(removed.content).toBe(source);
   });
 });
 

@@ -16,6 +16,8 @@ export interface AuthConfigInfo {
    * function (`SqliteAdapter()`), an imported value, or a top-level constant made by such a call.
    */
   adapterModule: string | undefined;
+  /** Normalised module of each element of `features: [...]` that is a call of an imported function (`TwoFactor()`). */
+  featureModules: string[];
 }
 
 /** An adapter to set: the factory (a named export of its module) and the property value. */
@@ -51,6 +53,8 @@ interface ParsedConfig {
   topLevelConstants: Map<string, ts.Expression>;
   /** The `adapter` property of `authConfig`, when it has one. */
   adapter: ts.ObjectLiteralElementLike | undefined;
+  /** The `features` property of `authConfig` and its array literal, when it has them. */
+  features: { property: ts.PropertyAssignment; array: ts.ArrayLiteralExpression } | undefined;
 }
 
 /** The config of the default layout, for callers that do not say where theirs is. */
@@ -128,7 +132,12 @@ function parseConfig(api: TypeScriptApi, source: string, path: string): ParsedCo
   if (!configObject) throw unsupported(path, 'no `export const authConfig = { ... }` object literal found');
   let providers: ts.ArrayLiteralExpression | undefined;
   let adapter: ts.ObjectLiteralElementLike | undefined;
+  let features: ParsedConfig['features'];
   for (const property of configObject.properties) {
+    if (api.isPropertyAssignment(property) && propertyName(api, property.name) === 'features') {
+      const value = unwrap(api, property.initializer);
+      if (api.isArrayLiteralExpression(value)) features = { property, array: value };
+    }
     if ((api.isPropertyAssignment(property) || api.isShorthandPropertyAssignment(property)) && propertyName(api, property.name) === 'adapter') {
       adapter = property;
     }
@@ -140,12 +149,17 @@ function parseConfig(api: TypeScriptApi, source: string, path: string): ParsedCo
     if (!api.isArrayLiteralExpression(value)) throw unsupported(path, '`providers` is not an array literal');
     providers = value;
   }
-  return { path, sourceFile, configObject, providers, imports, topLevelNames, topLevelConstants, adapter };
+  return { path, sourceFile, configObject, providers, imports, topLevelNames, topLevelConstants, adapter, features };
 }
 
 function providerModulesOf(api: TypeScriptApi, parsed: ParsedConfig): string[] {
+  return callModulesOf(api, parsed, parsed.providers);
+}
+
+/** The normalised module of each element of an array literal that is an imported function or a call of one. */
+function callModulesOf(api: TypeScriptApi, parsed: ParsedConfig, array: ts.ArrayLiteralExpression | undefined): string[] {
   const modules: string[] = [];
-  for (const element of parsed.providers?.elements ?? []) {
+  for (const element of array?.elements ?? []) {
     let callee: ts.Expression = element;
     if (api.isCallExpression(callee)) callee = callee.expression;
     if (api.isIdentifier(callee)) {
@@ -222,6 +236,7 @@ export function readAuthConfig(api: TypeScriptApi, source: string, path: string 
     providerModules: providerModulesOf(api, parsed),
     hasAdapter: parsed.adapter !== undefined,
     adapterModule: adapterModuleOf(api, parsed),
+    featureModules: callModulesOf(api, parsed, parsed.features?.array),
   };
 }
 
@@ -507,4 +522,125 @@ function usedElsewhere(api: TypeScriptApi, sourceFile: ts.SourceFile, name: stri
   };
   api.forEachChild(sourceFile, visit);
   return found;
+}
+
+/** A feature to add to `features: [...]`: the factory (a named export of its module) and the element. */
+export interface FeatureInsertion {
+  importName: string;
+  importPath: string;
+  snippet: string;
+}
+
+/**
+ * Adds a feature to the `features` array of `authConfig` (creating the property after the last one when there is
+ * none) and imports its factory, editing the syntax tree's positions so that everything else stays byte-for-byte.
+ * A feature whose module is already in the list is left alone.
+ */
+export function addFeatureToConfig(api: TypeScriptApi, source: string, feature: FeatureInsertion, path: string = defaultConfigPath): ProviderListEdit {
+  const parsed = parseConfig(api, source, path);
+  const wantedModule = normaliseModule(feature.importPath);
+  if (callModulesOf(api, parsed, parsed.features?.array).includes(wantedModule)) return { content: source, changed: false };
+  const { sourceFile, configObject } = parsed;
+  const text = sourceFile.text;
+  const existingLocal = [...parsed.imports].find(([, from]) => normaliseModule(from) === wantedModule)?.[0];
+  let localName = existingLocal ?? feature.importName;
+  for (let counter = 2; existingLocal === undefined && parsed.topLevelNames.has(localName); counter += 1) localName = `${feature.importName}${counter}`;
+  const element = feature.snippet.startsWith(feature.importName) ? localName + feature.snippet.slice(feature.importName.length) : feature.snippet;
+  const edits: TextEdit[] = [];
+  if (parsed.features) {
+    edits.push(...arrayAppendEdits(api, parsed, parsed.features.array, element));
+  } else {
+    const properties = configObject.properties;
+    const last = properties[properties.length - 1];
+    const open = configObject.getStart(sourceFile);
+    const close = configObject.end - 1;
+    if (!last || lineStart(text, last.getStart(sourceFile)) === lineStart(text, open)) {
+      throw unsupported(parsed.path, '`authConfig` is not an object literal with one property per line');
+    }
+    const indent = indentationAt(text, last.getStart(sourceFile));
+    const afterLast = properties.hasTrailingComma ? text.indexOf(',', last.end) + 1 : last.end;
+    const lineEnd = text.indexOf('\n', afterLast);
+    const position = lineEnd === -1 || lineEnd > close ? close : lineEnd;
+    edits.push({ position, deleteCount: 0, text: `\n${indent}features: [${element}]${properties.hasTrailingComma ? ',' : ''}` });
+    if (!properties.hasTrailingComma) edits.push({ position: last.end, deleteCount: 0, text: ',' });
+  }
+  if (existingLocal === undefined) edits.push(importEdit(api, parsed, localName, feature.importPath, feature.importName));
+  const content = applyTextEdits(source, edits);
+  const errors = syntaxErrors(api, content);
+  if (errors.length > 0 || !readAuthConfig(api, content).featureModules.includes(wantedModule)) {
+    throw unsupported(parsed.path, `adding ${feature.importName} would not produce valid code (${errors.join('; ') || 'feature not found after the edit'})`);
+  }
+  return { content, changed: true };
+}
+
+/** Appends an element to an array literal, as `listEdits` does for the providers. */
+function arrayAppendEdits(api: TypeScriptApi, parsed: ParsedConfig, array: ts.ArrayLiteralExpression, element: string): TextEdit[] {
+  const { sourceFile } = parsed;
+  const text = sourceFile.text;
+  const last = array.elements[array.elements.length - 1];
+  if (!last) return [{ position: array.getStart(sourceFile) + 1, deleteCount: array.end - 1 - (array.getStart(sourceFile) + 1), text: element }];
+  if (lineStart(text, last.getStart(sourceFile)) === lineStart(text, array.getStart(sourceFile))) return [{ position: last.end, deleteCount: 0, text: `, ${element}` }];
+  return listEdits(api, { ...parsed, providers: array }, element);
+}
+
+/**
+ * Removes the feature whose factory comes from `importPath` from `features: [...]` (the whole property when it was
+ * the only one) and its import when nothing else uses it: the inverse of {@link addFeatureToConfig}. A feature that
+ * is not there is a no-op.
+ */
+export function removeFeatureFromConfig(api: TypeScriptApi, source: string, importPath: string, path: string = defaultConfigPath): ProviderListEdit {
+  const parsed = parseConfig(api, source, path);
+  const { sourceFile } = parsed;
+  const text = sourceFile.text;
+  const wantedModule = normaliseModule(importPath);
+  const features = parsed.features;
+  const calleeName = (element: ts.Expression): string | undefined => {
+    const callee = api.isCallExpression(element) ? element.expression : element;
+    return api.isIdentifier(callee) ? callee.text : undefined;
+  };
+  const elements = features ? [...features.array.elements] : [];
+  const index = elements.findIndex((element) => {
+    const from = parsed.imports.get(calleeName(element) ?? '');
+    return from !== undefined && normaliseModule(from) === wantedModule;
+  });
+  if (!features || index === -1) return { content: source, changed: false };
+  const element = elements[index]!;
+  const localName = calleeName(element) ?? '';
+  const edits: TextEdit[] = [];
+  if (elements.length === 1) {
+    // The property's own line goes (with its comma); a config without a trailing comma loses the one before it.
+    const { property } = features;
+    const start = lineStart(text, property.getStart(sourceFile));
+    const afterComma = /^[ \t]*,/.exec(text.slice(property.end));
+    const end = lineEndAt(text, afterComma ? property.end + afterComma[0].length : property.end);
+    edits.push({ position: start - 1, deleteCount: end - start + 1, text: '' });
+    if (!afterComma) {
+      const properties = [...parsed.configObject.properties];
+      const previous = properties[properties.indexOf(property) - 1];
+      const comma = previous ? text.indexOf(',', previous.end) : -1;
+      if (previous && comma !== -1 && comma < property.getStart(sourceFile)) edits.push({ position: comma, deleteCount: 1, text: '' });
+    }
+  } else {
+    const previous = elements[index - 1];
+    const next = elements[index + 1];
+    if (previous) edits.push({ position: previous.end, deleteCount: element.end - previous.end, text: '' });
+    else edits.push({ position: element.getStart(sourceFile), deleteCount: next!.getStart(sourceFile) - element.getStart(sourceFile), text: '' });
+  }
+  const statement = sourceFile.statements.find(
+    (candidate): candidate is ts.ImportDeclaration =>
+      api.isImportDeclaration(candidate) && api.isStringLiteral(candidate.moduleSpecifier) && normaliseModule(candidate.moduleSpecifier.text) === wantedModule,
+  );
+  const bindings = statement?.importClause?.namedBindings;
+  const onlyBinding = statement?.importClause?.name === undefined && bindings !== undefined && api.isNamedImports(bindings) && bindings.elements.length === 1 && bindings.elements[0]!.name.text === localName;
+  if (statement && onlyBinding && !usedElsewhere(api, sourceFile, localName, [element, statement])) {
+    const lineBegin = lineStart(text, statement.getStart(sourceFile));
+    const end = lineEndAt(text, statement.end);
+    edits.push(lineBegin === 0 ? { position: 0, deleteCount: Math.min(end + 1, text.length), text: '' } : { position: lineBegin - 1, deleteCount: end - lineBegin + 1, text: '' });
+  }
+  const content = applyTextEdits(source, edits);
+  const errors = syntaxErrors(api, content);
+  if (errors.length > 0 || readAuthConfig(api, content).featureModules.includes(wantedModule)) {
+    throw unsupported(parsed.path, `removing ${localName} would not produce valid code (${errors.join('; ') || 'feature still found after the edit'})`);
+  }
+  return { content, changed: true };
 }

@@ -2,14 +2,17 @@ import { findAdapter } from '../../catalog/adapters.js';
 import type { AdapterId } from '../../catalog/adapters.js';
 import { getProvider } from '../../catalog/providers.js';
 import type { ProviderId } from '../../catalog/providers.js';
+import { twoFactorEntry } from '../../catalog/two-factor.js';
 import type { Release } from '../paths.js';
 import { testedRanges } from './dependencies.js';
 import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
 
-/** The choices that decide what a project holds: its providers and its adapter. */
+/** The choices that decide what a project holds: its providers, its adapter, and whether it has two-factor. */
 export interface DesiredChoices {
   providers: readonly ProviderId[];
   adapter: AdapterId;
+  /** TOTP two-factor (`TwoFactor()` in the config's features). */
+  twoFactor?: boolean | undefined;
 }
 
 /**
@@ -32,8 +35,9 @@ export function desired(choices: DesiredChoices, release: Release): DesiredProje
   const { version, templates } = release;
   const providers = choices.providers.map((id) => getProvider(id));
   const adapter = findAdapter(choices.adapter);
-  const runtime = new Map(readRuntimeFiles(choices.providers, choices.adapter, templates).map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const));
-  const dependencies = Object.assign({}, ...[...providers, ...(adapter ? [adapter] : [])].map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
+  const runtime = new Map(readRuntimeFiles(choices.providers, choices.adapter, templates, choices.twoFactor === true).map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const));
+  const brought = [...providers, ...(adapter ? [adapter] : []), ...(choices.twoFactor ? [twoFactorEntry] : [])];
+  const dependencies = Object.assign({}, ...brought.map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
   const envKeys = [...new Set([...providers.flatMap((entry) => entry.env), ...Object.keys(adapter?.env ?? {})])];
   return { runtime, dependencies, envKeys };
 }

@@ -21,7 +21,7 @@ import { renderAuthConfig } from './project.js';
  */
 export interface Plan {
   /** The command, as `--json` names it. */
-  command: 'create' | 'update' | 'add-provider' | 'remove-provider';
+  command: 'create' | 'update' | 'add-provider' | 'remove-provider' | 'add-two-factor' | 'remove-two-factor';
   /** The project directory. */
   root: string;
   /** Every file the command creates, updates, deletes, keeps or leaves in conflict. */
@@ -85,7 +85,7 @@ export interface ProviderEditInput {
   release: Release;
 }
 
-/** What a provider-list edit of config.ts plans: the config file, the answers it holds, and the project before and after. */
+/** What an edit of config.ts (its providers or features) plans: the config file, the answers it holds, and the project before and after. */
 export interface ProviderListEdit {
   configFile: PlannedFile;
   answers: Answers;
@@ -97,7 +97,7 @@ export interface ProviderListEdit {
  * Plans config.ts after `add-provider` or `remove-provider` edited its provider list (`edited`), with the render of
  * its answers as the base `update` merges against, and what the project holds before and after the edit.
  */
-export function planProviderListEdit(input: ProviderEditInput, edited: { content: string; changed: boolean }, change: string, mount: string): ProviderListEdit {
+export function planProviderListEdit(input: Pick<ProviderEditInput, 'authDir' | 'configText' | 'manifest' | 'api' | 'release'>, edited: { content: string; changed: boolean }, change: string, mount: string): ProviderListEdit {
   const { authDir, configText, manifest, api, release } = input;
   const configPath = `${authDir}/config.ts`;
   const fallback = manifest?.answers ?? { providers: [], mount, adapter: adapterOfConfig(api, configText)?.entry?.id ?? 'none' };

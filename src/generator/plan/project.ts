@@ -4,6 +4,7 @@ import { findAdapter, findAdapterByModule } from '../../catalog/adapters.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
 import { getProvider } from '../../catalog/providers.js';
 import type { ProviderEntry } from '../../catalog/providers.js';
+import { twoFactorEntry } from '../../catalog/two-factor.js';
 import { Refusal, usageError } from '../errors.js';
 import type { Answers } from '../answers.js';
 import { runtimeDependencies, testedRanges, toolDevDependencies } from './dependencies.js';
@@ -78,9 +79,11 @@ export function renderAuthConfig(answers: Answers, release: Release): string {
       header: generatedHeader(version),
       imports: providers.map((entry) => ({ name: entry.importName, path: entry.importPath })),
       adapterImport: adapter?.importName && adapter.importPath ? { name: adapter.importName, path: adapter.importPath } : null,
+      featureImport: answers.twoFactor ? { name: twoFactorEntry.importName, path: twoFactorEntry.importPath } : null,
       basePath: answers.mount,
-      providers: providers.map((entry) => entry.snippet),
+      providers: providers.map((entry: ProviderEntry) => (answers.twoFactor && entry.twoFactorSnippet) || entry.snippet),
       adapter: adapter?.snippet ?? null,
+      features: answers.twoFactor ? twoFactorEntry.snippet : null,
     },
     templates,
   );

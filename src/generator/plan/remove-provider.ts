@@ -1,4 +1,6 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
+import { twoFactorEntry } from '../../catalog/two-factor.js';
+import { usageError } from '../errors.js';
 import { removeEnvKeys } from '../edit/env-file.js';
 import { removeDependencies } from '../edit/package-json.js';
 import { removeProviderFromConfig } from '../edit/provider-list.js';
@@ -31,6 +33,12 @@ export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
   const files: PlannedFile[] = [];
 
   const { configFile, answers: projectAnswers, before, after } = planProviderListEdit(input, edit, `removes ${entry.importName} from the providers`, defaultMountPath);
+  if (projectAnswers.twoFactor && !projectAnswers.providers.some((id) => twoFactorEntry.providers.includes(id))) {
+    throw usageError(
+      `Two-factor asks for a code after a password, and ${entry.id} is the last provider in ${configPath} that signs in with one: the app would not start.`,
+      'Remove two-factor first: npx framework-auth remove-two-factor',
+    );
+  }
   files.push(configFile);
 
   // The runtime files the provider list no longer reaches (the provider's file, and the flow it brought): each is

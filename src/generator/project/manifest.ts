@@ -3,6 +3,7 @@ import { adapterIds, findAdapterByModule } from '../../catalog/adapters.js';
 import type { AdapterId } from '../../catalog/adapters.js';
 import { providerCatalog } from '../../catalog/providers.js';
 import type { ProviderId } from '../../catalog/providers.js';
+import { twoFactorEntry } from '../../catalog/two-factor.js';
 import { Refusal } from '../errors.js';
 import type { Answers } from '../answers.js';
 import { planDeletedFile, planMergedFile, readProjectFile } from '../planned-file.js';
@@ -36,6 +37,8 @@ export interface ManifestAnswers {
   providers: ProviderId[];
   mount: string;
   adapter: AdapterId;
+  /** Written only when on (older manifests have no such key). */
+  twoFactor?: boolean;
 }
 
 /** `framework-auth.json`. */
@@ -115,6 +118,7 @@ export function parseManifest(text: string): Manifest {
   });
   const adapter = adapterIds.find((id) => id === answers.adapter);
   if (!adapter) throw invalid(`answers.adapter ${JSON.stringify(answers.adapter)} is not one of ${adapterIds.join(', ')}`);
+  if (answers.twoFactor !== undefined && typeof answers.twoFactor !== 'boolean') throw invalid('answers.twoFactor must be true or false');
   if (!isRecord(value.files)) throw invalid('files must be an object');
   const files: Record<string, ManifestFile> = {};
   for (const [path, entry] of Object.entries(value.files)) {
@@ -132,7 +136,7 @@ export function parseManifest(text: string): Manifest {
     if (!isRecord(value.dependencies)) throw invalid('dependencies must be an object');
     for (const [name, range] of Object.entries(value.dependencies)) if (typeof range === 'string') dependencies[name] = range;
   }
-  return { manifestFormat, cliVersion: value.cliVersion, answers: { providers, mount: answers.mount, adapter }, files, dependencies };
+  return { manifestFormat, cliVersion: value.cliVersion, answers: { providers, mount: answers.mount, adapter, ...(answers.twoFactor === true && { twoFactor: true }) }, files, dependencies };
 }
 
 /** The project's manifest, or undefined when it has none. */
@@ -172,7 +176,8 @@ export function answersFromConfig(api: TypeScriptApi | undefined, configText: st
     if (entry && !providers.includes(entry.id)) providers.push(entry.id);
   }
   const adapter = !info.hasAdapter ? 'none' : ((info.adapterModule === undefined ? undefined : findAdapterByModule(info.adapterModule)?.id) ?? fallback.adapter);
-  return { providers: providers.length > 0 ? providers : fallback.providers, mount: info.basePath ?? fallback.mount, adapter };
+  const twoFactor = info.featureModules.includes(normaliseModule(twoFactorEntry.importPath));
+  return { providers: providers.length > 0 ? providers : fallback.providers, mount: info.basePath ?? fallback.mount, adapter, ...(twoFactor && { twoFactor }) };
 }
 
 /** Inputs of {@link planManifest}. */
@@ -218,7 +223,8 @@ export function planManifest(input: ManifestPlanInput): PlannedFile[] {
   }
   const dependencies: Record<string, string> = { ...previous?.dependencies, ...input.addedDependencies };
   for (const name of input.removedDependencies ?? []) delete dependencies[name];
-  const manifest: Manifest = { manifestFormat, cliVersion: input.version, answers: input.answers, files: entries, dependencies };
+  const answers = { providers: input.answers.providers, mount: input.answers.mount, adapter: input.answers.adapter, ...(input.answers.twoFactor === true && { twoFactor: true }) };
+  const manifest: Manifest = { manifestFormat, cliVersion: input.version, answers, files: entries, dependencies };
 
   const planned: PlannedFile[] = [];
   const paths = new Set([...Object.keys(previous?.files ?? {}), ...Object.keys(entries)]);

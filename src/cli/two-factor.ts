@@ -1,0 +1,95 @@
+import { resolve } from 'node:path';
+import { Command } from 'commander';
+import { packageManagers } from '../catalog/package-managers.js';
+import { locateAuthModule } from '../generator/project/auth-module.js';
+import { readManifest } from '../generator/project/manifest.js';
+import { releaseFrom } from '../generator/paths.js';
+import { applyPlan } from './apply-plan.js';
+import { parsePackageManager } from './create.js';
+import type { CliIo } from './io.js';
+import { messageIo } from './json-output.js';
+import { readScaffoldedConfig, requireTypeScript } from './project.js';
+
+/** Flags of `framework-auth add-two-factor` and `remove-two-factor`. */
+export interface TwoFactorFlags {
+  cwd?: string;
+  install?: boolean;
+  packageManager?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+const addExamples = `
+Examples:
+  $ npx framework-auth add-two-factor
+  $ npx framework-auth add-two-factor --dry-run
+  $ npx framework-auth add-two-factor --json
+
+Adds TwoFactor() to the features of src/auth/config.ts (and its import), the feature's runtime files and its
+dependency (uqr, the QR code of the setup page). Needs an adapter and the password (or credentials) provider.
+Signed-in users then turn it on at <mount>/two-factor. Running it again changes nothing.
+`;
+
+const removeExamples = `
+Examples:
+  $ npx framework-auth remove-two-factor
+  $ npx framework-auth remove-two-factor --json
+
+Removes TwoFactor() and its import from src/auth/config.ts, its runtime files when nothing imports them any more and
+you did not change them, and the dependency add-two-factor added. Running it again changes nothing.
+`;
+
+/** Turns two-factor on (`add-two-factor`) or off (`remove-two-factor`) in a scaffolded project. */
+export async function runTwoFactor(on: boolean, flags: TwoFactorFlags, io: CliIo): Promise<void> {
+  const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
+  const root = resolve(io.cwd, flags.cwd ?? '.');
+  const manifest = readManifest(root);
+  const authDir = locateAuthModule(root, manifest);
+  const configText = readScaffoldedConfig(root, authDir);
+  const api = await requireTypeScript(root, io);
+  const json = flags.json === true;
+  const [{ createUi }, { planTwoFactor }, { detectPackageManager }, { readProject }] = await Promise.all([
+    import('./ui.js'),
+    import('../generator/plan/two-factor.js'),
+    import('../generator/io/install.js'),
+    import('../generator/project/snapshot.js'),
+  ]);
+  const ui = createUi(messageIo(io, json));
+  ui.intro(`framework-auth ${on ? 'add' : 'remove'}-two-factor`);
+  const { pm, source } = detectPackageManager(root, pmFlag, io.env);
+  const plan = planTwoFactor({
+    project: readProject(root, { authDir }),
+    authDir,
+    configText,
+    manifest,
+    api,
+    release: releaseFrom(io.env),
+    install: on && flags.install !== false ? { packageManager: pm, detectedFrom: source } : undefined,
+    on,
+  });
+  await applyPlan(plan, ui, io, { dryRun: flags.dryRun === true, json });
+}
+
+/** The `add-two-factor` command of `framework-auth`. */
+export function createAddTwoFactorCommand(io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
+  return new Command('add-two-factor')
+    .description('add TOTP two-factor sign-in (after the password) to a project scaffolded by create-framework-auth')
+    .option('--cwd <dir>', 'project directory (default: the current directory)')
+    .option('--no-install', 'do not install its dependency')
+    .option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected)`)
+    .option('--dry-run', 'print the plan and write nothing')
+    .option('--json', 'print one JSON document on stdout (messages go to stderr)')
+    .addHelpText('after', addExamples)
+    .action((flags: TwoFactorFlags) => run(() => runTwoFactor(true, flags, io)));
+}
+
+/** The `remove-two-factor` command of `framework-auth`. */
+export function createRemoveTwoFactorCommand(io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
+  return new Command('remove-two-factor')
+    .description('remove the two-factor sign-in that add-two-factor (or create --two-factor) added')
+    .option('--cwd <dir>', 'project directory (default: the current directory)')
+    .option('--dry-run', 'print the plan and write nothing')
+    .option('--json', 'print one JSON document on stdout (messages go to stderr)')
+    .addHelpText('after', removeExamples)
+    .action((flags: TwoFactorFlags) => run(() => runTwoFactor(false, flags, io)));
+}
