@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { adapterCatalog } from '../../../src/catalog/adapters.js';
+import { twoFactorEntry } from '../../../src/catalog/two-factor.js';
 import { providerCatalog } from '../../../src/catalog/providers.js';
 import { runtimeDependencies, testedRanges, toolDevDependencies } from '../../../src/generator/plan/dependencies.js';
 import { cliVersion } from '../../../src/generator/version.js';
@@ -85,15 +86,17 @@ function adapterDependencies(): { dependencies: Record<string, string>; devDepen
 }
 
 /** Every catalog provider's dependencies (nodemailer for email, @simplewebauthn/server for passkeys). */
+/** What every catalog provider and two-factor bring. */
 function providerDependencies(): Record<string, string> {
-  return Object.assign({}, ...providerCatalog.map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
+  return Object.assign({}, ...[...providerCatalog, twoFactorEntry].map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
 }
 
 let sourceHashMemo: string | undefined;
 
 /** Hash of everything that goes into the packed CLI and the generated projects' dependency list. */
 function sourceHash(): string {
-  sourceHashMemo ??= hashTree(['src', 'templates', 'bin', 'package.json', 'tsconfig.build.json'].map((path) => join(repoRoot, path)));
+  // This file too: what it installs (providerDependencies) is part of the state.
+  sourceHashMemo ??= hashTree(['src', 'templates', 'bin', 'package.json', 'tsconfig.build.json', 'test/e2e/helpers/shared-deps.ts'].map((path) => join(repoRoot, path)));
   return sourceHashMemo;
 }
 

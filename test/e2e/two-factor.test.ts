@@ -1,0 +1,204 @@
+// Issue 26's acceptance path on real scaffolds: `--providers password --two-factor` with SQLite and with PostgreSQL,
+// compiled and started as users start them, driven over HTTP with codes computed here from the secret the app gave:
+// enroll, enable, sign out, password + code, the code replayed, a recovery code twice, five wrong codes, disable; the
+// database searched for the secret and the recovery codes in clear; on PostgreSQL, two app processes sharing the
+// per-user limit.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { base32Decode, totpCode, totpStep } from '../../templates/runtime/features/two-factor/totp.js';
+import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
+import { startPostgres } from '../support/postgres.js';
+import type { RunningPostgres } from '../support/postgres.js';
+import { startSmtpServer } from '../support/smtp-server.js';
+import type { RunningSmtpServer } from '../support/smtp-server.js';
+import { compileProject, fillEnv, makeTempDir, removeTempDirs, runBuiltCli, startApp } from './helpers/project.js';
+import type { RunningApp } from './helpers/project.js';
+import { linkProjectDeps, prepareSharedDeps } from './helpers/shared-deps.js';
+
+afterAll(removeTempDirs);
+
+const PASSWORD = 'violet staple orbit lantern';
+
+async function post(jar: CookieJar, app: RunningApp, path: string, fields: Record<string, string>, json = false): Promise<Response> {
+  const { csrfToken } = (await (await jar.fetch(`${app.url}/auth/csrf`)).json()) as { csrfToken: string };
+  const form = formBody({ csrfToken, ...fields });
+  return jar.fetch(`${app.url}/auth/${path}`, { method: 'POST', body: form.body, headers: { ...form.headers, ...(json && { accept: 'application/json' }) } });
+}
+
+async function sessionUser(jar: CookieJar, app: RunningApp): Promise<string | null> {
+  const session = (await (await jar.fetch(`${app.url}/auth/session`)).json()) as { user?: { email?: string } } | null;
+  return session?.user?.email ?? null;
+}
+
+/** Codes of an authenticator app, each of a later time step than the one before (a step is accepted once). */
+function authenticator(secret: string): { next(): string } {
+  let last = Number.NEGATIVE_INFINITY;
+  return {
+    next() {
+      const step = Math.max(totpStep(Date.now()), last + 1);
+      if (step > totpStep(Date.now()) + 1) throw new Error('no unused step left in the window');
+      last = step;
+      return totpCode(base32Decode(secret), step);
+    },
+  };
+}
+
+/** Signs up through the emailed link: a confirmed user with a password. */
+async function account(app: RunningApp, smtp: RunningSmtpServer, email: string): Promise<void> {
+  const count = smtp.messages.length;
+  await post(createJar(), app, 'signup/password', { email, password: PASSWORD });
+  const link = /https?:\/\/\S+\/auth\/callback\/password\S*/.exec((await smtp.waitForMessage(count)).text ?? '')![0];
+  expect((await createJar().fetch(link)).status).toBe(302);
+}
+
+const cases = [
+  { adapter: 'sqlite', native: ['better-sqlite3'] },
+  { adapter: 'postgres', native: [] },
+] as const;
+
+describe.each(cases)('a scaffolded app with two-factor on $adapter', ({ adapter, native }) => {
+  let projectDir: string;
+  let smtp: RunningSmtpServer;
+  let postgres: RunningPostgres | undefined;
+  let compile: { exitCode: number; output: string };
+  const apps: RunningApp[] = [];
+  let secret = '';
+  let recoveryCodes: string[] = [];
+
+  beforeAll(async () => {
+    await prepareSharedDeps();
+    const root = await makeTempDir();
+    const scaffold = await runBuiltCli('create', ['app', '--providers', 'password', '--adapter', adapter, '--two-factor', '--yes', '--no-install'], { cwd: root });
+    if (scaffold.exitCode !== 0) throw new Error(`scaffold failed: ${scaffold.stdout}\n${scaffold.stderr}`);
+    projectDir = join(root, 'app');
+    await linkProjectDeps(projectDir, native);
+    compile = await compileProject(projectDir);
+    smtp = await startSmtpServer();
+    if (adapter === 'postgres') postgres = await startPostgres();
+    await fillEnv(projectDir, { AUTH_EMAIL_SERVER: smtp.url, AUTH_EMAIL_FROM: 'App <auth@app.example.test>', ...(postgres ? { DATABASE_URL: postgres.url } : {}) });
+    const migrate = await runBuiltCli('frameworkAuth', ['migrate'], { cwd: projectDir });
+    if (migrate.exitCode !== 0) throw new Error(`migrate failed: ${migrate.stdout}\n${migrate.stderr}`);
+    apps.push(await startApp(projectDir));
+    if (postgres) apps.push(await startApp(projectDir));
+  }, 600_000);
+
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.stop()));
+    await smtp?.close();
+    await postgres?.stop();
+  });
+
+  it('compiles with zero errors', () => {
+    expect(compile.output).toBe('');
+    expect(compile.exitCode).toBe(0);
+  });
+
+  it('enrolls, then asks for a code after the password; refuses a replayed code; takes a recovery code once', async () => {
+    const [app] = apps as [RunningApp];
+    await account(app, smtp, 'ada@example.test');
+    const jar = createJar();
+    await post(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect(await sessionUser(jar, app)).toBe('ada@example.test');
+    const enroll = (await (await post(jar, app, 'two-factor', { action: 'enroll' }, true)).json()) as { secret: string; uri: string };
+    secret = enroll.secret;
+    expect(enroll.uri).toContain(`secret=${secret}`);
+    const codes = authenticator(secret);
+    const enabled = await post(jar, app, 'two-factor', { action: 'enable', code: codes.next() }, true);
+    expect(enabled.status).toBe(200);
+    ({ recoveryCodes } = (await enabled.json()) as { recoveryCodes: string[] });
+    expect(recoveryCodes).toHaveLength(10);
+    await post(jar, app, 'signout', {});
+    expect(await sessionUser(jar, app)).toBeNull();
+
+    const pending = await post(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect(pending.headers.get('location')).toBe(`${app.url}/auth/two-factor`);
+    expect(await sessionUser(jar, app)).toBeNull();
+    const code = codes.next();
+    expect((await post(jar, app, 'two-factor', { code })).status).toBe(302);
+    expect(await sessionUser(jar, app)).toBe('ada@example.test');
+
+    const replay = createJar();
+    await post(replay, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect((await post(replay, app, 'two-factor', { code })).status).toBe(400);
+    expect(await sessionUser(replay, app)).toBeNull();
+
+    const recovered = createJar();
+    await post(recovered, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect((await post(recovered, app, 'two-factor', { recoveryCode: recoveryCodes[0]! })).status).toBe(302);
+    expect(await sessionUser(recovered, app)).toBe('ada@example.test');
+    const again = createJar();
+    await post(again, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect((await post(again, app, 'two-factor', { recoveryCode: recoveryCodes[0]! })).status).toBe(400);
+    expect(await sessionUser(again, app)).toBeNull();
+  });
+
+  it('ends a pending sign-in after five wrong codes', async () => {
+    const [app] = apps as [RunningApp];
+    const jar = createJar();
+    await post(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    const wrong = totpCode(base32Decode(secret), totpStep(Date.now()) + 5);
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await post(jar, app, 'two-factor', { code: wrong })).status).toBe(400);
+    expect((await post(jar, app, 'two-factor', { recoveryCode: recoveryCodes[1]! })).status).toBe(429);
+    expect(await sessionUser(jar, app)).toBeNull();
+  });
+
+  it('keeps neither the secret nor a recovery code in clear in the database', async () => {
+    let stored: string;
+    if (adapter === 'sqlite') {
+      const dataDir = join(projectDir, 'data');
+      stored = (await Promise.all((await readdir(dataDir)).map((file) => readFile(join(dataDir, file))))).map((bytes) => bytes.toString('latin1')).join('\n');
+    } else {
+      const client = new pg.Client({ connectionString: postgres!.url });
+      await client.connect();
+      try {
+        const tables = (await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).rows.map((row) => row.table_name);
+        stored = (await Promise.all(tables.map(async (table) => JSON.stringify((await client.query(`SELECT * FROM "${table}"`)).rows)))).join('\n');
+      } finally {
+        await client.end();
+      }
+    }
+    // The secret is there, sealed: a JWE (dir, A256GCM) whose header is this.
+    expect(stored).toContain(Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM' })).toString('base64url'));
+    expect(stored.toUpperCase()).not.toContain(secret);
+    expect(stored).not.toContain(base32Decode(secret).toString('latin1'));
+    for (const code of recoveryCodes) {
+      expect(stored).not.toContain(code);
+      expect(stored).not.toContain(code.replace('-', ''));
+    }
+  });
+
+  it('turns two-factor off with a recovery code; the password alone signs in again', async () => {
+    const [app] = apps as [RunningApp];
+    const jar = createJar();
+    await post(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect((await post(jar, app, 'two-factor', { recoveryCode: recoveryCodes[2]! })).status).toBe(302);
+    expect(await (await post(jar, app, 'two-factor', { action: 'disable', recoveryCode: recoveryCodes[3]! }, true)).json()).toEqual({ enabled: false });
+    const plain = createJar();
+    await post(plain, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect(await sessionUser(plain, app)).toBe('ada@example.test');
+  });
+
+  // Two processes share a database here only with PostgreSQL.
+  if (adapter === 'postgres') {
+    it('counts wrong codes per user across two app processes on one database', async () => {
+      const [first, second] = apps as [RunningApp, RunningApp];
+      await account(first, smtp, 'grace@example.test');
+      const jar = createJar();
+      await post(jar, first, 'callback/password', { email: 'grace@example.test', password: PASSWORD });
+      const enroll = (await (await post(jar, first, 'two-factor', { action: 'enroll' }, true)).json()) as { secret: string };
+      await post(jar, first, 'two-factor', { action: 'enable', code: authenticator(enroll.secret).next() }, true);
+      const wrong = totpCode(base32Decode(enroll.secret), totpStep(Date.now()) + 5);
+      // Ten wrong codes per user in 15 minutes: four here, four there, two more here, then 429 on the other process.
+      for (const [app, attempts] of [[first, 4], [second, 4], [first, 2]] as const) {
+        const pending = createJar();
+        await post(pending, app, 'callback/password', { email: 'grace@example.test', password: PASSWORD });
+        for (let attempt = 0; attempt < attempts; attempt += 1) expect((await post(pending, app, 'two-factor', { code: wrong })).status).toBe(400);
+      }
+      const last = createJar();
+      await post(last, second, 'callback/password', { email: 'grace@example.test', password: PASSWORD });
+      expect((await post(last, second, 'two-factor', { code: wrong })).status).toBe(429);
+    });
+  }
+});
