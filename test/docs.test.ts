@@ -10,6 +10,10 @@ import { commonPasswords } from '../templates/runtime/features/password/common-p
 import { PASSWORD_HASH } from '../templates/runtime/features/password/hash.js';
 import { passwordFlow } from '../templates/runtime/features/password/password-sign-in.js';
 import { TwoFactor } from '../templates/runtime/features/two-factor/index.js';
+import { RECOVERY_CODE_COUNT } from '../templates/runtime/features/two-factor/secrets.js';
+import { TOTP_DIGITS, TOTP_PERIOD, TOTP_WINDOW } from '../templates/runtime/features/two-factor/totp.js';
+import { PENDING_MAX_AGE } from '../templates/runtime/features/two-factor/two-factor.js';
+import { defaultRateLimitRules } from '../templates/runtime/features/rate-limit/rate-limit.js';
 import { DEFAULT_MIN_PASSWORD_LENGTH, LOWEST_MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../templates/runtime/features/password/policy.js';
 import type { RouteSpec } from '../templates/runtime/router.js';
 import { routes } from '../templates/runtime/handler.js';
@@ -55,8 +59,21 @@ describe('docs/providers.md and docs/configuration.md', () => {
 });
 
 describe('README.md', () => {
+  it('says in "Two-factor" only what the feature does: its route, its code rules and its limits', () => {
+    const section = readme.slice(readme.indexOf('## Two-factor'), readme.indexOf('## Documentation'));
+    const served = Object.keys(TwoFactor().routes ?? {});
+    for (const [, route] of section.matchAll(/`\/auth\/([a-z-]+)`/g)) expect(served).toContain(route);
+    expect(section).toContain(`${TOTP_DIGITS} digits, ${TOTP_PERIOD} s, one step either side`);
+    expect(TOTP_WINDOW).toBe(1);
+    expect(section).toContain(`then ${RECOVERY_CODE_COUNT} recovery codes`);
+    expect(section).toContain(`an encrypted cookie of ${PENDING_MAX_AGE / 60} minutes`);
+    expect(section).toMatch(new RegExp(`five wrong codes end the pending sign-in`));
+    expect(defaultRateLimitRules.twoFactorPerSignIn).toEqual({ window: 300, max: 5 });
+    expect(section).toContain(`${['ten'][defaultRateLimitRules.twoFactorPerUser.max - 10] ?? defaultRateLimitRules.twoFactorPerUser.max} wrong codes per ${defaultRateLimitRules.twoFactorPerUser.window / 60} minutes`);
+  });
+
   it('names in "Email and password" only routes the password feature serves, and its limits as the code has them', () => {
-    const section = readme.slice(readme.indexOf('## Email and password'), readme.indexOf('## Documentation'));
+    const section = readme.slice(readme.indexOf('## Email and password'), readme.indexOf('## Two-factor'));
     const named = [...section.matchAll(/`\/auth\/([a-z-]+)`/g)].map((match) => match[1]!);
     const served = Object.keys(Object.assign({}, ...(passwordFlow.features ?? []).map((feature) => feature.routes ?? {})));
     expect(named.length).toBeGreaterThan(0);
