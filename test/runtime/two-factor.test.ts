@@ -12,7 +12,9 @@ import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js'
 import { base32Decode, totpCode, totpStep } from '../../templates/runtime/features/two-factor/totp.js';
 import { encode } from '../../templates/runtime/session/jwt.js';
 import Credentials from '../../templates/runtime/providers/credentials.js';
+import Passkey from '../../templates/runtime/providers/passkey.js';
 import Password from '../../templates/runtime/providers/password.js';
+import { type AuthenticationOptionsJson, type RegistrationOptionsJson, SoftwareAuthenticator } from '../support/software-authenticator.js';
 import { OTHER_SECRET, SECRET, recordingLogger, startApp } from './helpers.js';
 
 const PASSWORD = 'violet staple orbit lantern';
@@ -289,6 +291,32 @@ describe('two-factor configuration and keys', () => {
       expect(await sessionOf(next, h)).toBeNull();
       expect((await post(next, h, 'two-factor', { code: codeOf(enroll.secret) })).status).toBe(302);
       expect(await sessionOf(next, h)).toMatchObject({ user: { name: 'linus' } });
+    } finally {
+      await h.app.close();
+    }
+  });
+
+  it('asks no code of a passkey sign-in, for a user who has two-factor on', async () => {
+    const adapter = MemoryAdapter() as Required<Adapter>;
+    const h = await startHarness({ providers: [Password({ sendMessage: () => {} }), Passkey()], trustHost: ['127.0.0.1'] }, adapter);
+    try {
+      const { secret } = await enrolled(h, 'keys@example.test');
+      // Signed in with the password and a code, the user adds a passkey to their account.
+      const { jar } = await signInWithPassword(h, 'keys@example.test');
+      expect((await post(jar, h, 'two-factor', { code: codeOf(secret) })).status).toBe(302);
+      nextStep();
+      const key = new SoftwareAuthenticator();
+      const register = (await (await jar.fetch(`${h.app.url}/auth/webauthn-options/passkey?action=register`)).json()) as { options: RegistrationOptionsJson };
+      expect((await post(jar, h, 'callback/passkey', { action: 'register', data: JSON.stringify(key.register(register.options, h.app.url)) })).status).toBe(302);
+      const stored = (await adapter.getUserByEmail('keys@example.test'))!;
+      expect((await adapter.listAuthenticatorsByUserId(stored.id)).map((authenticator) => authenticator.credentialID)).toEqual([key.id]);
+
+      const fresh = createJar();
+      const options = (await (await fresh.fetch(`${h.app.url}/auth/webauthn-options/passkey?action=authenticate`)).json()) as { options: AuthenticationOptionsJson };
+      const signedIn = await post(fresh, h, 'callback/passkey', { action: 'authenticate', data: JSON.stringify(key.authenticate(options.options, h.app.url)) });
+      expect(signedIn.status).toBe(302);
+      expect(signedIn.headers.get('location')).not.toContain('two-factor');
+      expect(await sessionOf(fresh, h)).toMatchObject({ user: { email: 'keys@example.test' } });
     } finally {
       await h.app.close();
     }
