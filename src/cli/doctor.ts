@@ -10,7 +10,8 @@ import { manifestPath, readManifest } from '../generator/project/manifest.js';
 import { readEnvLines } from '../generator/edit/env-file.js';
 import { compilesGeneratedModules } from '../generator/edit/tsconfig.js';
 import { readProjectFile } from '../generator/planned-file.js';
-import { normaliseModule, readAuthConfig } from '../generator/edit/provider-list.js';
+import { type AuthConfigInfo, normaliseModule, readAuthConfig } from '../generator/edit/provider-list.js';
+import { twoFactorEntry } from '../catalog/two-factor.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { listSourceFiles, readSourceText, scriptKindOf } from '../generator/project/files.js';
 import { CliError } from './errors.js';
@@ -254,6 +255,18 @@ function checkMount(basePath: string | undefined, facts: ServerFacts, configPath
 }
 
 /**
+ * Two-factor (`TwoFactor()` in the config's features) needs an adapter and a provider that signs in with a password:
+ * without them the app refuses to start.
+ */
+function checkTwoFactor(info: AuthConfigInfo, configPath: string): Finding | undefined {
+  if (!info.featureModules.includes(normaliseModule(twoFactorEntry.importPath))) return undefined;
+  const asking = providerCatalog.filter((entry) => twoFactorEntry.providers.includes(entry.id) && info.providerModules.includes(normaliseModule(entry.importPath)));
+  if (!info.hasAdapter) return problem('two-factor', 'error', `${configPath} has TwoFactor() but no adapter: the app refuses to start (its secrets live in the database).`, 'Set `adapter:` (npx create-framework-auth . --adapter sqlite), or run npx framework-auth remove-two-factor.');
+  if (asking.length === 0) return problem('two-factor', 'error', `${configPath} has TwoFactor() but no password or credentials provider: the app refuses to start.`, 'Run npx framework-auth add-provider password, or npx framework-auth remove-two-factor.');
+  return ok('two-factor', `Two-factor is configured (after ${asking.map((entry) => entry.name).join(', ')}); users turn it on at ${info.basePath ?? defaultMountPath}/two-factor.`);
+}
+
+/**
  * Without AUTH_URL the runtime builds URLs on the Host header (development only, never for emailed links): a
  * production setup, or one with a provider that sends sign-in links (email), needs it.
  */
@@ -475,7 +488,10 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   let basePath: string | undefined;
   const findings: Finding[] = [checkNode(process.versions.node)];
   try {
-    basePath = readAuthConfig(api, configText).basePath;
+    const info = readAuthConfig(api, configText);
+    basePath = info.basePath;
+    const twoFactor = checkTwoFactor(info, configPath);
+    if (twoFactor) findings.push(twoFactor);
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     findings.push(problem('config', 'error', error.message, 'Keep `export const authConfig = { basePath, providers: [...] }` as an object literal.'));

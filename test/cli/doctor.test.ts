@@ -161,6 +161,16 @@ describe('framework-auth doctor', () => {
     expect(production.stdout).toContain('✖ Email and password: AUTH_EMAIL_SERVER, AUTH_EMAIL_FROM are empty or missing.');
   });
 
+  it('reports two-factor: configured after the password provider, or an error when no provider asks for a code', async () => {
+    const config = join(root, 'src/auth/config.ts');
+    const original = await readFile(config, 'utf8');
+    const withTwoFactor = original.replace("import './env.js';", "import './env.js';\nimport { TwoFactor } from './core/features/two-factor/index.js';").replace(/\n};\s*$/, '\n  features: [TwoFactor()],\n};\n');
+    await writeFile(config, withTwoFactor);
+    const refused = await doctor(root);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stdout).toMatch(/✖ src\/auth\/config\.ts has TwoFactor\(\) but no (adapter|password or credentials provider)/);
+  });
+
   it('warns when AUTH_URL is missing in development, and reports the scaffold\'s AUTH_URL as fine', async () => {
     expect((await doctor(root)).stdout).toContain('✔ AUTH_URL is http://localhost:3000.');
     await writeFile(join(root, '.env'), (await readFile(join(root, '.env'), 'utf8')).replace(/^AUTH_URL=.*$/m, ''));

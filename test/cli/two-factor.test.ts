@@ -42,6 +42,7 @@ describe('two-factor in the CLI', () => {
     for (const file of ['index.ts', 'two-factor.ts', 'totp.ts', 'secrets.ts', 'pages.ts']) expect(existsSync(join(root, 'src/auth/core/features/two-factor', file)), file).toBe(true);
     expect(JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).dependencies.uqr).toMatch(/^\^0\.1\./);
     expect(parseManifestJson(await readFile(join(root, 'framework-auth.json'), 'utf8')).answers).toEqual({ providers: ['password'], mount: '/auth', adapter: 'sqlite', twoFactor: true });
+    expect((await frameworkAuth(['doctor', '--offline'], root)).stdout).toContain('✔ Two-factor is configured (after Email and password); users turn it on at /auth/two-factor.');
     const update = await frameworkAuth(['update', '--json'], root);
     expect(update.exitCode, update.stderr).toBe(0);
     expect(parseJsonOutput(update.stdout)).toMatchObject({ command: 'update', ok: true, files: { created: [], updated: [], deleted: [] } });
