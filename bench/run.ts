@@ -805,7 +805,7 @@ async function measurePasswordGroup(build: string, work: string, secret: string,
   const { ours, betterAuth } = measured;
   passwordRows.push(
     {
-      case: `Password sign-ins, ${settings.passwordConcurrency} loops (ours: GET /auth/csrf + POST /auth/callback/password; Better Auth: POST /api/auth/sign-in/email)`,
+      case: `Password sign-ins, ${settings.passwordConcurrency} loops (ours: POST /auth/callback/password with the page's CSRF token; Better Auth: POST /api/auth/sign-in/email)`,
       unit: 'sign-ins/s',
       ours: ours.signIns,
       authjs: betterAuth.signIns,

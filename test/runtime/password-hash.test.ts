@@ -1,12 +1,13 @@
 // The password hashes of features/password/hash.ts: argon2id PHC strings with a 16-byte salt, checked in constant time
 // by the library, a rehash flagged when the parameters changed, and one hash's work for a user without one.
+import { availableParallelism } from 'node:os';
 import * as argon2 from '@node-rs/argon2';
 import { describe, expect, it, vi } from 'vitest';
 import { PASSWORD_HASH, hashPassword, verifyPassword } from '../../templates/runtime/features/password/hash.js';
 
 vi.mock('@node-rs/argon2', async (original) => {
   const actual = await original<typeof argon2>();
-  return { ...actual, verify: vi.fn(actual.verify) };
+  return { ...actual, verify: vi.fn(actual.verify), hash: vi.fn(actual.hash) };
 });
 
 const PASSWORD = 'violet staple orbit lantern';
@@ -36,6 +37,29 @@ describe('password hashes', () => {
   it('never match an unreadable or foreign hash', async () => {
     for (const stored of ['', 'plaintext', '$argon2i$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaA', '$scrypt$ln=14,r=8,p=5$c2FsdA$aGFzaA', '$argon2id$v=19$m=19456,t=2,p=1$!!$!!']) {
       expect(await verifyPassword(PASSWORD, stored)).toEqual({ valid: false, needsRehash: false });
+    }
+  });
+
+  it('run at most one per core but one at a time, the rest waiting in a queue', async () => {
+    const hash = vi.mocked(argon2.hash);
+    const actual = hash.getMockImplementation()!;
+    let running = 0;
+    let most = 0;
+    hash.mockImplementation(async (...args) => {
+      running += 1;
+      most = Math.max(most, running);
+      try {
+        return await actual(...args);
+      } finally {
+        running -= 1;
+      }
+    });
+    try {
+      const hashes = await Promise.all(Array.from({ length: 6 }, () => hashPassword(PASSWORD)));
+      expect(new Set(hashes).size).toBe(6);
+      expect(most).toBe(Math.min(6, Math.max(1, availableParallelism() - 1)));
+    } finally {
+      hash.mockImplementation(actual);
     }
   });
 

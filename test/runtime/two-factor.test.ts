@@ -141,6 +141,20 @@ describe('two-factor sign-in', () => {
     expect(await sessionOf(again, h)).toBeNull();
   });
 
+  it('answers a JSON client with JSON: the pending sign-in, then the code', async () => {
+    const { secret } = await enrolled(h, 'json@example.test');
+    const jar = createJar();
+    const pending = await post(jar, h, 'callback/password', { email: 'json@example.test', password: PASSWORD }, true);
+    expect(pending.status).toBe(200);
+    expect(await pending.json()).toEqual({ twoFactorRequired: true, url: `${h.app.url}/auth/two-factor` });
+    const wrong = await post(jar, h, 'two-factor', { code: codeOf(secret) === '000000' ? '111111' : '000000' }, true);
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ error: 'InvalidCode', errors: { code: expect.any(String) } });
+    const done = await jar.fetch(`${h.app.url}/auth/two-factor`, { method: 'POST', ...formBody({ csrfToken: await csrfOf(jar, h), code: codeOf(secret) }), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-auth-return-redirect': '1' } });
+    expect(await done.json()).toEqual({ url: `${h.app.url}/` });
+    expect(await sessionOf(jar, h)).toMatchObject({ user: { email: 'json@example.test' } });
+  });
+
   it('accepts a code one step early or late, and refuses two steps away (the injected clock)', async () => {
     const { secret } = await enrolled(h, 'clock@example.test');
     for (const [offset, accepted] of [[-2, false], [2, false], [-1, true], [1, true]] as const) {
@@ -248,6 +262,12 @@ describe('two-factor sign-in', () => {
       const forged = createJar();
       const token = await encode({ token: { sub: other, provider: 'password', pid: other, nonce: 'not-the-row' }, secret: SECRET, salt: 'authjs.two-factor', maxAge: 300 });
       forged.set(h.app.url, `authjs.two-factor=${token}; Path=/`);
+      const otherProvider = createJar();
+      const foreign = await encode({ token: { sub: other, provider: 'nope', pid: other, nonce: 'n' }, secret: SECRET, salt: 'authjs.two-factor', maxAge: 300 });
+      otherProvider.set(h.app.url, `authjs.two-factor=${foreign}; Path=/`);
+      expect((await post(otherProvider, h, 'two-factor', { code: '123456' })).headers.get('location')).toBe(`${h.app.url}/auth/signin?error=TwoFactorSignIn`);
+      expect(await sessionOf(otherProvider, h)).toBeNull();
+
       const refused = await post(forged, h, 'two-factor', { code: '123456' });
       expect(refused.status).toBeGreaterThanOrEqual(300);
       expect(refused.status).toBeLessThan(500);

@@ -1,11 +1,12 @@
 /**
  * Password hashing with argon2id (@node-rs/argon2) at OWASP's parameters: m = 19 MiB, t = 2, p = 1. A hash is stored
  * as its PHC string, `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`, with a 16-byte random salt and a 32-byte hash.
- * The library hashes on libuv's thread pool, so hashing never blocks the event loop: other requests keep their
- * latency while hashes run. Why argon2id and this library: README, "Email and password".
+ * The library hashes on libuv's thread pool, so hashing never blocks the event loop, and at most one hash per core
+ * but one runs at a time, so other requests keep their latency while sign-ins run. Why argon2id and this library: README, "Email and password".
  */
 import { randomBytes } from 'node:crypto';
-import { type Algorithm, hash, parseOptions, verify } from '@node-rs/argon2';
+import { availableParallelism } from 'node:os';
+import { type Algorithm, hash as argon2Hash, parseOptions, verify as argon2Verify } from '@node-rs/argon2';
 
 /** argon2id's cost: memory in KiB, passes, lanes. */
 export interface Argon2Parameters {
@@ -21,6 +22,29 @@ export const PASSWORD_HASH: Readonly<Argon2Parameters> = { memoryCost: 19 * 1024
 const ARGON2ID = 2 as Algorithm;
 const SALT_BYTES = 16;
 const HASH_BYTES = 32;
+
+/**
+ * At most this many hashes run at once, one core left to the event loop (on one core, one hash): a burst of sign-ins
+ * waits in a queue instead of crowding out the requests beside it and libuv's other work (file system, DNS).
+ */
+const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function limited<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running += 1;
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
+}
+
+const hash: typeof argon2Hash = (...args) => limited(() => argon2Hash(...args));
+const verify: typeof argon2Verify = (...args) => limited(() => argon2Verify(...args));
 
 /** Hashes a password (NFKC-normalised) with a fresh salt: the PHC string to store. */
 export function hashPassword(password: string, parameters: Argon2Parameters = PASSWORD_HASH): Promise<string> {
