@@ -2,15 +2,13 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { packageManagers } from '../catalog/package-managers.js';
 import { describeProviderIds, findProvider } from '../catalog/providers.js';
-import { locateAuthModule } from '../generator/project/auth-module.js';
 import { usageError } from '../generator/errors.js';
-import { readManifest } from '../generator/project/manifest.js';
 import { releaseFrom } from '../generator/paths.js';
 import { applyPlan } from './apply-plan.js';
 import { parsePackageManager } from './create.js';
 import type { CliIo } from './io.js';
 import { messageIo } from './json-output.js';
-import { readScaffoldedConfig, requireTypeScript } from './project.js';
+import { openScaffoldedProject } from './project.js';
 
 /** Flags of `framework-auth add-provider`. */
 export interface AddProviderFlags {
@@ -38,10 +36,7 @@ export async function runAddProvider(idOrAlias: string, flags: AddProviderFlags,
   if (!entry) throw usageError(`Unknown provider "${idOrAlias}". Valid providers: ${describeProviderIds()}`);
   const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
   const root = resolve(io.cwd, flags.cwd ?? '.');
-  const manifest = readManifest(root);
-  const authDir = locateAuthModule(root, manifest);
-  const configText = readScaffoldedConfig(root, authDir);
-  const api = await requireTypeScript(root, io);
+  const { manifest, authDir, configText, api } = await openScaffoldedProject(root, io);
   const json = flags.json === true;
 
   // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and

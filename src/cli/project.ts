@@ -5,6 +5,8 @@ import { ensureTypeScript } from '../generator/typescript-api.js';
 import type { CliIo } from './io.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { usageError } from '../generator/errors.js';
+import { locateAuthModule } from '../generator/project/auth-module.js';
+import { type Manifest, readManifest } from '../generator/project/manifest.js';
 import { CliError } from './errors.js';
 
 /**
@@ -30,4 +32,20 @@ export function readScaffoldedConfig(root: string, authDir: string): string {
  */
 export async function requireTypeScript(root: string, io: CliIo): Promise<TypeScriptApi> {
   return ensureTypeScript(root, (message) => io.stderr.write(`${message}\n`));
+}
+
+/** A scaffolded project as the commands that edit it open it: its manifest, auth module, config text and the compiler. */
+export interface ScaffoldedProject {
+  manifest: Manifest | undefined;
+  authDir: string;
+  configText: string;
+  api: TypeScriptApi;
+}
+
+/** Opens the scaffolded project at `root` (bad input, such as no auth module, is a usage error). */
+export async function openScaffoldedProject(root: string, io: CliIo): Promise<ScaffoldedProject> {
+  const manifest = readManifest(root);
+  const authDir = locateAuthModule(root, manifest);
+  const configText = readScaffoldedConfig(root, authDir);
+  return { manifest, authDir, configText, api: await requireTypeScript(root, io) };
 }

@@ -1,14 +1,12 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { describeProviderIds, findProvider } from '../catalog/providers.js';
-import { locateAuthModule } from '../generator/project/auth-module.js';
 import { usageError } from '../generator/errors.js';
-import { readManifest } from '../generator/project/manifest.js';
 import { releaseFrom } from '../generator/paths.js';
 import { applyPlan } from './apply-plan.js';
 import type { CliIo } from './io.js';
 import { messageIo } from './json-output.js';
-import { readScaffoldedConfig, requireTypeScript } from './project.js';
+import { openScaffoldedProject } from './project.js';
 
 /** Flags of `framework-auth remove-provider`. */
 export interface RemoveProviderFlags {
@@ -39,10 +37,7 @@ export async function runRemoveProvider(idOrAlias: string, flags: RemoveProvider
   const entry = findProvider(idOrAlias);
   if (!entry) throw usageError(`Unknown provider "${idOrAlias}". Valid providers: ${describeProviderIds()}`);
   const root = resolve(io.cwd, flags.cwd ?? '.');
-  const manifest = readManifest(root);
-  const authDir = locateAuthModule(root, manifest);
-  const configText = readScaffoldedConfig(root, authDir);
-  const api = await requireTypeScript(root, io);
+  const { manifest, authDir, configText, api } = await openScaffoldedProject(root, io);
   const json = flags.json === true;
   const [{ planRemoveProvider }, { readProject }] = await Promise.all([import('../generator/plan/remove-provider.js'), import('../generator/project/snapshot.js')]);
   const plan = planRemoveProvider({ project: readProject(root, { authDir }), entry, authDir, configText, manifest, api, release: releaseFrom(io.env), purgeEnv: flags.purgeEnv === true });

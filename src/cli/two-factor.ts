@@ -1,14 +1,12 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { packageManagers } from '../catalog/package-managers.js';
-import { locateAuthModule } from '../generator/project/auth-module.js';
-import { readManifest } from '../generator/project/manifest.js';
 import { releaseFrom } from '../generator/paths.js';
 import { applyPlan } from './apply-plan.js';
 import { parsePackageManager } from './create.js';
 import type { CliIo } from './io.js';
 import { messageIo } from './json-output.js';
-import { readScaffoldedConfig, requireTypeScript } from './project.js';
+import { openScaffoldedProject } from './project.js';
 
 /** Flags of `framework-auth add-two-factor` and `remove-two-factor`. */
 export interface TwoFactorFlags {
@@ -43,10 +41,7 @@ you did not change them, and the dependency add-two-factor added. Running it aga
 export async function runTwoFactor(on: boolean, flags: TwoFactorFlags, io: CliIo): Promise<void> {
   const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
   const root = resolve(io.cwd, flags.cwd ?? '.');
-  const manifest = readManifest(root);
-  const authDir = locateAuthModule(root, manifest);
-  const configText = readScaffoldedConfig(root, authDir);
-  const api = await requireTypeScript(root, io);
+  const { manifest, authDir, configText, api } = await openScaffoldedProject(root, io);
   const json = flags.json === true;
   const [{ createUi }, { planTwoFactor }, { detectPackageManager }, { readProject }] = await Promise.all([
     import('./ui.js'),

@@ -487,26 +487,35 @@ export function removeProviderFromConfig(api: TypeScriptApi, source: string, imp
     edits.push({ position: start, deleteCount: next!.getStart(sourceFile) - start, text: '' });
   }
 
-  const statement = sourceFile.statements.find(
-    (candidate): candidate is ts.ImportDeclaration =>
-      api.isImportDeclaration(candidate) &&
-      api.isStringLiteral(candidate.moduleSpecifier) &&
-      normaliseModule(candidate.moduleSpecifier.text) === wantedModule,
-  );
-  const clause = statement?.importClause;
-  const onlyBinding = clause?.name?.text === localName && clause.namedBindings === undefined;
   // An import still used elsewhere (another element, a helper) stays.
-  if (statement && onlyBinding && !usedElsewhere(api, sourceFile, localName, [element, statement])) {
-    const lineBegin = lineStart(text, statement.getStart(sourceFile));
-    const end = lineEndAt(text, statement.end);
-    edits.push(lineBegin === 0 ? { position: 0, deleteCount: Math.min(end + 1, text.length), text: '' } : { position: lineBegin - 1, deleteCount: end - lineBegin + 1, text: '' });
-  }
+  edits.push(...unusedImportEdits(api, parsed, wantedModule, localName, element));
   const content = applyTextEdits(source, edits);
   const errors = syntaxErrors(api, content);
   if (errors.length > 0 || readAuthConfig(api, content).providerModules.includes(wantedModule)) {
     throw unsupported(parsed.path, `removing ${localName} would not produce valid code (${errors.join('; ') || 'provider still found after the edit'})`);
   }
   return { content, changed: true };
+}
+
+/**
+ * Deletes the import line of `module` when it binds only `localName` (a default or one named binding) and nothing but
+ * `element` (the removed list element) uses it.
+ */
+function unusedImportEdits(api: TypeScriptApi, parsed: ParsedConfig, module: string, localName: string, element: ts.Node): TextEdit[] {
+  const { sourceFile } = parsed;
+  const text = sourceFile.text;
+  const statement = sourceFile.statements.find(
+    (candidate): candidate is ts.ImportDeclaration =>
+      api.isImportDeclaration(candidate) && api.isStringLiteral(candidate.moduleSpecifier) && normaliseModule(candidate.moduleSpecifier.text) === module,
+  );
+  const clause = statement?.importClause;
+  const bindings = clause?.namedBindings;
+  const onlyDefault = clause?.name?.text === localName && bindings === undefined;
+  const onlyNamed = clause?.name === undefined && bindings !== undefined && api.isNamedImports(bindings) && bindings.elements.length === 1 && bindings.elements[0]!.name.text === localName;
+  if (!statement || !(onlyDefault || onlyNamed) || usedElsewhere(api, sourceFile, localName, [element, statement])) return [];
+  const lineBegin = lineStart(text, statement.getStart(sourceFile));
+  const end = lineEndAt(text, statement.end);
+  return [lineBegin === 0 ? { position: 0, deleteCount: Math.min(end + 1, text.length), text: '' } : { position: lineBegin - 1, deleteCount: end - lineBegin + 1, text: '' }];
 }
 
 /** Whether `name` appears in the file outside the given nodes. */
@@ -626,17 +635,7 @@ export function removeFeatureFromConfig(api: TypeScriptApi, source: string, impo
     if (previous) edits.push({ position: previous.end, deleteCount: element.end - previous.end, text: '' });
     else edits.push({ position: element.getStart(sourceFile), deleteCount: next!.getStart(sourceFile) - element.getStart(sourceFile), text: '' });
   }
-  const statement = sourceFile.statements.find(
-    (candidate): candidate is ts.ImportDeclaration =>
-      api.isImportDeclaration(candidate) && api.isStringLiteral(candidate.moduleSpecifier) && normaliseModule(candidate.moduleSpecifier.text) === wantedModule,
-  );
-  const bindings = statement?.importClause?.namedBindings;
-  const onlyBinding = statement?.importClause?.name === undefined && bindings !== undefined && api.isNamedImports(bindings) && bindings.elements.length === 1 && bindings.elements[0]!.name.text === localName;
-  if (statement && onlyBinding && !usedElsewhere(api, sourceFile, localName, [element, statement])) {
-    const lineBegin = lineStart(text, statement.getStart(sourceFile));
-    const end = lineEndAt(text, statement.end);
-    edits.push(lineBegin === 0 ? { position: 0, deleteCount: Math.min(end + 1, text.length), text: '' } : { position: lineBegin - 1, deleteCount: end - lineBegin + 1, text: '' });
-  }
+  edits.push(...unusedImportEdits(api, parsed, wantedModule, localName, element));
   const content = applyTextEdits(source, edits);
   const errors = syntaxErrors(api, content);
   if (errors.length > 0 || readAuthConfig(api, content).featureModules.includes(wantedModule)) {

@@ -3,11 +3,13 @@ import type { ProviderEntry } from '../../catalog/providers.js';
 import type { Answers } from '../answers.js';
 import { readEnvLines } from '../edit/env-file.js';
 import type { Release } from '../paths.js';
-import { planMergedFile } from '../planned-file.js';
+import { planDeletedFile, planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { adapterOfConfig } from '../project/adapter.js';
-import { answersFromConfig } from '../project/manifest.js';
+import { isImportedInProject } from '../project/imports.js';
+import { answersFromConfig, sha256 } from '../project/manifest.js';
 import type { Manifest } from '../project/manifest.js';
+import { fileIn } from '../project/snapshot.js';
 import type { ProjectSnapshot } from '../project/snapshot.js';
 import type { TypeScriptApi } from '../typescript-api.js';
 import { desired } from './desired.js';
@@ -111,6 +113,36 @@ export function planProviderListEdit(input: Pick<ProviderEditInput, 'authDir' | 
     before: desired(answersFromConfig(api, configText, fallback), release),
     after: desired(answers, release),
   };
+}
+
+/**
+ * The runtime files that `before` reached and `after` no longer does: each is deleted when unchanged (by the
+ * manifest's hash, else against this version's copy) and no file that stays imports it, and kept with a note
+ * otherwise. `config` is the config's path and its planned text, which the import check reads instead of the file.
+ */
+export function planUnusedRuntimeFiles(
+  input: Pick<ProviderEditInput, 'project' | 'authDir' | 'manifest'>,
+  change: Pick<ProviderListEdit, 'before' | 'after'>,
+  config: { path: string; content: string },
+  notes: string[],
+): PlannedFile[] {
+  const { project, authDir, manifest } = input;
+  const unused = [...change.before.runtime].filter(([runtimePath]) => !change.after.runtime.has(runtimePath)).flatMap(([runtimePath, content]) => {
+    const path = `${authDir}/core/${runtimePath}`;
+    const text = fileIn(project, path);
+    if (text === undefined) return [];
+    const known = manifest?.files[path];
+    const untouched = known ? known.sha256 === sha256(text) : content === text;
+    if (!untouched) notes.push(`Kept ${path}: it has changes of yours. Delete it by hand if you no longer need it.`);
+    return untouched ? [{ path, text }] : [];
+  });
+  const planned = new Map<string, string | undefined>([[config.path, config.content], ...unused.map(({ path }): [string, undefined] => [path, undefined])]);
+  const files: PlannedFile[] = [];
+  for (const { path, text } of unused) {
+    if (isImportedInProject(project.sourceFiles, path, planned)) notes.push(`Kept ${path}: another file still imports it.`);
+    else files.push(planDeletedFile(path, text, 'no longer used'));
+  }
+  return files;
 }
 
 /** The keys a planned `.env`-style file adds and removes. */

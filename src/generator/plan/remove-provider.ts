@@ -4,12 +4,11 @@ import { usageError } from '../errors.js';
 import { removeEnvKeys } from '../edit/env-file.js';
 import { removeDependencies } from '../edit/package-json.js';
 import { removeProviderFromConfig } from '../edit/provider-list.js';
-import { planDeletedFile, planMergedFile } from '../planned-file.js';
+import { planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
-import { isImportedInProject } from '../project/imports.js';
-import { planManifest, sha256 } from '../project/manifest.js';
+import { planManifest } from '../project/manifest.js';
 import { fileIn } from '../project/snapshot.js';
-import { envKeyChanges, planProviderListEdit } from './plan.js';
+import { envKeyChanges, planProviderListEdit, planUnusedRuntimeFiles } from './plan.js';
 import type { Plan, ProviderEditInput } from './plan.js';
 
 /** Inputs of {@link planRemoveProvider}. */
@@ -41,22 +40,8 @@ export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
   }
   files.push(configFile);
 
-  // The runtime files the provider list no longer reaches (the provider's file, and the flow it brought): each is
-  // deleted when unchanged and no file that stays imports it, and kept with a note otherwise.
-  const unused = [...before.runtime].filter(([runtimePath]) => !after.runtime.has(runtimePath)).flatMap(([runtimePath, content]) => {
-    const path = `${authDir}/core/${runtimePath}`;
-    const text = fileIn(project, path);
-    if (text === undefined) return [];
-    const known = manifest?.files[path];
-    const untouched = known ? known.sha256 === sha256(text) : content === text;
-    if (!untouched) notes.push(`Kept ${path}: it has changes of yours. Delete it by hand if you no longer need it.`);
-    return untouched ? [{ path, text }] : [];
-  });
-  const planned = new Map<string, string | undefined>([[configPath, edit.content], ...unused.map(({ path }): [string, undefined] => [path, undefined])]);
-  for (const { path, text } of unused) {
-    if (isImportedInProject(project.sourceFiles, path, planned)) notes.push(`Kept ${path}: another file still imports it.`);
-    else files.push(planDeletedFile(path, text, 'no longer used'));
-  }
+  // The runtime files the provider list no longer reaches (the provider's file, and the flow it brought).
+  files.push(...planUnusedRuntimeFiles(input, { before, after }, { path: configPath, content: edit.content }, notes));
 
   // The env keys no provider left reads (a key two providers share stays).
   const envKeys = before.envKeys.filter((key) => !after.envKeys.includes(key));

@@ -4,12 +4,11 @@ import { twoFactorEntry } from '../../catalog/two-factor.js';
 import { mergePackageJson, removeDependencies } from '../edit/package-json.js';
 import { addFeatureToConfig, normaliseModule, readAuthConfig, removeFeatureFromConfig } from '../edit/provider-list.js';
 import { usageError } from '../errors.js';
-import { planDeletedFile, planMergedFile } from '../planned-file.js';
+import { planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
-import { isImportedInProject } from '../project/imports.js';
-import { planManifest, sha256 } from '../project/manifest.js';
+import { planManifest } from '../project/manifest.js';
 import { fileIn } from '../project/snapshot.js';
-import { planProviderListEdit } from './plan.js';
+import { planProviderListEdit, planUnusedRuntimeFiles } from './plan.js';
 import type { AddProviderPlanInput } from './add-provider.js';
 import type { Plan } from './plan.js';
 
@@ -54,20 +53,7 @@ export function planTwoFactor(input: TwoFactorPlanInput): Plan {
       if (fileIn(project, path) === undefined) files.push({ ...planMergedFile(path, undefined, content), base: content });
     }
   } else {
-    const unused = [...before.runtime].filter(([runtimePath]) => !after.runtime.has(runtimePath)).flatMap(([runtimePath, content]) => {
-      const path = `${authDir}/core/${runtimePath}`;
-      const text = fileIn(project, path);
-      if (text === undefined) return [];
-      const known = manifest?.files[path];
-      const untouched = known ? known.sha256 === sha256(text) : content === text;
-      if (!untouched) notes.push(`Kept ${path}: it has changes of yours. Delete it by hand if you no longer need it.`);
-      return untouched ? [{ path, text }] : [];
-    });
-    const planned = new Map<string, string | undefined>([[configPath, edit.content], ...unused.map(({ path }): [string, undefined] => [path, undefined])]);
-    for (const { path, text } of unused) {
-      if (isImportedInProject(project.sourceFiles, path, planned)) notes.push(`Kept ${path}: another file still imports it.`);
-      else files.push(planDeletedFile(path, text, 'no longer used'));
-    }
+    files.push(...planUnusedRuntimeFiles(input, { before, after }, { path: configPath, content: edit.content }, notes));
   }
 
   const packageText = fileIn(project, 'package.json');
