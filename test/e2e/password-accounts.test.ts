@@ -3,19 +3,13 @@
 // reset; the enumeration answers compared byte for byte; the database searched for the password (only its argon2id
 // hash may be there); and, on PostgreSQL, two app processes on one database sharing the rate limits, a change ending
 // the other process's session and a reset ending every session on both.
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
 import { findForm } from '../support/html-form.js';
-import { startPostgres } from '../support/postgres.js';
-import type { RunningPostgres } from '../support/postgres.js';
-import { startSmtpServer } from '../support/smtp-server.js';
 import type { ReceivedMessage, RunningSmtpServer } from '../support/smtp-server.js';
-import { compileProject, fillEnv, makeTempDir, removeTempDirs, runBuiltCli, startApp } from './helpers/project.js';
+import { type MailApp, startMailApp, storedText } from './helpers/mail-app.js';
+import { removeTempDirs } from './helpers/project.js';
 import type { RunningApp } from './helpers/project.js';
-import { linkProjectDeps, prepareSharedDeps } from './helpers/shared-deps.js';
 
 afterAll(removeTempDirs);
 
@@ -48,40 +42,19 @@ async function sessionUser(jar: CookieJar, app: RunningApp): Promise<string | nu
   return session?.user?.email ?? null;
 }
 
-const cases = [
-  { adapter: 'sqlite', native: ['better-sqlite3'] },
-  { adapter: 'postgres', native: [] },
-] as const;
-
-describe.each(cases)('a scaffolded app with email and password accounts on $adapter', ({ adapter, native }) => {
-  let projectDir: string;
+describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with email and password accounts on %s', (adapter) => {
+  let mail: MailApp;
   let smtp: RunningSmtpServer;
-  let postgres: RunningPostgres | undefined;
-  let compile: { exitCode: number; output: string };
-  const apps: RunningApp[] = [];
+  let apps: RunningApp[];
+  let compile: MailApp['compile'];
 
   beforeAll(async () => {
-    await prepareSharedDeps();
-    const root = await makeTempDir();
-    const scaffold = await runBuiltCli('create', ['app', '--providers', 'password', '--adapter', adapter, '--yes', '--no-install'], { cwd: root });
-    if (scaffold.exitCode !== 0) throw new Error(`scaffold failed: ${scaffold.stdout}\n${scaffold.stderr}`);
-    projectDir = join(root, 'app');
-    await linkProjectDeps(projectDir, native);
-    compile = await compileProject(projectDir);
-    smtp = await startSmtpServer();
-    if (adapter === 'postgres') postgres = await startPostgres();
-    await fillEnv(projectDir, { AUTH_EMAIL_SERVER: smtp.url, AUTH_EMAIL_FROM: 'App <auth@app.example.test>', ...(postgres ? { DATABASE_URL: postgres.url } : {}) });
-    const migrate = await runBuiltCli('frameworkAuth', ['migrate'], { cwd: projectDir });
-    if (migrate.exitCode !== 0) throw new Error(`migrate failed: ${migrate.stdout}\n${migrate.stderr}`);
-    apps.push(await startApp(projectDir));
-    if (postgres) apps.push(await startApp(projectDir));
+    // Two app processes on one PostgreSQL database; SQLite's file is shared on one machine alike.
+    mail = await startMailApp(adapter, ['--providers', 'password'], adapter === 'postgres' ? 2 : 1);
+    ({ smtp, apps, compile } = mail);
   }, 600_000);
 
-  afterAll(async () => {
-    await Promise.all(apps.map((app) => app.stop()));
-    await smtp?.close();
-    await postgres?.stop();
-  });
+  afterAll(() => mail?.stop());
 
   it('compiles with zero errors', () => {
     expect(compile.output).toBe('');
@@ -156,22 +129,7 @@ describe.each(cases)('a scaffolded app with email and password accounts on $adap
 
   it('stores no password anywhere in the database, only argon2id hashes and hashed link tokens', async () => {
     const secrets = [PASSWORD, CHANGED, RESET];
-    let stored: string;
-    if (adapter === 'sqlite') {
-      const dataDir = join(projectDir, 'data');
-      const files = await readdir(dataDir);
-      stored = (await Promise.all(files.map((file) => readFile(join(dataDir, file))))).map((bytes) => bytes.toString('latin1')).join('\n');
-    } else {
-      const client = new pg.Client({ connectionString: postgres!.url });
-      await client.connect();
-      try {
-        const tables = (await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).rows.map((row) => row.table_name);
-        const dumps = await Promise.all(tables.map(async (table) => JSON.stringify((await client.query(`SELECT * FROM "${table}"`)).rows)));
-        stored = dumps.join('\n');
-      } finally {
-        await client.end();
-      }
-    }
+    const stored = await storedText(mail);
     expect(stored).toContain('$argon2id$v=19$m=19456,t=2,p=1$');
     for (const secret of secrets) expect(stored).not.toContain(secret);
     const links = smtp.messages.map((message) => /token=([0-9a-f]{64})/.exec(message.text ?? '')?.[1]).filter((token): token is string => token !== undefined);

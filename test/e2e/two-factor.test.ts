@@ -3,19 +3,13 @@
 // enroll, enable, sign out, password + code, the code replayed, a recovery code twice, five wrong codes, disable; the
 // database searched for the secret and the recovery codes in clear; on PostgreSQL, two app processes sharing the
 // per-user limit.
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, totpCode, totpStep } from '../../templates/runtime/features/two-factor/totp.js';
 import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
-import { startPostgres } from '../support/postgres.js';
-import type { RunningPostgres } from '../support/postgres.js';
-import { startSmtpServer } from '../support/smtp-server.js';
 import type { RunningSmtpServer } from '../support/smtp-server.js';
-import { compileProject, fillEnv, makeTempDir, removeTempDirs, runBuiltCli, startApp } from './helpers/project.js';
+import { type MailApp, startMailApp, storedText } from './helpers/mail-app.js';
+import { removeTempDirs } from './helpers/project.js';
 import type { RunningApp } from './helpers/project.js';
-import { linkProjectDeps, prepareSharedDeps } from './helpers/shared-deps.js';
 
 afterAll(removeTempDirs);
 
@@ -53,42 +47,21 @@ async function account(app: RunningApp, smtp: RunningSmtpServer, email: string):
   expect((await createJar().fetch(link)).status).toBe(302);
 }
 
-const cases = [
-  { adapter: 'sqlite', native: ['better-sqlite3'] },
-  { adapter: 'postgres', native: [] },
-] as const;
-
-describe.each(cases)('a scaffolded app with two-factor on $adapter', ({ adapter, native }) => {
-  let projectDir: string;
+describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with two-factor on %s', (adapter) => {
+  let mail: MailApp;
   let smtp: RunningSmtpServer;
-  let postgres: RunningPostgres | undefined;
-  let compile: { exitCode: number; output: string };
-  const apps: RunningApp[] = [];
+  let apps: RunningApp[];
+  let compile: MailApp['compile'];
   let secret = '';
   let recoveryCodes: string[] = [];
 
   beforeAll(async () => {
-    await prepareSharedDeps();
-    const root = await makeTempDir();
-    const scaffold = await runBuiltCli('create', ['app', '--providers', 'password', '--adapter', adapter, '--two-factor', '--yes', '--no-install'], { cwd: root });
-    if (scaffold.exitCode !== 0) throw new Error(`scaffold failed: ${scaffold.stdout}\n${scaffold.stderr}`);
-    projectDir = join(root, 'app');
-    await linkProjectDeps(projectDir, native);
-    compile = await compileProject(projectDir);
-    smtp = await startSmtpServer();
-    if (adapter === 'postgres') postgres = await startPostgres();
-    await fillEnv(projectDir, { AUTH_EMAIL_SERVER: smtp.url, AUTH_EMAIL_FROM: 'App <auth@app.example.test>', ...(postgres ? { DATABASE_URL: postgres.url } : {}) });
-    const migrate = await runBuiltCli('frameworkAuth', ['migrate'], { cwd: projectDir });
-    if (migrate.exitCode !== 0) throw new Error(`migrate failed: ${migrate.stdout}\n${migrate.stderr}`);
-    apps.push(await startApp(projectDir));
-    if (postgres) apps.push(await startApp(projectDir));
+    // Two app processes on one PostgreSQL database, to share the per-user limit.
+    mail = await startMailApp(adapter, ['--providers', 'password', '--two-factor'], adapter === 'postgres' ? 2 : 1);
+    ({ smtp, apps, compile } = mail);
   }, 600_000);
 
-  afterAll(async () => {
-    await Promise.all(apps.map((app) => app.stop()));
-    await smtp?.close();
-    await postgres?.stop();
-  });
+  afterAll(() => mail?.stop());
 
   it('compiles with zero errors', () => {
     expect(compile.output).toBe('');
@@ -145,20 +118,7 @@ describe.each(cases)('a scaffolded app with two-factor on $adapter', ({ adapter,
   });
 
   it('keeps neither the secret nor a recovery code in clear in the database', async () => {
-    let stored: string;
-    if (adapter === 'sqlite') {
-      const dataDir = join(projectDir, 'data');
-      stored = (await Promise.all((await readdir(dataDir)).map((file) => readFile(join(dataDir, file))))).map((bytes) => bytes.toString('latin1')).join('\n');
-    } else {
-      const client = new pg.Client({ connectionString: postgres!.url });
-      await client.connect();
-      try {
-        const tables = (await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).rows.map((row) => row.table_name);
-        stored = (await Promise.all(tables.map(async (table) => JSON.stringify((await client.query(`SELECT * FROM "${table}"`)).rows)))).join('\n');
-      } finally {
-        await client.end();
-      }
-    }
+    const stored = await storedText(mail);
     // The secret is there, sealed: a JWE (dir, A256GCM) whose header is this.
     expect(stored).toContain(Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM' })).toString('base64url'));
     expect(stored.toUpperCase()).not.toContain(secret);
