@@ -1,28 +1,16 @@
 // Issue 24: "create with X" and "create, then add-provider X" give byte-identical projects, for every catalog
 // provider, without an adapter and with one (the providers that need a database only with one). Only what is
 // random (the secret) and what is named after the folder (package.json's name) may differ.
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { providerCatalog } from '../../src/catalog/providers.js';
 import type { ProviderEntry } from '../../src/catalog/providers.js';
+import { projectTree } from './helpers/project-tree.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
 
-async function tree(root: string): Promise<Record<string, string>> {
-  const files: Record<string, string> = {};
-  const visit = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) await visit(full);
-      else files[relative(root, full)] = await readFile(full, 'utf8');
-    }
-  };
-  await visit(root);
-  files['.env'] = (files['.env'] ?? '').replace(/^AUTH_SECRET=.*$/m, 'AUTH_SECRET=<random>');
-  return files;
-}
+const tree = projectTree;
 
 async function create(parent: string, name: string, providers: string[], adapter: string): Promise<string> {
   const result = await runInProcess('create-framework-auth', [name, '--providers', providers.join(','), '--adapter', adapter, '--yes', '--no-install'], { cwd: parent });

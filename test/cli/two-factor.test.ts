@@ -3,26 +3,15 @@
 // project without it; what could not run is refused before anything is written (exit 2).
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseJsonOutput, parseManifestJson } from './helpers/json-schema.js';
+import { projectTree } from './helpers/project-tree.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
 
-async function tree(root: string): Promise<Record<string, string>> {
-  const files: Record<string, string> = {};
-  const visit = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) await visit(full);
-      else files[relative(root, full)] = await readFile(full, 'utf8');
-    }
-  };
-  await visit(root);
-  files['.env'] = (files['.env'] ?? '').replace(/^AUTH_SECRET=.*$/m, 'AUTH_SECRET=<random>');
-  return files;
-}
+const tree = projectTree;
 
 const frameworkAuth = (argv: readonly string[], cwd: string) => runInProcess('framework-auth', argv, { cwd });
 
