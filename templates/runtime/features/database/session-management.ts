@@ -108,13 +108,17 @@ export async function endSessionsOf(req: Request, options: ResolvedConfig, which
     if (which === 'others') return row.sessionToken !== current.row.sessionToken;
     return sessionIdOf(row.sessionToken) === which.id;
   });
-  let ended = 0;
-  for (const row of chosen) {
-    const deleted = await callAdapter(current.adapter, 'deleteSession', row.sessionToken);
-    ended += 1;
+  const ended = await endSessionRows(options, current.adapter, chosen);
+  return { ended, endedCurrent: chosen.some((row) => row.sessionToken === current.row.sessionToken) };
+}
+
+/** Ends these session rows: each is deleted and emits the `signOut` event. Returns how many. */
+export async function endSessionRows(options: ResolvedConfig, adapter: Adapter, rows: readonly AdapterSession[]): Promise<number> {
+  for (const row of rows) {
+    const deleted = await callAdapter(adapter, 'deleteSession', row.sessionToken);
     await emitEvent(options, 'signOut', { session: deleted ?? row });
   }
-  return { ended, endedCurrent: chosen.some((row) => row.sessionToken === current.row.sessionToken) };
+  return rows.length;
 }
 
 /**

@@ -44,10 +44,16 @@ function acceptsPage(context: RequestContext): boolean {
   return String(context.req.headers.accept ?? '').includes('text/html');
 }
 
-/** Without a session: 401 JSON, or the sign-in page with a way back here. */
-function notSignedIn(context: RequestContext, json: boolean): void {
-  if (json) return sendJson(context, 401, { error: 'Unauthorized', message: 'Sign in to see your sessions.' });
-  const callbackUrl = `${context.origin}${context.mountPath}/sessions`;
+/**
+ * The answer of a page for signed-in users to a request without a session: 401 JSON with `message`, or the sign-in
+ * page with a way back to `<mount>/<action>`.
+ */
+export function askToSignIn(context: RequestContext, json: boolean, back: { action: string; message: string }): void {
+  if (json) return sendJson(context, 401, { error: 'Unauthorized', message: back.message });
   const signIn = context.options.pages.signIn ?? `${context.mountPath}/signin`;
-  sendRedirect(context, customPageUrl(context, signIn, { callbackUrl }));
+  sendRedirect(context, customPageUrl(context, signIn, { callbackUrl: `${context.origin}${context.mountPath}/${back.action}` }));
+}
+
+function notSignedIn(context: RequestContext, json: boolean): void {
+  askToSignIn(context, json, { action: 'sessions', message: 'Sign in to see your sessions.' });
 }

@@ -19,6 +19,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
+import { endSessionRows } from '../database/session-management.js';
+import { askToSignIn } from '../database/sessions-route.js';
 import { currentUser, hasProvenEmail, settleAddress, signInStoredUser } from '../database/sign-in.js';
 import { type RequestContext, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { clearChunkedCookie, readChunkedCookie } from '../../http/cookies.js';
@@ -338,14 +340,7 @@ async function endSessionsOfUser(context: RequestContext, userId: string, keep?:
   const adapter = adapterOf(context);
   if (context.options.session.strategy !== 'database' || typeof adapter.listSessionsByUserId !== 'function') return 0;
   const rows = await callAdapter(adapter, 'listSessionsByUserId', userId);
-  let ended = 0;
-  for (const row of rows) {
-    if (row.sessionToken === keep) continue;
-    const deleted = await callAdapter(adapter, 'deleteSession', row.sessionToken);
-    ended += 1;
-    await emitEvent(context.options, 'signOut', { session: deleted ?? row });
-  }
-  return ended;
+  return endSessionRows(context.options, adapter, rows.filter((row) => row.sessionToken !== keep));
 }
 
 /** `<mount>/reset-password`: GET shows the address form or, with a link's token, the new-password form. */
@@ -426,11 +421,7 @@ async function changePasswordRoute(context: RequestContext, route: Route): Promi
   const adapter = adapterOf(context);
   const user = await currentUser(context, adapter);
   const json = prefersJson(context.req);
-  if (!user) {
-    if (json) return sendJson(context, 401, { error: 'Unauthorized', message: 'Sign in to change your password.' });
-    const signIn = context.options.pages.signIn ?? `${context.mountPath}/signin`;
-    return sendRedirect(context, customPageUrl(context, signIn, { callbackUrl: `${context.origin}${context.mountPath}/password` }));
-  }
+  if (!user) return askToSignIn(context, json, { action: 'password', message: 'Sign in to change your password.' });
   const page = (errors: PasswordFormErrors, changed: boolean): string =>
     renderChangePasswordPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), theme: context.options.theme, email: user.email ?? undefined, minLength: provider.minLength, changed, errors });
   if (route.method === 'GET') return sendHtml(context, 200, page({}, queryParams(context.req).get('changed') === '1'));

@@ -11,8 +11,9 @@
  * and ended by the fifth wrong code. A code is accepted once: the adapter keeps the last accepted time step.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Adapter } from '../database/adapter.js';
+import type { Adapter, TwoFactorRecord } from '../database/adapter.js';
 import { callAdapter } from '../database/adapter.js';
+import { askToSignIn } from '../database/sessions-route.js';
 import { currentUser, signInStoredUser } from '../database/sign-in.js';
 import { type RequestContext, actionUrl, sendHtml, sendJson, sendRedirect, setCookie } from '../../context.js';
 import type { CookieOption } from '../../http/cookies.js';
@@ -122,26 +123,34 @@ function codeOf(body: Record<string, unknown>, name: 'code' | 'recoveryCode'): s
   return value;
 }
 
-/** What a submitted code proved, or why it did not. */
-type CodeCheck = { ok: true } | { ok: false; field: 'code' | 'recoveryCode'; message: string };
+/** What a submitted code proved (for a TOTP code, the time step it was accepted for), or why it did not. */
+type CodeCheck = { ok: true; step?: number } | { ok: false; field: 'code' | 'recoveryCode'; message: string };
 
 /**
  * Checks a TOTP code (accepted once: its step must be later than the last accepted one) or a recovery code (spent)
- * against the user's stored secret. Malformed codes are refused before anything is counted or spent.
+ * against the user's stored secret (`stored`, when the caller read it already). Malformed codes are refused before
+ * anything is counted or spent.
  */
-async function checkCode(context: RequestContext, settings: ResolvedTwoFactor, user: AdapterUser, submitted: { code?: string | undefined; recoveryCode?: string | undefined }, allowRecovery: boolean): Promise<CodeCheck> {
+async function checkCode(
+  context: RequestContext,
+  settings: ResolvedTwoFactor,
+  user: AdapterUser,
+  submitted: { code?: string | undefined; recoveryCode?: string | undefined },
+  allowRecovery: boolean,
+  stored?: TwoFactorRecord | null,
+): Promise<CodeCheck> {
   const adapter = adapterOf(context);
   if (submitted.code !== undefined) {
     const code = submitted.code.replace(/\s/g, '');
     if (!/^\d{6}$/.test(code)) return { ok: false, field: 'code', message: 'Enter the 6 digits your authenticator app shows.' };
     await consumeRateLimit(context.options, 'twoFactorPerUser', user.id);
-    const record = await callAdapter(adapter, 'getTwoFactor', user.id);
+    const record = stored === undefined ? await callAdapter(adapter, 'getTwoFactor', user.id) : stored;
     const secret = record && (await openTotpSecret(record.secret, context.options.secrets));
     const step = secret === undefined || secret === null ? undefined : matchingTotpStep(base32Decode(secret), code, settings.now());
     if (step === undefined || !(await callAdapter(adapter, 'acceptTwoFactorStep', user.id, step))) {
       return { ok: false, field: 'code', message: 'That code is not right, or was used already. Wait for the next one and try again.' };
     }
-    return { ok: true };
+    return { ok: true, step };
   }
   if (submitted.recoveryCode !== undefined && allowRecovery) {
     const normalized = normalizeRecoveryCode(submitted.recoveryCode);
@@ -231,17 +240,16 @@ async function manage(context: RequestContext, settings: ResolvedTwoFactor, user
   if (action === 'enable') {
     if (enabled) throw new InvalidRequest('Two-factor authentication is on already.');
     if (!record) throw new InvalidRequest('Set up two-factor authentication first (action=enroll).');
-    const check = await checkCode(context, settings, user, { code: submitted.code }, false);
+    const check = await checkCode(context, settings, user, { code: submitted.code }, false, record);
     if (!check.ok) {
       const secret = await openTotpSecret(record.secret, context.options.secrets);
       return refuseCode(context, check, (errors) =>
         secret ? renderEnrollPage({ ...pageBase(context), errors, secret, uri: otpauthUri({ secret, issuer: issuerOf(context, settings), account: user.email ?? user.name ?? user.id }) }) : renderOffPage(pageBase(context)),
       );
     }
-    const after = await callAdapter(adapter, 'getTwoFactor', user.id);
     await callAdapter(adapter, 'setTwoFactor', user.id, { secret: record.secret, enabledAt: new Date() });
     // Storing the settings forgot the accepted step: remember it again, so that this code cannot sign in.
-    if (after?.lastStep !== null && after?.lastStep !== undefined) await callAdapter(adapter, 'acceptTwoFactorStep', user.id, after.lastStep);
+    if (check.step !== undefined) await callAdapter(adapter, 'acceptTwoFactorStep', user.id, check.step);
     const codes = newRecoveryCodes();
     await callAdapter(adapter, 'setRecoveryCodes', user.id, codes.map(hashRecoveryCode));
     await clearRateLimit(context.options, 'twoFactorPerUser', user.id);
@@ -249,7 +257,7 @@ async function manage(context: RequestContext, settings: ResolvedTwoFactor, user
   }
   if (action === 'regenerate' || action === 'disable') {
     if (!enabled) throw new InvalidRequest('Two-factor authentication is off.');
-    const check = await checkCode(context, settings, user, submitted, action === 'disable');
+    const check = await checkCode(context, settings, user, submitted, action === 'disable', record);
     if (!check.ok) return refuseCode(context, check, manageAgain(action));
     await clearRateLimit(context.options, 'twoFactorPerUser', user.id);
     if (action === 'regenerate') {
@@ -305,9 +313,7 @@ async function serveTwoFactor(context: RequestContext, route: Route, settings: R
 
 /** Without a session or a pending sign-in: 401 JSON, or the sign-in page with a way back here. */
 function notSignedIn(context: RequestContext): void {
-  if (prefersJson(context.req)) return sendJson(context, 401, { error: 'Unauthorized', message: 'Sign in to manage two-factor authentication.' });
-  const signIn = context.options.pages.signIn ?? `${context.mountPath}/signin`;
-  sendRedirect(context, customPageUrl(context, signIn, { callbackUrl: actionUrl(context, 'two-factor') }));
+  askToSignIn(context, prefersJson(context.req), { action: 'two-factor', message: 'Sign in to manage two-factor authentication.' });
 }
 
 /** The settings of the feature, resolved. */
