@@ -10,8 +10,8 @@
  * Email({ async sendVerificationRequest({ identifier, url }) { await myMailApi.send(identifier, url) } })
  */
 import { DEFAULT_EMAIL_MAX_AGE, type EmailConfig, type EmailVerificationRequest, emailFlow } from '../features/email/email-sign-in.js';
-import { sendSmtpMessage } from '../features/email/smtp.js';
-import { SafeHtml, escapeHtml, html, safeColor } from '../pages/html.js';
+import { messageButton, messageHtml, sendSmtpMessage, shownHost } from '../features/email/smtp.js';
+import { html } from '../pages/html.js';
 import type { Theme } from '../theme.js';
 import { providerFlow } from './types.js';
 
@@ -28,11 +28,9 @@ export function verificationText(params: { url: string; host: string }): string 
 
 /** The HTML message: a button with the link, and the link as text for clients that block buttons. */
 export function verificationHtml(params: { url: string; host: string; theme: Theme }): string {
-  const brand = safeColor(params.theme.brandColor) ?? '#3451b2';
-  const text = safeColor(params.theme.buttonText) ?? '#ffffff';
-  // Dots in the host are broken up so that mail clients do not turn it into a second link.
-  const host = new SafeHtml(escapeHtml(params.host).replace(/\./g, '&#8203;.'));
-  return `<!DOCTYPE html>${html`<html lang="en"><body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#16181d"><table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="max-width:480px;margin:0 auto;background:#ffffff;border-radius:12px;padding:24px"><tr><td><h1 style="font-size:20px;margin:0 0 16px">Sign in to ${host}</h1><p style="margin:0 0 24px"><a href="${params.url}" style="display:inline-block;padding:12px 20px;border-radius:8px;background:${brand};color:${text};text-decoration:none;font-weight:600">Sign in</a></p><p style="margin:0 0 8px;font-size:14px;color:#555b66">Or open this link:</p><p style="margin:0 0 24px;font-size:14px;word-break:break-all"><a href="${params.url}">${params.url}</a></p><p style="margin:0;font-size:13px;color:#555b66">If you did not ask for this email, you can ignore it.</p></td></tr></table></body></html>`}`;
+  return messageHtml(
+    html`<h1 style="font-size:20px;margin:0 0 16px">Sign in to ${shownHost(params.host)}</h1><p style="margin:0 0 24px">${messageButton(params.url, 'Sign in', params.theme)}</p><p style="margin:0 0 8px;font-size:14px;color:#555b66">Or open this link:</p><p style="margin:0 0 24px;font-size:14px;word-break:break-all"><a href="${params.url}">${params.url}</a></p><p style="margin:0;font-size:13px;color:#555b66">If you did not ask for this email, you can ignore it.</p>`,
+  );
 }
 
 /**

@@ -1,7 +1,27 @@
 /**
- * The SMTP transport the built-in senders share (the email provider's links, the password provider's messages):
- * nodemailer, loaded on first use so that an app whose senders use another service does not need it installed.
+ * What the built-in senders share (the email provider's links, the password provider's messages): the HTML frame of
+ * a message, and the SMTP transport, nodemailer, loaded on first use so that an app whose senders use another
+ * service does not need it installed.
  */
+import { SafeHtml, escapeHtml, html, safeColor } from '../../pages/html.js';
+import type { Theme } from '../../theme.js';
+
+/** A host as a message heading shows it: its dots broken up, so that mail clients do not turn it into a second link. */
+export function shownHost(host: string): SafeHtml {
+  return new SafeHtml(escapeHtml(host).replace(/\./g, '&#8203;.'));
+}
+
+/** The message's main link as a button in the theme's brand colour. */
+export function messageButton(url: string, label: string, theme: Theme): SafeHtml {
+  const brand = safeColor(theme.brandColor) ?? '#3451b2';
+  const text = safeColor(theme.buttonText) ?? '#ffffff';
+  return html`<a href="${url}" style="display:inline-block;padding:12px 20px;border-radius:8px;background:${brand};color:${text};text-decoration:none;font-weight:600">${label}</a>`;
+}
+
+/** A whole HTML message: a card of at most 480 px, readable without the mail client's styles, around `content`. */
+export function messageHtml(content: SafeHtml): string {
+  return `<!DOCTYPE html>${html`<html lang="en"><body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#16181d"><table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="max-width:480px;margin:0 auto;background:#ffffff;border-radius:12px;padding:24px"><tr><td>${content}</td></tr></table></body></html>`}`;
+}
 
 /** One message: a plain-text and an HTML part. */
 export interface MailMessage {

@@ -7,8 +7,8 @@
  * that `npm run dev` works before any mail service is registered; in production a missing server stops the app at
  * startup (password-sign-in.ts).
  */
-import { sendSmtpMessage } from '../email/smtp.js';
-import { SafeHtml, escapeHtml, html, safeColor } from '../../pages/html.js';
+import { messageButton, messageHtml, sendSmtpMessage, shownHost } from '../email/smtp.js';
+import { html } from '../../pages/html.js';
 import type { Theme } from '../../theme.js';
 import type { Awaitable } from '../../types.js';
 
@@ -64,13 +64,9 @@ export function passwordMessage(kind: PasswordMessageKind, params: { to: string;
   const { subject, lines, button, second } = wording(kind, host);
   const secondLink = second && params.resetUrl ? { label: second, url: params.resetUrl } : undefined;
   const text = `${subject}\n\n${lines.join('\n\n')}\n\n${button}: ${params.url}\n${secondLink ? `${secondLink.label}: ${secondLink.url}\n` : ''}`;
-  const brand = safeColor(params.theme.brandColor) ?? '#3451b2';
-  const buttonText = safeColor(params.theme.buttonText) ?? '#ffffff';
-  // Dots in the host are broken up so that mail clients do not turn it into a second link.
-  const shownHost = new SafeHtml(escapeHtml(host).replace(/\./g, '&#8203;.'));
   const paragraphs = lines.map((line) => html`<p style="margin:0 0 16px">${line}</p>`);
-  const body = html`<html lang="en"><body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#16181d"><table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="max-width:480px;margin:0 auto;background:#ffffff;border-radius:12px;padding:24px"><tr><td><h1 style="font-size:20px;margin:0 0 16px">${shownHost}</h1>${paragraphs}<p style="margin:0 0 24px"><a href="${params.url}" style="display:inline-block;padding:12px 20px;border-radius:8px;background:${brand};color:${buttonText};text-decoration:none;font-weight:600">${button}</a></p>${secondLink ? html`<p style="margin:0 0 24px"><a href="${secondLink.url}">${secondLink.label}</a></p>` : ''}<p style="margin:0;font-size:14px;word-break:break-all"><a href="${params.url}">${params.url}</a></p></td></tr></table></body></html>`;
-  return { kind, to: params.to, subject, text, html: `<!DOCTYPE html>${body}`, url: params.url };
+  const content = html`<h1 style="font-size:20px;margin:0 0 16px">${shownHost(host)}</h1>${paragraphs}<p style="margin:0 0 24px">${messageButton(params.url, button, params.theme)}</p>${secondLink ? html`<p style="margin:0 0 24px"><a href="${secondLink.url}">${secondLink.label}</a></p>` : ''}<p style="margin:0;font-size:14px;word-break:break-all"><a href="${params.url}">${params.url}</a></p>`;
+  return { kind, to: params.to, subject, text, html: messageHtml(content), url: params.url };
 }
 
 /** The default sender: SMTP through `server` from `from`. */
