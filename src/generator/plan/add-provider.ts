@@ -1,7 +1,6 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
 import { appendEnvGroups } from '../edit/env-file.js';
-import { mergePackageJson } from '../edit/package-json.js';
 import { addProviderToConfig, readAuthConfig } from '../edit/provider-list.js';
 import { usageError } from '../errors.js';
 import { planMergedFile } from '../planned-file.js';
@@ -10,7 +9,7 @@ import { planManifest } from '../project/manifest.js';
 import { fileIn } from '../project/snapshot.js';
 import { adapterEnvKey, appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
 import { callbackUrls } from './next-steps.js';
-import { envKeyChanges, planProviderListEdit } from './plan.js';
+import { envKeyChanges, planAddedParts, planProviderListEdit } from './plan.js';
 import type { Plan, ProviderEditInput } from './plan.js';
 
 /** Inputs of {@link planAddProvider}. */
@@ -44,12 +43,10 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
   const { configFile, answers: projectAnswers, before, after } = planProviderListEdit(input, edit, `adds ${entry.importName} to the providers`, mount);
   files.push(configFile);
   // What the project holds with the provider, reconciled against what it has: the runtime files it lacks (the
-  // provider's file, and its flow and features when it brings them; files it has are left as they are) and the
-  // dependencies the provider list did not need before.
-  for (const [runtimePath, content] of after.runtime) {
-    const path = `${authDir}/core/${runtimePath}`;
-    if (fileIn(project, path) === undefined) files.push({ ...planMergedFile(path, undefined, content), base: content });
-  }
+  // provider's file, and its flow and features when it brings them) and the dependencies the provider list did not
+  // need before (package.json, after .env below).
+  const gained = planAddedParts(input, { before, after });
+  files.push(...gained.runtimeFiles);
   const group = providerEnvGroup(entry, origin, mount);
   if (group) {
     // Before the database's group, where a project created with this provider has it.
@@ -58,14 +55,8 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
     const exampleText = fileIn(project, '.env.example');
     files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, [group], before)));
   }
-  let added: Record<string, string> = {};
-  const newDependencies = Object.fromEntries(Object.entries(after.dependencies).filter(([name]) => !(name in before.dependencies)));
-  if (Object.keys(newDependencies).length > 0) {
-    const packageText = fileIn(project, 'package.json');
-    const merge = mergePackageJson(packageText, { name: 'app', scripts: {}, dependencies: newDependencies, devDependencies: {} });
-    added = merge.added;
-    files.push(planMergedFile('package.json', packageText, merge.content, Object.keys(added).length > 0 ? `adds ${Object.keys(added).join(', ')}` : undefined));
-  }
+  if (gained.packageJson) files.push(gained.packageJson);
+  const { added } = gained;
   // The manifest is kept up to date where there is one; a project scaffolded before manifests gets one from
   // `npx create-framework-auth` (a re-run with its answers).
   if (manifest) files.push(...planManifest({ read: (path) => fileIn(project, path), previous: manifest, version: manifest.cliVersion, answers: projectAnswers, files, addedDependencies: added }));

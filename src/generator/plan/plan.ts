@@ -2,6 +2,7 @@ import type { PackageManager } from '../../catalog/package-managers.js';
 import type { ProviderEntry } from '../../catalog/providers.js';
 import type { Answers } from '../answers.js';
 import { readEnvLines } from '../edit/env-file.js';
+import { mergePackageJson } from '../edit/package-json.js';
 import type { Release } from '../paths.js';
 import { planDeletedFile, planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
@@ -113,6 +114,29 @@ export function planProviderListEdit(input: Pick<ProviderEditInput, 'authDir' | 
     before: desired(answersFromConfig(api, configText, fallback), release),
     after: desired(answers, release),
   };
+}
+
+/**
+ * What a project gains when `change` adds to what it holds: the runtime files it lacks (files it has are left as
+ * they are) and, in package.json, the dependencies `before` did not need. Returns the planned files and what
+ * package.json gains (`packageJson`, undefined when nothing), and `added`, name → range.
+ */
+export function planAddedParts(
+  input: Pick<ProviderEditInput, 'project' | 'authDir'>,
+  change: Pick<ProviderListEdit, 'before' | 'after'>,
+): { runtimeFiles: PlannedFile[]; packageJson: PlannedFile | undefined; added: Record<string, string> } {
+  const { project, authDir } = input;
+  const runtimeFiles: PlannedFile[] = [];
+  for (const [runtimePath, content] of change.after.runtime) {
+    const path = `${authDir}/core/${runtimePath}`;
+    if (fileIn(project, path) === undefined) runtimeFiles.push({ ...planMergedFile(path, undefined, content), base: content });
+  }
+  const newDependencies = Object.fromEntries(Object.entries(change.after.dependencies).filter(([name]) => !(name in change.before.dependencies)));
+  if (Object.keys(newDependencies).length === 0) return { runtimeFiles, packageJson: undefined, added: {} };
+  const packageText = fileIn(project, 'package.json');
+  const { added, content } = mergePackageJson(packageText, { name: 'app', scripts: {}, dependencies: newDependencies, devDependencies: {} });
+  const packageJson = planMergedFile('package.json', packageText, content, Object.keys(added).length > 0 ? `adds ${Object.keys(added).join(', ')}` : undefined);
+  return { runtimeFiles, packageJson, added };
 }
 
 /**

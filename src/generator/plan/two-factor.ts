@@ -1,14 +1,14 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
 import { providerCatalog } from '../../catalog/providers.js';
 import { twoFactorEntry } from '../../catalog/two-factor.js';
-import { mergePackageJson, removeDependencies } from '../edit/package-json.js';
+import { removeDependencies } from '../edit/package-json.js';
 import { addFeatureToConfig, normaliseModule, readAuthConfig, removeFeatureFromConfig } from '../edit/provider-list.js';
 import { usageError } from '../errors.js';
 import { planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { planManifest } from '../project/manifest.js';
 import { fileIn } from '../project/snapshot.js';
-import { planProviderListEdit, planUnusedRuntimeFiles } from './plan.js';
+import { planAddedParts, planProviderListEdit, planUnusedRuntimeFiles } from './plan.js';
 import type { AddProviderPlanInput } from './add-provider.js';
 import type { Plan } from './plan.js';
 
@@ -47,31 +47,22 @@ export function planTwoFactor(input: TwoFactorPlanInput): Plan {
   const files: PlannedFile[] = [configFile];
   const notes: string[] = [];
 
-  if (on) {
-    for (const [runtimePath, content] of after.runtime) {
-      const path = `${authDir}/core/${runtimePath}`;
-      if (fileIn(project, path) === undefined) files.push({ ...planMergedFile(path, undefined, content), base: content });
-    }
-  } else {
-    files.push(...planUnusedRuntimeFiles(input, { before, after }, { path: configPath, content: edit.content }, notes));
-  }
-
-  const packageText = fileIn(project, 'package.json');
   let added: Record<string, string> = {};
   let removed: string[] = [];
   if (on) {
-    const newDependencies = Object.fromEntries(Object.entries(after.dependencies).filter(([name]) => !(name in before.dependencies)));
-    if (Object.keys(newDependencies).length > 0) {
-      const merge = mergePackageJson(packageText, { name: 'app', scripts: {}, dependencies: newDependencies, devDependencies: {} });
-      added = merge.added;
-      files.push(planMergedFile('package.json', packageText, merge.content, Object.keys(added).length > 0 ? `adds ${Object.keys(added).join(', ')}` : undefined));
+    const gained = planAddedParts(input, { before, after });
+    files.push(...gained.runtimeFiles, ...(gained.packageJson ? [gained.packageJson] : []));
+    added = gained.added;
+  } else {
+    files.push(...planUnusedRuntimeFiles(input, { before, after }, { path: configPath, content: edit.content }, notes));
+    const packageText = fileIn(project, 'package.json');
+    if (packageText !== undefined) {
+      const current = JSON.parse(packageText) as { dependencies?: Record<string, string> };
+      const removable = Object.keys(before.dependencies).filter((name) => !(name in after.dependencies) && current.dependencies?.[name] !== undefined && manifest?.dependencies[name] === current.dependencies[name]);
+      const removal = removeDependencies(packageText, removable);
+      removed = removal.removed;
+      files.push(planMergedFile('package.json', packageText, removal.content, removed.length > 0 ? `removes ${removed.join(', ')}` : undefined));
     }
-  } else if (packageText !== undefined) {
-    const current = JSON.parse(packageText) as { dependencies?: Record<string, string> };
-    const removable = Object.keys(before.dependencies).filter((name) => !(name in after.dependencies) && current.dependencies?.[name] !== undefined && manifest?.dependencies[name] === current.dependencies[name]);
-    const removal = removeDependencies(packageText, removable);
-    removed = removal.removed;
-    files.push(planMergedFile('package.json', packageText, removal.content, removed.length > 0 ? `removes ${removed.join(', ')}` : undefined));
   }
   if (manifest) {
     files.push(...planManifest({ read: (path) => fileIn(project, path), previous: manifest, version: manifest.cliVersion, answers, files, addedDependencies: added, removedDependencies: removed }));
