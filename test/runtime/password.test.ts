@@ -242,6 +242,23 @@ describe('email and password accounts (database sessions)', () => {
     expect(await h.adapter.getUserByAccount({ provider: 'github', providerAccountId: 'gh-2' })).toMatchObject({ id: 'oauth-only' });
   });
 
+  it('builds its links on the configured origin only, whatever Host or X-Forwarded-Host a request names', async () => {
+    const count = h.messages.length;
+    for (const headers of [{ 'x-forwarded-host': 'attacker.example' }, { host: 'attacker.example' }]) {
+      const response = await post(createJar(), `${h.app.url}/auth/reset-password`, { email: 'known@example.test' }, headers);
+      expect(response.status).toBeLessThan(500);
+      expect(response.headers.get('location') ?? '').not.toContain('attacker.example');
+    }
+    await post(createJar(), `${h.app.url}/auth/signup/password`, { email: 'hosted@example.test', password: GOOD }, { 'x-forwarded-host': 'attacker.example' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const sent = h.messages.slice(count);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const message of sent) {
+      expect(message.url.startsWith(`${h.app.url}/auth/`)).toBe(true);
+      expect(`${message.text}${message.html}`).not.toContain('attacker.example');
+    }
+  });
+
   it('carries the sign-up callbackUrl through the confirmation link, same-origin only', async () => {
     const count = h.messages.length;
     await signUp(h, { email: 'callback@example.test', password: GOOD, callbackUrl: `${h.app.url}/dashboard` });
