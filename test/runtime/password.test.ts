@@ -244,7 +244,8 @@ describe('email and password accounts (database sessions)', () => {
 
   it('builds its links on the configured origin only, whatever Host or X-Forwarded-Host a request names', async () => {
     const count = h.messages.length;
-    for (const headers of [{ 'x-forwarded-host': 'attacker.example' }, { host: 'attacker.example' }]) {
+    const hostile: Record<string, string>[] = [{ 'x-forwarded-host': 'attacker.example' }, { host: 'attacker.example' }];
+    for (const headers of hostile) {
       const response = await post(createJar(), `${h.app.url}/auth/reset-password`, { email: 'known@example.test' }, headers);
       expect(response.status).toBeLessThan(500);
       expect(response.headers.get('location') ?? '').not.toContain('attacker.example');
