@@ -16,6 +16,8 @@ import { PENDING_MAX_AGE } from '../templates/runtime/features/two-factor/two-fa
 import { defaultRateLimitRules } from '../templates/runtime/features/rate-limit/rate-limit.js';
 import { DEFAULT_MIN_PASSWORD_LENGTH, LOWEST_MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../templates/runtime/features/password/policy.js';
 import type { RouteSpec } from '../templates/runtime/router.js';
+import { sqliteSchema } from '../templates/runtime/adapters/sqlite.js';
+import { postgresSchema } from '../templates/runtime/adapters/postgres.js';
 import { routes } from '../templates/runtime/handler.js';
 
 /** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, the email, passkey and password flows'). */
@@ -113,6 +115,18 @@ describe('the README\'s repository layout', () => {
     const expected = [...folders('src/').filter((folder) => folder !== 'src/generator/'), ...folders('src/generator/')];
     expect(named.filter((name) => name.startsWith('src/') && name !== 'src/').sort()).toEqual(expected.sort());
     expect(named.filter((name) => !existsSync(new URL(`../${name}`, import.meta.url)))).toEqual([]);
+  });
+});
+
+describe('docs/adapters.md', () => {
+  const adaptersDoc = readFileSync(new URL('../docs/adapters.md', import.meta.url), 'utf8');
+
+  it('names exactly the tables the SQLite and PostgreSQL adapters create', () => {
+    const section = adaptersDoc.slice(adaptersDoc.indexOf('## Tables'), adaptersDoc.indexOf('\n## ', adaptersDoc.indexOf('## Tables') + 1));
+    const listed = section.slice(section.indexOf('The tables are'), section.indexOf('(snake_case')).match(/`[a-z_]+`/g)?.map((name) => name.slice(1, -1));
+    const created = (schema: string): string[] => [...schema.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((match) => match[1]!).sort();
+    expect(created(sqliteSchema)).toEqual(created(postgresSchema));
+    expect(listed?.sort()).toEqual(created(sqliteSchema));
   });
 });
 

@@ -110,6 +110,33 @@ describe('sqlite adapter files', () => {
     expect(await adapter.getTwoFactor!('user-1')).toEqual({ secret: 'sealed', enabledAt: null, lastStep: null, recoveryCodes: 0 });
   });
 
+  it('opens a file in WAL mode with synchronous = NORMAL, new or existing, and leaves a connection passed to it as it is', async () => {
+    // docs/adapters.md, "SQLite file settings": what it says of durability holds only with these settings.
+    const seen: Database.Database[] = [];
+    const original = Database.prototype.pragma;
+    const spy = vi.spyOn(Database.prototype, 'pragma').mockImplementation(function (this: Database.Database, ...args: Parameters<Database.Database['pragma']>) {
+      if (!seen.includes(this)) seen.push(this);
+      return original.apply(this, args);
+    });
+    try {
+      const url = `file:${join(folder, 'auth.db')}`;
+      await newUser(SqliteAdapter({ url }));
+      await SqliteAdapter({ url }).getUser!('user-1');
+      const passed = open(join(folder, 'own.db'));
+      passed.pragma('synchronous = FULL');
+      await newUser(SqliteAdapter({ database: passed }));
+      const [first, later] = seen.filter((database) => database !== passed);
+      expect(seen).toHaveLength(3);
+      for (const database of [first!, later!]) {
+        expect(original.call(database, 'journal_mode', { simple: true })).toBe('wal');
+        expect(original.call(database, 'synchronous', { simple: true })).toBe(1);
+      }
+      expect(original.call(passed, 'synchronous', { simple: true })).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('keeps the data in the file for a new adapter instance', async () => {
     const url = `file:${join(folder, 'auth.db')}`;
     const first = SqliteAdapter({ url });

@@ -39,7 +39,8 @@ export type SqliteAdapterOptions =
   | {
       /**
        * A `file:` URL (`file:./data/auth.db`, relative to the working directory) or a plain path. The folder is
-       * created when missing. `:memory:` keeps the database in memory.
+       * created when missing. `:memory:` keeps the database in memory. The file is opened in WAL mode with
+       * `synchronous = NORMAL` (docs/adapters.md, "SQLite file settings").
        * @default process.env['DATABASE_URL'] ?? 'file:./data/auth.db'
        */
       url?: string;
@@ -174,6 +175,10 @@ function openDatabase(url: string): Database.Database {
   const database = new Database(path);
   // WAL lets readers and one writer (other app processes sharing the file) work at the same time.
   useWriteAheadLog(database);
+  // NORMAL, SQLite's advice for WAL: a commit does not wait for the disk, the file cannot be corrupted, and a power
+  // loss or an operating-system crash (not an app crash) may roll back the last commits. better-sqlite3's build
+  // defaults WAL connections to it; said here so that it does not depend on how SQLite was built (docs/adapters.md).
+  database.pragma('synchronous = NORMAL');
   return database;
 }
 
