@@ -24,7 +24,7 @@ import { type Footprint, measureFootprints, packRepository } from './lib/footpri
 import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
 import { type BenchServer, compileServers, pinning, repoRoot, startServer } from './lib/processes.js';
 import { type SignInResult, credentialsSignIn, mergeSignIns, oidcSignIn, runSignIns } from './lib/sign-ins.js';
-import { betterAuthSignIn, ourPasswordSignIn, probeLatency, startPacedSignIns } from './lib/password.js';
+import { betterAuthSignIn, floorSignIn, ourPasswordSignIn, probeLatency, startPacedSignIns } from './lib/password.js';
 import type { HashTiming } from './servers/hash-timing.js';
 import { PASSWORD_USER } from './servers/password-user.js';
 import { percentile } from './lib/stats.js';
@@ -70,14 +70,23 @@ const settings = {
   /** Runs of each CLI command (the median is reported). */
   cliRuns: numberSetting('BENCH_CLI_RUNS', 11),
   scaffoldRuns: numberSetting('BENCH_SCAFFOLD_RUNS', 5),
-  /** Password group: seconds of sign-ins per app (in `rounds` alternating slices), at this many concurrent loops. */
-  passwordSeconds: numberSetting('BENCH_PASSWORD_SECONDS', 6),
+  /**
+   * Password group: seconds of sign-ins per app, at this many concurrent loops, in this many slices; after each slice
+   * the hash check is timed alone in the same process, so that a drift of the machine's speed (a shared host's
+   * neighbours) weighs on both sides of the CPU ratio alike.
+   */
+  passwordSeconds: numberSetting('BENCH_PASSWORD_SECONDS', 12),
   passwordConcurrency: Math.max(1, Math.round(numberSetting('BENCH_PASSWORD_CONCURRENCY', 2))),
+  passwordRounds: Math.max(1, Math.round(numberSetting('BENCH_PASSWORD_ROUNDS', 12))),
   /** Password group: checks of the stored hash timed alone in each app's process (one at a time, then concurrently). */
-  passwordHashes: Math.max(1, Math.round(numberSetting('BENCH_PASSWORD_HASHES', 24))),
-  /** Password group: the session-endpoint latency probe, requests per second and seconds (idle, then under sign-ins). */
+  passwordHashes: Math.max(1, Math.round(numberSetting('BENCH_PASSWORD_HASHES', 96))),
+  /**
+   * Password group: the session-endpoint latency probe, requests per second and seconds (idle, then the same again
+   * under sign-ins), in this many alternating idle and loaded slices.
+   */
   probeRate: numberSetting('BENCH_PASSWORD_PROBE_RATE', 100),
-  probeSeconds: numberSetting('BENCH_PASSWORD_PROBE_SECONDS', 6),
+  probeSeconds: numberSetting('BENCH_PASSWORD_PROBE_SECONDS', 12),
+  probeRounds: Math.max(1, Math.round(numberSetting('BENCH_PASSWORD_PROBE_ROUNDS', 6))),
   /** Comma list of groups to run: cli, first-run, jwt, signin, database, password, rss (default all). */
   only: (process.env['BENCH_ONLY'] ?? groups.join(',')).split(',').map((group) => group.trim()).filter(Boolean) as Group[],
   /** Write V8 CPU profiles of the app servers (ours, @auth/express's, the database ones) into bench/results/profiles. */
@@ -682,14 +691,16 @@ function mergeHashTimings(timings: HashTiming[]): HashTiming {
 }
 
 /**
- * The password group. Both apps run (each its own process, on the app core when pinned) and are measured one at a
- * time, in `rounds` slices alternating between them so that both share the machine's background load:
+ * The password group. Three apps run (each its own process, on the app core when pinned): ours, Better Auth's, and
+ * the floor (an Express route that only checks the hash with our hash function: what any Express sign-in with this
+ * hash costs at least on this core). They are measured one at a time, in slices taking turns, so that all share the
+ * machine's background load:
  * (a) sign-ins from `passwordConcurrency` loops, with the app's CPU time (process.cpuUsage, every thread) per sign-in;
  * (b) right after each sign-in slice, the hash check a sign-in does, alone, timed in the app's own process (one at a
  *     time, then as many at a time as the sign-in loops), so that the sign-in's CPU is compared with the hash's under
  *     the same conditions;
  * (c) the session endpoint's latency from a paced probe, idle and while sign-ins start at half the rate measured in
- *     (a), in the same process, idle and loaded slices alternating.
+ *     (a), in the same process, idle and loaded slices alternating (ours and Better Auth's; the floor has none).
  */
 async function measurePasswordGroup(build: string, work: string, secret: string, profileDir: string | undefined, servers: BenchServer[]): Promise<void> {
   betterAuthVersion = (JSON.parse(await readFile(join(repoRoot, 'node_modules/better-auth/package.json'), 'utf8')) as { version: string }).version;
@@ -704,36 +715,49 @@ async function measurePasswordGroup(build: string, work: string, secret: string,
     profileDir,
   });
   servers.push(theirsServer);
-  type Side = { key: 'ours' | 'betterAuth'; server: BenchServer; signIn: () => Promise<string>; session: string };
+  const floorServer = await startServer('express-hash', join(build, 'express-hash.js'), { profileDir });
+  servers.push(floorServer);
+  type Key = 'ours' | 'betterAuth' | 'floor';
+  type Side = { key: Key; server: BenchServer; signIn: () => Promise<string>; session?: string };
   const sides: Side[] = [
     { key: 'ours', server: oursServer, signIn: () => ourPasswordSignIn(oursServer.url), session: `${oursServer.url}/auth/session` },
     { key: 'betterAuth', server: theirsServer, signIn: () => betterAuthSignIn(theirsServer.url), session: `${theirsServer.url}/api/auth/get-session` },
+    { key: 'floor', server: floorServer, signIn: () => floorSignIn(floorServer.url) },
   ];
   const loop = (side: Side) => async (): Promise<void> => void (await side.signIn());
   for (const side of sides) {
     const cookie = await side.signIn();
-    await expectResponse(side.session, { headers: { cookie } }, 200, (body) => body.includes(PASSWORD_USER.email));
+    if (side.session) await expectResponse(side.session, { headers: { cookie } }, 200, (body) => body.includes(PASSWORD_USER.email));
     if (settings.warmupSeconds > 0) {
       const warmup = await runSignIns(loop(side), { seconds: settings.warmupSeconds, concurrency: settings.passwordConcurrency });
       if (warmup.failures > 0) throw new Error(`${side.key} password sign-in warm-up: ${warmup.failures} failed; first: ${warmup.firstFailure}`);
     }
   }
-  log(`preflight passed: password sign-in and the session endpoint work in both apps (ours ${String(oursServer.info['hash'])}; Better Auth ${String(theirsServer.info['hash'])})`);
+  log(
+    `preflight passed: password sign-in works in the three apps and the session endpoint in ours and Better Auth's ` +
+      `(ours and the floor ${String(oursServer.info['hash'])}; Better Auth ${String(theirsServer.info['hash'])})`,
+  );
 
-  // (a) and (b): sign-in slices, each followed by the hash check alone in the same process.
-  const hashesPerRound = Math.max(1, Math.ceil(settings.passwordHashes / settings.rounds));
-  const parts = new Map(sides.map((side) => [side.key, { signIns: [] as SignInResult[], cpuMicros: 0, one: [] as HashTiming[], many: [] as HashTiming[] }]));
-  for (let round = 0; round < settings.rounds; round++) {
-    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+  // (a) and (b): sign-in slices, each followed by the hash check alone in the same process; each round starts with
+  // the next app, so that none always follows the same one.
+  const rounds = settings.passwordRounds;
+  const hashesPerRound = Math.max(1, Math.ceil(settings.passwordHashes / rounds));
+  const parts = new Map(sides.map((side) => [side.key, { signIns: [] as SignInResult[], cpuMicros: 0, one: [] as HashTiming[], many: [] as HashTiming[], ratios: [] as number[] }]));
+  for (let round = 0; round < rounds; round++) {
+    for (const side of [...sides.slice(round % sides.length), ...sides.slice(0, round % sides.length)]) {
       const part = parts.get(side.key)!;
       const before = await side.server.usage();
-      part.signIns.push(await runSignIns(loop(side), { seconds: settings.passwordSeconds / settings.rounds, concurrency: settings.passwordConcurrency }));
-      part.cpuMicros += (await side.server.usage()).cpuMicros - before.cpuMicros;
-      part.one.push(await side.server.call<HashTiming>('timeHash', hashesPerRound, 1));
+      const slice = await runSignIns(loop(side), { seconds: settings.passwordSeconds / rounds, concurrency: settings.passwordConcurrency });
+      const cpuMicros = (await side.server.usage()).cpuMicros - before.cpuMicros;
+      const one = await side.server.call<HashTiming>('timeHash', hashesPerRound, 1);
+      part.signIns.push(slice);
+      part.cpuMicros += cpuMicros;
+      part.one.push(one);
       part.many.push(await side.server.call<HashTiming>('timeHash', hashesPerRound, settings.passwordConcurrency));
+      if (slice.signIns > 0) part.ratios.push(cpuMicros / slice.signIns / (one.cpuMicros / one.count));
     }
   }
-  const measured = {} as Record<Side['key'], { signIns: Rate; one: Rate; many: Rate; busy: number }>;
+  const measured = {} as Record<Key, { signIns: Rate; one: Rate; many: Rate; busy: number; ratios: number[] }>;
   for (const side of sides) {
     const part = parts.get(side.key)!;
     const result = mergeSignIns(part.signIns);
@@ -742,22 +766,32 @@ async function measurePasswordGroup(build: string, work: string, secret: string,
     const [one, many] = [mergeHashTimings(part.one), mergeHashTimings(part.many)];
     // The share of the app core the process used while the sign-ins ran: near 100% when the loops saturate it.
     const busy = part.cpuMicros / 1e6 / result.seconds;
-    measured[side.key] = { signIns, one: hashRate(one), many: hashRate(many), busy };
+    measured[side.key] = { signIns, one: hashRate(one), many: hashRate(many), busy, ratios: part.ratios };
     const { samples: _samples, ...summary } = result;
     const { callMs: _one, ...oneSummary } = one;
     const { callMs: _many, ...manySummary } = many;
-    raw[`${side.key} password sign-ins`] = { ...summary, cpuMicrosPerSignIn: signIns.cpuMicros, appCoreBusy: busy, hashAloneOneAtATime: oneSummary, hashAloneConcurrent: manySummary };
+    raw[`${side.key} password sign-ins`] = {
+      ...summary,
+      cpuMicrosPerSignIn: signIns.cpuMicros,
+      appCoreBusy: busy,
+      hashAloneOneAtATime: oneSummary,
+      hashAloneConcurrent: manySummary,
+      cpuRatioPerRound: part.ratios,
+    };
     log(
       `${side.key} password sign-ins: ${result.signIns} in ${result.seconds.toFixed(1)} s = ${result.signInsPerSecond.toFixed(1)}/s, p50 ${result.p50.toFixed(1)} ms, ` +
         `${(signIns.cpuMicros / 1000).toFixed(1)} ms app CPU per sign-in (app core ${Math.round(busy * 100)}% busy); hash check alone ` +
-        `${(one.cpuMicros / one.count / 1000).toFixed(1)} ms CPU one at a time, ${(many.cpuMicros / many.count / 1000).toFixed(1)} ms ${settings.passwordConcurrency} at a time`,
+        `${(one.cpuMicros / one.count / 1000).toFixed(1)} ms CPU one at a time, ${(many.cpuMicros / many.count / 1000).toFixed(1)} ms ${settings.passwordConcurrency} at a time; ` +
+        `per slice ${Math.min(...part.ratios).toFixed(2)}–${Math.max(...part.ratios).toFixed(2)}×`,
     );
   }
-  const overhead = (key: Side['key'], against: 'one' | 'many'): number => measured[key].signIns.cpuMicros! / measured[key][against].cpuMicros!;
+  const overhead = (key: Key, against: 'one' | 'many'): number => measured[key].signIns.cpuMicros! / measured[key][against].cpuMicros!;
 
   // (c) The session endpoint, idle and while sign-ins start at half the measured rate, in alternating slices.
-  const probes = {} as Record<Side['key'], { idle: Rate; loaded: Rate; reached: number; busy: number }>;
+  const probes = {} as Record<Exclude<Key, 'floor'>, { idle: Rate; loaded: Rate; reached: number; busy: number }>;
   for (const side of sides) {
+    if (side.key === 'floor' || !side.session) continue;
+    const session = side.session;
     const headers = { cookie: await side.signIn() };
     const pace = measured[side.key].signIns.perSecond / 2;
     const idle: LoadResult[] = [];
@@ -768,13 +802,13 @@ async function measurePasswordGroup(build: string, work: string, secret: string,
     let pacedSeconds = 0;
     const probe = async (into: LoadResult[]): Promise<number> => {
       const before = await side.server.usage();
-      const result = await probeLatency({ url: side.session, headers, perSecond: settings.probeRate, seconds: settings.probeSeconds / settings.rounds });
+      const result = await probeLatency({ url: session, headers, perSecond: settings.probeRate, seconds: settings.probeSeconds / settings.probeRounds });
       const unexpected = Object.keys(result.statuses).filter((status) => status !== '200');
       if (unexpected.length > 0 || result.errors > 0) throw new Error(`${side.key} session probe: ${JSON.stringify(result.statuses)} and ${result.errors} errors`);
       into.push(result);
       return (await side.server.usage()).cpuMicros - before.cpuMicros;
     };
-    for (let round = 0; round < settings.rounds; round++) {
+    for (let round = 0; round < settings.probeRounds; round++) {
       idleCpu += await probe(idle);
       const paced = startPacedSignIns(side.signIn, pace);
       // The first sign-ins are under way before the probe starts.
@@ -797,12 +831,11 @@ async function measurePasswordGroup(build: string, work: string, secret: string,
         `(asked ${pace.toFixed(1)}; app core ${Math.round(busy * 100)}% busy)`,
     );
   }
-  await oursServer.stop();
-  await theirsServer.stop();
+  for (const server of [oursServer, theirsServer, floorServer]) await server.stop();
 
   const times = (value: number): string => `${value.toFixed(2)}×`;
   const percent = (value: number): string => `${Math.round(value * 100)}%`;
-  const { ours, betterAuth } = measured;
+  const { ours, betterAuth, floor } = measured;
   passwordRows.push(
     {
       case: `Password sign-ins, ${settings.passwordConcurrency} loops (ours: POST /auth/callback/password with the page's CSRF token; Better Auth: POST /api/auth/sign-in/email)`,
@@ -811,10 +844,18 @@ async function measurePasswordGroup(build: string, work: string, secret: string,
       authjs: betterAuth.signIns,
       target: target(
         `ours CPU per sign-in ≤ 1.15× the hash check alone (ours ${times(overhead('ours', 'one'))}, ${times(overhead('ours', 'many'))} of ${settings.passwordConcurrency} at a time; ` +
-          `Better Auth ${times(overhead('betterAuth', 'one'))}, ${times(overhead('betterAuth', 'many'))})`,
+          `the floor ${times(overhead('floor', 'one'))}; Better Auth ${times(overhead('betterAuth', 'one'))}, ${times(overhead('betterAuth', 'many'))})`,
         overhead('ours', 'one') <= 1.15,
       ),
       note: `app core busy ${percent(ours.busy)} · ${percent(betterAuth.busy)}`,
+    },
+    {
+      case:
+        `The floor, not an auth library (its figures in the first columns): an Express route that only checks the hash with our hash function and queue ` +
+        `(no CSRF token, database or session row), ${settings.passwordConcurrency} loops; CPU per sign-in ${times(overhead('floor', 'one'))} its hash check alone`,
+      unit: 'sign-ins/s',
+      ours: floor.signIns,
+      noRatio: true,
     },
     {
       case: `Hash check alone in the app's process, one at a time (${ours.one.count} checks, after each sign-in slice)`,
@@ -908,9 +949,9 @@ function renderFacts(facts: Record<string, string | number>): string {
   const password =
     passwordRows.length > 0
       ? [
-          `Password group: ${settings.passwordSeconds} s of sign-ins per app (${settings.rounds} alternating slices) × ${settings.passwordConcurrency} loops ` +
-            `after ${settings.warmupSeconds} s of warm-up; ${settings.passwordHashes} hash checks timed alone in each app's process; session endpoint probed at ` +
-            `${settings.probeRate} req/s for ${settings.probeSeconds} s idle, then again while sign-ins start at half the measured rate; ` +
+          `Password group: ${settings.passwordSeconds} s of sign-ins per app (${settings.passwordRounds} slices taking turns) × ${settings.passwordConcurrency} loops ` +
+            `after ${settings.warmupSeconds} s of warm-up; ${settings.passwordHashes} hash checks timed alone in each app's process, one at a time, and as many again ${settings.passwordConcurrency} at a time, after the slices; session endpoint probed at ` +
+            `${settings.probeRate} req/s for ${settings.probeSeconds} s idle, then again while sign-ins start at half the measured rate (${settings.probeRounds} slices each, alternating); ` +
             (pinning ? `apps pinned to core ${pinning.serverCore}, the bench process (all clients) to core ${pinning.loadCore}.` : 'nothing pinned.'),
         ]
       : [];

@@ -3,7 +3,8 @@
  * Better Auth (`emailAndPassword`, SQLite, its database sessions). Each sign-in here is the one request a browser
  * sends from the sign-in page: ours POST /auth/callback/password (form, with the CSRF token and cookie the page gave,
  * fetched once per app from GET /auth/csrf), Better Auth's POST /api/auth/sign-in/email (JSON, with the Origin a
- * browser sends). Both end with a session cookie; anything else is a failure. Also: sign-ins started at a
+ * browser sends). Both end with a session cookie; anything else is a failure. The floor (an Express route that only
+ * checks the hash) is signed in to the same way as ours, without the CSRF token. Also: sign-ins started at a
  * fixed rate (not waiting for each other), and a paced latency probe of one URL over keep-alive connections.
  */
 import { Agent, request } from 'node:http';
@@ -49,6 +50,16 @@ export async function ourPasswordSignIn(baseUrl: string): Promise<string> {
   const location = callback.headers.get('location') ?? '';
   const session = sessionPair(callback, OUR_SESSION_COOKIE);
   if (callback.status !== 302 || location.includes('error=') || !session) throw new Error(`password sign-in answered ${callback.status} ${location}`);
+  return session;
+}
+
+/** One sign-in at the floor server (bench/servers/express-hash.ts): the same form without a CSRF token. */
+export async function floorSignIn(baseUrl: string): Promise<string> {
+  const { body, headers } = formBody({ email: PASSWORD_USER.email, password: PASSWORD_USER.password });
+  const callback = await fetch(`${baseUrl}/auth/callback/password`, { method: 'POST', redirect: 'manual', body, headers });
+  await callback.arrayBuffer();
+  const session = sessionPair(callback, OUR_SESSION_COOKIE);
+  if (callback.status !== 302 || callback.headers.get('location') !== '/' || !session) throw new Error(`the floor's sign-in answered ${callback.status} ${callback.headers.get('location') ?? ''}`);
   return session;
 }
 
