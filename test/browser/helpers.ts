@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { inflateSync } from 'node:zlib';
 import axe from 'axe-core';
 import type { AxeResults, Result } from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 
 const chromiumPath = '/usr/bin/chromium';
 
@@ -15,6 +16,40 @@ const chromiumPath = '/usr/bin/chromium';
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: install Debian's chromium (scripts/test-all.sh does)`);
   return chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+}
+
+/**
+ * A fresh browser context (its own cookies) and a tab in it, 640 × 900, in the given colour scheme; `onClose` is given
+ * the context's close, for the file's afterAll.
+ */
+export async function openPage(
+  browser: Browser,
+  onClose: (close: () => Promise<void>) => void,
+  options: { colorScheme?: 'light' | 'dark'; javaScriptEnabled?: boolean } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', javaScriptEnabled: options.javaScriptEnabled ?? true, viewport: { width: 640, height: 900 } });
+  // Fail within the test's own timeout, with Playwright's message, when an element never shows up.
+  context.setDefaultTimeout(5_000);
+  onClose(() => context.close());
+  return { context, page: await context.newPage() };
+}
+
+/** Clicks a submit button and waits for the answer to the form's POST to `action` (before any redirect is followed). */
+export async function submitForm(page: Page, button: string, action: string): Promise<Response> {
+  const [response] = await Promise.all([
+    page.waitForResponse((candidate) => candidate.request().method() === 'POST' && new URL(candidate.url()).pathname === action),
+    page.getByRole('button', { name: button, exact: true }).click(),
+  ]);
+  await page.waitForLoadState();
+  return response;
+}
+
+/** The user of the context's session, from GET `<url>/auth/session` (null when signed out). */
+export async function sessionUserOf(context: BrowserContext, url: string): Promise<{ email?: string; name?: string } | null> {
+  const response = await context.request.get(`${url}/auth/session`);
+  expect(response.status()).toBe(200);
+  const session = (await response.json()) as { user?: { email?: string; name?: string } } | null;
+  return session?.user ?? null;
 }
 
 /** test-results/screenshots/ (gitignored). */

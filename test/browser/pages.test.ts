@@ -15,10 +15,11 @@ import Google from '../../templates/runtime/providers/google.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
 import { listen, type RunningApp } from '../support/listen.js';
 import { SECRET, passwordProvider } from '../runtime/helpers.js';
-import { distinctColors, launchChromium, pixelAt, saveScreenshot, scanAccessibility, violationsOf } from './helpers.js';
+import { distinctColors, launchChromium, openPage, pixelAt, saveScreenshot, scanAccessibility, violationsOf } from './helpers.js';
 
 let browser: Browser;
 const cleanups: (() => Promise<void>)[] = [];
+const keep = (cleanup: () => Promise<void>): void => void cleanups.push(cleanup);
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -56,14 +57,6 @@ async function startApp(extra: Partial<FrameworkAuthConfig> = {}): Promise<strin
   return running.url;
 }
 
-async function openPage(options: { colorScheme?: 'light' | 'dark'; javaScriptEnabled?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', javaScriptEnabled: options.javaScriptEnabled ?? true, viewport: { width: 640, height: 900 } });
-  // Fail within the test's own timeout, with Playwright's message, when an element never shows up.
-  context.setDefaultTimeout(5_000);
-  cleanups.push(() => context.close());
-  return { context, page: await context.newPage() };
-}
-
 const pages = [
   { name: 'signin', path: '/auth/signin?callbackUrl=%2Fme', status: 200, heading: 'Sign in' },
   { name: 'signin-credentials-error', path: '/auth/signin?error=CredentialsSignin&code=credentials', status: 200, heading: 'Sign in' },
@@ -85,7 +78,7 @@ describe('each built-in page in both colour schemes', () => {
 
   beforeAll(async () => {
     url = await startApp();
-    for (const scheme of schemes) tabs.set(scheme, (await openPage({ colorScheme: scheme })).page);
+    for (const scheme of schemes) tabs.set(scheme, (await openPage(browser, keep, { colorScheme: scheme })).page);
   });
 
   it.each(cases)('screenshots $name in $scheme: drawn, in the scheme, with its heading', async ({ name, path, status, heading, scheme }) => {
@@ -118,7 +111,7 @@ describe('each built-in page in both colour schemes', () => {
 
 describe('the accessibility scan', () => {
   it('reports a button whose text is unreadable (the scan can fail)', async () => {
-    const { page } = await openPage();
+    const { page } = await openPage(browser, keep);
     await page.setContent('<!DOCTYPE html><html lang="en"><title>Control</title><main><h1>Control</h1><button style="background:#fc6d26;color:#fff">Go</button></main></html>');
     expect(violationsOf(await scanAccessibility(page))).toEqual([expect.stringMatching(/^serious color-contrast: button/)]);
   });
@@ -132,7 +125,7 @@ describe('the sign-in page', () => {
   });
 
   it('shows a "Sign in with <name>" button per OAuth provider with its logo, in provider order', async () => {
-    const { page } = await openPage();
+    const { page } = await openPage(browser, keep);
     await page.goto(`${url}/auth/signin`);
     const buttons = page.locator('.providers button');
     expect(await buttons.allTextContents()).toEqual(['Sign in with GitHub', 'Sign in with Google', 'Sign in with GitLab']);
@@ -143,7 +136,7 @@ describe('the sign-in page', () => {
   });
 
   it.each(schemes)('gives every provider button text of at least 4.5:1 on its brand colour (%s)', async (scheme) => {
-    const { page } = await openPage({ colorScheme: scheme });
+    const { page } = await openPage(browser, keep, { colorScheme: scheme });
     await page.goto(`${url}/auth/signin`);
     const colours = await page.locator('.providers button').evaluateAll((buttons) =>
       buttons.map((button) => {
@@ -158,7 +151,7 @@ describe('the sign-in page', () => {
   });
 
   it('builds the credentials form from its fields, each with a label', async () => {
-    const { page } = await openPage();
+    const { page } = await openPage(browser, keep);
     await page.goto(`${url}/auth/signin`);
     await expect.poll(() => page.getByLabel('User name').getAttribute('autocomplete')).toBe('username');
     expect(await page.getByLabel('Password').getAttribute('type')).toBe('password');
@@ -167,7 +160,7 @@ describe('the sign-in page', () => {
   });
 
   it('puts the CSRF token and callbackUrl into every form', async () => {
-    const { page } = await openPage();
+    const { page } = await openPage(browser, keep);
     await page.goto(`${url}/auth/signin?callbackUrl=%2Fme`);
     const forms = await page.locator('form').evaluateAll((elements) =>
       elements.map((form) => {
@@ -183,7 +176,7 @@ describe('the sign-in page', () => {
   });
 
   it('moves focus with Tab in reading order, showing a focus ring on every stop', async () => {
-    const { page } = await openPage();
+    const { page } = await openPage(browser, keep);
     await page.goto(`${url}/auth/signin`);
     const stops: { label: string; outline: string }[] = [];
     for (let index = 0; index < 12; index++) {
@@ -217,7 +210,7 @@ describe('the sign-in page', () => {
   });
 
   it('shows the message and the code of a failed credentials sign-in', async () => {
-    const { page } = await openPage();
+    const { page } = await openPage(browser, keep);
     await page.goto(`${url}/auth/signin?error=CredentialsSignin&code=account_locked`);
     const alert = page.getByRole('alert');
     expect(await alert.textContent()).toBe('Sign-in failed. Check the details you provided are correct.Error code: account_locked');
@@ -227,7 +220,7 @@ describe('the sign-in page', () => {
 describe('the theme option', () => {
   it('forces the dark scheme with colorScheme "dark" in a browser that prefers light', async () => {
     const url = await startApp({ theme: { colorScheme: 'dark' } });
-    const { page } = await openPage({ colorScheme: 'light' });
+    const { page } = await openPage(browser, keep, { colorScheme: 'light' });
     await page.goto(`${url}/auth/signin`);
     const png = await saveScreenshot(page, 'signin-theme-forced-dark');
     expect(pixelAt(png, 2, 2)).toBe(backgrounds.dark);
@@ -235,7 +228,7 @@ describe('the theme option', () => {
 
   it('forces the light scheme with colorScheme "light" in a browser that prefers dark', async () => {
     const url = await startApp({ theme: { colorScheme: 'light' } });
-    const { page } = await openPage({ colorScheme: 'dark' });
+    const { page } = await openPage(browser, keep, { colorScheme: 'dark' });
     await page.goto(`${url}/auth/signout`);
     const png = await saveScreenshot(page, 'signout-theme-forced-light');
     expect(pixelAt(png, 2, 2)).toBe(backgrounds.light);
@@ -243,7 +236,7 @@ describe('the theme option', () => {
 
   it.each(schemes)('uses brandColor and the logo, with readable button text when buttonText is not set (%s)', async (scheme) => {
     const url = await startApp({ theme: { brandColor: '#facc15', logo } });
-    const { page } = await openPage({ colorScheme: scheme });
+    const { page } = await openPage(browser, keep, { colorScheme: scheme });
     await page.goto(`${url}/auth/signin?error=CredentialsSignin&code=credentials`);
     await saveScreenshot(page, `signin-theme-brand-${scheme}`);
     const submit = page.getByRole('button', { name: 'Sign in with Credentials' });
@@ -283,14 +276,14 @@ describe("the user's sessions page", () => {
       const at = new Date(Date.now() - row.seen);
       await adapter.createSession!({ sessionToken: row.sessionToken, userId: user.id, expires: new Date(Date.now() + 30 * day), createdAt: new Date(at.valueOf() - day), lastSeenAt: at, userAgent: row.userAgent });
     }
-    const { context, page } = await openPage({ javaScriptEnabled: false });
+    const { context, page } = await openPage(browser, keep, { javaScriptEnabled: false });
     await context.addCookies([{ name: 'authjs.session-token', value: 'this-browser-token', url: running.url }]);
     return { url: running.url, adapter, context, page };
   }
 
   it.each(schemes)('lists the sessions, this one first, in %s, with no axe-core findings', async (scheme) => {
     const { url } = await startWithSessions();
-    const { context, page } = await openPage({ colorScheme: scheme });
+    const { context, page } = await openPage(browser, keep, { colorScheme: scheme });
     await context.addCookies([{ name: 'authjs.session-token', value: 'this-browser-token', url }]);
     const response = await page.goto(`${url}/auth/sessions`);
     expect(response?.status()).toBe(200);
@@ -323,7 +316,7 @@ describe("the user's sessions page", () => {
 describe('without JavaScript', () => {
   it('signs in with the credentials form', async () => {
     const url = await startApp();
-    const { page } = await openPage({ javaScriptEnabled: false });
+    const { page } = await openPage(browser, keep, { javaScriptEnabled: false });
     await page.goto(`${url}/me`);
     expect(new URL(page.url()).pathname).toBe('/auth/signin');
     await page.getByLabel('User name').fill('ada');
@@ -335,7 +328,7 @@ describe('without JavaScript', () => {
 
   it('leaves the passkey buttons disabled and says why', async () => {
     const url = await startApp();
-    const { page } = await openPage({ javaScriptEnabled: false });
+    const { page } = await openPage(browser, keep, { javaScriptEnabled: false });
     await page.goto(`${url}/auth/signin`);
     expect(await page.getByRole('button', { name: 'Sign in with Passkey' }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Create a passkey' }).isDisabled()).toBe(true);
@@ -346,7 +339,7 @@ describe('without JavaScript', () => {
 
   it('enables the passkey buttons and clears the note when JavaScript runs', async () => {
     const url = await startApp();
-    const { page } = await openPage();
+    const { page } = await openPage(browser, keep);
     await page.goto(`${url}/auth/signin`);
     await expect.poll(() => page.getByRole('button', { name: 'Create a passkey' }).isEnabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Sign in with Passkey' }).isEnabled()).toBe(true);

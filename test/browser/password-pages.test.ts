@@ -5,12 +5,12 @@
 // sign-in and sign-up. The app runs the runtime in-process with `Password()` and the memory adapter; the messages
 // (confirmation and reset links) are caught by `sendMessage`.
 import { urlencoded } from 'express';
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import Password, { type PasswordMessage, type PasswordMessageKind } from '../../templates/runtime/providers/password.js';
 import { SECRET, startApp } from '../runtime/helpers.js';
-import { launchChromium, saveScreenshot, scanAccessibility, violationsOf } from './helpers.js';
+import { launchChromium, openPage, saveScreenshot, scanAccessibility, sessionUserOf, submitForm, violationsOf } from './helpers.js';
 
 const GOOD = 'violet staple orbit lantern';
 const OTHER_GOOD = 'quiet harbour seventeen kites';
@@ -21,6 +21,7 @@ let browser: Browser;
 let url: string;
 const messages: PasswordMessage[] = [];
 const cleanups: (() => Promise<void>)[] = [];
+const keep = (cleanup: () => Promise<void>): void => void cleanups.push(cleanup);
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -47,15 +48,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A fresh browser context (its own cookies) and a tab in it. */
-async function openPage(options: { colorScheme?: Scheme; javaScriptEnabled?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ colorScheme: options.colorScheme ?? 'light', javaScriptEnabled: options.javaScriptEnabled ?? true, viewport: { width: 640, height: 900 } });
-  // Fail within the test's own timeout, with Playwright's message, when an element never shows up.
-  context.setDefaultTimeout(5_000);
-  cleanups.push(() => context.close());
-  return { context, page: await context.newPage() };
-}
-
 /** The newest message of `kind` to `to`, waiting for it: messages are sent just after the answer. */
 async function messageTo(to: string, kind: PasswordMessageKind): Promise<PasswordMessage> {
   return vi.waitFor(
@@ -68,30 +60,12 @@ async function messageTo(to: string, kind: PasswordMessageKind): Promise<Passwor
   );
 }
 
-/** The user of the context's session, from GET /auth/session (null when signed out). */
-async function sessionUser(context: BrowserContext): Promise<{ email?: string; name?: string } | null> {
-  const response = await context.request.get(`${url}/auth/session`);
-  expect(response.status()).toBe(200);
-  const session = (await response.json()) as { user?: { email?: string; name?: string } } | null;
-  return session?.user ?? null;
-}
-
-/** Clicks a submit button and waits for the answer to the form's POST (before any redirect is followed). */
-async function submit(page: Page, button: string, action: string): Promise<Response> {
-  const [response] = await Promise.all([
-    page.waitForResponse((candidate) => candidate.request().method() === 'POST' && new URL(candidate.url()).pathname === action),
-    page.getByRole('button', { name: button, exact: true }).click(),
-  ]);
-  await page.waitForLoadState();
-  return response;
-}
-
 /** Signs up `email` through the sign-up page and opens its confirmation link: the context is then signed in. */
 async function signUpAndConfirm(page: Page, email: string, password = GOOD): Promise<void> {
   await page.goto(`${url}/auth/signup`);
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
-  await submit(page, 'Create account', '/auth/signup/password');
+  await submitForm(page, 'Create account', '/auth/signup/password');
   await page.waitForURL(/\/auth\/verify-request\?/);
   await page.goto((await messageTo(email, 'verify-address')).url);
 }
@@ -101,7 +75,7 @@ async function requestReset(page: Page, email: string): Promise<string> {
   const before = messages.length;
   await page.goto(`${url}/auth/reset-password`);
   await page.getByLabel('Email', { exact: true }).fill(email);
-  await submit(page, 'Send reset link', '/auth/reset-password');
+  await submitForm(page, 'Send reset link', '/auth/reset-password');
   await page.waitForURL(/\/auth\/verify-request\?/);
   const link = await messageTo(email, 'reset-password');
   expect(messages.indexOf(link)).toBeGreaterThanOrEqual(before);
@@ -152,7 +126,7 @@ const pageCases: PageCase[] = [
       await page.goto(`${url}/auth/signup`);
       await page.getByLabel('Email', { exact: true }).fill('not an address');
       await page.getByLabel('Password', { exact: true }).fill('short');
-      return (await submit(page, 'Create account', '/auth/signup/password')).status();
+      return (await submitForm(page, 'Create account', '/auth/signup/password')).status();
     },
   },
   { name: 'reset-request', heading: 'Reset your password', status: 200, labels: ['Email'], open: goto('/auth/reset-password') },
@@ -176,7 +150,7 @@ const pageCases: PageCase[] = [
       await page.goto(`${url}/auth/password`);
       await page.getByLabel('Current password', { exact: true }).fill('not the password at all');
       await page.getByLabel('New password', { exact: true }).fill(OTHER_GOOD);
-      return (await submit(page, 'Change password', '/auth/password')).status();
+      return (await submitForm(page, 'Change password', '/auth/password')).status();
     },
   },
 ];
@@ -188,10 +162,10 @@ describe('each password page in both colour schemes', () => {
 
   beforeAll(async () => {
     for (const scheme of schemes) {
-      tabs.set(`${scheme}-visitor`, (await openPage({ colorScheme: scheme })).page);
-      const { context, page } = await openPage({ colorScheme: scheme });
+      tabs.set(`${scheme}-visitor`, (await openPage(browser, keep, { colorScheme: scheme })).page);
+      const { context, page } = await openPage(browser, keep, { colorScheme: scheme });
       await signUpAndConfirm(page, account(scheme));
-      expect(await sessionUser(context)).toMatchObject({ email: account(scheme) });
+      expect(await sessionUserOf(context, url)).toMatchObject({ email: account(scheme) });
       tabs.set(`${scheme}-member`, page);
     }
   });
@@ -218,11 +192,11 @@ describe('each password page in both colour schemes', () => {
 
 describe('a refused value', () => {
   it('is said in words right below its field, linked with aria-describedby, with status 400', async () => {
-    const { page } = await openPage();
+    const { page } = await openPage(browser, keep);
     await page.goto(`${url}/auth/signup`);
     await page.getByLabel('Email', { exact: true }).fill('short-password@example.test');
     await page.getByLabel('Password', { exact: true }).fill('short');
-    const response = await submit(page, 'Create account', '/auth/signup/password');
+    const response = await submitForm(page, 'Create account', '/auth/signup/password');
     expect(response.status()).toBe(400);
 
     const password = page.getByLabel('Password', { exact: true });
@@ -250,7 +224,7 @@ describe('a refused value', () => {
 describe('without JavaScript', () => {
   it('signs up, confirms the address, resets the password and signs in with the new one', async () => {
     const email = 'no-script@example.test';
-    const { context, page } = await openPage({ javaScriptEnabled: false });
+    const { context, page } = await openPage(browser, keep, { javaScriptEnabled: false });
 
     // Sign-up: "Check your email", and nobody is signed in yet.
     await page.goto(`${url}/auth/signup?callbackUrl=%2Fme`);
@@ -260,13 +234,13 @@ describe('without JavaScript', () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.waitForURL(`${url}/auth/verify-request?provider=password&type=credentials`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Check your email');
-    expect(await sessionUser(context)).toBeNull();
+    expect(await sessionUserOf(context, url)).toBeNull();
 
     // The confirmation link signs in and goes on to the page the sign-up came from.
     await page.goto((await messageTo(email, 'verify-address')).url);
     await page.waitForURL(`${url}/me`);
     expect(JSON.parse((await page.textContent('body')) ?? '')).toMatchObject({ user: { email, name: 'Nadia' } });
-    expect(await sessionUser(context)).toMatchObject({ email, name: 'Nadia' });
+    expect(await sessionUserOf(context, url)).toMatchObject({ email, name: 'Nadia' });
 
     // A reset: the link's form sets the new password, ends the sessions and leads to the sign-in page.
     const link = await requestReset(page, email);
@@ -276,14 +250,14 @@ describe('without JavaScript', () => {
     await page.getByRole('button', { name: 'Set password' }).click();
     await page.waitForURL((address) => address.pathname === '/auth/signin');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in');
-    expect(await sessionUser(context)).toBeNull();
+    expect(await sessionUserOf(context, url)).toBeNull();
 
     // The old password no longer signs in; the new one does.
     await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password', { exact: true }).fill(GOOD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${url}/auth/signin?error=CredentialsSignin&code=credentials`);
-    expect(await sessionUser(context)).toBeNull();
+    expect(await sessionUserOf(context, url)).toBeNull();
 
     await page.goto(`${url}/auth/signin?callbackUrl=%2Fme`);
     await page.getByLabel('Email', { exact: true }).fill(email);
@@ -291,13 +265,13 @@ describe('without JavaScript', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${url}/me`);
     expect(JSON.parse((await page.textContent('body')) ?? '')).toMatchObject({ user: { email } });
-    expect(await sessionUser(context)).toMatchObject({ email, name: 'Nadia' });
+    expect(await sessionUserOf(context, url)).toMatchObject({ email, name: 'Nadia' });
   });
 });
 
 describe('the links between the pages', () => {
   it('goes from sign-in to sign-up and back', async () => {
-    const { page } = await openPage();
+    const { page } = await openPage(browser, keep);
     await page.goto(`${url}/auth/signin`);
     await page.getByRole('link', { name: 'Create an account' }).click();
     await page.waitForURL(`${url}/auth/signup`);
@@ -310,7 +284,7 @@ describe('the links between the pages', () => {
   });
 
   it('goes from sign-in to the reset request and back', async () => {
-    const { page } = await openPage();
+    const { page } = await openPage(browser, keep);
     await page.goto(`${url}/auth/signin`);
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await page.waitForURL(`${url}/auth/reset-password`);

@@ -14,7 +14,7 @@ import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js'
 import { TOTP_PERIOD, TOTP_WINDOW, base32Decode, totpCode, totpStep } from '../../templates/runtime/features/two-factor/totp.js';
 import Password from '../../templates/runtime/providers/password.js';
 import { SECRET, startApp } from '../runtime/helpers.js';
-import { launchChromium, saveScreenshot, scanAccessibility, violationsOf } from './helpers.js';
+import { launchChromium, openPage, saveScreenshot, scanAccessibility, sessionUserOf, submitForm, violationsOf } from './helpers.js';
 
 const PASSWORD = 'violet staple orbit lantern';
 const schemes = ['light', 'dark'] as const;
@@ -24,6 +24,7 @@ let browser: Browser;
 let url: string;
 let adapter: Required<Adapter>;
 const cleanups: (() => Promise<void>)[] = [];
+const keep = (cleanup: () => Promise<void>): void => void cleanups.push(cleanup);
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -57,47 +58,19 @@ async function createUser(email: string): Promise<void> {
   await adapter.setPasswordHash(created.id, await hashPassword(PASSWORD));
 }
 
-/** A fresh browser context (its own cookies) and a tab in it, in the given colour scheme. */
-async function openPage(options: { colorScheme?: Scheme; javaScriptEnabled?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled ?? true, viewport: { width: 640, height: 900 } });
-  context.setDefaultTimeout(5_000);
-  cleanups.push(() => context.close());
-  const page = await context.newPage();
-  await page.emulateMedia({ colorScheme: options.colorScheme ?? 'light' });
-  return { context, page };
-}
-
-/** The user of the context's session, from GET /auth/session (null when signed out). */
-async function sessionUser(context: BrowserContext): Promise<{ email?: string } | null> {
-  const response = await context.request.get(`${url}/auth/session`);
-  expect(response.status()).toBe(200);
-  const session = (await response.json()) as { user?: { email?: string } } | null;
-  return session?.user ?? null;
-}
-
-/** Clicks a submit button and waits for the answer to the form's POST (before any redirect is followed). */
-async function submit(page: Page, button: string, action: string): Promise<Response> {
-  const [response] = await Promise.all([
-    page.waitForResponse((candidate) => candidate.request().method() === 'POST' && new URL(candidate.url()).pathname === action),
-    page.getByRole('button', { name: button, exact: true }).click(),
-  ]);
-  await page.waitForLoadState();
-  return response;
-}
-
 /** Signs in on the sign-in page's password form, coming back to /me. */
 async function signInWithPassword(page: Page, email: string): Promise<Response> {
   await page.goto(`${url}/auth/signin?callbackUrl=%2Fme`);
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  return submit(page, 'Sign in', '/auth/callback/password');
+  return submitForm(page, 'Sign in', '/auth/callback/password');
 }
 
 /** Signs out through the sign-out page's form (POST /auth/signout). */
 async function signOut(page: Page): Promise<void> {
   await page.goto(`${url}/auth/signout`);
   expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign out');
-  const response = await submit(page, 'Sign out', '/auth/signout');
+  const response = await submitForm(page, 'Sign out', '/auth/signout');
   expect(response.status()).toBe(302);
 }
 
@@ -172,14 +145,14 @@ describe.each(schemes)('two-factor in the browser (%s scheme)', (scheme) => {
 
   beforeAll(async () => {
     await createUser(email);
-    ({ context, page } = await openPage({ colorScheme: scheme }));
+    ({ context, page } = await openPage(browser, keep, { colorScheme: scheme }));
   });
 
   it('signs in with the password and shows two-factor as off', async () => {
     const response = await signInWithPassword(page, email);
     expect(response.status()).toBe(302);
     await page.waitForURL(`${url}/me`);
-    expect(await sessionUser(context)).toMatchObject({ email });
+    expect(await sessionUserOf(context, url)).toMatchObject({ email });
 
     const off = await page.goto(`${url}/auth/two-factor`);
     expect(off?.status()).toBe(200);
@@ -188,7 +161,7 @@ describe.each(schemes)('two-factor in the browser (%s scheme)', (scheme) => {
   });
 
   it('sets up: a QR code as inline SVG and the secret on the page; a code from that secret turns it on and shows 10 recovery codes', async () => {
-    const enroll = await submit(page, 'Set up two-factor authentication', '/auth/two-factor');
+    const enroll = await submitForm(page, 'Set up two-factor authentication', '/auth/two-factor');
     expect(enroll.status()).toBe(200);
 
     const qr = page.locator('svg[role=img]');
@@ -206,7 +179,7 @@ describe.each(schemes)('two-factor in the browser (%s scheme)', (scheme) => {
     await checkPage(page, 'enroll', scheme, { heading: 'Set up two-factor authentication', labels: ['Authentication code'] });
 
     await page.getByLabel('Authentication code', { exact: true }).fill(await app.nextCode());
-    const enabled = await submit(page, 'Turn on', '/auth/two-factor');
+    const enabled = await submitForm(page, 'Turn on', '/auth/two-factor');
     expect(enabled.status()).toBe(200);
     expect(await page.getByRole('status').textContent()).toBe('Two-factor authentication is on.');
     recoveryCodes = (await page.locator('ul.recovery-codes li').allTextContents()).map((code) => code.trim());
@@ -227,22 +200,22 @@ describe.each(schemes)('two-factor in the browser (%s scheme)', (scheme) => {
 
   it('after the password asks for a code (no session yet); a wrong code is refused by its field; a right code signs in', async () => {
     await signOut(page);
-    expect(await sessionUser(context)).toBeNull();
+    expect(await sessionUserOf(context, url)).toBeNull();
 
     const password = await signInWithPassword(page, email);
     expect(password.status()).toBe(302);
     expect(password.headers().location).toBe(`${url}/auth/two-factor`);
     await page.waitForURL(`${url}/auth/two-factor`);
-    expect(await sessionUser(context)).toBeNull();
+    expect(await sessionUserOf(context, url)).toBeNull();
     expect(await page.getByRole('button', { name: 'Verify', exact: true }).count()).toBe(1);
     await checkPage(page, 'code', scheme, { heading: 'Two-factor authentication', labels: CODE_FORM_LABELS });
 
     // A wrong code: 400, the same form, the reason in words right below the field and named by aria-describedby.
     const field = page.getByLabel('Authentication code', { exact: true });
     await field.fill(app.wrongCode());
-    const refused = await submit(page, 'Verify', '/auth/two-factor');
+    const refused = await submitForm(page, 'Verify', '/auth/two-factor');
     expect(refused.status()).toBe(400);
-    expect(await sessionUser(context)).toBeNull();
+    expect(await sessionUserOf(context, url)).toBeNull();
     expect(await field.getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByLabel('Recovery code', { exact: true }).getAttribute('aria-invalid')).toBeNull();
     const described = (await field.getAttribute('aria-describedby'))?.split(' ') ?? [];
@@ -259,25 +232,25 @@ describe.each(schemes)('two-factor in the browser (%s scheme)', (scheme) => {
 
     // The right code finishes this same pending sign-in and goes on to the callbackUrl.
     await field.fill(await app.nextCode());
-    const done = await submit(page, 'Verify', '/auth/two-factor');
+    const done = await submitForm(page, 'Verify', '/auth/two-factor');
     expect(done.status()).toBe(302);
     await page.waitForURL(`${url}/me`);
     expect(JSON.parse((await page.textContent('body')) ?? '')).toMatchObject({ user: { email } });
-    expect(await sessionUser(context)).toMatchObject({ email });
+    expect(await sessionUserOf(context, url)).toMatchObject({ email });
   });
 
   it('signs in with a recovery code read from the page; the manage page then counts one fewer', async () => {
     await signOut(page);
-    expect(await sessionUser(context)).toBeNull();
+    expect(await sessionUserOf(context, url)).toBeNull();
     await signInWithPassword(page, email);
     await page.waitForURL(`${url}/auth/two-factor`);
-    expect(await sessionUser(context)).toBeNull();
+    expect(await sessionUserOf(context, url)).toBeNull();
 
     await page.getByLabel('Recovery code', { exact: true }).fill(recoveryCodes[3]!);
-    const done = await submit(page, 'Use recovery code', '/auth/two-factor');
+    const done = await submitForm(page, 'Use recovery code', '/auth/two-factor');
     expect(done.status()).toBe(302);
     await page.waitForURL(`${url}/me`);
-    expect(await sessionUser(context)).toMatchObject({ email });
+    expect(await sessionUserOf(context, url)).toMatchObject({ email });
 
     await page.goto(`${url}/auth/two-factor`);
     expect(await page.getByText('Two-factor authentication is on. You have 9 unused recovery codes.').count()).toBe(1);
@@ -288,19 +261,19 @@ describe('without JavaScript', () => {
   it('turns two-factor on, then signs in with the password and a code', async () => {
     const email = 'two-factor-no-script@example.test';
     await createUser(email);
-    const { context, page } = await openPage({ javaScriptEnabled: false });
+    const { context, page } = await openPage(browser, keep, { javaScriptEnabled: false });
 
     await signInWithPassword(page, email);
     await page.waitForURL(`${url}/me`);
     await page.goto(`${url}/auth/two-factor`);
-    await submit(page, 'Set up two-factor authentication', '/auth/two-factor');
+    await submitForm(page, 'Set up two-factor authentication', '/auth/two-factor');
     const app = new Authenticator(((await page.locator('#two-factor-secret').textContent()) ?? '').replace(/\s/g, ''));
     await page.getByLabel('Authentication code', { exact: true }).fill(await app.nextCode());
-    expect((await submit(page, 'Turn on', '/auth/two-factor')).status()).toBe(200);
+    expect((await submitForm(page, 'Turn on', '/auth/two-factor')).status()).toBe(200);
     expect(await page.locator('ul.recovery-codes li').count()).toBe(10);
 
     await signOut(page);
-    expect(await sessionUser(context)).toBeNull();
+    expect(await sessionUserOf(context, url)).toBeNull();
 
     // No script: the password form posts, the redirect shows the code form, and its form posts the code.
     await page.goto(`${url}/auth/signin?callbackUrl=%2Fme`);
@@ -309,12 +282,12 @@ describe('without JavaScript', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${url}/auth/two-factor`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Two-factor authentication');
-    expect(await sessionUser(context)).toBeNull();
+    expect(await sessionUserOf(context, url)).toBeNull();
 
     await page.getByLabel('Authentication code', { exact: true }).fill(await app.nextCode());
     await page.getByRole('button', { name: 'Verify', exact: true }).click();
     await page.waitForURL(`${url}/me`);
     expect(JSON.parse((await page.textContent('body')) ?? '')).toMatchObject({ user: { email } });
-    expect(await sessionUser(context)).toMatchObject({ email });
+    expect(await sessionUserOf(context, url)).toMatchObject({ email });
   });
 });
