@@ -10,6 +10,7 @@
 import { Agent, request } from 'node:http';
 import { formBody } from '../../test/support/cookie-jar.js';
 import { PASSWORD_USER } from '../servers/password-user.js';
+import type { LoadResult } from './load.js';
 import { Samples } from './stats.js';
 
 /** The session cookie each app sets. */
@@ -131,25 +132,12 @@ export function startPacedSignIns(signIn: () => Promise<unknown>, perSecond: num
   };
 }
 
-/** A paced latency probe. */
-export interface ProbeResult {
-  requests: number;
-  seconds: number;
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  /** Responses per status code. */
-  statuses: Record<string, number>;
-  errors: number;
-  samples: Samples;
-}
-
 /**
  * GETs `url` at `perSecond` for `seconds`, each request sent when it is due (open loop: a slow answer does not delay
  * the next request, so queueing shows in the latencies), over keep-alive connections. Latency: from sending to the
  * end of the body.
  */
-export async function probeLatency(options: { url: string; headers: Record<string, string>; perSecond: number; seconds: number }): Promise<ProbeResult> {
+export async function probeLatency(options: { url: string; headers: Record<string, string>; perSecond: number; seconds: number }): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   const samples = new Samples();
   const statuses: Record<string, number> = {};

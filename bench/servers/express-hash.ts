@@ -7,12 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import express from 'express';
-import { hashPassword, verifyPassword } from '../../templates/runtime/features/password/hash.js';
+import { verifyPassword } from '../../templates/runtime/features/password/hash.js';
 import { serve } from './child.js';
-import { timeHashes } from './hash-timing.js';
+import { ourPasswordHash } from './our-password-hash.js';
 import { PASSWORD_USER } from './password-user.js';
 
-const stored = await hashPassword(PASSWORD_USER.password);
+const { stored, info, calls } = await ourPasswordHash();
 
 const app = express();
 app.post('/auth/callback/password', express.urlencoded({ extended: false, limit: '8kb' }), async (req, res) => {
@@ -27,9 +27,4 @@ app.post('/auth/callback/password', express.urlencoded({ extended: false, limit:
   res.redirect(302, '/');
 });
 
-serve(app, { hash: stored.slice(0, stored.lastIndexOf('$', stored.lastIndexOf('$') - 1)) }, {
-  timeHash: (count: number, concurrency: number) =>
-    timeHashes(async () => {
-      if (!(await verifyPassword(PASSWORD_USER.password, stored)).valid) throw new Error('the stored hash did not verify');
-    }, count, concurrency),
-});
+serve(app, info, calls);

@@ -7,12 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
-import { hashPassword, verifyPassword } from '../../templates/runtime/features/password/hash.js';
 import { FrameworkAuth, createRequireAuth } from '../../templates/runtime/index.js';
 import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import Password from '../../templates/runtime/providers/password.js';
 import { serve } from './child.js';
-import { timeHashes } from './hash-timing.js';
+import { ourPasswordHash } from './our-password-hash.js';
 import { PASSWORD_USER } from './password-user.js';
 
 const url = process.env['DATABASE_URL'];
@@ -29,7 +28,7 @@ const authConfig: FrameworkAuthConfig = {
 };
 
 const user = await adapter.createUser!({ id: randomUUID(), email: PASSWORD_USER.email, emailVerified: new Date(), name: PASSWORD_USER.name });
-const stored = await hashPassword(PASSWORD_USER.password);
+const { stored, info, calls } = await ourPasswordHash();
 await adapter.setPasswordHash!(user.id, stored);
 
 const app = express();
@@ -39,13 +38,4 @@ app.get('/protected', createRequireAuth(authConfig), (_req, res) => {
   res.json({ user: (res.locals['session'] as { user: unknown }).user });
 });
 
-serve(
-  app,
-  { hash: stored.slice(0, stored.lastIndexOf('$', stored.lastIndexOf('$') - 1)) },
-  {
-    timeHash: (count: number, concurrency: number) =>
-      timeHashes(async () => {
-        if (!(await verifyPassword(PASSWORD_USER.password, stored)).valid) throw new Error('the stored hash did not verify');
-      }, count, concurrency),
-  },
-);
+serve(app, info, calls);
