@@ -4,10 +4,10 @@
 // hash may be there); and, on PostgreSQL, two app processes on one database sharing the rate limits, a change ending
 // the other process's session and a reset ending every session on both.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
+import { createJar } from '../support/cookie-jar.js';
 import { findForm } from '../support/html-form.js';
 import type { ReceivedMessage, RunningSmtpServer } from '../support/smtp-server.js';
-import { type MailApp, startMailApp, storedText } from './helpers/mail-app.js';
+import { csrfToken, type MailApp, postForm, sessionEmail, startMailApp, storedText } from './helpers/mail-app.js';
 import { removeTempDirs } from './helpers/project.js';
 import type { RunningApp } from './helpers/project.js';
 
@@ -16,14 +16,6 @@ afterAll(removeTempDirs);
 const PASSWORD = 'violet staple orbit lantern';
 const CHANGED = 'quiet harbour seventeen kites';
 const RESET = 'amber meadow folding compass';
-
-async function csrf(jar: CookieJar, app: RunningApp): Promise<string> {
-  return ((await (await jar.fetch(`${app.url}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
-}
-
-async function post(jar: CookieJar, app: RunningApp, path: string, fields: Record<string, string>): Promise<Response> {
-  return jar.fetch(`${app.url}/auth/${path}`, { method: 'POST', ...formBody({ csrfToken: await csrf(jar, app), ...fields }) });
-}
 
 /** The parts of an answer that could tell two addresses apart. */
 async function answerOf(response: Response): Promise<{ status: number; location: string | null; cookies: string[]; body: string }> {
@@ -35,11 +27,6 @@ function linkIn(message: ReceivedMessage, path: string): string {
   const match = new RegExp(`https?://\\S+/auth/${path}\\S*`).exec(message.text ?? '');
   if (!match) throw new Error(`no ${path} link in:\n${message.text}`);
   return match[0];
-}
-
-async function sessionUser(jar: CookieJar, app: RunningApp): Promise<string | null> {
-  const session = (await (await jar.fetch(`${app.url}/auth/session`)).json()) as { user?: { email?: string } } | null;
-  return session?.user?.email ?? null;
 }
 
 describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with email and password accounts on %s', (adapter) => {
@@ -63,7 +50,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with email and 
 
   it('walks sign-up → the emailed link → sign-in → change → reset', async () => {
     const [app] = apps as [RunningApp];
-    const signedUp = await post(createJar(), app, 'signup/password', { email: 'ada@example.test', password: PASSWORD, name: 'Ada' });
+    const signedUp = await postForm(createJar(), app, 'signup/password', { email: 'ada@example.test', password: PASSWORD, name: 'Ada' });
     expect(signedUp.status).toBe(302);
     expect(signedUp.headers.get('location')).toBe(`${app.url}/auth/verify-request?provider=password&type=credentials`);
     const confirmation = await smtp.waitForMessage();
@@ -72,7 +59,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with email and 
 
     // Before the address is confirmed, the right password gets the wrong-password answer and a new link, which
     // voids the first.
-    const early = await post(createJar(), app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    const early = await postForm(createJar(), app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
     expect(early.headers.get('location')).toContain('error=CredentialsSignin');
     const renewed = await smtp.waitForMessage(smtp.messages.indexOf(confirmation) + 1);
     expect((await createJar().fetch(linkIn(confirmation, 'callback/password'))).headers.get('location')).toContain('error=Verification');
@@ -81,41 +68,41 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with email and 
     const opened = await browser.fetch(linkIn(renewed, 'callback/password'));
     expect(opened.status).toBe(302);
     expect(opened.headers.get('location'), app.output()).toBe(`${app.url}/`);
-    expect(await sessionUser(browser, app)).toBe('ada@example.test');
+    expect(await sessionEmail(browser, app)).toBe('ada@example.test');
 
     const other = createJar();
-    const signedIn = await post(other, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    const signedIn = await postForm(other, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
     expect(signedIn.headers.get('location')).toBe(`${app.url}/`);
-    expect(await sessionUser(other, app)).toBe('ada@example.test');
+    expect(await sessionEmail(other, app)).toBe('ada@example.test');
 
-    const changed = await post(browser, app, 'password', { currentPassword: PASSWORD, newPassword: CHANGED });
+    const changed = await postForm(browser, app, 'password', { currentPassword: PASSWORD, newPassword: CHANGED });
     expect(changed.status).toBe(302);
-    expect(await sessionUser(browser, app)).toBe('ada@example.test');
-    expect(await sessionUser(other, app)).toBeNull();
+    expect(await sessionEmail(browser, app)).toBe('ada@example.test');
+    expect(await sessionEmail(other, app)).toBeNull();
 
     const count = smtp.messages.length;
-    await post(createJar(), app, 'reset-password', { email: 'ada@example.test' });
+    await postForm(createJar(), app, 'reset-password', { email: 'ada@example.test' });
     const resetMessage = await smtp.waitForMessage(count);
     const resetLink = linkIn(resetMessage, 'reset-password');
     const resetter = createJar();
     const form = findForm(await (await resetter.fetch(resetLink)).text(), resetLink, 'password')!;
-    const reset = await post(resetter, app, 'reset-password', { ...form.fields, password: RESET });
+    const reset = await postForm(resetter, app, 'reset-password', { ...form.fields, password: RESET });
     expect(reset.status).toBe(302);
-    expect(await sessionUser(browser, app)).toBeNull();
-    expect((await post(createJar(), app, 'callback/password', { email: 'ada@example.test', password: CHANGED })).headers.get('location')).toContain('error=CredentialsSignin');
-    expect((await post(createJar(), app, 'callback/password', { email: 'ada@example.test', password: RESET })).headers.get('location')).toBe(`${app.url}/`);
+    expect(await sessionEmail(browser, app)).toBeNull();
+    expect((await postForm(createJar(), app, 'callback/password', { email: 'ada@example.test', password: CHANGED })).headers.get('location')).toContain('error=CredentialsSignin');
+    expect((await postForm(createJar(), app, 'callback/password', { email: 'ada@example.test', password: RESET })).headers.get('location')).toBe(`${app.url}/`);
   });
 
   it('answers known and unknown addresses byte for byte alike on sign-up, sign-in and reset', async () => {
     const [app] = apps as [RunningApp];
     // A known address of its own: each address may ask for three messages per 15 minutes.
-    await post(createJar(), app, 'signup/password', { email: 'linus@example.test', password: PASSWORD });
+    await postForm(createJar(), app, 'signup/password', { email: 'linus@example.test', password: PASSWORD });
     const pair = async (path: string, known: Record<string, string>, unknown: Record<string, string>) => {
       const first = createJar();
       const second = createJar();
-      await csrf(first, app);
-      await csrf(second, app);
-      return [await answerOf(await post(first, app, path, known)), await answerOf(await post(second, app, path, unknown))];
+      await csrfToken(first, app);
+      await csrfToken(second, app);
+      return [await answerOf(await postForm(first, app, path, known)), await answerOf(await postForm(second, app, path, unknown))];
     };
     const [knownSignUp, newSignUp] = await pair('signup/password', { email: 'linus@example.test', password: CHANGED }, { email: 'grace@example.test', password: CHANGED });
     expect(knownSignUp).toEqual(newSignUp);
@@ -142,37 +129,37 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with email and 
     const [first, second] = apps as [RunningApp, RunningApp];
     // Five failed sign-ins per address in 15 minutes, counted in the database: three here, two there, then 429.
     for (const app of [first, first, first, second, second]) {
-      const response = await post(createJar(), app, 'callback/password', { email: 'grace@example.test', password: 'wrong wrong wrong wrong' });
+      const response = await postForm(createJar(), app, 'callback/password', { email: 'grace@example.test', password: 'wrong wrong wrong wrong' });
       expect(response.status).toBe(302);
     }
-    const refused = await post(createJar(), first, 'callback/password', { email: 'grace@example.test', password: 'wrong wrong wrong wrong' });
+    const refused = await postForm(createJar(), first, 'callback/password', { email: 'grace@example.test', password: 'wrong wrong wrong wrong' });
     expect(refused.status).toBe(429);
 
     // A user of its own for the sessions: each address may ask for three messages per 15 minutes.
     let count = smtp.messages.length;
-    await post(createJar(), second, 'signup/password', { email: 'hopper@example.test', password: RESET });
+    await postForm(createJar(), second, 'signup/password', { email: 'hopper@example.test', password: RESET });
     expect((await createJar().fetch(linkIn(await smtp.waitForMessage(count), 'callback/password'))).status).toBe(302);
     const onFirst = createJar();
     const onSecond = createJar();
-    await post(onFirst, first, 'callback/password', { email: 'hopper@example.test', password: RESET });
-    await post(onSecond, second, 'callback/password', { email: 'hopper@example.test', password: RESET });
-    expect(await sessionUser(onFirst, first)).toBe('hopper@example.test');
-    expect(await sessionUser(onSecond, second)).toBe('hopper@example.test');
-    const changed = await post(onFirst, first, 'password', { currentPassword: RESET, newPassword: PASSWORD });
+    await postForm(onFirst, first, 'callback/password', { email: 'hopper@example.test', password: RESET });
+    await postForm(onSecond, second, 'callback/password', { email: 'hopper@example.test', password: RESET });
+    expect(await sessionEmail(onFirst, first)).toBe('hopper@example.test');
+    expect(await sessionEmail(onSecond, second)).toBe('hopper@example.test');
+    const changed = await postForm(onFirst, first, 'password', { currentPassword: RESET, newPassword: PASSWORD });
     expect(changed.status).toBe(302);
-    expect(await sessionUser(onFirst, first)).toBe('hopper@example.test');
-    expect(await sessionUser(onSecond, second)).toBeNull();
+    expect(await sessionEmail(onFirst, first)).toBe('hopper@example.test');
+    expect(await sessionEmail(onSecond, second)).toBeNull();
 
     const again = createJar();
-    await post(again, second, 'callback/password', { email: 'hopper@example.test', password: PASSWORD });
-    expect(await sessionUser(again, second)).toBe('hopper@example.test');
+    await postForm(again, second, 'callback/password', { email: 'hopper@example.test', password: PASSWORD });
+    expect(await sessionEmail(again, second)).toBe('hopper@example.test');
     count = smtp.messages.length;
-    await post(createJar(), second, 'reset-password', { email: 'hopper@example.test' });
+    await postForm(createJar(), second, 'reset-password', { email: 'hopper@example.test' });
     const link = linkIn(await smtp.waitForMessage(count), 'reset-password');
     const resetter = createJar();
     const form = findForm(await (await resetter.fetch(link)).text(), link, 'password')!;
-    expect((await post(resetter, second, 'reset-password', { ...form.fields, password: CHANGED })).status).toBe(302);
-    expect(await sessionUser(onFirst, first)).toBeNull();
-    expect(await sessionUser(again, second)).toBeNull();
+    expect((await postForm(resetter, second, 'reset-password', { ...form.fields, password: CHANGED })).status).toBe(302);
+    expect(await sessionEmail(onFirst, first)).toBeNull();
+    expect(await sessionEmail(again, second)).toBeNull();
   });
 });

@@ -5,26 +5,15 @@
 // per-user limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, totpCode, totpStep } from '../../templates/runtime/features/two-factor/totp.js';
-import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
+import { createJar } from '../support/cookie-jar.js';
 import type { RunningSmtpServer } from '../support/smtp-server.js';
-import { type MailApp, startMailApp, storedText } from './helpers/mail-app.js';
+import { type MailApp, postForm, sessionEmail, startMailApp, storedText } from './helpers/mail-app.js';
 import { removeTempDirs } from './helpers/project.js';
 import type { RunningApp } from './helpers/project.js';
 
 afterAll(removeTempDirs);
 
 const PASSWORD = 'violet staple orbit lantern';
-
-async function post(jar: CookieJar, app: RunningApp, path: string, fields: Record<string, string>, json = false): Promise<Response> {
-  const { csrfToken } = (await (await jar.fetch(`${app.url}/auth/csrf`)).json()) as { csrfToken: string };
-  const form = formBody({ csrfToken, ...fields });
-  return jar.fetch(`${app.url}/auth/${path}`, { method: 'POST', body: form.body, headers: { ...form.headers, ...(json && { accept: 'application/json' }) } });
-}
-
-async function sessionUser(jar: CookieJar, app: RunningApp): Promise<string | null> {
-  const session = (await (await jar.fetch(`${app.url}/auth/session`)).json()) as { user?: { email?: string } } | null;
-  return session?.user?.email ?? null;
-}
 
 /** Codes of an authenticator app, each of a later time step than the one before (a step is accepted once). */
 function authenticator(secret: string): { next(): string } {
@@ -42,7 +31,7 @@ function authenticator(secret: string): { next(): string } {
 /** Signs up through the emailed link: a confirmed user with a password. */
 async function account(app: RunningApp, smtp: RunningSmtpServer, email: string): Promise<void> {
   const count = smtp.messages.length;
-  await post(createJar(), app, 'signup/password', { email, password: PASSWORD });
+  await postForm(createJar(), app, 'signup/password', { email, password: PASSWORD });
   const link = /https?:\/\/\S+\/auth\/callback\/password\S*/.exec((await smtp.waitForMessage(count)).text ?? '')![0];
   expect((await createJar().fetch(link)).status).toBe(302);
 }
@@ -72,49 +61,49 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with two-factor
     const [app] = apps as [RunningApp];
     await account(app, smtp, 'ada@example.test');
     const jar = createJar();
-    await post(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
-    expect(await sessionUser(jar, app)).toBe('ada@example.test');
-    const enroll = (await (await post(jar, app, 'two-factor', { action: 'enroll' }, true)).json()) as { secret: string; uri: string };
+    await postForm(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect(await sessionEmail(jar, app)).toBe('ada@example.test');
+    const enroll = (await (await postForm(jar, app, 'two-factor', { action: 'enroll' }, true)).json()) as { secret: string; uri: string };
     secret = enroll.secret;
     expect(enroll.uri).toContain(`secret=${secret}`);
     const codes = authenticator(secret);
-    const enabled = await post(jar, app, 'two-factor', { action: 'enable', code: codes.next() }, true);
+    const enabled = await postForm(jar, app, 'two-factor', { action: 'enable', code: codes.next() }, true);
     expect(enabled.status).toBe(200);
     ({ recoveryCodes } = (await enabled.json()) as { recoveryCodes: string[] });
     expect(recoveryCodes).toHaveLength(10);
-    await post(jar, app, 'signout', {});
-    expect(await sessionUser(jar, app)).toBeNull();
+    await postForm(jar, app, 'signout', {});
+    expect(await sessionEmail(jar, app)).toBeNull();
 
-    const pending = await post(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    const pending = await postForm(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
     expect(pending.headers.get('location')).toBe(`${app.url}/auth/two-factor`);
-    expect(await sessionUser(jar, app)).toBeNull();
+    expect(await sessionEmail(jar, app)).toBeNull();
     const code = codes.next();
-    expect((await post(jar, app, 'two-factor', { code })).status).toBe(302);
-    expect(await sessionUser(jar, app)).toBe('ada@example.test');
+    expect((await postForm(jar, app, 'two-factor', { code })).status).toBe(302);
+    expect(await sessionEmail(jar, app)).toBe('ada@example.test');
 
     const replay = createJar();
-    await post(replay, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
-    expect((await post(replay, app, 'two-factor', { code })).status).toBe(400);
-    expect(await sessionUser(replay, app)).toBeNull();
+    await postForm(replay, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect((await postForm(replay, app, 'two-factor', { code })).status).toBe(400);
+    expect(await sessionEmail(replay, app)).toBeNull();
 
     const recovered = createJar();
-    await post(recovered, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
-    expect((await post(recovered, app, 'two-factor', { recoveryCode: recoveryCodes[0]! })).status).toBe(302);
-    expect(await sessionUser(recovered, app)).toBe('ada@example.test');
+    await postForm(recovered, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect((await postForm(recovered, app, 'two-factor', { recoveryCode: recoveryCodes[0]! })).status).toBe(302);
+    expect(await sessionEmail(recovered, app)).toBe('ada@example.test');
     const again = createJar();
-    await post(again, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
-    expect((await post(again, app, 'two-factor', { recoveryCode: recoveryCodes[0]! })).status).toBe(400);
-    expect(await sessionUser(again, app)).toBeNull();
+    await postForm(again, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect((await postForm(again, app, 'two-factor', { recoveryCode: recoveryCodes[0]! })).status).toBe(400);
+    expect(await sessionEmail(again, app)).toBeNull();
   });
 
   it('ends a pending sign-in after five wrong codes', async () => {
     const [app] = apps as [RunningApp];
     const jar = createJar();
-    await post(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    await postForm(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
     const wrong = totpCode(base32Decode(secret), totpStep(Date.now()) + 5);
-    for (let attempt = 0; attempt < 5; attempt += 1) expect((await post(jar, app, 'two-factor', { code: wrong })).status).toBe(400);
-    expect((await post(jar, app, 'two-factor', { recoveryCode: recoveryCodes[1]! })).status).toBe(429);
-    expect(await sessionUser(jar, app)).toBeNull();
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await postForm(jar, app, 'two-factor', { code: wrong })).status).toBe(400);
+    expect((await postForm(jar, app, 'two-factor', { recoveryCode: recoveryCodes[1]! })).status).toBe(429);
+    expect(await sessionEmail(jar, app)).toBeNull();
   });
 
   it('keeps neither the secret nor a recovery code in clear in the database', async () => {
@@ -132,12 +121,12 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with two-factor
   it('turns two-factor off with a recovery code; the password alone signs in again', async () => {
     const [app] = apps as [RunningApp];
     const jar = createJar();
-    await post(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
-    expect((await post(jar, app, 'two-factor', { recoveryCode: recoveryCodes[2]! })).status).toBe(302);
-    expect(await (await post(jar, app, 'two-factor', { action: 'disable', recoveryCode: recoveryCodes[3]! }, true)).json()).toEqual({ enabled: false });
+    await postForm(jar, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect((await postForm(jar, app, 'two-factor', { recoveryCode: recoveryCodes[2]! })).status).toBe(302);
+    expect(await (await postForm(jar, app, 'two-factor', { action: 'disable', recoveryCode: recoveryCodes[3]! }, true)).json()).toEqual({ enabled: false });
     const plain = createJar();
-    await post(plain, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
-    expect(await sessionUser(plain, app)).toBe('ada@example.test');
+    await postForm(plain, app, 'callback/password', { email: 'ada@example.test', password: PASSWORD });
+    expect(await sessionEmail(plain, app)).toBe('ada@example.test');
   });
 
   // Two processes share a database here only with PostgreSQL.
@@ -146,19 +135,19 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with two-factor
       const [first, second] = apps as [RunningApp, RunningApp];
       await account(first, smtp, 'grace@example.test');
       const jar = createJar();
-      await post(jar, first, 'callback/password', { email: 'grace@example.test', password: PASSWORD });
-      const enroll = (await (await post(jar, first, 'two-factor', { action: 'enroll' }, true)).json()) as { secret: string };
-      await post(jar, first, 'two-factor', { action: 'enable', code: authenticator(enroll.secret).next() }, true);
+      await postForm(jar, first, 'callback/password', { email: 'grace@example.test', password: PASSWORD });
+      const enroll = (await (await postForm(jar, first, 'two-factor', { action: 'enroll' }, true)).json()) as { secret: string };
+      await postForm(jar, first, 'two-factor', { action: 'enable', code: authenticator(enroll.secret).next() }, true);
       const wrong = totpCode(base32Decode(enroll.secret), totpStep(Date.now()) + 5);
       // Ten wrong codes per user in 15 minutes: four here, four there, two more here, then 429 on the other process.
       for (const [app, attempts] of [[first, 4], [second, 4], [first, 2]] as const) {
         const pending = createJar();
-        await post(pending, app, 'callback/password', { email: 'grace@example.test', password: PASSWORD });
-        for (let attempt = 0; attempt < attempts; attempt += 1) expect((await post(pending, app, 'two-factor', { code: wrong })).status).toBe(400);
+        await postForm(pending, app, 'callback/password', { email: 'grace@example.test', password: PASSWORD });
+        for (let attempt = 0; attempt < attempts; attempt += 1) expect((await postForm(pending, app, 'two-factor', { code: wrong })).status).toBe(400);
       }
       const last = createJar();
-      await post(last, second, 'callback/password', { email: 'grace@example.test', password: PASSWORD });
-      expect((await post(last, second, 'two-factor', { code: wrong })).status).toBe(429);
+      await postForm(last, second, 'callback/password', { email: 'grace@example.test', password: PASSWORD });
+      expect((await postForm(last, second, 'two-factor', { code: wrong })).status).toBe(429);
     });
   }
 });

@@ -1,11 +1,13 @@
 /**
  * A compiled scaffold that sends mail, as the password and two-factor e2e tests start it: created with `flags`,
  * linked to the shared dependencies, compiled, given a real SMTP server on loopback (and PostgreSQL for that
- * adapter), migrated, and started `processes` times on one database. Also what its database stores, as text.
+ * adapter), migrated, and started `processes` times on one database. Also what its database stores, as text, and
+ * the two requests those tests make all the time: a form POST with the app's CSRF token, and the session's address.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
+import { type CookieJar, formBody } from '../../support/cookie-jar.js';
 import { startPostgres } from '../../support/postgres.js';
 import type { RunningPostgres } from '../../support/postgres.js';
 import { startSmtpServer } from '../../support/smtp-server.js';
@@ -66,4 +68,21 @@ export async function storedText(app: MailApp): Promise<string> {
   } finally {
     await client.end();
   }
+}
+
+/** The app's CSRF token for `jar` (GET /auth/csrf sets its cookie in the jar). */
+export async function csrfToken(jar: CookieJar, app: RunningApp): Promise<string> {
+  return ((await (await jar.fetch(`${app.url}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
+}
+
+/** POSTs `fields` as a form to `<app>/auth/<path>` with the jar's CSRF token; `json` asks for a JSON answer. */
+export async function postForm(jar: CookieJar, app: RunningApp, path: string, fields: Record<string, string>, json = false): Promise<Response> {
+  const form = formBody({ csrfToken: await csrfToken(jar, app), ...fields });
+  return jar.fetch(`${app.url}/auth/${path}`, { method: 'POST', body: form.body, headers: { ...form.headers, ...(json && { accept: 'application/json' }) } });
+}
+
+/** The address of the jar's session, from GET /auth/session (null when signed out). */
+export async function sessionEmail(jar: CookieJar, app: RunningApp): Promise<string | null> {
+  const session = (await (await jar.fetch(`${app.url}/auth/session`)).json()) as { user?: { email?: string } } | null;
+  return session?.user?.email ?? null;
 }
