@@ -2,12 +2,13 @@
 // passwords the password policy refuses (NIST SP 800-63B-4's blocklist), from the `passwords-common` dictionary of the
 // @zxcvbn-ts/language-common devDependency. `--check` writes nothing and exits 1 when the file differs from what this
 // would write; test/runtime/common-passwords.test.ts checks the same through commonPasswordsSource().
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { LOWEST_MIN_PASSWORD_LENGTH } from '../templates/runtime/features/password/policy.js';
+import { isRunDirectly } from './run-directly.js';
 
 const packageName = '@zxcvbn-ts/language-common';
 
@@ -83,18 +84,8 @@ export function commonPasswordsSource(): string {
   ].join('\n');
 }
 
-/** Run directly (tsx scripts/common-passwords.ts), not when a test imports the functions above. */
-function isMain(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMain()) {
+// Run directly, not when a test imports the functions above.
+if (isRunDirectly(import.meta.url)) {
   const source = commonPasswordsSource();
   const current = existsSync(commonPasswordsPath) ? readFileSync(commonPasswordsPath, 'utf8') : undefined;
   const shown = 'templates/runtime/features/password/common-passwords.ts';

@@ -7,7 +7,7 @@
 //
 // The output is deterministic: the sessions are adapter rows with fixed dates and User-Agents, the secret is fixed,
 // and nothing random is visible. test/docs-images.test.ts checks the files below exist and that README.md shows them.
-import { realpathSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ import Google from '../templates/runtime/providers/google.js';
 import OIDC from '../templates/runtime/providers/oidc.js';
 import { launchChromium } from '../test/browser/helpers.js';
 import { listen, type RunningApp } from '../test/support/listen.js';
+import { isRunDirectly } from './run-directly.js';
 
 /** Where the images go, relative to the repository root (and so the path README.md uses). */
 export const imagesDir = 'docs/images';
@@ -157,18 +158,8 @@ export async function writeDocsImages(root: string): Promise<string[]> {
   return written;
 }
 
-/** Run directly (tsx scripts/screenshots.ts), not when a test imports the list above. */
-function isMain(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMain()) {
+// Run directly, not when a test imports the functions above.
+if (isRunDirectly(import.meta.url)) {
   const root = fileURLToPath(new URL('../', import.meta.url));
   for (const file of await writeDocsImages(root)) console.log(`wrote ${relative(root, file)} (${statSync(file).size} bytes)`);
 }
