@@ -158,16 +158,20 @@ function providerModulesOf(api: TypeScriptApi, parsed: ParsedConfig): string[] {
 
 /** The normalised module of each element of an array literal that is an imported function or a call of one. */
 function callModulesOf(api: TypeScriptApi, parsed: ParsedConfig, array: ts.ArrayLiteralExpression | undefined): string[] {
-  const modules: string[] = [];
-  for (const element of array?.elements ?? []) {
-    let callee: ts.Expression = element;
-    if (api.isCallExpression(callee)) callee = callee.expression;
-    if (api.isIdentifier(callee)) {
-      const from = parsed.imports.get(callee.text);
-      if (from !== undefined) modules.push(normaliseModule(from));
-    }
-  }
-  return modules;
+  return (array?.elements ?? []).flatMap((element) => importedModuleOf(api, parsed, element) ?? []);
+}
+
+/** The name a list element calls (`GitHub` in `GitHub({ … })`) or is (`GitHub`). */
+function calleeName(api: TypeScriptApi, element: ts.Expression): string | undefined {
+  const callee = api.isCallExpression(element) ? element.expression : element;
+  return api.isIdentifier(callee) ? callee.text : undefined;
+}
+
+/** The normalised module a list element's callee is imported from, when it is imported. */
+function importedModuleOf(api: TypeScriptApi, parsed: ParsedConfig, element: ts.Expression): string | undefined {
+  const name = calleeName(api, element);
+  const from = name === undefined ? undefined : parsed.imports.get(name);
+  return from === undefined ? undefined : normaliseModule(from);
 }
 
 function adapterModuleOf(api: TypeScriptApi, parsed: ParsedConfig): string | undefined {
@@ -441,17 +445,8 @@ export function removeProviderFromConfig(api: TypeScriptApi, source: string, imp
   const { sourceFile, providers } = parsed;
   const text = sourceFile.text;
   const wantedModule = normaliseModule(importPath);
-  const calleeName = (element: ts.Expression): string | undefined => {
-    const callee = api.isCallExpression(element) ? element.expression : element;
-    return api.isIdentifier(callee) ? callee.text : undefined;
-  };
-  const isWanted = (element: ts.Expression): boolean => {
-    const name = calleeName(element);
-    const from = name === undefined ? undefined : parsed.imports.get(name);
-    return from !== undefined && normaliseModule(from) === wantedModule;
-  };
   const elements = providers ? [...providers.elements] : [];
-  const index = elements.findIndex(isWanted);
+  const index = elements.findIndex((element) => importedModuleOf(api, parsed, element) === wantedModule);
   if (!providers || index === -1) return { content: source, changed: false };
   if (elements.length === 1) {
     throw new Refusal('usage', `${path}: it is the only provider; a config without providers cannot sign anyone in.`, {
@@ -459,7 +454,6 @@ export function removeProviderFromConfig(api: TypeScriptApi, source: string, imp
     });
   }
   const element = elements[index]!;
-  const localName = calleeName(element) ?? '';
   const edits: TextEdit[] = [];
   const start = element.getStart(sourceFile);
   const previous = elements[index - 1];
@@ -487,12 +481,20 @@ export function removeProviderFromConfig(api: TypeScriptApi, source: string, imp
     edits.push({ position: start, deleteCount: next!.getStart(sourceFile) - start, text: '' });
   }
 
-  // An import still used elsewhere (another element, a helper) stays.
-  edits.push(...unusedImportEdits(api, parsed, wantedModule, localName, element));
-  const content = applyTextEdits(source, edits);
+  return finishRemoval(api, parsed, source, edits, element, wantedModule, 'provider');
+}
+
+/**
+ * Ends removing `element` (a provider or a feature imported from `module`): its import goes too unless something else
+ * uses it (another element, a helper), and the result must parse and no longer list the module, or nothing is written.
+ */
+function finishRemoval(api: TypeScriptApi, parsed: ParsedConfig, source: string, edits: TextEdit[], element: ts.Expression, module: string, kind: 'provider' | 'feature'): ProviderListEdit {
+  const localName = calleeName(api, element) ?? '';
+  const content = applyTextEdits(source, [...edits, ...unusedImportEdits(api, parsed, module, localName, element)]);
   const errors = syntaxErrors(api, content);
-  if (errors.length > 0 || readAuthConfig(api, content).providerModules.includes(wantedModule)) {
-    throw unsupported(parsed.path, `removing ${localName} would not produce valid code (${errors.join('; ') || 'provider still found after the edit'})`);
+  const listed = readAuthConfig(api, content)[kind === 'provider' ? 'providerModules' : 'featureModules'];
+  if (errors.length > 0 || listed.includes(module)) {
+    throw unsupported(parsed.path, `removing ${localName} would not produce valid code (${errors.join('; ') || `${kind} still found after the edit`})`);
   }
   return { content, changed: true };
 }
@@ -603,18 +605,10 @@ export function removeFeatureFromConfig(api: TypeScriptApi, source: string, impo
   const text = sourceFile.text;
   const wantedModule = normaliseModule(importPath);
   const features = parsed.features;
-  const calleeName = (element: ts.Expression): string | undefined => {
-    const callee = api.isCallExpression(element) ? element.expression : element;
-    return api.isIdentifier(callee) ? callee.text : undefined;
-  };
   const elements = features ? [...features.array.elements] : [];
-  const index = elements.findIndex((element) => {
-    const from = parsed.imports.get(calleeName(element) ?? '');
-    return from !== undefined && normaliseModule(from) === wantedModule;
-  });
+  const index = elements.findIndex((element) => importedModuleOf(api, parsed, element) === wantedModule);
   if (!features || index === -1) return { content: source, changed: false };
   const element = elements[index]!;
-  const localName = calleeName(element) ?? '';
   const edits: TextEdit[] = [];
   if (elements.length === 1) {
     // The property's own line goes (with its comma); a config without a trailing comma loses the one before it.
@@ -635,11 +629,5 @@ export function removeFeatureFromConfig(api: TypeScriptApi, source: string, impo
     if (previous) edits.push({ position: previous.end, deleteCount: element.end - previous.end, text: '' });
     else edits.push({ position: element.getStart(sourceFile), deleteCount: next!.getStart(sourceFile) - element.getStart(sourceFile), text: '' });
   }
-  edits.push(...unusedImportEdits(api, parsed, wantedModule, localName, element));
-  const content = applyTextEdits(source, edits);
-  const errors = syntaxErrors(api, content);
-  if (errors.length > 0 || readAuthConfig(api, content).featureModules.includes(wantedModule)) {
-    throw unsupported(parsed.path, `removing ${localName} would not produce valid code (${errors.join('; ') || 'feature still found after the edit'})`);
-  }
-  return { content, changed: true };
+  return finishRemoval(api, parsed, source, edits, element, wantedModule, 'feature');
 }
