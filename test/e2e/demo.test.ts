@@ -9,42 +9,36 @@ import { prepareSharedDeps, repoRoot, withSharedLock } from './helpers/shared-de
 
 afterAll(removeTempDirs);
 
+/** Runs `npm run demo -- --self-test <flags>` in a fresh folder: its output without colours, and its exit code. */
+async function runDemo(flags: readonly string[]): Promise<{ output: string; exitCode: number | undefined }> {
+  await prepareSharedDeps();
+  const demoDir = join(await makeTempDir(), 'demo-app');
+  // The demo builds and packs the repo itself: keep other test processes from doing the same at that moment.
+  const result = await withSharedLock(() =>
+    execa(process.execPath, [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), 'scripts/demo.ts', '--self-test', ...flags], {
+      cwd: repoRoot,
+      env: { DEMO_DIR: demoDir, PORT: '0' },
+      reject: false,
+      all: true,
+      timeout: 240_000,
+    }),
+  );
+  return { output: stripVTControlCharacters(String(result.all)), exitCode: result.exitCode };
+}
+
 describe('npm run demo', () => {
   it('scaffolds, installs and starts the demo app beside a local OpenID provider, where sign-in works', async () => {
-    await prepareSharedDeps();
-    const demoDir = join(await makeTempDir(), 'demo-app');
-    // The demo builds and packs the repo itself: keep other test processes from doing the same at that moment.
-    const result = await withSharedLock(() =>
-      execa(process.execPath, [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), 'scripts/demo.ts', '--self-test'], {
-        cwd: repoRoot,
-        env: { DEMO_DIR: demoDir, PORT: '0' },
-        reject: false,
-        all: true,
-        timeout: 240_000,
-      }),
-    );
-    const output = stripVTControlCharacters(String(result.all));
+    const { output, exitCode } = await runDemo([]);
     expect(output).toContain('Installed dependencies with npm');
     expect(output).toContain('Self-test: signed in, /me answered {"user":{"id":"alice-sub","name":"Alice Example"');
-    expect(result.exitCode).toBe(0);
+    expect(exitCode).toBe(0);
   }, 600_000);
 
   it('with --password, signs up with email and password too, through the link the app printed on its console', async () => {
-    await prepareSharedDeps();
-    const demoDir = join(await makeTempDir(), 'demo-app');
-    const result = await withSharedLock(() =>
-      execa(process.execPath, [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), 'scripts/demo.ts', '--self-test', '--password'], {
-        cwd: repoRoot,
-        env: { DEMO_DIR: demoDir, PORT: '0' },
-        reject: false,
-        all: true,
-        timeout: 240_000,
-      }),
-    );
-    const output = stripVTControlCharacters(String(result.all));
+    const { output, exitCode } = await runDemo(['--password']);
     expect(output).toContain('email-printed-to-console');
     expect(output).toContain('Self-test: signed up with a password, /me answered {"user":{');
     expect(output).toContain('"email":"demo@example.test"');
-    expect(result.exitCode).toBe(0);
+    expect(exitCode).toBe(0);
   }, 600_000);
 });
