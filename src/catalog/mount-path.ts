@@ -59,3 +59,8 @@ export function signOutPath(mount: string): string {
 export function sessionsPath(mount: string): string {
   return `${mount}/sessions`;
 }
+
+/** The built-in re-authentication page, where a signed-in user confirms who they are before a sensitive change. */
+export function reauthPath(mount: string): string {
+  return `${mount}/reauth`;
+}

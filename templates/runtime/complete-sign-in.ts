@@ -8,14 +8,12 @@ import { AccessDenied } from './errors.js';
 import { emitEvent } from './events.js';
 import { customPageUrl, resolveRedirect } from './http/redirect.js';
 import { createSessionCookies } from './session/session.js';
-import type { Account, AdapterSession, AdapterUser, Profile, User } from './types.js';
+import type { Account, AdapterUser, Profile, User } from './types.js';
 
-/** What a sign-in resolved to: the user, and with database sessions the new session's row. */
+/** What a sign-in resolved to: the user, and whether this sign-in created them. */
 export interface SignInResolution {
   user: User | AdapterUser;
   isNewUser: boolean;
-  /** The new database session (database strategy only). */
-  session?: AdapterSession | undefined;
 }
 
 /** What a flow hands to `completeSignIn`. */
@@ -28,13 +26,26 @@ export interface CompletedSignIn {
   allowDangerousEmailAccountLinking?: boolean;
   /** The stored user, when the flow already looked it up (email, passkeys): shown to the `signIn` callback. */
   storedUser?: AdapterUser | null;
-  /** How the user and session are resolved; with an adapter, OAuth's linking rules (the database feature) when absent. */
+  /** How the user is resolved; with an adapter, OAuth's linking rules (the database feature) when absent. */
   resolve?: () => Promise<SignInResolution>;
 }
 
 /**
- * Completes a sign-in: the `signIn` callback may refuse it (`AccessDenied`) or redirect elsewhere; then the session
- * and the redirect to `callbackUrl` (`pages.newUser` for a new user).
+ * Whether a sign-in through `account` asks a user who turned two-factor on for their code (SPEC §10): after every
+ * first factor (a password, an email or confirmation link, OAuth) except a passkey, which verifies the user itself.
+ * An OAuth provider that does its own MFA may opt out (`twoFactor: false`); a credentials provider opts in
+ * (`twoFactor: true`), as its `authorize()` may check a second factor of its own.
+ */
+function asksSecondFactor(context: RequestContext, account: Account): boolean {
+  if (account.type === 'webauthn') return false;
+  const provider = context.options.providersById.get(account.provider) as { twoFactor?: boolean } | undefined;
+  return provider?.twoFactor !== false;
+}
+
+/**
+ * Completes a sign-in: the `signIn` callback may refuse it (`AccessDenied`) or redirect elsewhere; then the user
+ * (found, linked or created), the second factor when the user turned it on, the session, and the redirect to
+ * `callbackUrl` (`pages.newUser` for a new user).
  */
 export async function completeSignIn(context: RequestContext, params: CompletedSignIn): Promise<void> {
   const { options } = context;
@@ -65,8 +76,26 @@ export async function completeSignIn(context: RequestContext, params: CompletedS
         })
       : { user: params.user, isNewUser: false };
   const { user, isNewUser } = resolved;
-  if (resolved.session) {
-    const { sessionToken, expires } = resolved.session;
+  // With two-factor on, no session yet: the second factor finishes the sign-in (features/two-factor/).
+  if (options.secondFactor && options.database && asksSecondFactor(context, account)) {
+    const pending = { user: user as AdapterUser, account: { provider: account.provider, type: account.type, providerAccountId: account.providerAccountId }, callbackUrl: params.callbackUrl };
+    if (await options.secondFactor.challenge(context, pending)) return;
+  }
+  await startSession(context, { user, account, ...(profile && { profile }), isNewUser, callbackUrl: params.callbackUrl });
+}
+
+/**
+ * The end of a proven sign-in: the session (a database row through the database feature, or the JWT cookie), the
+ * `signIn` event and the redirect. Called by `completeSignIn`, and by the second factor once its code is right.
+ */
+export async function startSession(
+  context: RequestContext,
+  params: { user: User | AdapterUser; account: Account; profile?: Profile; isNewUser: boolean; callbackUrl: string | undefined },
+): Promise<void> {
+  const { options } = context;
+  const { user, account, profile, isNewUser } = params;
+  if (options.session.strategy === 'database' && options.database) {
+    const { sessionToken, expires } = await options.database.openSession(context, String(user.id));
     context.outgoing.push(...chunkCookie(context.cookies, context.cookieOptions.sessionToken, sessionToken, { expires }));
   } else {
     const session = await createSessionCookies(options, context.cookies, context.cookieOptions, { user, account, isNewUser, ...(profile && { profile }) });

@@ -103,6 +103,14 @@ export interface SessionOptions {
    * @default 7776000 (90 days)
    */
   absoluteMaxAge: number;
+  /**
+   * Seconds a sign-in counts as recent: what turns a session into a lasting credential or changes how the account
+   * signs in (a passkey, a linked account, two-factor on or off, new recovery codes, a new password) needs a sign-in
+   * or re-authentication (`<mount>/reauth`) at most this long ago, measured from that authentication, not from the
+   * session's renewals. `requireRecentAuth()` guards an app's own routes the same way.
+   * @default 600 (10 minutes)
+   */
+  reauthMaxAge: number;
   /** Generates database session tokens. @default crypto.randomUUID */
   generateSessionToken: () => string;
 }
@@ -237,6 +245,9 @@ function positiveSeconds(name: string, value: number): number {
 
 /** The minimum length of every secret (seed §8). */
 export const MIN_SECRET_LENGTH = 32;
+
+/** Seconds a sign-in counts as recent for sensitive changes (`session.reauthMaxAge`). */
+export const DEFAULT_REAUTH_MAX_AGE = 10 * 60;
 
 /** Reads the secrets: the config's, or `AUTH_SECRET` (comma-separated, newest first). */
 export function readSecrets(config: Pick<FrameworkAuthConfig, 'secret'>, env: AuthEnv): string[] {
@@ -381,6 +392,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
       maxAge,
       updateAge: config.session?.updateAge ?? 24 * 60 * 60,
       absoluteMaxAge: positiveSeconds('session.absoluteMaxAge', config.session?.absoluteMaxAge ?? 90 * 24 * 60 * 60),
+      reauthMaxAge: positiveSeconds('session.reauthMaxAge', config.session?.reauthMaxAge ?? DEFAULT_REAUTH_MAX_AGE),
       generateSessionToken: config.session?.generateSessionToken ?? (() => crypto.randomUUID()),
     },
     jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode ?? encode, decode: config.jwt?.decode ?? decode },

@@ -43,22 +43,21 @@ export interface Feature {
   check?(options: ResolvedConfig): void;
   /** The users, accounts and sessions kept through the adapter (the database feature). */
   database?: DatabaseHooks;
-  /** The second factor asked after a password (the two-factor feature). */
+  /** The second factor asked after a first factor (the two-factor feature). */
   secondFactor?: SecondFactorHooks;
 }
 
-/** A sign-in whose first factor (a password) is proven, waiting for the second. */
+/** A sign-in whose first factor (a password, a link, a provider) is proven, waiting for the second. */
 export interface PendingSignIn {
   user: AdapterUser;
   /** The provider that proved the first factor, and the account it knows the user by. */
-  provider: string;
-  providerAccountId: string;
+  account: Pick<Account, 'provider' | 'type' | 'providerAccountId'>;
   callbackUrl: string | undefined;
 }
 
 /** What the core asks of the two-factor feature (features/two-factor/). */
 export interface SecondFactorHooks {
-  /** After a proven password: with two-factor on, answers the request (a pending sign-in, no session) and resolves true. */
+  /** After a proven first factor: with two-factor on, answers the request (a pending sign-in, no session) and resolves true. */
   challenge(context: RequestContext, signIn: PendingSignIn): Promise<boolean>;
 }
 
@@ -71,6 +70,11 @@ export interface DatabaseHooks {
   userOfAccount(options: ResolvedConfig, account: Account): Promise<AdapterUser | null>;
   /** Finds or creates the user of an account's sign-in, links the account, and opens a database session if configured. */
   resolveSignIn(context: RequestContext, signIn: AccountSignIn): Promise<SignInResolution>;
+  /**
+   * Opens the database session of a proven sign-in (`session.strategy: 'database'`), replacing the browser's previous
+   * session row.
+   */
+  openSession(context: RequestContext, userId: string): Promise<AdapterSession>;
   /** Reads a database session by the token in its cookie (`session.strategy: 'database'`). */
   readSession(options: ResolvedConfig, sessionToken: string, read: SessionRead): Promise<SessionResult>;
   /** Deletes a session's row at sign-out; resolves the deleted row, or null (also when the database failed). */

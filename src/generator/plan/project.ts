@@ -1,4 +1,4 @@
-import { sessionsPath, signInPath, signOutPath } from '../../catalog/mount-path.js';
+import { reauthPath, sessionsPath, signInPath, signOutPath } from '../../catalog/mount-path.js';
 import { basename } from 'node:path';
 import { findAdapter, findAdapterByModule } from '../../catalog/adapters.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
@@ -188,7 +188,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   const owned = (path: string, content: string): PlannedFile => planOwnedFile(path, fileIn(project, path), content, force);
   for (const [path, content] of wanted.runtime) files.push(owned(authPath(shape, `core/${path}`), content));
   files.push(owned(authPath(shape, 'env.ts'), renderTemplate('auth/env.ts.hbs', { header }, templates)));
-  files.push(owned(authPath(shape, 'index.ts'), renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions: answers.adapter !== 'none', sessionsPath: sessionsPath(answers.mount) }, templates)));
+  files.push(owned(authPath(shape, 'index.ts'), renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions: answers.adapter !== 'none', sessionsPath: sessionsPath(answers.mount), reauthPath: reauthPath(answers.mount) }, templates)));
   const renderedConfig = renderAuthConfig(answers, release);
   const configFile = planConfigFile(project, authPath(shape, 'config.ts'), renderedConfig, answers, providers, force);
   // What the config holds once written: the answers themselves when it is this render (a new project, --force, an

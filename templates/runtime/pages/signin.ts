@@ -31,13 +31,16 @@ export function signInPageScriptHashes(providers: readonly ResolvedProvider[]): 
  * The button of an OAuth provider, in `style.brandColor` with `style.logo`. The text is `style.text` when it is
  * readable on the brand colour (4.5:1), otherwise black or white, whichever contrasts more.
  */
-function providerButton(provider: ResolvedOAuthProvider, mountPath: string, hidden: SafeHtml): SafeHtml {
+function providerButton(provider: ResolvedOAuthProvider, mountPath: string, hidden: SafeHtml, reauth: boolean): SafeHtml {
   const brand = safeColor(provider.style?.brandColor ?? provider.style?.bg);
   const configuredText = safeColor(provider.style?.text);
   const text = brand ? readableTextColor(brand, configuredText) : configuredText;
   const logo = safeUrl(provider.style?.logo);
   const style = [brand && `--button-bg:${brand}`, text && `--button-text:${text}`].filter(Boolean).join(';');
-  return html`<form action="${mountPath}/signin/${encodeURIComponent(provider.id)}" method="POST">${hidden}<button type="submit"${style ? html` style="${style}"` : ''}>${logo ? html`<img src="${logo}" alt="" width="22" height="22">` : ''}<span>Sign in with ${provider.name}</span></button></form>`;
+  // Re-authenticating posts to <mount>/reauth, which asks the provider to authenticate the user again.
+  const action = reauth ? `${mountPath}/reauth` : `${mountPath}/signin/${encodeURIComponent(provider.id)}`;
+  const which = reauth ? html`<input type="hidden" name="provider" value="${provider.id}">` : '';
+  return html`<form action="${action}" method="POST">${hidden}${which}<button type="submit"${style ? html` style="${style}"` : ''}>${logo ? html`<img src="${logo}" alt="" width="22" height="22">` : ''}<span>Sign in with ${provider.name}</span></button></form>`;
 }
 
 /** Renders the sign-in page. */
@@ -57,6 +60,8 @@ export function renderSignInPage(params: {
   errorMessage?: string | undefined;
   /** The app's error texts: the core's and its features' (the resolved config's `pageMessages`). */
   messages: PageMessages;
+  /** Re-authentication (`<mount>/reauth`): who is signed in; the page asks them to sign in again. */
+  reauth?: { who: string } | undefined;
 }): string {
   const { providers, mountPath, csrfToken, callbackUrl, error } = params;
   const hidden = html`<input type="hidden" name="csrfToken" value="${csrfToken}">${callbackUrl ? html`<input type="hidden" name="callbackUrl" value="${callbackUrl}">` : ''}`;
@@ -64,7 +69,7 @@ export function renderSignInPage(params: {
   const buttons: SafeHtml[] = [];
   const forms: SafeHtml[] = [];
   for (const provider of providers) {
-    if (isOAuthProvider(provider)) buttons.push(providerButton(provider, mountPath, hidden));
+    if (isOAuthProvider(provider)) buttons.push(providerButton(provider, mountPath, hidden, params.reauth !== undefined));
     else {
       const form = flowOf(provider).signInForm?.(provider, { mountPath, hidden, email: params.email });
       if (form) forms.push(form);
@@ -78,6 +83,9 @@ export function renderSignInPage(params: {
   const code = error === 'CredentialsSignin' ? displayableCode(params.code) : undefined;
   const alert = message ? html`<div class="error" role="alert"><p>${message}</p>${code ? html`<p class="code">Error code: <code>${code}</code></p>` : ''}</div>` : '';
   const scripts = pageScripts(providers).map((script) => html`<script>${new SafeHtml(script.source)}</script>`);
-  const body = html`<h1>Sign in</h1>${alert}${sections}${sections.length > 0 ? '' : html`<p class="muted center">No sign-in methods are configured.</p>`}${scripts}`;
-  return layout({ title: 'Sign in', theme: params.theme, body });
+  const heading = params.reauth
+    ? html`<h1>Confirm it is you</h1><p class="muted">Signed in as <strong>${params.reauth.who}</strong>. Sign in again to continue.</p>`
+    : html`<h1>Sign in</h1>`;
+  const body = html`${heading}${alert}${sections}${sections.length > 0 ? '' : html`<p class="muted center">No sign-in methods are configured.</p>`}${scripts}`;
+  return layout({ title: params.reauth ? 'Confirm it is you' : 'Sign in', theme: params.theme, body });
 }

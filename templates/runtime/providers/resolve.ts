@@ -41,6 +41,8 @@ export interface ResolvedOAuthProvider {
   profile: (profile: Profile, tokens: TokenSet) => Awaitable<User>;
   account: (tokens: TokenSet) => TokenSet | undefined | void;
   allowDangerousEmailAccountLinking: boolean;
+  /** Whether a user with two-factor on enters their code after this provider's sign-in (`false`: the provider's own MFA counts). */
+  twoFactor: boolean;
   /** Whether the provider vouches for the profile's email (the configured rule, else the default of the type). */
   isEmailVerified: (profile: Profile) => boolean;
   redirectProxyUrl: string | undefined;
@@ -186,6 +188,7 @@ function resolveOAuth(
     profile: merged.profile ?? defaultProfile,
     account: merged.account ?? defaultAccount,
     allowDangerousEmailAccountLinking: merged.allowDangerousEmailAccountLinking ?? false,
+    twoFactor: merged.twoFactor !== false,
     isEmailVerified: merged.isEmailVerified ?? (merged.type === 'oidc' ? oidcEmailVerified : neverVerified),
     redirectProxyUrl,
     style: merged.style,

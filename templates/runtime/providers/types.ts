@@ -151,6 +151,13 @@ export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
    */
   allowDangerousEmailAccountLinking?: boolean;
   /**
+   * Whether a user who turned two-factor on (`TwoFactor()`) enters their code after signing in with this provider,
+   * as after every other first factor but a passkey. Set it to false only for a provider that asks its own second
+   * factor of every user (an identity provider that enforces MFA): its sign-in then counts as both.
+   * @default true
+   */
+  twoFactor?: boolean;
+  /**
    * Whether the provider vouches for the `email` of this profile: it checked that the user controls the address.
    * Only a vouched-for address is proven: a new user gets `emailVerified` set, it may claim the address from a user
    * who never proved it, and (with `allowDangerousEmailAccountLinking`) join a user who did. An address the provider

@@ -33,6 +33,11 @@ export interface SessionResult {
   session: Session | null;
   token: JWT | null;
   cookies: OutgoingCookie[];
+  /**
+   * When the user last authenticated for this session (seconds since the epoch): the sign-in or re-authentication
+   * that made it, never a renewal. Absent when unknown (a database row of an Auth.js adapter has no `createdAt`).
+   */
+  authTime?: number;
 }
 
 function sameToken(a: JWT, b: JWT): boolean {
@@ -129,7 +134,7 @@ export async function readSession(
     outgoing.push(...chunkCookie(cookies, sessionCookie, encoded, { expires }));
   }
   if (options.events.session) await emitEvent(options, 'session', { session, token });
-  return { session, token, cookies: outgoing };
+  return { session, token, cookies: outgoing, authTime: signedInAt };
 }
 
 /** The session cookies for a new sign-in: the default token, through the `jwt` callback, encrypted and chunked. */

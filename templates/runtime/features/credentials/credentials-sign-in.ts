@@ -111,17 +111,11 @@ async function signInWithCredentials(context: RequestContext, provider: Resolved
   const signedIn: User = { ...user, id };
   const account: Account = { providerAccountId: id, type: 'credentials', provider: provider.id };
   const returnTo = typeof callbackUrl === 'string' ? callbackUrl : context.cookies.get(context.cookieOptions.callbackUrl.name);
-  const { secondFactor } = context.options;
-  // With two-factor (database sessions only), the user the database feature keeps for this account is looked up once:
-  // a user who turned it on enters a code to finish, and the `signIn` callback is shown the same user.
-  const stored = provider.twoFactor && secondFactor ? ((await context.options.database?.userOfAccount(context.options, account)) ?? null) : undefined;
-  if (stored && secondFactor && (await secondFactor.challenge(context, { user: stored, provider: provider.id, providerAccountId: id, callbackUrl: returnTo }))) return;
   await completeSignIn(context, {
     user: signedIn,
     account,
     credentials,
     callbackUrl: returnTo,
-    ...(stored !== undefined && { storedUser: stored }),
     // JWT sessions: the user is whoever authorize() returned. Database sessions: the database feature finds the
     // user of this account (or creates one, its address unproven) and opens a session row.
     ...(database ? {} : { storedUser: null, resolve: async () => ({ user: signedIn, isNewUser: false }) }),

@@ -12,7 +12,7 @@ import type { Feature } from '../../feature.js';
 import { databaseAccessToken } from './access-token.js';
 import { endDatabaseSession, readDatabaseSession } from './session.js';
 import { sessionsRoute } from './sessions-route.js';
-import { existingUserOf, resolveSignIn } from './sign-in.js';
+import { existingUserOf, openSession, resolveSignIn } from './sign-in.js';
 
 export type { AccountTokens, Adapter, NewAdapterSession, RateLimitHit, UpdateAccountTokensParams } from './adapter.js';
 
@@ -22,6 +22,7 @@ export const database: Feature = {
   database: {
     userOfAccount: existingUserOf,
     resolveSignIn,
+    openSession,
     readSession: readDatabaseSession,
     endSession: endDatabaseSession,
     accessToken: databaseAccessToken,

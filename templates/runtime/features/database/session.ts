@@ -77,7 +77,7 @@ export async function readDatabaseSession(options: ResolvedConfig, sessionToken:
     return { session: null, token: null, cookies: [] };
   }
   if (options.events.session) await emitEvent(options, 'session', { session, token: {} });
-  return { session, token: null, cookies: outgoing };
+  return { session, token: null, cookies: outgoing, ...(row.createdAt && { authTime: Math.floor(row.createdAt.valueOf() / 1000) }) };
 }
 
 /**

@@ -22,7 +22,8 @@ import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js
 import type { RequestContext } from '../../context.js';
 import type { AccountSignIn } from '../../feature.js';
 import { readChunkedCookie } from '../../http/cookies.js';
-import { OAuthAccountNotLinked } from '../../errors.js';
+import { OAuthAccountNotLinked, ReauthenticationRequired } from '../../errors.js';
+import { isRecentAuth } from '../../session/recent-auth.js';
 import { emitEvent } from '../../events.js';
 import { userAgentOf } from '../../http/request.js';
 import type { Account, AdapterSession, AdapterUser, Profile } from '../../types.js';
@@ -88,27 +89,58 @@ function providerVouchesForEmail(context: RequestContext, account: Account, prof
   return provider.isEmailVerified(profile) === true;
 }
 
-/** The user of the request's current session, when there is one, so that a new provider gets linked to them. */
-export async function currentUser(context: RequestContext, adapter: Adapter): Promise<AdapterUser | null> {
+/** The signed-in user of a request, and when they last authenticated (seconds; absent when unknown). */
+export interface SignedIn {
+  user: AdapterUser;
+  authTime: number | undefined;
+}
+
+/**
+ * The user of the request's current session and when they last authenticated, or null: a session past its expiry
+ * or its absolute end (`session.absoluteMaxAge`) is no session here either.
+ */
+export async function currentSignIn(context: RequestContext, adapter: Adapter): Promise<SignedIn | null> {
   const { options } = context;
   const cookie = context.cookieOptions.sessionToken;
   const raw = readChunkedCookie(context.cookies, cookie.name);
   if (!raw) return null;
+  const now = Date.now();
   if (options.session.strategy === 'database') {
     const found = await callAdapter(adapter, 'getSessionAndUser', raw);
-    return found && found.session.expires.valueOf() > Date.now() ? found.user : null;
+    if (!found || found.session.expires.valueOf() <= now) return null;
+    const createdAt = found.session.createdAt?.valueOf();
+    if (createdAt !== undefined && createdAt + options.session.absoluteMaxAge * 1000 <= now) return null;
+    return { user: found.user, authTime: createdAt === undefined ? undefined : Math.floor(createdAt / 1000) };
   }
   const token = await options.jwt.decode({ token: raw, secret: options.secrets, salt: cookie.name }).catch(() => null);
-  return token?.sub ? callAdapter(adapter, 'getUser', token.sub) : null;
+  if (!token?.sub) return null;
+  const authTime = typeof token.auth_time === 'number' ? token.auth_time : typeof token.iat === 'number' ? token.iat : undefined;
+  if (authTime !== undefined && (authTime + options.session.absoluteMaxAge) * 1000 <= now) return null;
+  const user = await callAdapter(adapter, 'getUser', token.sub);
+  return user ? { user, authTime } : null;
+}
+
+/** The user of the request's current session, when there is one, so that a new provider gets linked to them. */
+export async function currentUser(context: RequestContext, adapter: Adapter): Promise<AdapterUser | null> {
+  return (await currentSignIn(context, adapter))?.user ?? null;
+}
+
+/** Whether the signed-in user authenticated within `session.reauthMaxAge`. */
+export function isRecentSignIn(context: RequestContext, signedIn: SignedIn): boolean {
+  return isRecentAuth(signedIn.authTime, context.options.session.reauthMaxAge);
 }
 
 /**
- * A new database session for the user (database strategy only). An adapter that lists sessions also stores when
- * it was created and last used and the browser's `User-Agent`, for the user's list of sessions.
+ * Opens a new database session for the user, replacing the browser's previous session row. An adapter that lists
+ * sessions also stores when it was created (the sign-in, from which `absoluteMaxAge` and recent authentication
+ * count) and last used and the browser's `User-Agent`, for the user's list of sessions. The expiry never passes the
+ * absolute end.
  */
-export async function openSession(context: RequestContext, adapter: Adapter, userId: string): Promise<AdapterSession | undefined> {
+export async function openSession(context: RequestContext, userId: string): Promise<AdapterSession> {
   const { options } = context;
-  if (options.session.strategy !== 'database') return undefined;
+  const adapter = options.adapter!;
+  const previous = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
+  if (previous) await callAdapter(adapter, 'deleteSession', previous).catch((error: Error) => options.logger.error(error));
   const now = new Date();
   const details = typeof adapter.listSessionsByUserId === 'function' && {
     createdAt: now,
@@ -118,35 +150,26 @@ export async function openSession(context: RequestContext, adapter: Adapter, use
   return callAdapter(adapter, 'createSession', {
     sessionToken: options.session.generateSessionToken(),
     userId,
-    expires: new Date(now.valueOf() + options.session.maxAge * 1000),
+    expires: new Date(now.valueOf() + Math.min(options.session.maxAge, options.session.absoluteMaxAge) * 1000),
     ...details,
   });
 }
 
 /**
- * Signs in a stored user whom a flow has proven (a password, a confirmation link, a second factor) through an
- * account it knows them by: the shared `signIn` callback, session and redirect (complete-sign-in.ts). With database
- * sessions the browser's previous session row is deleted and a new one opened.
+ * Signs in a stored user whom a flow has proven (a password, a confirmation link) through an account it knows them
+ * by: the shared `signIn` callback, the second factor, the session and the redirect (complete-sign-in.ts).
  */
 export async function signInStoredUser(
   context: RequestContext,
   params: { user: AdapterUser; account: Account; isNewUser: boolean; callbackUrl: string | undefined },
 ): Promise<void> {
-  const { options } = context;
-  const adapter = options.adapter!;
   const { user } = params;
   await completeSignIn(context, {
     user,
     account: params.account,
     storedUser: user,
     callbackUrl: params.callbackUrl,
-    resolve: async () => {
-      if (options.session.strategy === 'database') {
-        const previous = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
-        if (previous) await callAdapter(adapter, 'deleteSession', previous).catch((error: Error) => options.logger.error(error));
-      }
-      return { user, isNewUser: params.isNewUser, session: await openSession(context, adapter, user.id) };
-    },
+    resolve: async () => ({ user, isNewUser: params.isNewUser }),
   });
 }
 
@@ -195,7 +218,8 @@ export async function resolveSignIn(
   const proven = providerVouchesForEmail(context, account, params.profile, email);
   // A credentials sign-in is whoever authorize() vouched for: it switches the browser to that user, and never links
   // their account to the user signed in before (on a shared computer, that would hand one person's account to another).
-  const signedIn = account.type === 'credentials' ? null : await currentUser(context, adapter);
+  const current = account.type === 'credentials' ? null : await currentSignIn(context, adapter);
+  const signedIn = current?.user ?? null;
   const owner = await existingUserOf(options, account);
 
   if (owner) {
@@ -207,15 +231,20 @@ export async function resolveSignIn(
     if (proven && email === owner.email && !hasProvenEmail(owner)) {
       const updated = await callAdapter(adapter, 'updateUser', { id: owner.id, emailVerified: new Date() });
       await emitEvent(options, 'updateUser', { user: updated });
-      return { user: updated, isNewUser: false, session: await openSession(context, adapter, updated.id) };
+      return { user: updated, isNewUser: false };
     }
-    return { user: owner, isNewUser: false, session: await openSession(context, adapter, owner.id) };
+    return { user: owner, isNewUser: false };
   }
 
   let user: AdapterUser;
   let isNewUser = false;
-  if (signedIn) {
-    user = signedIn;
+  if (current) {
+    // Linking an account gives its holder a lasting way into this user: only after a recent authentication, so that
+    // a copied session cookie cannot add the thief's account (SPEC §13).
+    if (!isRecentSignIn(context, current)) {
+      throw new ReauthenticationRequired(`Linking the ${account.provider} account to the signed-in user needs a recent authentication`);
+    }
+    user = current.user;
   } else {
     const outcome = await settleAddress(options, adapter, { email, proven, joinProvenHolder: params.allowDangerousEmailAccountLinking });
     if (outcome.action === 'refuse') {
@@ -235,7 +264,7 @@ export async function resolveSignIn(
         user = await callAdapter(adapter, 'createUserWithAccount', newUser, account);
         await emitEvent(options, 'createUser', { user });
         await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
-        return { user, isNewUser: true, session: await openSession(context, adapter, user.id) };
+        return { user, isNewUser: true };
       }
       user = await callAdapter(adapter, 'createUser', newUser);
       isNewUser = true;
@@ -244,5 +273,5 @@ export async function resolveSignIn(
   }
   await undoNewUserOnFailure(options, adapter, isNewUser ? user : null, () => callAdapter(adapter, 'linkAccount', { ...account, userId: user.id }));
   await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
-  return { user, isNewUser, session: await openSession(context, adapter, user.id) };
+  return { user, isNewUser };
 }

@@ -13,7 +13,6 @@ import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js
 import { hashVerificationToken } from './link-token.js';
 import { emailLinks } from './verify-request-route.js';
 import { type RequestContext, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
-import { readChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf } from '../../http/csrf.js';
 import { InvalidEmailAddress, assertSingleAddress, normalizeEmailAddress } from '../../email-address.js';
 import { AccessDenied, MissingAdapter, UntrustedHost } from '../../errors.js';
@@ -27,7 +26,7 @@ import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/t
 import { consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { customPageUrl, requestedCallbackUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
 import { bodyField, prefersJson, queryParams } from '../../http/request.js';
-import { hasProvenEmail, openSession, settleAddress } from '../database/sign-in.js';
+import { hasProvenEmail, settleAddress } from '../database/sign-in.js';
 import type { Theme } from '../../theme.js';
 import type { Account, AdapterUser, Awaitable, User } from '../../types.js';
 
@@ -229,10 +228,6 @@ async function resolveEmailSignIn(context: RequestContext, params: { identifier:
   const adapter = options.adapter;
   // The startup check makes this unreachable; kept for custom wiring.
   if (!adapter) throw new MissingAdapter('Email sign-in needs an adapter');
-  if (options.session.strategy === 'database') {
-    const previous = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
-    if (previous) await callAdapter(adapter, 'deleteSession', previous).catch((error: Error) => options.logger.error(error));
-  }
   const outcome = await settleAddress(options, adapter, { email: params.identifier, proven: true, joinProvenHolder: true });
   let user: AdapterUser;
   let isNewUser = false;
@@ -245,7 +240,7 @@ async function resolveEmailSignIn(context: RequestContext, params: { identifier:
     isNewUser = true;
     await emitEvent(options, 'createUser', { user });
   }
-  return { user, isNewUser, session: await openSession(context, adapter, user.id) };
+  return { user, isNewUser };
 }
 
 /** POST `<mount>/signin/<email provider>`: a malformed address is answered 400, anything else sends a link. */

@@ -23,7 +23,7 @@ import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js
 import { type RequestContext, sendJson } from '../../context.js';
 import { verifyCsrf } from '../../http/csrf.js';
 import { normalizeEmailAddress } from '../../email-address.js';
-import { AccountNotLinked, InvalidRequest, MethodNotAllowed, MissingAdapter } from '../../errors.js';
+import { AccountNotLinked, InvalidRequest, MethodNotAllowed, MissingAdapter, ReauthenticationRequired } from '../../errors.js';
 import { MissingWebAuthnAutocomplete, WebAuthnVerificationError } from './errors.js';
 import { emitEvent } from '../../events.js';
 import type { ProviderFlow, SignInFormContext } from '../../flow.js';
@@ -36,7 +36,8 @@ import { type Route, findProvider, unsupportedProvider } from '../../router.js';
 import { consumeClientRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { requestedCallbackUrl } from '../../http/redirect.js';
 import { bodyField, queryParams, readBody } from '../../http/request.js';
-import { currentUser, existingUserOf, openSession, settleAddress, undoNewUserOnFailure } from '../database/sign-in.js';
+import { currentSignIn, existingUserOf, isRecentSignIn, settleAddress, undoNewUserOnFailure } from '../database/sign-in.js';
+import { askToReauthenticate } from '../../session/recent-auth.js';
 import type { Account, AdapterAuthenticator, AdapterUser, User } from '../../types.js';
 
 /** A WebAuthn credential as the ceremonies see it: `id` is base64url. */
@@ -170,7 +171,8 @@ export async function sendWebAuthnOptions(context: RequestContext, provider: Res
       throw badRequest(error instanceof Error ? error.message : 'Enter a valid email address.');
     }
   }
-  const signedIn = await currentUser(context, adapter);
+  const current = await currentSignIn(context, adapter);
+  const signedIn = current?.user ?? null;
   const decision: WebAuthnAction = action ?? (signedIn || email !== undefined ? 'register' : 'authenticate');
   const relyingParty = relyingPartyOf(context, provider);
 
@@ -180,6 +182,10 @@ export async function sendWebAuthnOptions(context: RequestContext, provider: Res
     return sendJson(context, 200, { action: decision, options });
   }
   if (!signedIn && email === undefined) throw badRequest('Enter your email address to create a passkey, or sign in first to add one to your account.');
+  if (current && !isRecentSignIn(context, current)) {
+    // The passkey form lives on the sign-in page: back there, to add the passkey once re-authenticated.
+    return askToReauthenticate(context, `${context.origin}${context.mountPath}/signin`);
+  }
   const excludeCredentials = signedIn ? (await callAdapter(adapter, 'listAuthenticatorsByUserId', signedIn.id)).map(descriptorOf) : [];
   const userName = signedIn ? (signedIn.email ?? signedIn.name ?? String(signedIn.id)) : email!;
   const { challenge, options } = await provider.ceremonies.registrationOptions({
@@ -315,18 +321,21 @@ async function resolveWebAuthnSignIn(
   const { options } = context;
   const adapter = adapterOf(context);
   const { account } = params;
-  const signedIn = await currentUser(context, adapter);
+  const current = await currentSignIn(context, adapter);
+  const signedIn = current?.user ?? null;
   const owner = await existingUserOf(options, account);
   if (owner) {
     if (signedIn && String(signedIn.id) !== String(owner.id)) {
       throw new AccountNotLinked('This passkey belongs to another user than the one signed in');
     }
-    return { user: owner, isNewUser: false, session: await openSession(context, adapter, owner.id) };
+    return { user: owner, isNewUser: false };
   }
   let user: AdapterUser;
   let isNewUser = false;
-  if (signedIn) {
-    user = signedIn;
+  if (current) {
+    // A passkey is a lasting credential that skips the second factor: added only after a recent authentication.
+    if (!isRecentSignIn(context, current)) throw new ReauthenticationRequired('Adding a passkey needs a recent authentication');
+    user = current.user;
   } else {
     const outcome = await settleAddress(options, adapter, { email: null, proven: false, joinProvenHolder: false });
     if (outcome.action !== 'create') throw new AccountNotLinked('A passkey sign-up claims no email address');
@@ -342,7 +351,7 @@ async function resolveWebAuthnSignIn(
     if (authenticator) await callAdapter(adapter, 'createAuthenticator', { ...authenticator, userId: user.id });
   });
   await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
-  return { user, isNewUser, session: await openSession(context, adapter, user.id) };
+  return { user, isNewUser };
 }
 
 /** POST `<mount>/callback/<webauthn provider>`: a verified registration or authentication signs the user in. */

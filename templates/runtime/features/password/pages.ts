@@ -68,8 +68,30 @@ export function renderResetRequestPage(params: PasswordPageBase & { email?: stri
 /** GET `<mount>/reset-password?token=…&email=…`: the new password; the token is used only when the form is sent. */
 export function renderNewPasswordPage(params: PasswordPageBase & { token: string; email: string; minLength: number }): string {
   const errors = params.errors ?? {};
-  const body = html`<h1>Choose a new password</h1>${formAlert(errors)}<form action="${params.mountPath}/reset-password" method="POST" novalidate>${hiddenFields(params.csrfToken, { token: params.token, email: params.email })}<input type="email" name="username" autocomplete="username" value="${params.email}" hidden>${field({ name: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, hint: lengthHint(params.minLength) }, errors)}<button type="submit">Set password</button></form>`;
+  const body = html`<h1>Choose a new password</h1>${formAlert(errors)}<p class="muted">Setting it signs this account out on every device. Passkeys, accounts linked from other providers and two-factor authentication stay as they are: review them once you are signed in.</p><form action="${params.mountPath}/reset-password" method="POST" novalidate>${hiddenFields(params.csrfToken, { token: params.token, email: params.email })}<input type="email" name="username" autocomplete="username" value="${params.email}" hidden>${field({ name: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, hint: lengthHint(params.minLength) }, errors)}<button type="submit">Set password</button></form>`;
   return layout({ title: 'Choose a new password', theme: params.theme, body });
+}
+
+/** What the confirmation page shows: the link's token and address, kept in the forms. */
+export interface ConfirmPageParams extends PasswordPageBase {
+  providerId: string;
+  token: string;
+  email: string;
+  callbackUrl: string | undefined;
+  minLength: number;
+}
+
+/**
+ * GET `<mount>/callback/<id>?token=…&email=…` (the confirmation link): two forms, each a POST that confirms the
+ * address: the password chosen at sign-up, or a new password that replaces it. Opening the page changes nothing.
+ */
+export function renderConfirmPage(params: ConfirmPageParams): string {
+  const errors = params.errors ?? {};
+  const action = `${params.mountPath}/callback/${encodeURIComponent(params.providerId)}`;
+  const hidden = hiddenFields(params.csrfToken, { token: params.token, email: params.email, callbackUrl: params.callbackUrl });
+  const username = html`<input type="email" name="username" autocomplete="username" value="${params.email}" hidden>`;
+  const body = html`<h1>Confirm your email address</h1>${formAlert(errors)}<p class="muted">To confirm <strong>${params.email}</strong>, enter the password chosen when this account was created.</p><form action="${action}" method="POST" novalidate>${hidden}${username}${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true }, errors)}<button type="submit">Confirm and sign in</button></form><h2>Did not create this account, or forgot its password?</h2><p class="muted">Choose a new password: it replaces the one set at sign-up.</p><form action="${action}" method="POST" novalidate>${hidden}${username}${field({ name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, hint: lengthHint(params.minLength) }, errors)}<button type="submit" class="secondary">Set password, confirm and sign in</button></form>`;
+  return layout({ title: 'Confirm your email address', theme: params.theme, body });
 }
 
 /** GET `<mount>/password` (signed in): the current and the new password. */

@@ -17,13 +17,14 @@
  * only by a link opened from its mailbox, and an unproven address never joins an existing user (sign-in.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { type Adapter, callAdapter } from '../database/adapter.js';
+import { type Adapter, type VerificationToken, callAdapter } from '../database/adapter.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import { endSessionRows } from '../database/session-management.js';
 import { askToSignIn } from '../database/sessions-route.js';
-import { currentUser, hasProvenEmail, settleAddress, signInStoredUser } from '../database/sign-in.js';
-import { type RequestContext, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
-import { clearChunkedCookie, readChunkedCookie } from '../../http/cookies.js';
+import { currentSignIn, hasProvenEmail, isRecentSignIn, openSession, settleAddress, signInStoredUser } from '../database/sign-in.js';
+import { type RequestContext, actionUrl, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
+import { askToReauthenticate } from '../../session/recent-auth.js';
+import { chunkCookie, clearChunkedCookie, readChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidEmailAddress, assertSingleAddress, normalizeEmailAddress } from '../../email-address.js';
 import { CredentialsSignin, InvalidRequest, MethodNotAllowed, UntrustedHost } from '../../errors.js';
@@ -45,7 +46,7 @@ import { type BreachedPasswordCheck, DEFAULT_BREACHED_PASSWORDS_URL, isBreachedP
 import { commonPasswords as bundledCommonPasswords } from './common-passwords.js';
 import { hashPassword, verifyPassword } from './hash.js';
 import { type PasswordMessage, type PasswordMessageKind, type PasswordMessageSender, consoleSender, passwordMessage, smtpSender } from './mail.js';
-import { type PasswordFormErrors, renderChangePasswordPage, renderNewPasswordPage, renderResetRequestPage, renderSignUpPage } from './pages.js';
+import { type ConfirmPageParams, type PasswordFormErrors, renderChangePasswordPage, renderConfirmPage, renderNewPasswordPage, renderResetRequestPage, renderSignUpPage } from './pages.js';
 import { MAX_PASSWORD_LENGTH, minPasswordLength, passwordProblem } from './policy.js';
 
 export type { BreachedPasswordCheck } from './breached.js';
@@ -102,6 +103,9 @@ const verifyIdentifier = (email: string): string => `password-verify:${email}`;
 /** The identifier a reset link's token is stored under. */
 const resetIdentifier = (email: string): string => `password-reset:${email}`;
 
+/** The user id an unknown address's password is looked up by: nobody's, so that both branches read alike. */
+const NOBODY = `nobody-${randomUUID()}`;
+
 /** The longest name accepted at sign-up, in characters. */
 const MAX_NAME_LENGTH = 100;
 /** Longer input is refused before it is hashed: no password is this long (the policy's limit is 256 code points). */
@@ -153,11 +157,17 @@ function addressOf(typed: string | undefined): string {
   return address;
 }
 
-/** The reason a new password is refused (the policy, then the optional breach check), or undefined. */
-async function newPasswordProblem(context: RequestContext, provider: ResolvedPasswordProvider, password: string | undefined, email: string | undefined): Promise<string | undefined> {
+/** The reason the policy refuses a new password (checked here, without the network), or undefined. */
+function newPasswordProblem(provider: ResolvedPasswordProvider, password: string | undefined, email: string | undefined): string | undefined {
   if (!password) return 'Enter a password.';
-  const problem = passwordProblem(password, email, { minLength: provider.minLength, commonPasswords: provider.commonPasswords });
-  if (problem) return problem.message;
+  return passwordProblem(password, email, { minLength: provider.minLength, commonPasswords: provider.commonPasswords })?.message;
+}
+
+/**
+ * The optional breach check of a new password, or undefined. It calls a remote API, so it runs last: after the rate
+ * limits and after a link's token is known to be good, so that nobody can make the app call it at will.
+ */
+async function breachedPasswordProblem(context: RequestContext, provider: ResolvedPasswordProvider, password: string): Promise<string | undefined> {
   if (!provider.breached) return undefined;
   const breached = await isBreachedPassword(password, provider.breached);
   if (breached === undefined) context.options.logger.warn('breached-password-check-failed');
@@ -193,6 +203,18 @@ function sendLater(context: RequestContext, provider: ResolvedPasswordProvider, 
     Promise.resolve()
       .then(() => provider.send(message))
       .catch((error: unknown) => logger.error(new EmailSignInError(`Sending the "${message.kind}" message of provider "${provider.id}" failed`, { cause: error instanceof Error ? error : undefined })));
+  });
+}
+
+/**
+ * Runs work that depends on whether an address is known after the answer has been sent, so that the answer's timing
+ * is the same for every address (a database one round trip away would otherwise tell them apart). A failure is
+ * logged; the answer already said "check your email" either way.
+ */
+function afterAnswer(context: RequestContext, work: () => Promise<void>): void {
+  const { logger } = context.options;
+  setImmediate(() => {
+    work().catch((error: unknown) => logger.error(error instanceof Error ? error : new Error(String(error))));
   });
 }
 
@@ -240,22 +262,32 @@ async function signUp(context: RequestContext, provider: ResolvedPasswordProvide
     errors.email = error instanceof InvalidEmailAddress ? error.message : 'Enter a valid email address.';
   }
   if (name !== undefined && ([...name].length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name))) errors.name = `Use up to ${MAX_NAME_LENGTH} characters, without line breaks.`;
-  const problem = await newPasswordProblem(context, provider, password, email ?? typed);
+  const problem = newPasswordProblem(provider, password, email ?? typed);
   if (problem) errors.password = problem;
-  if (email === undefined || Object.keys(errors).length > 0) {
-    return refuseForm(context, errors, () => signUpPage(context, provider, { ...(typed !== undefined && { email: typed.slice(0, 320) }), ...(name && { name }), errors }));
-  }
+  const refuse = (): void =>
+    refuseForm(context, errors, () => signUpPage(context, provider, { ...(typed !== undefined && { email: typed.slice(0, 320) }), ...(name && { name }), errors }));
+  if (email === undefined || Object.keys(errors).length > 0) return refuse();
   // The client first: its limit also caps how many address counters one client can create.
   await consumeClientRateLimit(context, 'passwordEmailPerClient');
   await consumeRateLimit(context.options, 'passwordEmailPerAddress', email);
+  const breached = await breachedPasswordProblem(context, provider, password!);
+  if (breached) {
+    errors.password = breached;
+    return refuse();
+  }
   const adapter = adapterOf(context);
   // Hashed for every address alike: a known address costs the same time as a new one.
-  const hash = await hashPassword(password!);
+  const hash = await hashPassword(password!, undefined, { request: context.req });
   const holder = await callAdapter(adapter, 'getUserByEmail', email);
+  const callbackUrl = requestedCallbackUrl(context, body);
+  checkYourEmail(context, provider);
+  // What differs between a known and a new address happens after the answer (afterAnswer).
   if (holder) {
     const signIn = configuredActionUrl(context, 'signin');
     sendLater(context, provider, messageOf(context, 'sign-up-attempt', email, signIn, configuredActionUrl(context, 'reset-password')));
-  } else {
+    return;
+  }
+  afterAnswer(context, async () => {
     const user = await callAdapter(adapter, 'createUser', { id: randomUUID(), email, emailVerified: null, ...(name && { name }) });
     try {
       await callAdapter(adapter, 'setPasswordHash', user.id, hash);
@@ -264,9 +296,8 @@ async function signUp(context: RequestContext, provider: ResolvedPasswordProvide
       throw error;
     }
     await emitEvent(context.options, 'createUser', { user });
-    await sendConfirmationLink(context, provider, email, requestedCallbackUrl(context, body));
-  }
-  checkYourEmail(context, provider);
+    await sendConfirmationLink(context, provider, email, callbackUrl);
+  });
 }
 
 /** Signs `user` in through the provider's account (the user's id). */
@@ -289,13 +320,14 @@ async function signIn(context: RequestContext, provider: ResolvedPasswordProvide
   await consumeRateLimit(context.options, 'credentialsPerUser', email);
   const adapter = adapterOf(context);
   const holder = await callAdapter(adapter, 'getUserByEmail', email);
-  const stored = holder ? await callAdapter(adapter, 'getPasswordHash', holder.id) : null;
-  // An unknown address, or a user without a password, costs one hash too.
-  const check = await verifyPassword(password ?? '', stored);
+  // An unknown address costs the same database reads and one hash too, so that its answer takes as long.
+  const stored = await callAdapter(adapter, 'getPasswordHash', holder?.id ?? NOBODY);
+  const check = await verifyPassword(password ?? '', holder ? stored : null, { request: context.req });
   if (!holder || !check.valid) throw new CredentialsSignin(`Wrong password or unknown address for provider "${provider.id}"`);
   if (!hasProvenEmail(holder)) {
-    // The same answer as a wrong password; the owner of the address gets a new link, within the message limit.
+    // The same answer as a wrong password; the owner of the address gets a new link, within the message limits.
     try {
+      await consumeClientRateLimit(context, 'passwordEmailPerClient');
       await consumeRateLimit(context.options, 'passwordEmailPerAddress', email);
       await sendConfirmationLink(context, provider, email, requestedCallbackUrl(context, body));
     } catch (error) {
@@ -305,34 +337,87 @@ async function signIn(context: RequestContext, provider: ResolvedPasswordProvide
   }
   await clearRateLimit(context.options, 'credentialsPerUser', email);
   if (check.needsRehash) await callAdapter(adapter, 'setPasswordHash', holder.id, await hashPassword(password!));
+  // A reset link asked for earlier is not needed any more: the user knows their password.
+  await voidLinks(adapter, resetIdentifier(email));
   const callbackUrl = bodyField(body, 'callbackUrl') ?? context.cookies.get(context.cookieOptions.callbackUrl.name);
-  // With two-factor on, no session yet: the second factor finishes the sign-in (features/two-factor/).
-  if (await context.options.secondFactor?.challenge(context, { user: holder, provider: provider.id, providerAccountId: holder.id, callbackUrl })) return;
+  // With two-factor on, completeSignIn asks for the code before the session (features/two-factor/).
   await signInAs(context, provider, holder, { isNewUser: false, callbackUrl });
 }
 
+/** Deletes every unused link of an identifier (when the adapter can). */
+async function voidLinks(adapter: Adapter, identifier: string): Promise<void> {
+  if (typeof adapter.deleteVerificationTokens === 'function') await callAdapter(adapter, 'deleteVerificationTokens', identifier);
+}
+
+/** A link's token used to see that it is good, stored again as it was: the link stays usable (until it expires). */
+async function restoreLink(adapter: Adapter, row: VerificationToken): Promise<void> {
+  await callAdapter(adapter, 'createVerificationToken', row);
+}
+
 /**
- * GET `<mount>/callback/<id>?token=…&email=…`: the confirmation link. The address's holder is signed in: the user
- * of the sign-up, whose address is now proven, or a user who proved it since (as a magic link would). Any failure
- * is `Verification` (the link is no longer valid).
+ * GET `<mount>/callback/<id>?token=…&email=…`: the confirmation link opens a page and changes nothing, since mail
+ * scanners and link previews open links. The page confirms by POST and asks for the password chosen at sign-up, or
+ * lets the opener choose a new one (which voids the old): opening a link can never confirm a password the opener does
+ * not know, nor sign a browser in (login CSRF).
  */
-async function confirmAddress(context: RequestContext, provider: ResolvedPasswordProvider): Promise<void> {
+function confirmationPage(context: RequestContext, provider: ResolvedPasswordProvider): void {
   const query = queryParams(context.req);
   const token = query.get('token');
   const email = query.get('email');
   if (!token || !email) throw new Verification('The confirmation link has no token or no email: it was opened incompletely');
+  sendHtml(context, 200, renderConfirmPage(confirmPageParams(context, provider, { token, email, callbackUrl: query.get('callbackUrl') ?? undefined })));
+}
+
+function confirmPageParams(context: RequestContext, provider: ResolvedPasswordProvider, link: { token: string; email: string; callbackUrl: string | undefined }, errors: PasswordFormErrors = {}): ConfirmPageParams {
+  return { mountPath: context.mountPath, csrfToken: csrfTokenOf(context), theme: context.options.theme, providerId: provider.id, minLength: provider.minLength, ...link, callbackUrl: safeCallbackParam(context, link.callbackUrl), errors };
+}
+
+/**
+ * POST `<mount>/callback/<id>` with the link's `token` and `email`: `password` (the one chosen at sign-up) or
+ * `newPassword` (replacing it). The address's unproven holder is confirmed and signed in. A wrong or refused password
+ * leaves the link usable; an address proven since (a magic link, a reset, a provider) refuses the link, so an unused
+ * link never outlives the address being proven another way. Any other failure is `Verification`.
+ */
+async function confirmAddress(context: RequestContext, provider: ResolvedPasswordProvider, body: Record<string, unknown>, token: string): Promise<void> {
+  const email = textField(body, 'email', 320) ?? '';
+  const password = textField(body, 'password', MAX_PASSWORD_INPUT);
+  const newPassword = textField(body, 'newPassword', MAX_PASSWORD_INPUT);
+  const callbackUrl = requestedCallbackUrl(context, body);
+  const refuse = (errors: PasswordFormErrors): void => refuseForm(context, errors, () => renderConfirmPage(confirmPageParams(context, provider, { token, email, callbackUrl }, errors)));
+  if (!password && !newPassword) return refuse({ password: 'Enter the password you chose when you signed up, or choose a new one.' });
+  const problem = newPassword === undefined || newPassword === '' ? undefined : newPasswordProblem(provider, newPassword, email);
+  if (problem) return refuse({ newPassword: problem });
+  await consumeClientRateLimit(context, 'credentialsPerClient');
+  await consumeRateLimit(context.options, 'credentialsPerUser', email);
   const adapter = adapterOf(context);
   const row = await useLinkToken(adapter, verifyIdentifier(email), token, context.options.secrets);
   if (!row) throw new Verification('The confirmation link is unknown, used or expired');
-  let user = await callAdapter(adapter, 'getUserByEmail', email);
-  if (!user) throw new Verification('Nobody holds the address of this confirmation link any more');
-  const confirming = !hasProvenEmail(user);
-  if (confirming) {
-    if (!(await callAdapter(adapter, 'getPasswordHash', user.id))) throw new Verification('The address of this confirmation link belongs to a user without a password');
-    user = await callAdapter(adapter, 'updateUser', { id: user.id, emailVerified: new Date() });
-    await emitEvent(context.options, 'updateUser', { user });
+  const holder = await callAdapter(adapter, 'getUserByEmail', email);
+  if (!holder) throw new Verification('Nobody holds the address of this confirmation link any more');
+  if (hasProvenEmail(holder)) throw new Verification('The address of this confirmation link was proven another way since: sign in instead');
+  let hash: string;
+  if (newPassword) {
+    const breached = await breachedPasswordProblem(context, provider, newPassword);
+    if (breached) {
+      await restoreLink(adapter, row);
+      return refuse({ newPassword: breached });
+    }
+    hash = await hashPassword(newPassword);
+  } else {
+    const stored = await callAdapter(adapter, 'getPasswordHash', holder.id);
+    if (!stored) throw new Verification('The address of this confirmation link belongs to a user without a password');
+    if (!(await verifyPassword(password!, stored)).valid) {
+      await restoreLink(adapter, row);
+      return refuse({ password: 'That is not the password chosen at sign-up. Enter it again, or choose a new password below.' });
+    }
+    hash = stored;
   }
-  await signInAs(context, provider, user, { isNewUser: confirming, callbackUrl: query.get('callbackUrl') ?? undefined });
+  await clearRateLimit(context.options, 'credentialsPerUser', email);
+  if (newPassword) await callAdapter(adapter, 'setPasswordHash', holder.id, hash);
+  const user = await callAdapter(adapter, 'updateUser', { id: holder.id, emailVerified: new Date() });
+  await emitEvent(context.options, 'updateUser', { user });
+  await voidLinks(adapter, verifyIdentifier(email));
+  await signInAs(context, provider, user, { isNewUser: true, callbackUrl });
 }
 
 /** Ends sessions of a user (database sessions): all of them, or all but `keep`. Returns how many. */
@@ -371,13 +456,15 @@ async function resetPasswordRoute(context: RequestContext, route: Route): Promis
   await consumeRateLimit(context.options, 'passwordEmailPerAddress', email);
   const adapter = adapterOf(context);
   const holder = await callAdapter(adapter, 'getUserByEmail', email);
-  if (holder) {
+  checkYourEmail(context, provider);
+  // The link is stored and sent after the answer: a known address answers as fast as an unknown one.
+  if (!holder) return;
+  afterAnswer(context, async () => {
     const linkToken = newLinkToken();
     await storeLinkToken(adapter, { identifier: resetIdentifier(email), token: linkToken, secret: context.options.secrets[0]!, maxAge: provider.resetMaxAge });
     const url = `${configuredActionUrl(context, 'reset-password')}?${new URLSearchParams({ token: linkToken, email })}`;
     sendLater(context, provider, messageOf(context, 'reset-password', email, url));
-  }
-  checkYourEmail(context, provider);
+  });
 }
 
 /**
@@ -388,14 +475,18 @@ async function resetPasswordRoute(context: RequestContext, route: Route): Promis
 async function resetPassword(context: RequestContext, provider: ResolvedPasswordProvider, body: Record<string, unknown>, token: string): Promise<void> {
   const email = textField(body, 'email', 320) ?? '';
   const password = textField(body, 'password', MAX_PASSWORD_INPUT);
-  const problem = await newPasswordProblem(context, provider, password, email);
-  if (problem) {
-    const base = { mountPath: context.mountPath, csrfToken: csrfTokenOf(context), theme: context.options.theme };
-    return refuseForm(context, { password: problem }, () => renderNewPasswordPage({ ...base, token, email, minLength: provider.minLength, errors: { password: problem } }));
-  }
+  const base = { mountPath: context.mountPath, csrfToken: csrfTokenOf(context), theme: context.options.theme };
+  const refuse = (problem: string): void => refuseForm(context, { password: problem }, () => renderNewPasswordPage({ ...base, token, email, minLength: provider.minLength, errors: { password: problem } }));
+  const problem = newPasswordProblem(provider, password, email);
+  if (problem) return refuse(problem);
   const adapter = adapterOf(context);
   const row = await useLinkToken(adapter, resetIdentifier(email), token, context.options.secrets);
   if (!row) throw new Verification('The password reset link is unknown, used or expired');
+  const breached = await breachedPasswordProblem(context, provider, password!);
+  if (breached) {
+    await restoreLink(adapter, row);
+    return refuse(breached);
+  }
   const hash = await hashPassword(password!);
   const outcome = await settleAddress(context.options, adapter, { email, proven: true, joinProvenHolder: true });
   let user: AdapterUser;
@@ -408,6 +499,8 @@ async function resetPassword(context: RequestContext, provider: ResolvedPassword
     throw new Verification('The address of this reset link cannot be given to a user');
   }
   await callAdapter(adapter, 'setPasswordHash', user.id, hash);
+  // The address is proven now: an unused confirmation link for it is void (F3 of security review 4).
+  await voidLinks(adapter, verifyIdentifier(email));
   await endSessionsOfUser(context, user.id);
   await clearRateLimit(context.options, 'credentialsPerUser', email);
   context.outgoing.push(...clearChunkedCookie(context.cookies, context.cookieOptions.sessionToken));
@@ -415,13 +508,19 @@ async function resetPassword(context: RequestContext, provider: ResolvedPassword
   answerWith(context, customPageUrl(context, signInPage, {}));
 }
 
-/** `<mount>/password`: a signed-in user changes their password. */
+/**
+ * `<mount>/password`: a signed-in user changes their password, after a recent authentication (a copied session cookie
+ * alone must not change how the account signs in). The user's other sessions end, the current one gets a new token
+ * (a copy of the old cookie stops working), and an unused reset link is void.
+ */
 async function changePasswordRoute(context: RequestContext, route: Route): Promise<void> {
   const provider = passwordProviderOf(context);
   const adapter = adapterOf(context);
-  const user = await currentUser(context, adapter);
+  const signedIn = await currentSignIn(context, adapter);
   const json = prefersJson(context.req);
-  if (!user) return askToSignIn(context, json, { action: 'password', message: 'Sign in to change your password.' });
+  if (!signedIn) return askToSignIn(context, json, { action: 'password', message: 'Sign in to change your password.' });
+  if (!isRecentSignIn(context, signedIn)) return askToReauthenticate(context, actionUrl(context, 'password'));
+  const { user } = signedIn;
   const page = (errors: PasswordFormErrors, changed: boolean): string =>
     renderChangePasswordPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), theme: context.options.theme, email: user.email ?? undefined, minLength: provider.minLength, changed, errors });
   if (route.method === 'GET') return sendHtml(context, 200, page({}, queryParams(context.req).get('changed') === '1'));
@@ -431,19 +530,30 @@ async function changePasswordRoute(context: RequestContext, route: Route): Promi
   const next = textField(body, 'newPassword', MAX_PASSWORD_INPUT);
   await consumeRateLimit(context.options, 'credentialsPerUser', user.email ?? user.id);
   const stored = await callAdapter(adapter, 'getPasswordHash', user.id);
-  const check = await verifyPassword(current ?? '', stored);
+  const check = await verifyPassword(current ?? '', stored, { request: context.req });
   if (!check.valid) {
     const message = stored ? 'The current password is not correct.' : 'Your account has no password yet: set one with "Forgot your password?" on the sign-in page.';
     return refuseForm(context, { currentPassword: message }, () => page({ currentPassword: message }, false));
   }
-  const problem = await newPasswordProblem(context, provider, next, user.email ?? undefined);
+  const problem = newPasswordProblem(provider, next, user.email ?? undefined) ?? (await breachedPasswordProblem(context, provider, next!));
   if (problem) return refuseForm(context, { newPassword: problem }, () => page({ newPassword: problem }, false));
   await clearRateLimit(context.options, 'credentialsPerUser', user.email ?? user.id);
   await callAdapter(adapter, 'setPasswordHash', user.id, await hashPassword(next!));
-  const currentToken = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
-  const ended = await endSessionsOfUser(context, user.id, currentToken);
+  if (user.email) await voidLinks(adapter, resetIdentifier(user.email));
+  const ended = await endSessionsOfUser(context, user.id, readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name));
+  await renewCurrentSession(context, user.id);
   if (json) return sendJson(context, 200, { changed: true, endedSessions: ended });
   sendRedirect(context, `${context.origin}${context.mountPath}/password?changed=1`);
+}
+
+/**
+ * Gives the current browser a new database session in place of its row, as a sign-in would (the user has just proved
+ * their password): a copy of the old cookie stops working. A JWT session cannot be revoked (README, "Sessions").
+ */
+async function renewCurrentSession(context: RequestContext, userId: string): Promise<void> {
+  if (context.options.session.strategy !== 'database') return;
+  const session = await openSession(context, userId);
+  context.outgoing.push(...chunkCookie(context.cookies, context.cookieOptions.sessionToken, session.sessionToken, { expires: session.expires }));
 }
 
 /** `<mount>/signup[/<id>]`. */
@@ -522,9 +632,11 @@ export const passwordFlow: ProviderFlow<ResolvedPasswordProvider> = {
   },
   signIn,
   async callback(context, provider, method) {
-    if (method === 'GET') return confirmAddress(context, provider);
+    if (method === 'GET') return confirmationPage(context, provider);
     const body = await readBody(context.req);
     verifyCsrf(context, body);
+    const token = textField(body, 'token', 256);
+    if (token !== undefined) return confirmAddress(context, provider, body, token);
     await signIn(context, provider, body);
   },
   signInForm: passwordForm,

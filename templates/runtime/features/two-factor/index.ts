@@ -1,7 +1,9 @@
 /**
- * Two-factor authentication (TOTP, RFC 6238) for password sign-ins: add `TwoFactor()` to the config's `features`.
- * After a correct password, a user who turned it on enters a code from an authenticator app (or a recovery code)
- * at `<mount>/two-factor`, where signed-in users also turn it on and off. A passkey sign-in needs no second factor.
+ * Two-factor authentication (TOTP, RFC 6238): add `TwoFactor()` to the config's `features`. A user who turned it on
+ * enters a code after every first factor (a password, an email or confirmation link, an OAuth provider unless it opts
+ * out with `twoFactor: false`, credentials with `twoFactor: true`); a passkey, which verifies the user itself, needs none.
+ * The code (from an authenticator app, or a recovery code) is entered at `<mount>/two-factor`, where signed-in users
+ * also turn it on and off after a recent authentication.
  * Needs an adapter with the two-factor methods (the built-in adapters have them) and a `password` provider, or a
  * `credentials` provider with `twoFactor: true` and database sessions.
  * @example

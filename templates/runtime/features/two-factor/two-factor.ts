@@ -14,7 +14,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Adapter, TwoFactorRecord } from '../database/adapter.js';
 import { callAdapter } from '../database/adapter.js';
 import { askToSignIn } from '../database/sessions-route.js';
-import { currentUser, signInStoredUser } from '../database/sign-in.js';
+import { type SignedIn, currentSignIn, isRecentSignIn } from '../database/sign-in.js';
+import { startSession } from '../../complete-sign-in.js';
+import { askToReauthenticate } from '../../session/recent-auth.js';
 import { type RequestContext, actionUrl, sendHtml, sendJson, sendRedirect, setCookie } from '../../context.js';
 import type { CookieOption } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
@@ -24,7 +26,7 @@ import { customPageUrl } from '../../http/redirect.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
 import type { Route } from '../../router.js';
 import { decode, encode } from '../../session/jwt.js';
-import type { AdapterUser } from '../../types.js';
+import type { Account, AdapterUser } from '../../types.js';
 import { RateLimited, clearRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { type TwoFactorPageBase, renderCodePage, renderEnrollPage, renderManagePage, renderOffPage, renderRecoveryCodesPage } from './pages.js';
 import { hashRecoveryCode, newRecoveryCodes, normalizeRecoveryCode, openTotpSecret, sealTotpSecret } from './secrets.js';
@@ -62,11 +64,16 @@ export interface TwoFactorOptions {
 /** Seconds a pending sign-in lives. */
 export const PENDING_MAX_AGE = 5 * 60;
 
+/** The first factors a pending sign-in may follow (a passkey asks no code). */
+const pendingAccountTypes: readonly unknown[] = ['credentials', 'email', 'oauth', 'oidc'];
+
 /** The claims of a pending sign-in's cookie. */
 interface PendingClaims {
   sub: string;
   provider: string;
   pid: string;
+  /** The first factor's account type (`credentials`, `email`, `oauth`, `oidc`); absent in cookies of older versions. */
+  type?: Account['type'];
   callbackUrl?: string;
   /** Names the pending sign-in's single-use row. */
   nonce: string;
@@ -89,6 +96,7 @@ async function pendingOf(context: RequestContext): Promise<PendingClaims | null>
   const claims = (await decode<Partial<PendingClaims>>({ token: raw, secret: context.options.secrets, salt: cookie.name }).catch(() => null)) ?? null;
   if (!claims || typeof claims.sub !== 'string' || typeof claims.provider !== 'string' || typeof claims.pid !== 'string' || typeof claims.nonce !== 'string') return null;
   if (!context.options.providersById.has(claims.provider)) return null;
+  if (claims.type !== undefined && !pendingAccountTypes.includes(claims.type)) return null;
   return claims as PendingClaims;
 }
 
@@ -97,7 +105,7 @@ function adapterOf(context: RequestContext): Adapter {
   return context.options.adapter!;
 }
 
-/** The hook the password flows call once a password is proven. */
+/** The hook the core calls once a first factor is proven (complete-sign-in.ts). */
 export async function challenge(context: RequestContext, signIn: PendingSignIn): Promise<boolean> {
   const adapter = adapterOf(context);
   const record = await callAdapter(adapter, 'getTwoFactor', signIn.user.id);
@@ -107,7 +115,8 @@ export async function challenge(context: RequestContext, signIn: PendingSignIn):
   if (typeof adapter.deleteVerificationTokens === 'function') await callAdapter(adapter, 'deleteVerificationTokens', pendingIdentifier(signIn.user.id));
   await callAdapter(adapter, 'createVerificationToken', { identifier: pendingIdentifier(signIn.user.id), token: nonceHash(nonce), expires: new Date(Date.now() + PENDING_MAX_AGE * 1000) });
   const cookie = pendingCookie(context);
-  const claims: PendingClaims = { sub: signIn.user.id, provider: signIn.provider, pid: signIn.providerAccountId, nonce, ...(signIn.callbackUrl && { callbackUrl: signIn.callbackUrl }) };
+  const { account } = signIn;
+  const claims: PendingClaims = { sub: signIn.user.id, provider: account.provider, pid: account.providerAccountId, type: account.type, nonce, ...(signIn.callbackUrl && { callbackUrl: signIn.callbackUrl }) };
   setCookie(context, cookie, await encode({ token: claims as unknown as Record<string, unknown>, secret: context.options.secrets, salt: cookie.name, maxAge: PENDING_MAX_AGE }));
   const url = actionUrl(context, 'two-factor');
   if (prefersJson(context.req)) sendJson(context, 200, { twoFactorRequired: true, url });
@@ -204,9 +213,10 @@ async function finishPending(context: RequestContext, settings: ResolvedTwoFacto
   if (!row || new Date(row.expires).valueOf() < Date.now()) throw new TwoFactorSignIn('The pending sign-in was already finished, replaced or has expired');
   setCookie(context, pendingCookie(context), null);
   await clearRateLimit(context.options, 'twoFactorPerUser', user.id);
-  await signInStoredUser(context, {
+  // The `signIn` callback ran before the code was asked; now the session, as after any sign-in.
+  await startSession(context, {
     user,
-    account: { provider: pending.provider, type: 'credentials', providerAccountId: pending.pid, userId: user.id },
+    account: { provider: pending.provider, type: pending.type ?? 'credentials', providerAccountId: pending.pid, userId: user.id },
     isNewUser: false,
     callbackUrl: pending.callbackUrl,
   });
@@ -217,8 +227,14 @@ function issuerOf(context: RequestContext, settings: ResolvedTwoFactor): string 
   return settings.issuer ?? new URL(context.origin).host;
 }
 
-/** POST `<mount>/two-factor` signed in: enroll, enable, regenerate or disable. */
-async function manage(context: RequestContext, settings: ResolvedTwoFactor, user: AdapterUser, body: Record<string, unknown>): Promise<void> {
+/**
+ * POST `<mount>/two-factor` signed in: enroll, enable, regenerate or disable. Each changes how the account signs in,
+ * so each needs a recent authentication (a copied session cookie alone could otherwise lock the owner out with the
+ * thief's authenticator).
+ */
+async function manage(context: RequestContext, settings: ResolvedTwoFactor, signedIn: SignedIn, body: Record<string, unknown>): Promise<void> {
+  if (!isRecentSignIn(context, signedIn)) return askToReauthenticate(context, actionUrl(context, 'two-factor'));
+  const { user } = signedIn;
   const adapter = adapterOf(context);
   const json = prefersJson(context.req);
   const action = bodyField(body, 'action');
@@ -293,8 +309,9 @@ async function serveTwoFactor(context: RequestContext, route: Route, settings: R
   const pending = await pendingOf(context);
   if (route.method === 'GET') {
     if (pending) return sendHtml(context, 200, renderCodePage(pageBase(context)));
-    const user = await currentUser(context, adapterOf(context));
-    if (!user) return notSignedIn(context);
+    const signedIn = await currentSignIn(context, adapterOf(context));
+    if (!signedIn) return notSignedIn(context);
+    const { user } = signedIn;
     const record = await callAdapter(adapterOf(context), 'getTwoFactor', user.id);
     if (prefersJson(context.req)) return sendJson(context, 200, { enabled: Boolean(record?.enabledAt), recoveryCodes: record?.enabledAt ? record.recoveryCodes : 0 });
     return sendHtml(context, 200, record?.enabledAt ? renderManagePage({ ...pageBase(context), recoveryCodesLeft: record.recoveryCodes }) : renderOffPage(pageBase(context)));
@@ -302,13 +319,13 @@ async function serveTwoFactor(context: RequestContext, route: Route, settings: R
   const body = await readBody(context.req);
   verifyCsrf(context, body);
   if (pending && bodyField(body, 'action') === undefined) return finishPending(context, settings, pending, body);
-  const user = await currentUser(context, adapterOf(context));
-  if (!user) {
+  const signedIn = await currentSignIn(context, adapterOf(context));
+  if (!signedIn) {
     if (pending) return finishPending(context, settings, pending, body);
     if (context.cookies.has(pendingCookie(context).name)) throw new TwoFactorSignIn('The pending sign-in cookie is expired or not ours');
     return notSignedIn(context);
   }
-  await manage(context, settings, user, body);
+  await manage(context, settings, signedIn, body);
 }
 
 /** Without a session or a pending sign-in: 401 JSON, or the sign-in page with a way back here. */

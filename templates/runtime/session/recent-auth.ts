@@ -1,0 +1,97 @@
+/**
+ * Recent authentication ("sudo mode"): what turns a session into a lasting credential, or changes how the account
+ * signs in, asks who is there. A session is recent while its last authentication (the sign-in or re-authentication
+ * that made it, `auth_time` in a JWT or the row's `createdAt`; never a renewal) is at most `session.reauthMaxAge`
+ * old. Otherwise the user confirms who they are at `<mount>/reauth`, which signs them in again and comes back.
+ * @see OWASP ASVS 5.0 V7.5 (re-authentication before sensitive changes)
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { DEFAULT_BASE_PATH } from '../http/base-path.js';
+import { type FrameworkAuthConfig, resolveConfigOnce } from '../config.js';
+import { type RequestContext, flushCookies, noStore, sendJson, sendRedirect, sendRedirectResponse } from '../context.js';
+import { prefersJson } from '../http/request.js';
+import { readSession } from './session.js';
+
+/** The `error` of a JSON answer that asks for re-authentication. */
+export const REAUTHENTICATION_REQUIRED = 'reauthentication_required';
+
+/** Whether an authentication at `authTime` (seconds since the epoch) is at most `maxAge` seconds old. */
+export function isRecentAuth(authTime: number | undefined, maxAge: number, now: number = Date.now()): boolean {
+  if (authTime === undefined || !Number.isFinite(authTime)) return false;
+  const age = now / 1000 - authTime;
+  // A time in the future is a clock that moved back, not a fresh sign-in; a second of skew is allowed.
+  return age >= -1 && age <= maxAge;
+}
+
+/** The re-authentication page below `mountPath`, coming back to `returnTo`. */
+export function reauthUrl(mountPath: string, returnTo: string): string {
+  return `${mountPath}/reauth?${new URLSearchParams({ callbackUrl: returnTo })}`;
+}
+
+/**
+ * Answers a request whose session is not recent enough: 401 JSON `{ error: 'reauthentication_required', url }`, or
+ * a redirect to `<mount>/reauth` that comes back to `returnTo` (a URL on this app).
+ */
+export function askToReauthenticate(context: RequestContext, returnTo: string): void {
+  const url = `${context.origin}${reauthUrl(context.mountPath, returnTo)}`;
+  if (prefersJson(context.req) || context.req.headers['x-auth-return-redirect']) {
+    return sendJson(context, 401, { error: REAUTHENTICATION_REQUIRED, message: 'Confirm it is you: sign in again to continue.', url });
+  }
+  sendRedirect(context, url);
+}
+
+/** Options of `createRequireRecentAuth`. */
+export interface RequireRecentAuthOptions {
+  /** Seconds the last authentication may be old. @default session.reauthMaxAge (600) */
+  maxAge?: number;
+}
+
+/**
+ * A guard for an app's sensitive routes: it passes a session whose last authentication (sign-in or
+ * re-authentication) is at most `maxAge` seconds old. Otherwise a browser is sent to `<mount>/reauth` with a way
+ * back, and a client that prefers JSON gets 401 `{ error: 'reauthentication_required', url }`; a visitor without a
+ * session is sent to sign in (401 JSON `Unauthorized`), as `requireAuth` does.
+ * @example
+ * app.post('/billing/card', createRequireRecentAuth(authConfig), changeCard)
+ */
+export function createRequireRecentAuth(config: FrameworkAuthConfig, guardOptions: RequireRecentAuthOptions = {}): RequestHandler {
+  const options = resolveConfigOnce(config);
+  const maxAge = guardOptions.maxAge ?? options.session.reauthMaxAge;
+  if (!Number.isFinite(maxAge) || maxAge <= 0) throw new TypeError(`requireRecentAuth({ maxAge }) must be a positive number of seconds (got ${String(maxAge)})`);
+  const mountPath = options.basePath ?? DEFAULT_BASE_PATH;
+  async function guard(req: Request, res: Response, next: NextFunction): Promise<void> {
+    let result;
+    try {
+      result = await readSession(req, options, { write: true });
+    } catch (error) {
+      options.logger.error(error instanceof Error ? error : new Error(String(error)));
+      result = { session: null, token: null, cookies: [] };
+    }
+    res.locals['session'] = result.session;
+    if (result.cookies.length > 0 && !res.headersSent) {
+      res.setHeader('Cache-Control', noStore);
+      flushCookies(res, result.cookies);
+    }
+    const returnTo = req.originalUrl ?? req.url;
+    const json = prefersJson(req);
+    if (!result.session?.user) {
+      const signIn = options.pages.signIn ?? `${mountPath}/signin`;
+      if (json) return answerJson(res, 401, { error: 'Unauthorized', message: 'Sign in to access this resource.' });
+      return sendRedirectResponse(res, `${signIn}${signIn.includes('?') ? '&' : '?'}callbackUrl=${encodeURIComponent(returnTo)}`);
+    }
+    if (isRecentAuth(result.authTime, maxAge)) return next();
+    const url = reauthUrl(mountPath, returnTo);
+    if (json) return answerJson(res, 401, { error: REAUTHENTICATION_REQUIRED, message: 'Confirm it is you: sign in again to continue.', url });
+    sendRedirectResponse(res, url);
+  }
+  return function requireRecentAuth(req: Request, res: Response, next: NextFunction): Promise<void> {
+    return guard(req, res, next);
+  };
+}
+
+function answerJson(res: Response, status: number, body: Record<string, unknown>): void {
+  res.status(status);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Cache-Control', noStore);
+  res.end(JSON.stringify(body));
+}
