@@ -539,6 +539,14 @@ describe('the in-memory store', () => {
     expect(next.count).toBeGreaterThan(5);
   });
 
+  it('keeps a key at its limit (5 of 5 used) locked through a flood of other keys (security review 4, N2)', async () => {
+    const store = MemoryRateLimitStore({ maxKeys: 100 });
+    for (let attempt = 1; attempt <= 5; attempt++) await store.hit('credentialsPerUser:victim', 900, 5);
+    for (let index = 0; index < 1000; index++) await store.hit(`credentialsPerUser:filler-${index}`, 900, 5);
+    const sixth = await store.hit('credentialsPerUser:victim', 900, 5);
+    expect(sixth.count).toBeGreaterThan(5);
+  });
+
   it('refuses a new key while every key it holds is locked, until the first window ends', async () => {
     vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
     const store = MemoryRateLimitStore({ maxKeys: 3 });

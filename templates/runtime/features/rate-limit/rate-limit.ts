@@ -201,9 +201,10 @@ export interface ResolvedRateLimit {
 export interface MemoryRateLimitStoreOptions {
   /**
    * The most keys kept, so that an attacker who rotates user names or addresses cannot exhaust memory. When full,
-   * ended windows are dropped first, then the oldest windows still under their limit. A locked key (over its
-   * limit) is never dropped before its window ends: when every key kept is locked, a new key is refused (429)
-   * until a window ends.
+   * ended windows are dropped first, then the oldest windows with budget left (fewer hits than their limit). A
+   * locked key, one that has used its limit (5 of 5: the next hit is refused), is never dropped before its window
+   * ends, or a flood of other keys would give it its budget back: when every key kept is locked, a new key is
+   * refused (429) until a window ends.
    * @default 10000
    */
   maxKeys?: number;
@@ -219,14 +220,15 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
   // A Map keeps insertion order, and a key is re-inserted when its window starts: the first entries are the oldest windows.
   const windows = new Map<string, { count: number; resetAt: number; max: number }>();
 
-  /** Drops ended windows, then the oldest windows under their limit, to a tenth below the cap; true if room was made. */
+  /** Drops ended windows, then the oldest windows with budget left, to a tenth below the cap; true if room was made. */
   function makeRoom(now: number): boolean {
     for (const [key, entry] of windows) if (entry.resetAt <= now) windows.delete(key);
     // Still full: drop a tenth, oldest first, so that the next hits do not scan again.
     const target = Math.floor(maxKeys * 0.9);
     for (const [key, entry] of windows) {
       if (windows.size <= target) break;
-      if (entry.count <= entry.max) windows.delete(key);
+      // A key that has used its whole limit stays: dropped, its next hit would start a new window (security review 4, N2).
+      if (entry.count < entry.max) windows.delete(key);
     }
     return windows.size < maxKeys;
   }
