@@ -21,6 +21,7 @@ import { setEnvValue } from '../src/generator/edit/env-file.js';
 import { DEFAULT_ACCOUNTS, startOidcProvider } from '../src/dev-idp/oidc-provider.js';
 import type { RunningOidcProvider } from '../src/dev-idp/oidc-provider.js';
 import { createJar, formBody } from '../test/support/cookie-jar.js';
+import { findForm } from '../test/support/html-form.js';
 import { freePort } from '../test/support/listen.js';
 import { loginThroughProvider } from '../test/support/oidc-provider.js';
 
@@ -125,7 +126,11 @@ async function signUpOverHttp(appUrl: string, output: () => string): Promise<unk
     if (!link) await new Promise((resolveWait) => setTimeout(resolveWait, 50));
   }
   if (!link) throw new Error('the app printed no confirmation link');
-  await jar.fetch(link);
+  // The link opens a page; its form confirms the address with the password chosen at sign-up.
+  const form = findForm(await (await jar.fetch(link)).text(), link, 'password');
+  if (!form) throw new Error('the confirmation link opened no form');
+  const confirmed = await jar.fetch(form.action, { method: 'POST', ...formBody({ ...form.fields, password: demoAccount.password }) });
+  if (confirmed.status !== 302) throw new Error(`confirming the address answered ${confirmed.status}`);
   const me = await jar.fetch(`${appUrl}/me`, { headers: { accept: 'application/json' } });
   if (me.status !== 200) throw new Error(`/me answered ${me.status} after confirming the address`);
   return me.json();

@@ -60,14 +60,27 @@ async function messageTo(to: string, kind: PasswordMessageKind): Promise<Passwor
   );
 }
 
-/** Signs up `email` through the sign-up page and opens its confirmation link: the context is then signed in. */
-async function signUpAndConfirm(page: Page, email: string, password = GOOD): Promise<void> {
+/** Signs up `email` through the sign-up page: its confirmation link. */
+async function signUpThroughPage(page: Page, email: string, password = GOOD): Promise<string> {
   await page.goto(`${url}/auth/signup`);
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
   await submitForm(page, 'Create account', '/auth/signup/password');
   await page.waitForURL(/\/auth\/verify-request\?/);
-  await page.goto((await messageTo(email, 'verify-address')).url);
+  return (await messageTo(email, 'verify-address')).url;
+}
+
+/** Signs up `email` through the sign-up page and confirms it through its link: the context is then signed in. */
+async function signUpAndConfirm(page: Page, email: string, password = GOOD): Promise<void> {
+  await confirmWithPassword(page, await signUpThroughPage(page, email, password), password);
+}
+
+/** Opens a confirmation link (a page that changes nothing) and confirms with the password chosen at sign-up. */
+async function confirmWithPassword(page: Page, link: string, password: string): Promise<void> {
+  await page.goto(link);
+  expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Confirm your email address');
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Confirm and sign in' }).click();
 }
 
 /** Asks for a reset link for `email` through the reset page; returns the link. */
@@ -139,6 +152,16 @@ const pageCases: PageCase[] = [
       return (await page.goto(await requestReset(page, account)))?.status();
     },
   },
+  {
+    name: 'confirm-address',
+    heading: 'Confirm your email address',
+    status: 200,
+    labels: ['Password', 'New password'],
+    async open(page, account) {
+      return (await page.goto(await signUpThroughPage(page, `confirm-${account}`)))?.status();
+    },
+  },
+  { name: 'reauth', heading: 'Confirm it is you', status: 200, labels: ['Email', 'Password'], signedIn: true, open: goto('/auth/reauth') },
   { name: 'change-password', heading: 'Change your password', status: 200, labels: ['Current password', 'New password'], signedIn: true, open: goto('/auth/password') },
   {
     name: 'change-password-refused',
@@ -236,8 +259,8 @@ describe('without JavaScript', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Check your email');
     expect(await sessionUserOf(context, url)).toBeNull();
 
-    // The confirmation link signs in and goes on to the page the sign-up came from.
-    await page.goto((await messageTo(email, 'verify-address')).url);
+    // The confirmation link's page, with the sign-up's password, signs in and goes on to the page the sign-up came from.
+    await confirmWithPassword(page, (await messageTo(email, 'verify-address')).url, GOOD);
     await page.waitForURL(`${url}/me`);
     expect(JSON.parse((await page.textContent('body')) ?? '')).toMatchObject({ user: { email, name: 'Nadia' } });
     expect(await sessionUserOf(context, url)).toMatchObject({ email, name: 'Nadia' });

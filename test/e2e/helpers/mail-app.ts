@@ -8,6 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { type CookieJar, formBody } from '../../support/cookie-jar.js';
+import { findForm } from '../../support/html-form.js';
 import { startPostgres } from '../../support/postgres.js';
 import type { RunningPostgres } from '../../support/postgres.js';
 import { startSmtpServer } from '../../support/smtp-server.js';
@@ -85,4 +86,15 @@ export async function postForm(jar: CookieJar, app: RunningApp, path: string, fi
 export async function sessionEmail(jar: CookieJar, app: RunningApp): Promise<string | null> {
   const session = (await (await jar.fetch(`${app.url}/auth/session`)).json()) as { user?: { email?: string } } | null;
   return session?.user?.email ?? null;
+}
+
+/**
+ * Opens a confirmation link (its page changes nothing) and sends the page's form with `fields` (the sign-up's
+ * `password`, or a `newPassword`): the answer of that POST.
+ */
+export async function confirmAddress(jar: CookieJar, link: string, fields: Record<string, string>): Promise<Response> {
+  const opened = await jar.fetch(link);
+  const form = findForm(await opened.text(), link, Object.keys(fields)[0]);
+  if (opened.status !== 200 || !form) throw new Error(`the confirmation link answered ${opened.status} without its form`);
+  return jar.fetch(form.action, { method: 'POST', ...formBody({ ...form.fields, ...fields }) });
 }

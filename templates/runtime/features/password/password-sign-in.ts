@@ -55,10 +55,15 @@ export type { PasswordMessage, PasswordMessageKind, PasswordMessageSender } from
 /** The configuration of an email and password provider (`Password()`). Needs an adapter. */
 export interface PasswordConfig extends FlowProviderConfig {
   type: 'credentials';
-  /** The fewest characters (code points, after NFKC) a new password may have. @default 15 (never below 8) */
+  /**
+   * The fewest characters a new password may have: code points as typed (and after NFKC; the lesser counts), without
+   * default-ignorable code points such as U+200B and combining marks.
+   * @default 15 (never below 8)
+   */
   minLength?: number;
   /**
-   * Passwords refused as too common (compared lower-cased, after NFKC).
+   * Passwords refused as too common (compared lower-cased, after NFKC), also when repeated or with digits, a sequence
+   * or a repeated character added at either end.
    * @default the bundled list (common-passwords.ts)
    */
   commonPasswords?: ReadonlySet<string>;

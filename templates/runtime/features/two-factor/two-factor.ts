@@ -29,7 +29,7 @@ import { decode, encode } from '../../session/jwt.js';
 import type { Account, AdapterUser } from '../../types.js';
 import { RateLimited, clearRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { type TwoFactorPageBase, renderCodePage, renderEnrollPage, renderManagePage, renderOffPage, renderRecoveryCodesPage } from './pages.js';
-import { hashRecoveryCode, newRecoveryCodes, normalizeRecoveryCode, openTotpSecret, sealTotpSecret } from './secrets.js';
+import { hmacRecoveryCode, newRecoveryCodes, normalizeRecoveryCode, openTotpSecret, recoveryCodeHashes, sealTotpSecret } from './secrets.js';
 import { base32Decode, base32Encode, matchingTotpStep, newTotpSecret, otpauthUri } from './totp.js';
 
 declare module '../../errors.js' {
@@ -165,9 +165,15 @@ async function checkCode(
     const normalized = normalizeRecoveryCode(submitted.recoveryCode);
     if (!normalized) return { ok: false, field: 'recoveryCode', message: 'A recovery code has 10 letters and digits, like abcde-23456.' };
     await consumeRateLimit(context.options, 'twoFactorPerUser', user.id);
-    if (!(await callAdapter(adapter, 'useRecoveryCode', user.id, hashRecoveryCode(normalized)))) {
-      return { ok: false, field: 'recoveryCode', message: 'That recovery code is not right, or was used already.' };
+    // Stored under the newest secret; codes stored under an older secret, or before they were keyed, still work.
+    let used = false;
+    for (const codeHash of recoveryCodeHashes(normalized, context.options.secrets)) {
+      if (await callAdapter(adapter, 'useRecoveryCode', user.id, codeHash)) {
+        used = true;
+        break;
+      }
     }
+    if (!used) return { ok: false, field: 'recoveryCode', message: 'That recovery code is not right, or was used already.' };
     return { ok: true };
   }
   return { ok: false, field: 'code', message: allowRecovery ? 'Enter a code or a recovery code.' : 'Enter the code your authenticator app shows.' };
@@ -267,7 +273,7 @@ async function manage(context: RequestContext, settings: ResolvedTwoFactor, sign
     // Storing the settings forgot the accepted step: remember it again, so that this code cannot sign in.
     if (check.step !== undefined) await callAdapter(adapter, 'acceptTwoFactorStep', user.id, check.step);
     const codes = newRecoveryCodes();
-    await callAdapter(adapter, 'setRecoveryCodes', user.id, codes.map(hashRecoveryCode));
+    await callAdapter(adapter, 'setRecoveryCodes', user.id, codes.map((code) => hmacRecoveryCode(code, context.options.secrets)));
     await clearRateLimit(context.options, 'twoFactorPerUser', user.id);
     return showCodes(codes);
   }
@@ -278,7 +284,7 @@ async function manage(context: RequestContext, settings: ResolvedTwoFactor, sign
     await clearRateLimit(context.options, 'twoFactorPerUser', user.id);
     if (action === 'regenerate') {
       const codes = newRecoveryCodes();
-      await callAdapter(adapter, 'setRecoveryCodes', user.id, codes.map(hashRecoveryCode));
+      await callAdapter(adapter, 'setRecoveryCodes', user.id, codes.map((code) => hmacRecoveryCode(code, context.options.secrets)));
       return showCodes(codes);
     }
     await callAdapter(adapter, 'deleteTwoFactor', user.id);
