@@ -377,7 +377,7 @@ describe('F10, F14, F12: links and sessions after a change', () => {
   });
 });
 
-describe('F11: the breached-password check runs last', () => {
+describe('F11: the breached-password check runs last, once per range', () => {
   let h: Harness;
   let calls = 0;
   let api: ReturnType<typeof createServer>;
@@ -402,6 +402,9 @@ describe('F11: the breached-password check runs last', () => {
     }
     expect(calls).toBe(0);
     expect((await post(createJar(), h, '/auth/signup/password', { email: 'breach@example.test', password: GOOD })).status).toBe(302);
+    expect(calls).toBe(1);
+    // The range's answer is kept: a password with the same SHA-1 prefix within minutes asks the API no more.
+    expect((await post(createJar(), h, '/auth/signup/password', { email: 'breach-2@example.test', password: GOOD })).status).toBe(302);
     expect(calls).toBe(1);
   });
 });
