@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: throughput and latency of our runtime beside bare Express and beside `@auth/express`, measured in
- * one run on 127.0.0.1, plus CLI cold starts, scaffold time and memory, and email and password sign-in beside Better
- * Auth's (the `password` group, its own table). Not part of the tests.
+ * one run on 127.0.0.1, plus CLI cold starts, scaffold time and memory, email and password sign-in beside Better
+ * Auth's (the `password` group, its own table), and whether response times tell known addresses from unknown ones
+ * (the `enumeration` group, bench/lib/enumeration.ts). Not part of the tests.
  *
  * Every server is its own child process (plain `node`, compiled first); autocannon and the sign-in loops run here.
  * Durations come from the environment (see `settings` below); the defaults finish in about 6 minutes on 2 cores.
@@ -25,6 +26,7 @@ import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
 import { type BenchServer, compileServers, pinning, repoRoot, startServer } from './lib/processes.js';
 import { type SignInResult, credentialsSignIn, mergeSignIns, oidcSignIn, runSignIns } from './lib/sign-ins.js';
 import { betterAuthSignIn, floorSignIn, ourPasswordSignIn, probeLatency, startPacedSignIns } from './lib/password.js';
+import { ENUMERATION_TARGET_PERCENT, measureEnumeration, renderEnumerationTable } from './lib/enumeration.js';
 import type { HashTiming } from './servers/hash-timing.js';
 import { PASSWORD_USER } from './servers/password-user.js';
 import { percentile } from './lib/stats.js';
@@ -40,7 +42,7 @@ function numberSetting(name: string, fallback: number): number {
   return value;
 }
 
-const groups = ['cli', 'first-run', 'jwt', 'signin', 'database', 'password', 'rss'] as const;
+const groups = ['cli', 'first-run', 'jwt', 'signin', 'database', 'password', 'enumeration', 'rss'] as const;
 type Group = (typeof groups)[number];
 
 /** Everything a run can be told, from the environment. */
@@ -87,7 +89,7 @@ const settings = {
   probeRate: numberSetting('BENCH_PASSWORD_PROBE_RATE', 100),
   probeSeconds: numberSetting('BENCH_PASSWORD_PROBE_SECONDS', 12),
   probeRounds: Math.max(1, Math.round(numberSetting('BENCH_PASSWORD_PROBE_ROUNDS', 6))),
-  /** Comma list of groups to run: cli, first-run, jwt, signin, database, password, rss (default all). */
+  /** Comma list of groups to run: cli, first-run, jwt, signin, database, password, enumeration, rss (default all). */
   only: (process.env['BENCH_ONLY'] ?? groups.join(',')).split(',').map((group) => group.trim()).filter(Boolean) as Group[],
   /** Write V8 CPU profiles of the app servers (ours, @auth/express's, the database ones) into bench/results/profiles. */
   profile: process.env['BENCH_PROFILE'] === '1',
@@ -115,7 +117,7 @@ interface Rate {
 /** One line of the table. */
 interface Row {
   case: string;
-  unit: 'req/s' | 'sign-ins/s' | 'checks/s' | 'ms' | 'MB' | 'packages / MB';
+  unit: 'req/s' | 'sign-ins/s' | 'checks/s' | 'ms' | 'MB' | 'packages / MB' | '% right';
   ours?: Rate;
   authjs?: Rate;
   /** Compare `ours` with bare Express's req/s: the bare run of the same case, else all bare runs merged. */
@@ -448,6 +450,24 @@ async function main(): Promise<void> {
 
     // 6. Email and password sign-in: ours beside Better Auth's, each on the app core in turn (its own table).
     if (runs('password')) await measurePasswordGroup(build, work, secret, profileDir, servers);
+
+    // 7. Address enumeration by response time (security review 4, F4): one fresh app per endpoint.
+    if (runs('enumeration')) {
+      const results = await measureEnumeration(build, work, log);
+      raw['enumeration'] = results;
+      log(`enumeration by response time:\n${renderEnumerationTable(results)}`);
+      for (const result of results) {
+        rows.push({
+          case:
+            `Enumeration by time, ${result.endpoint} (POST ${result.path}): known vs unknown address, ${result.samplesPerAddress} per address, ` +
+            `${result.dbDelayMs} ms per database call, default rate limits, threshold from 20 calibration addresses`,
+          unit: '% right',
+          value: `${Math.round(result.percentRight)} (${result.right}/${result.addresses})`,
+          target: target(`≤ ${ENUMERATION_TARGET_PERCENT}% (chance)`, result.atChance),
+          note: `median known ${result.targets.knownMs.toFixed(2)} ms, unknown ${result.targets.unknownMs.toFixed(2)} ms`,
+        });
+      }
+    }
 
     // 5. Memory: a fresh server, warmed, then BENCH_RSS_REQUESTS requests cycling through many distinct sessions.
     if (runs('rss')) {
