@@ -185,7 +185,7 @@ describe('a flood of password sign-ins (security review 4, F5)', () => {
 
   // Fails until http/respond-with-error.ts answers a 503 as a 503: it turns every status outside 4xx into 400. When
   // it does, this test fails as `it.fails`: make it `it`.
-  it.fails('answers 503 beyond the bound, to a form and to a JSON client', async () => {
+  it('answers 503 beyond the bound, to a form and to a JSON client', async () => {
     flooded.hold();
     const flood = await floodWhileHeld(flooded);
     const jar = createJar();

@@ -47,7 +47,9 @@ export function respondWithError(
     const base = custom ? new URL(custom, `${context.origin}/`).href : actionUrl(context, pageKind === 'signIn' ? 'signin' : 'error');
     return sendRedirect(context, `${base}${base.includes('?') ? '&' : '?'}${params}`);
   }
-  const status = error.status >= 400 && error.status < 500 ? error.status : 400;
+  // 5xx never reaches a client, except "busy, try again" (a full password-hash queue: 503 with Retry-After).
+  const busy = error.status === 503 && error.headers?.['Retry-After'] !== undefined;
+  const status = (error.status >= 400 && error.status < 500) || busy ? error.status : 400;
   const message = inline ? error.message : undefined;
   res.status(status);
   res.setHeader('Cache-Control', noStore);

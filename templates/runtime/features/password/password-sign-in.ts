@@ -44,7 +44,7 @@ import { emailLinks } from '../email/verify-request-route.js';
 import { RateLimited, clearRateLimit, consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { type BreachedPasswordCheck, DEFAULT_BREACHED_PASSWORDS_URL, isBreachedPassword } from './breached.js';
 import { commonPasswords as bundledCommonPasswords } from './common-passwords.js';
-import { hashPassword, verifyPassword } from './hash.js';
+import { HashQueueFull, RequestClosed, hashPassword, verifyPassword } from './hash.js';
 import { type PasswordMessage, type PasswordMessageKind, type PasswordMessageSender, consoleSender, passwordMessage, smtpSender } from './mail.js';
 import { type ConfirmPageParams, type PasswordFormErrors, renderChangePasswordPage, renderConfirmPage, renderNewPasswordPage, renderResetRequestPage, renderSignUpPage } from './pages.js';
 import { MAX_PASSWORD_LENGTH, minPasswordLength, passwordProblem } from './policy.js';
@@ -579,6 +579,7 @@ function passwordForm(provider: ResolvedPasswordProvider, { mountPath, hidden, e
 /** The routes of email and password accounts (the feature `Password()` brings). */
 const passwordAccounts: Feature = {
   id: 'password',
+  errors: [HashQueueFull, RequestClosed],
   routes: {
     signup: { methods: ['GET', 'POST'], provider: 'optional', errors: 'page', run: signUpRoute },
     'reset-password': { methods: ['GET', 'POST'], provider: 'none', errors: 'page', run: resetPasswordRoute },
