@@ -278,12 +278,16 @@ describe('F7: recent authentication before what changes how the account signs in
     const text = await page.text();
     expect(text).toContain('Confirm it is you');
     expect(text).toContain('owner@example.test');
+    const before = jar.get('authjs.session-token')!;
     const wrong = await post(jar, h, '/auth/reauth', { password: OWNER });
     expect(wrong.headers.get('location')).toContain('error=CredentialsSignin');
     // Re-authentication is of the signed-in user: an address in the body does not switch to another account.
     const again = await post(jar, h, '/auth/reauth', { password: GOOD, email: 'twofa@example.test', callbackUrl: `${h.app.url}/auth/two-factor` });
     expect(again.headers.get('location')).toBe(`${h.app.url}/auth/two-factor`);
     expect(await sessionEmail(jar, h)).toBe('owner@example.test');
+    // Re-authentication is a new session: a new token, and the old one ended.
+    expect(jar.get('authjs.session-token')).not.toBe(before);
+    expect(await h.adapter.getSessionAndUser(before)).toBeNull();
     expect((await post(jar, h, '/auth/two-factor', { action: 'enroll' }, true)).status).toBe(200);
     expect((await jar.fetch(`${h.app.url}/billing`, { method: 'POST', headers: { accept: 'application/json' } })).status).toBe(200);
   }, 20_000);
