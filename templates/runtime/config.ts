@@ -247,7 +247,7 @@ function positiveSeconds(name: string, value: number): number {
 export const MIN_SECRET_LENGTH = 32;
 
 /** Seconds a sign-in counts as recent for sensitive changes (`session.reauthMaxAge`). */
-export const DEFAULT_REAUTH_MAX_AGE = 10 * 60;
+const DEFAULT_REAUTH_MAX_AGE = 10 * 60;
 
 /** Reads the secrets: the config's, or `AUTH_SECRET` (comma-separated, newest first). */
 export function readSecrets(config: Pick<FrameworkAuthConfig, 'secret'>, env: AuthEnv): string[] {

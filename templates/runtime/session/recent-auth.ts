@@ -13,7 +13,7 @@ import { prefersJson } from '../http/request.js';
 import { readSession } from './session.js';
 
 /** The `error` of a JSON answer that asks for re-authentication. */
-export const REAUTHENTICATION_REQUIRED = 'reauthentication_required';
+const REAUTHENTICATION_REQUIRED = 'reauthentication_required';
 
 /** Whether an authentication at `authTime` (seconds since the epoch) is at most `maxAge` seconds old. */
 export function isRecentAuth(authTime: number | undefined, maxAge: number, now: number = Date.now()): boolean {
@@ -24,7 +24,7 @@ export function isRecentAuth(authTime: number | undefined, maxAge: number, now: 
 }
 
 /** The re-authentication page below `mountPath`, coming back to `returnTo`. */
-export function reauthUrl(mountPath: string, returnTo: string): string {
+function reauthUrl(mountPath: string, returnTo: string): string {
   return `${mountPath}/reauth?${new URLSearchParams({ callbackUrl: returnTo })}`;
 }
 
