@@ -110,7 +110,9 @@ export async function currentSignIn(context: RequestContext, adapter: Adapter): 
     if (!found || found.session.expires.valueOf() <= now) return null;
     const createdAt = found.session.createdAt?.valueOf();
     if (createdAt !== undefined && createdAt + options.session.absoluteMaxAge * 1000 <= now) return null;
-    return { user: found.user, authTime: createdAt === undefined ? undefined : Math.floor(createdAt / 1000) };
+    // An Auth.js adapter stores no createdAt: the row's last renewal (expires - maxAge) is the closest it keeps.
+    const authenticatedAt = createdAt ?? found.session.expires.valueOf() - options.session.maxAge * 1000;
+    return { user: found.user, authTime: Math.floor(authenticatedAt / 1000) };
   }
   const token = await options.jwt.decode({ token: raw, secret: options.secrets, salt: cookie.name }).catch(() => null);
   if (!token?.sub) return null;
