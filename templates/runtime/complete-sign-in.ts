@@ -31,18 +31,6 @@ export interface CompletedSignIn {
 }
 
 /**
- * Whether a sign-in through `account` asks a user who turned two-factor on for their code (SPEC §10): after every
- * first factor (a password, an email or confirmation link, OAuth) except a passkey, which verifies the user itself.
- * An OAuth provider that does its own MFA may opt out (`twoFactor: false`); a credentials provider opts in
- * (`twoFactor: true`), as its `authorize()` may check a second factor of its own.
- */
-function asksSecondFactor(context: RequestContext, account: Account): boolean {
-  if (account.type === 'webauthn') return false;
-  const provider = context.options.providersById.get(account.provider) as { twoFactor?: boolean } | undefined;
-  return provider?.twoFactor !== false;
-}
-
-/**
  * Completes a sign-in: the `signIn` callback may refuse it (`AccessDenied`) or redirect elsewhere; then the user
  * (found, linked or created), the second factor when the user turned it on, the session, and the redirect to
  * `callbackUrl` (`pages.newUser` for a new user).
@@ -77,7 +65,7 @@ export async function completeSignIn(context: RequestContext, params: CompletedS
       : { user: params.user, isNewUser: false };
   const { user, isNewUser } = resolved;
   // With two-factor on, no session yet: the second factor finishes the sign-in (features/two-factor/).
-  if (options.secondFactor && options.database && asksSecondFactor(context, account)) {
+  if (options.secondFactor && options.database) {
     const pending = { user: user as AdapterUser, account: { provider: account.provider, type: account.type, providerAccountId: account.providerAccountId }, callbackUrl: params.callbackUrl };
     if (await options.secondFactor.challenge(context, pending)) return;
   }

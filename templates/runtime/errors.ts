@@ -29,7 +29,6 @@ export const errorTypes = [
   'OAuthCallbackError',
   'OAuthProfileParseError',
   'OAuthSignInError',
-  'ReauthenticationRequired',
   'RefreshTokenError',
   'SessionTokenError',
   'SignOutError',
@@ -132,13 +131,6 @@ export const errorResponses: Readonly<Record<CoreErrorType, ErrorResponse>> = {
     'Sign-in could not start with this provider. Try again, or use another way to sign in.',
     'Unable to sign in',
     'Sign-in with this provider could not start. Please try again.',
-  ),
-  ReauthenticationRequired: clientSafe(
-    'ReauthenticationRequired',
-    401,
-    'signIn',
-    'For this change, confirm it is you: sign in again, then try once more.',
-    'Confirm it is you',
   ),
   // Raised by getAccessToken in the app's own routes, never by the auth routes: 401, the user must sign in again.
   RefreshTokenError: { ...configuration, status: 401 },
@@ -307,15 +299,6 @@ export type RefreshTokenFailure =
   /** The refresh could not be done (the provider unreachable, an error answer other than `invalid_grant`, a
    * response already sent): the stored tokens are kept, a later call may succeed. */
   | 'failed';
-
-/**
- * What was asked turns a session into a lasting credential or changes how the account signs in (a passkey, a linked
- * account, two-factor, a password), and the session's last authentication is older than `session.reauthMaxAge`: the
- * user confirms who they are at `<mount>/reauth` first.
- */
-export class ReauthenticationRequired extends SignInError {
-  static type: ErrorType = 'ReauthenticationRequired';
-}
 
 /**
  * `getAccessToken` could not give a valid access token. With `reason` `refused` or `no-refresh-token` the session

@@ -14,7 +14,6 @@ import { csrfRoute } from './routes/csrf.js';
 import { errorRoute } from './routes/error.js';
 import { providersRoute } from './routes/providers.js';
 import { sessionRoute } from './routes/session.js';
-import { reauthRoute } from './routes/reauth.js';
 import { signInRoute } from './routes/signin.js';
 import { signOutRoute } from './routes/signout.js';
 
@@ -29,7 +28,6 @@ const coreRoutes: Record<Action, RouteHandler> = {
   csrf: csrfRoute,
   session: sessionRoute,
   signin: signInRoute,
-  reauth: reauthRoute,
   callback: callbackRoute,
   signout: signOutRoute,
   error: errorRoute,

@@ -1,7 +1,6 @@
 /**
  * framework-auth: authentication for Express, owned by your project. Mount `FrameworkAuth(config)` below a path,
- * read sessions with `getSession(req, config)`, guard routes with `createRequireAuth(config)` (and sensitive ones with
- * `createRequireRecentAuth(config)`), call provider APIs with
+ * read sessions with `getSession(req, config)`, guard routes with `createRequireAuth(config)`, call provider APIs with
  * `getAccessToken(req, providerId, config)`. Copied with a database adapter: session-management.ts (users list and end
  * their sessions) and its route, routes/sessions.ts, which the generated src/auth/index.ts hands to `FrameworkAuth`.
  */
@@ -12,8 +11,6 @@ export type { AccountSignIn, DatabaseHooks, Feature } from './feature.js';
 export type { RouteHandler } from './router.js';
 export { getSession, createSessionLocals, createRequireAuth } from './session/get-session.js';
 export type { RequireAuthOptions } from './session/get-session.js';
-export { createRequireRecentAuth } from './session/recent-auth.js';
-export type { RequireRecentAuthOptions } from './session/recent-auth.js';
 export { getAccessToken, ACCESS_TOKEN_SKEW_SECONDS } from './oauth/access-token.js';
 export { resolveConfig, readSecrets, MIN_SECRET_LENGTH } from './config.js';
 export type {
@@ -55,7 +52,6 @@ export {
   OAuthCallbackError,
   OAuthProfileParseError,
   OAuthSignInError,
-  ReauthenticationRequired,
   RefreshTokenError,
   SessionTokenError,
   SignOutError,

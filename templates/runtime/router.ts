@@ -37,7 +37,6 @@ export const routes = {
   callback: { methods: ['GET', 'POST'], provider: 'required', errors: 'redirect' },
   signout: { methods: ['GET', 'POST'], provider: 'none', errors: 'redirect' },
   error: { methods: ['GET'], provider: 'none', errors: 'page' },
-  reauth: { methods: ['GET', 'POST'], provider: 'none', errors: 'redirect' },
 } as const satisfies Record<string, RouteSpec>;
 
 /** A core action. */

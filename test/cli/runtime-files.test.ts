@@ -17,12 +17,11 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
  * documentation, JWT sessions and getAccessToken; every feature it does not use stays out: the database feature
  * (adapter interface, account linking, database sessions, tokens in the account row, session management), rate
  * limits, and the email, passkey and credentials flows with their routes and error types. 5,980 before issue 24;
- * 5,368 after it. Issue 34 put recent authentication (`session/recent-auth.ts`, `requireRecentAuth`), the
- * re-authentication route and page, and the second factor's call in `completeSignIn` in the core: 5,670 or so.
- * Issue 35 (features own their code) is to bring the default back to 5,400 by moving them out of the core; until
- * then the budget is what issue 34 left, so that it still catches growth.
+ * 5,368 after it, 5,398 before issue 34. Issue 34 (the second factor after every first factor, recent authentication,
+ * the `auth_time` of a session, OAuth providers' `twoFactor`) added 58 lines to the core; the re-authentication route
+ * and `requireRecentAuth` stay in the database feature. Issue 35 (features own their code) is to bring it to 5,400.
  */
-const defaultScaffoldLineBudget = 5700;
+const defaultScaffoldLineBudget = 5460;
 
 function sourceFiles(directory: string, prefix = ''): string[] {
   return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => {

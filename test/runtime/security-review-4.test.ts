@@ -11,7 +11,7 @@ import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { findForm } from '../support/html-form.js';
 import type { RunningApp } from '../support/listen.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
-import { createRequireRecentAuth } from '../../templates/runtime/index.js';
+import { createRequireRecentAuth } from '../../templates/runtime/features/database/recent-auth.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import { hashPassword } from '../../templates/runtime/features/password/hash.js';
 import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js';

@@ -11,6 +11,8 @@
 import type { Feature } from '../../feature.js';
 import { databaseAccessToken } from './access-token.js';
 import { endDatabaseSession, readDatabaseSession } from './session.js';
+import { reauthRoute } from './reauth-route.js';
+import { ReauthenticationRequired } from './recent-auth.js';
 import { sessionsRoute } from './sessions-route.js';
 import { existingUserOf, openSession, resolveSignIn } from './sign-in.js';
 
@@ -18,7 +20,11 @@ export type { AccountTokens, Adapter, NewAdapterSession, RateLimitHit, UpdateAcc
 
 export const database: Feature = {
   id: 'database',
-  routes: { sessions: { methods: ['GET', 'POST'], provider: 'none', errors: 'page', run: sessionsRoute } },
+  routes: {
+    sessions: { methods: ['GET', 'POST'], provider: 'none', errors: 'page', run: sessionsRoute },
+    reauth: { methods: ['GET', 'POST'], provider: 'none', errors: 'redirect', run: reauthRoute },
+  },
+  errors: [ReauthenticationRequired],
   database: {
     userOfAccount: existingUserOf,
     resolveSignIn,

@@ -22,8 +22,8 @@ import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js
 import type { RequestContext } from '../../context.js';
 import type { AccountSignIn } from '../../feature.js';
 import { readChunkedCookie } from '../../http/cookies.js';
-import { OAuthAccountNotLinked, ReauthenticationRequired } from '../../errors.js';
-import { isRecentAuth } from '../../session/recent-auth.js';
+import { OAuthAccountNotLinked } from '../../errors.js';
+import { ReauthenticationRequired, isRecentAuth } from './recent-auth.js';
 import { emitEvent } from '../../events.js';
 import { userAgentOf } from '../../http/request.js';
 import type { Account, AdapterSession, AdapterUser, Profile } from '../../types.js';

@@ -23,7 +23,7 @@ import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js
 import { type RequestContext, sendJson } from '../../context.js';
 import { verifyCsrf } from '../../http/csrf.js';
 import { normalizeEmailAddress } from '../../email-address.js';
-import { AccountNotLinked, InvalidRequest, MethodNotAllowed, MissingAdapter, ReauthenticationRequired } from '../../errors.js';
+import { AccountNotLinked, InvalidRequest, MethodNotAllowed, MissingAdapter } from '../../errors.js';
 import { MissingWebAuthnAutocomplete, WebAuthnVerificationError } from './errors.js';
 import { emitEvent } from '../../events.js';
 import type { ProviderFlow, SignInFormContext } from '../../flow.js';
@@ -37,7 +37,7 @@ import { consumeClientRateLimit, rateLimits } from '../rate-limit/rate-limit.js'
 import { requestedCallbackUrl } from '../../http/redirect.js';
 import { bodyField, queryParams, readBody } from '../../http/request.js';
 import { currentSignIn, existingUserOf, isRecentSignIn, settleAddress, undoNewUserOnFailure } from '../database/sign-in.js';
-import { askToReauthenticate } from '../../session/recent-auth.js';
+import { ReauthenticationRequired, askToReauthenticate } from '../database/recent-auth.js';
 import type { Account, AdapterAuthenticator, AdapterUser, User } from '../../types.js';
 
 /** A WebAuthn credential as the ceremonies see it: `id` is base64url. */

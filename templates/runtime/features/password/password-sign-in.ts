@@ -23,7 +23,7 @@ import { endSessionRows } from '../database/session-management.js';
 import { askToSignIn } from '../database/sessions-route.js';
 import { currentSignIn, hasProvenEmail, isRecentSignIn, openSession, settleAddress, signInStoredUser } from '../database/sign-in.js';
 import { type RequestContext, actionUrl, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
-import { askToReauthenticate } from '../../session/recent-auth.js';
+import { askToReauthenticate } from '../database/recent-auth.js';
 import { chunkCookie, clearChunkedCookie, readChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidEmailAddress, assertSingleAddress, normalizeEmailAddress } from '../../email-address.js';

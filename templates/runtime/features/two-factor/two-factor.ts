@@ -16,7 +16,7 @@ import { callAdapter } from '../database/adapter.js';
 import { askToSignIn } from '../database/sessions-route.js';
 import { type SignedIn, currentSignIn, isRecentSignIn } from '../database/sign-in.js';
 import { startSession } from '../../complete-sign-in.js';
-import { askToReauthenticate } from '../../session/recent-auth.js';
+import { askToReauthenticate } from '../database/recent-auth.js';
 import { type RequestContext, actionUrl, sendHtml, sendJson, sendRedirect, setCookie } from '../../context.js';
 import type { CookieOption } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
@@ -105,8 +105,21 @@ function adapterOf(context: RequestContext): Adapter {
   return context.options.adapter!;
 }
 
+/**
+ * Whether a sign-in through `account` asks a user who turned two-factor on for their code (SPEC §10): after every
+ * first factor (a password, an email or confirmation link, OAuth) except a passkey, which verifies the user itself.
+ * An OAuth provider that does its own MFA may opt out (`twoFactor: false`); a credentials provider opts in
+ * (`twoFactor: true`), as its `authorize()` may check a second factor of its own.
+ */
+function asksSecondFactor(context: RequestContext, account: PendingSignIn['account']): boolean {
+  if (account.type === 'webauthn') return false;
+  const provider = context.options.providersById.get(account.provider) as { twoFactor?: boolean } | undefined;
+  return provider?.twoFactor !== false;
+}
+
 /** The hook the core calls once a first factor is proven (complete-sign-in.ts). */
 export async function challenge(context: RequestContext, signIn: PendingSignIn): Promise<boolean> {
+  if (!asksSecondFactor(context, signIn.account)) return false;
   const adapter = adapterOf(context);
   const record = await callAdapter(adapter, 'getTwoFactor', signIn.user.id);
   if (!record?.enabledAt) return false;

@@ -6,11 +6,33 @@
  * @see OWASP ASVS 5.0 V7.5 (re-authentication before sensitive changes)
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { DEFAULT_BASE_PATH } from '../http/base-path.js';
-import { type FrameworkAuthConfig, resolveConfigOnce } from '../config.js';
-import { type RequestContext, flushCookies, noStore, sendJson, sendRedirect, sendRedirectResponse } from '../context.js';
-import { prefersJson } from '../http/request.js';
-import { readSession } from './session.js';
+import { DEFAULT_BASE_PATH } from '../../http/base-path.js';
+import { type FrameworkAuthConfig, resolveConfigOnce } from '../../config.js';
+import { type RequestContext, flushCookies, noStore, sendJson, sendRedirect, sendRedirectResponse } from '../../context.js';
+import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
+import { prefersJson } from '../../http/request.js';
+import { readSession } from '../../session/session.js';
+
+declare module '../../errors.js' {
+  interface FeatureErrorTypes {
+    ReauthenticationRequired: true;
+  }
+}
+
+/**
+ * What was asked turns a session into a lasting credential or changes how the account signs in (a passkey, a linked
+ * account), and the session's last authentication is older than `session.reauthMaxAge`: the user signs in again.
+ */
+export class ReauthenticationRequired extends AuthError {
+  static type: ErrorType = 'ReauthenticationRequired';
+  static override response: ErrorResponse = clientSafe(
+    'ReauthenticationRequired',
+    401,
+    'signIn',
+    'For this change, confirm it is you: sign in again, then try once more.',
+    'Confirm it is you',
+  );
+}
 
 /** The `error` of a JSON answer that asks for re-authentication. */
 const REAUTHENTICATION_REQUIRED = 'reauthentication_required';
