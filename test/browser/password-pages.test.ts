@@ -80,7 +80,7 @@ async function confirmWithPassword(page: Page, link: string, password: string): 
   await page.goto(link);
   expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Confirm your email address');
   await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Confirm and sign in' }).click();
+  await page.getByRole('button', { name: 'Confirm and sign in', exact: true }).click();
 }
 
 /** Asks for a reset link for `email` through the reset page; returns the link. */
