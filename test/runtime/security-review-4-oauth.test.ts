@@ -152,3 +152,24 @@ describe('F7: linking a new OpenID Connect account needs a recent authentication
     expect((await sessionOf(h.app, jar))?.user?.id).toBe(id);
   });
 });
+
+describe('F7: re-authentication through the provider', () => {
+  it('sends the signed-in user to the provider again with prompt=login and max_age=0 from <mount>/reauth', async () => {
+    const h = await startHarness();
+    const jar = createJar();
+    expectRedirect((await signIn(h.app, jar)).callbackResponse, { origin: h.app.publicOrigin, pathname: '/me' });
+    const response = await post(h, jar, 'reauth', { provider: 'oidc', callbackUrl: `${h.app.publicOrigin}/me` });
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get('location')!);
+    expect(location.href.startsWith(op.issuer)).toBe(true);
+    expect(location.searchParams.get('prompt')).toBe('login');
+    expect(location.searchParams.get('max_age')).toBe('0');
+    expect(location.searchParams.get('code_challenge_method')).toBe('S256');
+  });
+
+  it('sends a visitor without a session from <mount>/reauth to the sign-in page', async () => {
+    const h = await startHarness();
+    const response = await h.app.fetch(createJar(), `${h.app.mount}/reauth?callbackUrl=%2Fme`);
+    expectRedirect(response, { pathname: `${h.app.mount}/signin` });
+  });
+});

@@ -110,6 +110,13 @@ async function signIn(h: Harness, email: string, password = GOOD, jar = createJa
   return jar;
 }
 
+/** Opens a confirmation link in a new browser and sends its form with `fields`. */
+async function confirmWith(h: Harness, url: string, fields: Record<string, string>): Promise<Response> {
+  const jar = createJar();
+  const form = findForm(await (await jar.fetch(url)).text(), url, Object.keys(fields)[0])!;
+  return post(jar, h, form.action, { ...form.fields, ...fields });
+}
+
 /** Waits until sign-ins made before it are no longer recent. */
 function aged(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, (REAUTH_MAX_AGE + 1.2) * 1000));
@@ -178,6 +185,20 @@ describe('F1, F9, F3: the confirmation link', () => {
     const crossSite = await victim.fetch(`${h.app.url}/auth/callback/password`, { method: 'POST', body: forged.body, headers: forged.headers });
     expect(crossSite.status).toBeGreaterThanOrEqual(300);
     expect(await sessionEmail(victim, h)).toBeNull();
+  });
+
+  it('drops an unproven sign-up\'s password when the owner proves the address by an email link', async () => {
+    await post(createJar(), h, '/auth/signup/password', { email: 'first@example.test', password: ATTACKER });
+    const link = await messageWhere(h, (message) => message.to === 'first@example.test');
+    const owner = createJar();
+    expect((await post(owner, h, '/auth/signin/email', { email: 'first@example.test' })).status).toBe(302);
+    await owner.fetch(h.links.find((sent) => sent.to === 'first@example.test')!.url);
+    expect(await sessionEmail(owner, h)).toBe('first@example.test');
+    // The attacker's password opens nothing, and the sign-up's link no longer confirms anything.
+    const attacker = await post(createJar(), h, '/auth/callback/password', { email: 'first@example.test', password: ATTACKER });
+    expect(attacker.headers.get('location')).toContain('error=CredentialsSignin');
+    const late = await confirmWith(h, link.url, { password: ATTACKER });
+    expect(late.headers.get('location')).toContain('error=Verification');
   });
 
   it('refuses an unused confirmation link once the address was proven another way (a reset), past two-factor', async () => {
