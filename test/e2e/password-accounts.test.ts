@@ -139,7 +139,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with email and 
     // A user of its own for the sessions: each address may ask for three messages per 15 minutes.
     let count = smtp.messages.length;
     await postForm(createJar(), second, 'signup/password', { email: 'hopper@example.test', password: RESET });
-    expect((await createJar().fetch(linkIn(await smtp.waitForMessage(count), 'callback/password'))).status).toBe(302);
+    expect((await confirmAddress(createJar(), linkIn(await smtp.waitForMessage(count), 'callback/password'), { password: RESET })).status).toBe(302);
     const onFirst = createJar();
     const onSecond = createJar();
     await postForm(onFirst, first, 'callback/password', { email: 'hopper@example.test', password: RESET });
