@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { DEFAULT_ACCOUNTS, startOidcProvider, type RunningOidcProvider } from '../support/oidc-provider.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
+import { getAccessToken } from '../../templates/runtime/index.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import { hashPassword } from '../../templates/runtime/features/password/hash.js';
 import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js';
@@ -13,7 +14,7 @@ import { base32Decode, totpCode, totpStep } from '../../templates/runtime/featur
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import Password from '../../templates/runtime/providers/password.js';
 import type { OIDCUserConfig } from '../../templates/runtime/providers/types.js';
-import { AppRegistry, csrfTokenOf, expectRedirect, sessionCookiesSet, sessionOf, signIn, signOut, type AuthApp } from './oauth-harness.js';
+import { AppRegistry, type AuthAppOptions, csrfTokenOf, expectRedirect, sessionCookiesSet, sessionOf, signIn, signOut, type AuthApp } from './oauth-harness.js';
 
 const GOOD = 'violet staple orbit lantern';
 /** OIDC accounts beside alice: each links once, so each linking test has its own, with an address nobody holds. */
@@ -46,7 +47,7 @@ interface Harness {
  * An app with the memory adapter (database sessions), Password() and an OIDC provider (id `oidc`, a client of its
  * own at the loopback provider), and TwoFactor() on the test's clock.
  */
-async function startHarness(options: { provider?: Partial<OIDCUserConfig>; session?: FrameworkAuthConfig['session'] } = {}): Promise<Harness> {
+async function startHarness(options: { provider?: Partial<OIDCUserConfig>; session?: FrameworkAuthConfig['session']; routes?: AuthAppOptions['routes'] } = {}): Promise<Harness> {
   const adapter = MemoryAdapter() as Required<Adapter>;
   const clientId = `review-4-rp-${++clientCount}`;
   const app = await apps.start({
@@ -58,7 +59,7 @@ async function startHarness(options: { provider?: Partial<OIDCUserConfig>; sessi
       OIDC({ issuer: op.issuer, clientId, clientSecret: `${clientId}-secret`, ...options.provider }),
     ],
     features: [TwoFactor({ now: () => clock })],
-  });
+  }, options.routes ? { routes: options.routes } : undefined);
   await op.setClient({ client_id: clientId, redirect_uris: [app.redirectUri()] });
   return { app, adapter };
 }
@@ -124,6 +125,23 @@ describe('F2: the second factor after an OpenID Connect sign-in', () => {
     expectRedirect(callbackResponse, { origin: h.app.publicOrigin, pathname: '/me' });
     expect(sessionCookiesSet(callbackResponse)).toHaveLength(1);
     expect((await sessionOf(h.app, jar))?.user).toMatchObject({ id: alice.id, email: 'alice@example.test' });
+  });
+});
+
+describe('F2 with JWT sessions: the session after the code carries the provider\'s tokens', () => {
+  it('gives getAccessToken the access token after an OpenID Connect sign-in finished by the code', async () => {
+    const h = await startHarness({
+      session: { strategy: 'jwt' },
+      routes: (app, config) => app.get('/token', async (req, res) => void res.json({ token: await getAccessToken(req, 'oidc', config) })),
+    });
+    const alice = await aliceWithTwoFactor(h);
+    const jar = createJar();
+    await signIn(h.app, jar);
+    expect(await sessionOf(h.app, jar)).toBeNull();
+    expectRedirect(await post(h, jar, 'two-factor', { code: codeOf(alice.secret) }), { pathname: '/me' });
+    const { token } = (await (await h.app.fetch(jar, '/token')).json()) as { token: string | null };
+    expect(typeof token).toBe('string');
+    expect(token!.length).toBeGreaterThan(10);
   });
 });
 

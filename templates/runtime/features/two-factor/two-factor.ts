@@ -232,10 +232,13 @@ async function finishPending(context: RequestContext, settings: ResolvedTwoFacto
   if (!row || new Date(row.expires).valueOf() < Date.now()) throw new TwoFactorSignIn('The pending sign-in was already finished, replaced or has expired');
   setCookie(context, pendingCookie(context), null);
   await clearRateLimit(context.options, 'twoFactorPerUser', user.id);
-  // The `signIn` callback ran before the code was asked; now the session, as after any sign-in.
+  // The `signIn` callback ran before the code was asked; now the session, as after any sign-in. An OAuth account's
+  // tokens were stored at its sign-in: read back, a JWT session carries them as a sign-in without two-factor would.
+  const oauth = pending.type === 'oauth' || pending.type === 'oidc';
+  const stored = oauth && typeof adapter.getAccount === 'function' ? await callAdapter(adapter, 'getAccount', pending.pid, pending.provider) : null;
   await startSession(context, {
     user,
-    account: { provider: pending.provider, type: pending.type ?? 'credentials', providerAccountId: pending.pid, userId: user.id },
+    account: stored ?? { provider: pending.provider, type: pending.type ?? 'credentials', providerAccountId: pending.pid, userId: user.id },
     isNewUser: false,
     callbackUrl: pending.callbackUrl,
   });
