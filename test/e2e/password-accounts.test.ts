@@ -139,7 +139,8 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with email and 
     // A user of its own for the sessions: each address may ask for three messages per 15 minutes.
     let count = smtp.messages.length;
     await postForm(createJar(), second, 'signup/password', { email: 'hopper@example.test', password: RESET });
-    expect((await confirmAddress(createJar(), linkIn(await smtp.waitForMessage(count), 'callback/password'), { password: RESET })).status).toBe(302);
+    const hopper = await confirmAddress(createJar(), linkIn(await smtp.waitForMessage(count), 'callback/password'), { password: RESET });
+    expect(hopper.status, await hopper.clone().text()).toBe(302);
     const onFirst = createJar();
     const onSecond = createJar();
     await postForm(onFirst, first, 'callback/password', { email: 'hopper@example.test', password: RESET });

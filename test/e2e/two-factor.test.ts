@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, totpCode, totpStep } from '../../templates/runtime/features/two-factor/totp.js';
 import { createJar } from '../support/cookie-jar.js';
 import type { RunningSmtpServer } from '../support/smtp-server.js';
-import { type MailApp, postForm, sessionEmail, startMailApp, storedText } from './helpers/mail-app.js';
+import { type MailApp, confirmAddress, postForm, sessionEmail, startMailApp, storedText } from './helpers/mail-app.js';
 import { removeTempDirs } from './helpers/project.js';
 import type { RunningApp } from './helpers/project.js';
 
@@ -33,7 +33,7 @@ async function account(app: RunningApp, smtp: RunningSmtpServer, email: string):
   const count = smtp.messages.length;
   await postForm(createJar(), app, 'signup/password', { email, password: PASSWORD });
   const link = /https?:\/\/\S+\/auth\/callback\/password\S*/.exec((await smtp.waitForMessage(count)).text ?? '')![0];
-  expect((await createJar().fetch(link)).status).toBe(302);
+  expect((await confirmAddress(createJar(), link, { password: PASSWORD })).status).toBe(302);
 }
 
 describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with two-factor on %s', (adapter) => {
