@@ -208,6 +208,26 @@ describe('passkeys in Chromium: with other sign-ins and other databases', () => 
     expect((await sessionOnPage(page))?.user).toMatchObject({ id: byEmail!.user!.id, email: 'ada@example.test' });
   });
 
+  it('sends a user whose sign-in is no longer recent to confirm it is them before adding a passkey (issue 34)', async () => {
+    const adapter = MemoryAdapter();
+    const app = await startApp(adapter, { session: { reauthMaxAge: 2 } });
+    const { page } = await openBrowser();
+    const first = await registerPasskey(app, page, 'grace@example.test');
+    await new Promise((resolve) => setTimeout(resolve, 3200));
+    await page.goto(`${app.origin}/auth/signin?callbackUrl=%2Fme`);
+    await page.getByRole('button', { name: 'Create a passkey' }).click();
+    await page.waitForURL(/\/auth\/reauth\?callbackUrl=/);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Confirm it is you');
+    expect(await adapter.listAuthenticatorsByUserId!(first.user!.id!)).toHaveLength(1);
+    // The passkey the user has confirms it is them and brings them back, where adding a passkey is now allowed.
+    await page.getByRole('button', { name: 'Sign in with Passkey' }).click();
+    await page.waitForURL(`${app.origin}/auth/signin`);
+    const options = await page.evaluate(async () => (await fetch('/auth/webauthn-options/passkey?action=register', { headers: { accept: 'application/json' } })).status);
+    expect(options).toBe(200);
+    await page.goto(`${app.origin}/me`);
+    expect((await sessionOnPage(page))?.user?.id).toBe(first.user!.id);
+  });
+
   it('signs in with a passkey stored as Auth.js stores it (standard base64 ids and keys)', async () => {
     const inner = MemoryAdapter();
     const base64 = (value: string) => Buffer.from(value, 'base64url').toString('base64');

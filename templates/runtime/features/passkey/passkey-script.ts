@@ -83,6 +83,8 @@ export const passkeyScript = String.raw`(() => {
       try {
         const answer = await fetch(form.getAttribute('data-webauthn-options') + '?' + query, { credentials: 'same-origin', headers: { accept: 'application/json' } });
         const body = await answer.json();
+        // Adding a passkey to an account needs a recent sign-in: the server names the page that asks for one.
+        if (body.error === 'reauthentication_required' && typeof body.url === 'string') return window.location.assign(body.url);
         if (!answer.ok) throw new Error(body.message || 'The passkey request was refused.');
         const data = body.action === 'register' ? await register(body.options) : await authenticate(body.options);
         const post = new URLSearchParams({ csrfToken: String(fields.get('csrfToken') || ''), action: body.action, data: JSON.stringify(data) });
