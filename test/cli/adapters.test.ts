@@ -192,10 +192,11 @@ describe('create-framework-auth --adapter', () => {
     expect(result.exitCode).toBe(0);
     // Created: adapters/sqlite.ts, the row mapping it shares with the PostgreSQL adapter (adapters/sql-rows.ts) and
     // the database feature the adapter carries (features/database/: the adapter's methods, account linking, database
-    // sessions, tokens in the account row, session management with its route and page: 8 files). Updated among
+    // sessions, tokens in the account row, session management with its route and page, recent authentication and
+    // the re-authentication route: 10 files). Updated among
     // others: src/auth/index.ts and src/server.ts, which the user had not changed, rendered again (the session
     // helpers, a link to the sessions page).
-    expect(result.stdout).toMatch(/Planned \d+ files: 10 created, \d+ updated, \d+ unchanged\n/);
+    expect(result.stdout).toMatch(/Planned \d+ files: 12 created, \d+ updated, \d+ unchanged\n/);
     expect(await readFile(join(parent, 'app/src/auth/index.ts'), 'utf8')).toContain("from './core/features/database/session-management.js'");
     const config = await readFile(configPath, 'utf8');
     expect(config.replace(/^\/\/ Written by .*\n/, '')).toMatchInlineSnapshot(`
