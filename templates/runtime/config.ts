@@ -1,6 +1,7 @@
 /**
- * `FrameworkAuthConfig` (the core auth config without Auth.js's `raw` option) and its one-time resolution: the
- * factory checks the config once, so a short secret fails at startup, and the user's object is never mutated.
+ * The one-time resolution of `FrameworkAuthConfig` (the core auth config without Auth.js's `raw` option, declared in
+ * contracts.ts): the factory checks the config once, so a short secret fails at startup, and the user's object is
+ * never mutated.
  */
 import type { Request } from 'express';
 import { checkBasePath } from './http/base-path.js';

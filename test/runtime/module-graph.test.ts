@@ -1,5 +1,5 @@
 // The runtime's imports run one way (issue 15): config.ts sits above providers/ and pages/, which read their shared
-// types (Theme, AuthEnv) from leaf modules rather than from the config. Issue 35: the shared types sit in one bottom
+// types (Theme, AuthEnv) from the bottom modules rather than from the config. Issue 35: the shared types sit in one bottom
 // module, contracts.ts, and no import cycle remains, type-only imports included (the generator copies files by
 // following every import, so a type-only edge is as real as any other).
 import { readdirSync, readFileSync } from 'node:fs';
