@@ -15,7 +15,7 @@ import { TOTP_DIGITS, TOTP_PERIOD, TOTP_WINDOW } from '../templates/runtime/feat
 import { PENDING_MAX_AGE } from '../templates/runtime/features/two-factor/two-factor.js';
 import { defaultRateLimitRules } from '../templates/runtime/features/rate-limit/rate-limit.js';
 import { DEFAULT_MIN_PASSWORD_LENGTH, LOWEST_MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../templates/runtime/features/password/policy.js';
-import type { RouteSpec } from '../templates/runtime/router.js';
+import type { RouteSpec } from '../templates/runtime/contracts.js';
 import { sqliteSchema } from '../templates/runtime/adapters/sqlite.js';
 import { postgresSchema } from '../templates/runtime/adapters/postgres.js';
 import { routes } from '../templates/runtime/handler.js';

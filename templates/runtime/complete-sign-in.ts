@@ -2,19 +2,14 @@
  * The shared end of every sign-in (OAuth, credentials, email, passkeys): the `signIn` callback, the user and account
  * in the database (with an adapter), the session (cookie or database row), the event, and the redirect.
  */
-import { type RequestContext, sendRedirect } from './context.js';
+import type { RequestContext, SignInResolution } from './contracts.js';
+import { sendRedirect } from './context.js';
 import { chunkCookie } from './http/cookies.js';
 import { AccessDenied } from './errors.js';
 import { emitEvent } from './events.js';
 import { customPageUrl, resolveRedirect } from './http/redirect.js';
 import { createSessionCookies } from './session/session.js';
 import type { Account, AdapterUser, Profile, User } from './types.js';
-
-/** What a sign-in resolved to: the user, and whether this sign-in created them. */
-export interface SignInResolution {
-  user: User | AdapterUser;
-  isNewUser: boolean;
-}
 
 /** What a flow hands to `completeSignIn`. */
 export interface CompletedSignIn {

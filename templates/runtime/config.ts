@@ -1,206 +1,18 @@
 /**
- * `FrameworkAuthConfig` (the core auth config without Auth.js's `raw` option) and its one-time resolution: the
- * factory checks the config once, so a short secret fails at startup, and the user's object is never mutated.
+ * The one-time resolution of `FrameworkAuthConfig` (the core auth config without Auth.js's `raw` option, declared in
+ * contracts.ts): the factory checks the config once, so a short secret fails at startup, and the user's object is
+ * never mutated.
  */
 import type { Request } from 'express';
 import { checkBasePath } from './http/base-path.js';
-import { type CookiesOptions, type CookiesOverrides, defaultCookies, mergeCookies } from './http/cookies.js';
+import { carriedFeatures, type CallbacksOptions, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type TrustedHostRule, type WarningCode } from './contracts.js';
+import { defaultCookies, mergeCookies } from './http/cookies.js';
 import { type AuthError, type ErrorResponse, MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, errorResponses } from './errors.js';
-import { type Adapter, type DatabaseHooks, type Feature, type SecondFactorHooks, carriedFeatures } from './feature.js';
-import { DEFAULT_MAX_AGE, type JWTOptions, decode, encode } from './session/jwt.js';
-import { type TrustedHostRule, parseTrustedHosts } from './http/origin.js';
-import { type PageMessages, pageMessages } from './pages/messages.js';
-import { isOAuthProvider, resolveProviders, type ResolvedProvider } from './providers/resolve.js';
-import type { ProviderInput } from './providers/types.js';
-import type { Theme } from './theme.js';
-import type { Account, AdapterUser, AuthEnv, Awaitable, DefaultSession, JWT, Profile, Session, User } from './types.js';
-
-/** Callbacks that decide what happens at each step. All may be async. */
-export interface CallbacksOptions {
-  /**
-   * Allows or refuses a sign-in. Return false to refuse (AccessDenied), or a same-origin URL to redirect to.
-   * @default () => true
-   */
-  signIn: (params: {
-    user: User | AdapterUser;
-    account: Account | null;
-    profile?: Profile;
-    email?: { verificationRequest?: boolean };
-    credentials?: Record<string, unknown>;
-  }) => Awaitable<boolean | string>;
-  /**
-   * Decides where to send the user after sign-in or sign-out. Whatever it returns, a URL of another origin is
-   * replaced by `baseUrl`.
-   * @default relative URLs are resolved against baseUrl; same-origin URLs are kept; anything else is baseUrl
-   */
-  redirect: (params: { url: string; baseUrl: string }) => Awaitable<string>;
-  /** Shapes the session the app sees. @default the session as built from the token */
-  session: (params: { session: Session; token: JWT; user?: AdapterUser; trigger?: 'update'; newSession?: unknown }) => Awaitable<Session | DefaultSession>;
-  /**
-   * Shapes the session JWT. Called at sign-in (with `user`, `account`, `profile`), on every session read, and on
-   * update. Return null to end the session.
-   * @default the token unchanged
-   */
-  jwt: (params: {
-    token: JWT;
-    user?: User | AdapterUser;
-    account?: Account | null;
-    profile?: Profile;
-    trigger?: 'signIn' | 'signUp' | 'update';
-    isNewUser?: boolean;
-    session?: unknown;
-  }) => Awaitable<JWT | null>;
-}
-
-/** Events: side effects after something happened. Errors in them are logged, never shown to the user. */
-export interface EventCallbacks {
-  signIn: (message: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }) => Awaitable<void>;
-  signOut: (message: { token: JWT | null } | { session: unknown }) => Awaitable<void>;
-  createUser: (message: { user: User }) => Awaitable<void>;
-  updateUser: (message: { user: User }) => Awaitable<void>;
-  linkAccount: (message: { user: User | AdapterUser; account: Account; profile: User | AdapterUser }) => Awaitable<void>;
-  session: (message: { session: Session; token: JWT }) => Awaitable<void>;
-}
-
-/** Paths of your own pages, used instead of the built-in ones (they receive `error` and `callbackUrl`). */
-export interface PagesOptions {
-  signIn: string;
-  signOut: string;
-  error: string;
-  verifyRequest: string;
-  newUser: string;
-}
-
-/** Warnings the runtime can log. */
-export type WarningCode = 'debug-enabled' | 'csrf-disabled' | 'experimental-webauthn' | 'env-url-basepath-redundant' | 'env-url-basepath-mismatch' | 'untrusted-proxy'
-  | 'email-printed-to-console' | 'breached-password-check-failed';
-
-/** Where the runtime logs. Never receives a secret or a token. */
-export interface LoggerInstance {
-  error: (error: Error) => void;
-  warn: (code: WarningCode) => void;
-  debug: (message: string, metadata?: unknown) => void;
-}
-
-/** Session options. */
-export interface SessionOptions {
-  /**
-   * `jwt` keeps the session in an encrypted cookie; `database` keeps it in the adapter.
-   * @default 'jwt', or 'database' when an adapter is set
-   */
-  strategy: 'jwt' | 'database';
-  /** Seconds until an idle session expires. @default 2592000 (30 days) */
-  maxAge: number;
-  /**
-   * Seconds between refreshes of the session's expiry (its cookie is re-issued, or its database row updated).
-   * 0 re-issues on every read.
-   * @default 86400 (24 hours)
-   */
-  updateAge: number;
-  /**
-   * Seconds a session may live from its sign-in, however often it is renewed: a stolen session cannot be kept
-   * alive forever. The sign-in time travels in the JWT (`auth_time`) or is the row's `createdAt`.
-   * @default 7776000 (90 days)
-   */
-  absoluteMaxAge: number;
-  /**
-   * Seconds a sign-in counts as recent: what turns a session into a lasting credential or changes how the account
-   * signs in (a passkey, a linked account, two-factor on or off, new recovery codes, a new password) needs a sign-in
-   * or re-authentication (`<mount>/reauth`) at most this long ago, measured from that authentication, not from the
-   * session's renewals. `requireRecentAuth()` guards an app's own routes the same way.
-   * @default 600 (10 minutes)
-   */
-  reauthMaxAge: number;
-  /** Generates database session tokens. @default crypto.randomUUID */
-  generateSessionToken: () => string;
-}
-
-export type { Adapter } from './feature.js';
-
-/** Everything `FrameworkAuth` and `getSession` accept. */
-export interface FrameworkAuthConfig {
-  /** Sign-in methods; a button or form appears for each on the sign-in page. */
-  providers: ProviderInput[];
-  /**
-   * Secret(s) for encrypting tokens and signing cookies, newest first. Each at least 32 characters.
-   * @default process.env['AUTH_SECRET'] (comma-separated for rotation)
-   */
-  secret?: string | string[];
-  /**
-   * The mount path (`/auth`), by the CLI's `--mount` rules: starts with "/", no trailing "/" (see base-path.ts).
-   * Inferred from the request when absent, so mounting anywhere works.
-   */
-  basePath?: string;
-  session?: Partial<SessionOptions>;
-  jwt?: Partial<JWTOptions>;
-  callbacks?: Partial<CallbacksOptions>;
-  events?: Partial<EventCallbacks>;
-  pages?: Partial<PagesOptions>;
-  theme?: Theme;
-  logger?: Partial<LoggerInstance>;
-  /** Logs each step at debug level (never secrets or tokens). @default false */
-  debug?: boolean;
-  /**
-   * Which request hosts may build the app's URLs when `AUTH_URL` is not set (the Host header, or `X-Forwarded-Host`
-   * when Express's `trust proxy` trusts the hop). `AUTH_URL`, when set, always wins.
-   * - a list (`['app.example.com', '*.preview.example.com', 'https://admin.example.com']`): only these hosts are
-   *   served, and their own origin is used, also for emailed links and as redirect-proxy targets. An entry without a
-   *   scheme matches any port and the request's scheme; `*.` matches subdomains.
-   * - `true`: any host, for redirects and provider callbacks only. Emailed sign-in links and the redirect proxy never
-   *   use an origin a header chose: with an email provider or `redirectProxyUrl`, set `AUTH_URL` or a list.
-   * - `false`: none; `AUTH_URL` must be set.
-   * @default AUTH_TRUST_HOST (`true`, `false`, or a comma-separated list), else true when AUTH_URL is set or
-   * NODE_ENV is not 'production'
-   */
-  trustHost?: boolean | string[];
-  /** @default true when the request is HTTPS (`req.protocol`, so Express's `trust proxy` matters) */
-  useSecureCookies?: boolean;
-  cookies?: CookiesOverrides;
-  /** An origin that receives OAuth callbacks for preview deployments and forwards them. @default AUTH_REDIRECT_PROXY_URL */
-  redirectProxyUrl?: string;
-  adapter?: Adapter;
-  /**
-   * Features beyond what the providers and the adapter bring (feature.ts). The built-in adapters carry the database
-   * feature and each provider its own routes, so a generated config lists none; an Auth.js adapter needs
-   * `features: [database]` (features/database/index.ts).
-   */
-  features?: Feature[];
-}
-
-/** The config after checks and defaults, computed once per config object. */
-export interface ResolvedConfig {
-  source: FrameworkAuthConfig;
-  secrets: string[];
-  basePath: string | undefined;
-  /** `AUTH_URL`'s origin when set: every URL the app builds uses it. */
-  envOrigin: string | undefined;
-  /** `trustHost: true`: any well-formed host may build redirects and callback URLs (never emailed links). */
-  trustHost: boolean;
-  /** The `trustHost` allow-list: hosts that build every URL, emailed links included, on their own origin. */
-  trustedHosts: readonly TrustedHostRule[];
-  providers: ResolvedProvider[];
-  providersById: Map<string, ResolvedProvider>;
-  session: SessionOptions;
-  jwt: JWTOptions;
-  callbacks: CallbacksOptions;
-  events: Partial<EventCallbacks>;
-  pages: Partial<PagesOptions>;
-  theme: Required<Pick<Theme, 'colorScheme'>> & Theme;
-  logger: LoggerInstance;
-  debug: boolean;
-  useSecureCookies: boolean | undefined;
-  cookies: { secure: CookiesOptions; plain: CookiesOptions };
-  redirectProxyUrl: string | undefined;
-  adapter: Adapter | undefined;
-  /** The config's features, the adapter's and the providers' flows', each once. */
-  features: readonly Feature[];
-  /** The database feature's hooks: set whenever `adapter` is. */
-  database: DatabaseHooks | undefined;
-  /** The two-factor feature's hooks, when the config has it. */
-  secondFactor: SecondFactorHooks | undefined;
-  /** What the pages say for each client-safe error type: the core's and those of its features. */
-  pageMessages: PageMessages;
-}
+import { DEFAULT_MAX_AGE, decode, encode } from './session/jwt.js';
+import { parseTrustedHosts } from './http/origin.js';
+import { pageMessages } from './pages/messages.js';
+import { isOAuthProvider, resolveProviders } from './providers/resolve.js';
+import type { AuthEnv } from './types.js';
 
 /** The database feature's hooks, which every path that needs them reaches only with an adapter (checked at startup). */
 export function databaseOf(options: ResolvedConfig): DatabaseHooks {
@@ -220,7 +32,7 @@ function resolveFeatures(config: FrameworkAuthConfig, providers: readonly Resolv
   ];
   const byId = new Map<string, Feature>();
   for (const feature of listed) {
-    if (!feature || typeof feature.id !== 'string') throw new TypeError('`features` holds something that is not a feature (see feature.ts)');
+    if (!feature || typeof feature.id !== 'string') throw new TypeError('`features` holds something that is not a feature (see `Feature` in contracts.ts)');
     if (!byId.has(feature.id)) byId.set(feature.id, feature);
   }
   const features = [...byId.values()];

@@ -3,31 +3,12 @@
  * write, and the helpers that answer (JSON, HTML, redirects that honour `X-Auth-Return-Redirect`).
  */
 import type { Request, Response } from 'express';
-import type { ResolvedConfig } from './config.js';
-import { type CookieOption, type CookiesOptions, type OutgoingCookie, serializeCookie } from './http/cookies.js';
+import type { CookieOption, OutgoingCookie, RequestContext, ResolvedConfig } from './contracts.js';
+import { serializeCookie } from './http/cookies.js';
 import { pageContentSecurityPolicy } from './pages/csp.js';
 import { UntrustedHost } from './errors.js';
 import { requestOrigin } from './http/origin.js';
 import { requestCookies, usesSecureCookies } from './http/request.js';
-
-export interface RequestContext {
-  req: Request;
-  res: Response;
-  options: ResolvedConfig;
-  /** `https://app.example.com`: where every URL the app builds starts. */
-  origin: string;
-  /**
-   * The origin configuration vouches for (`AUTH_URL`, or a `trustHost` entry's scheme and port on the requested
-   * host); undefined when `trustHost: true` let a header choose `origin`.
-   */
-  linkOrigin: string | undefined;
-  /** `/auth`: the mount path as the browser sees it. */
-  mountPath: string;
-  cookieOptions: CookiesOptions;
-  cookies: Map<string, string>;
-  /** Cookies to send with the response. */
-  outgoing: OutgoingCookie[];
-}
 
 /** Builds the context of a request below the mount path. */
 export function createContext(req: Request, res: Response, options: ResolvedConfig, mountPath: string): RequestContext {

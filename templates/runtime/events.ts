@@ -1,5 +1,5 @@
 /** Events: side effects after something happened. A failing handler is logged, never shown to the user. */
-import type { ResolvedConfig } from './config.js';
+import type { ResolvedConfig } from './contracts.js';
 import { EventError } from './errors.js';
 
 /** Runs an event handler; its failure is logged, never raised. */

@@ -1,13 +1,11 @@
 /**
- * What a provider's module brings to the routes (the provider carries it under `providerFlow`, providers/types.ts):
+ * What a provider's module brings to the routes (the provider carries it under `providerFlow`, contracts.ts):
  * the routes and the sign-in page call these functions, so the core imports no credentials, email, passkey or
  * OAuth 1.0a code, and a project holds only the flows of the providers it uses.
  */
-import type { RequestContext } from './context.js';
+import type { RequestContext, ResolvedFlowProvider, ResolvedOAuthProvider, CarriedFlow, FlowCheckContext } from './contracts.js';
 import type { OAuthCallbackResult } from './oauth/callback.js';
 import type { SafeHtml } from './pages/html.js';
-import type { ResolvedFlowProvider, ResolvedOAuthProvider } from './providers/resolve.js';
-import type { CarriedFlow, FlowCheckContext } from './providers/types.js';
 
 /** What the sign-in page hands a provider's form. */
 export interface SignInFormContext {

@@ -4,11 +4,12 @@
  * error becomes a 4xx or the error page in respond-with-error.ts.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from './config.js';
-import { type RequestContext, createContext } from './context.js';
+import type { FrameworkAuthConfig, ResolvedConfig, RequestContext, RouteEntry, RouteHandler } from './contracts.js';
+import { resolveConfigOnce } from './config.js';
+import { createContext } from './context.js';
 import { routeRequest } from './http/request.js';
 import { respondWithError } from './http/respond-with-error.js';
-import { type Action, type RouteEntry, type RouteHandler, entryOf, matchRoute, routes } from './router.js';
+import { type Action, entryOf, matchRoute, routes } from './router.js';
 import { callbackRoute } from './routes/callback.js';
 import { csrfRoute } from './routes/csrf.js';
 import { errorRoute } from './routes/error.js';

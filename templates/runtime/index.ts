@@ -6,14 +6,12 @@
  */
 export { FrameworkAuth } from './handler.js';
 export type { FrameworkAuthHandler } from './handler.js';
-export { carriedFeatures } from './feature.js';
-export type { AccountSignIn, DatabaseHooks, Feature } from './feature.js';
-export type { RouteHandler } from './router.js';
-export { getSession, createSessionLocals, createRequireAuth } from './session/get-session.js';
-export type { RequireAuthOptions } from './session/get-session.js';
-export { getAccessToken, ACCESS_TOKEN_SKEW_SECONDS } from './oauth/access-token.js';
-export { resolveConfig, readSecrets, MIN_SECRET_LENGTH } from './config.js';
+export { carriedFeatures, customFetch, providerFlow } from './contracts.js';
 export type {
+  AccountSignIn,
+  DatabaseHooks,
+  Feature,
+  RouteHandler,
   FrameworkAuthConfig,
   CallbacksOptions,
   EventCallbacks,
@@ -21,12 +19,42 @@ export type {
   LoggerInstance,
   WarningCode,
   SessionOptions,
-} from './config.js';
-export type { Theme } from './theme.js';
+  Theme,
+  JWTOptions,
+  JWTEncodeParams,
+  JWTDecodeParams,
+  CookieOption,
+  CookiesOptions,
+  CookiesOverrides,
+  Adapter,
+  AppProvider,
+  AnyProvider,
+  AuthorizationEndpointHandler,
+  ClientOverrides,
+  CommonProviderOptions,
+  CustomFetch,
+  FlowProviderConfig,
+  EndpointHandler,
+  OAuthChecks,
+  OAuthConfig,
+  OAuthEndpointType,
+  OAuthProviderButtonStyles,
+  OAuthUserConfig,
+  OIDCChecks,
+  OIDCConfig,
+  OIDCUserConfig,
+  Provider,
+  ProviderInput,
+  TokenEndpointHandler,
+  TokenRequestContext,
+  UserinfoEndpointHandler,
+  UserinfoRequestContext,
+} from './contracts.js';
+export { getSession, createSessionLocals, createRequireAuth } from './session/get-session.js';
+export type { RequireAuthOptions } from './session/get-session.js';
+export { getAccessToken, ACCESS_TOKEN_SKEW_SECONDS } from './oauth/access-token.js';
+export { resolveConfig, readSecrets, MIN_SECRET_LENGTH } from './config.js';
 export { encode, decode, DEFAULT_MAX_AGE } from './session/jwt.js';
-export type { JWTOptions, JWTEncodeParams, JWTDecodeParams } from './session/jwt.js';
-export type { CookieOption, CookiesOptions, CookiesOverrides } from './http/cookies.js';
-export type { Adapter } from './feature.js';
 export {
   AuthError,
   SignInError,
@@ -61,31 +89,6 @@ export {
   errorTypes,
 } from './errors.js';
 export type { ErrorType, ErrorCause, ErrorPageKind, ErrorResponse, FeatureErrorTypes, RefreshTokenFailure } from './errors.js';
-export { customFetch, providerFlow } from './providers/types.js';
-export type {
-  AppProvider,
-  AnyProvider,
-  AuthorizationEndpointHandler,
-  ClientOverrides,
-  CommonProviderOptions,
-  CustomFetch,
-  FlowProviderConfig,
-  EndpointHandler,
-  OAuthChecks,
-  OAuthConfig,
-  OAuthEndpointType,
-  OAuthProviderButtonStyles,
-  OAuthUserConfig,
-  OIDCChecks,
-  OIDCConfig,
-  OIDCUserConfig,
-  Provider,
-  ProviderInput,
-  TokenEndpointHandler,
-  TokenRequestContext,
-  UserinfoEndpointHandler,
-  UserinfoRequestContext,
-} from './providers/types.js';
 export type {
   Account,
   AdapterAccount,

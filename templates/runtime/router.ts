@@ -3,30 +3,11 @@
  * action takes and whether it names a provider (`/signin/<provider>`). handler.ts runs the action; routes/ holds one
  * file per core action, and each feature brings its own.
  */
-import type { RequestContext } from './context.js';
+import type { RequestContext, ResolvedProvider, Route, RouteEntry, RouteSpec } from './contracts.js';
 import { InvalidProvider, MethodNotAllowed, UnknownAction } from './errors.js';
-import type { ResolvedProvider } from './providers/resolve.js';
-
-/** How an action's failures are answered: a redirect to the sign-in or error page, JSON, or an error page. */
-export type ErrorAnswer = 'redirect' | 'json' | 'page';
 
 /**
- * One action's route: the methods it accepts, whether it takes a provider id segment (`none`, `optional` or
- * `required`), and how its errors are answered.
- */
-export interface RouteSpec {
-  methods: readonly ('GET' | 'POST')[];
-  provider: 'none' | 'optional' | 'required';
-  errors: ErrorAnswer;
-}
-
-/** A route and the function that runs it: the core's below, a feature's in its `routes`. */
-export interface RouteEntry extends RouteSpec {
-  run: RouteHandler;
-}
-
-/**
- * The core's routes below the mount path, each action's spec. Features add theirs (feature.ts); the docs' route
+ * The core's routes below the mount path, each action's spec. Features add theirs (`Feature` in contracts.ts); the docs' route
  * table is checked against both (test/docs.test.ts).
  */
 export const routes = {
@@ -41,15 +22,6 @@ export const routes = {
 
 /** A core action. */
 export type Action = keyof typeof routes;
-
-/** A request matched to its route: the method (HEAD answered as GET) and the provider segment. */
-export interface Route {
-  method: 'GET' | 'POST';
-  providerId: string | undefined;
-}
-
-/** Runs one action. */
-export type RouteHandler = (context: RequestContext, route: Route) => void | Promise<void>;
 
 /** The action named by the first segment below the mount, and its entry; `UnknownAction` (404) when there is none. */
 export function entryOf(table: Readonly<Record<string, RouteEntry>>, segments: readonly string[]): { action: string; entry: RouteEntry } {

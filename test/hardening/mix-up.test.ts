@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
-import type { OAuthConfig } from '../../templates/runtime/providers/types.js';
+import type { OAuthConfig } from '../../templates/runtime/contracts.js';
 import Discord from '../../templates/runtime/providers/discord.js';
 import GitLab from '../../templates/runtime/providers/gitlab.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';

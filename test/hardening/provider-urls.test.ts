@@ -6,8 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isLoopback } from '../../templates/runtime/oauth/server.js';
 import Microblog from '../../templates/runtime/providers/microblog.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
-import { customFetch } from '../../templates/runtime/providers/types.js';
-import type { CustomFetch } from '../../templates/runtime/providers/types.js';
+import { customFetch, type CustomFetch } from '../../templates/runtime/contracts.js';
 import { createJar, formBody } from '../support/cookie-jar.js';
 
 import { pendingCallbackViaStandIn } from './support/oauth-flow.js';

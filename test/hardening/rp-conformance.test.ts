@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import OIDC from '../../templates/runtime/providers/oidc.js';
-import type { OIDCUserConfig } from '../../templates/runtime/providers/types.js';
+import type { OIDCUserConfig } from '../../templates/runtime/contracts.js';
 import type { TokenSet } from '../../templates/runtime/types.js';
 import { createJar, formBody } from '../support/cookie-jar.js';
 import type { CookieJar } from '../support/cookie-jar.js';

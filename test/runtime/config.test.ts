@@ -7,7 +7,7 @@ import Microblog from '../../templates/runtime/providers/microblog.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { sendJson } from '../../templates/runtime/context.js';
 import { InvalidRequest } from '../../templates/runtime/errors.js';
-import type { Feature } from '../../templates/runtime/feature.js';
+import type { Feature } from '../../templates/runtime/contracts.js';
 import { database } from '../../templates/runtime/features/database/index.js';
 import { SECRET, credentialsConfig, passwordProvider, recordingLogger, signIn, startApp } from './helpers.js';
 
@@ -84,7 +84,7 @@ describe('configuration checks', () => {
   });
 });
 
-describe('features (feature.ts)', () => {
+describe('features (`Feature`, contracts.ts)', () => {
   it('refuses an adapter without the database feature, naming the fix', () => {
     const { [Symbol.for('framework-auth.features')]: _carried, ...authJsShaped } = MemoryAdapter() as Record<string | symbol, unknown>;
     expect(() => resolveConfig({ secret: SECRET, providers: [OIDC()], adapter: authJsShaped }, {})).toThrow(/features: \[database\]/);

@@ -9,8 +9,7 @@ import type { CustomFetch } from '../../templates/runtime/index.js';
 import { refreshTokenGrant } from '../../templates/runtime/oauth/refresh.js';
 import { authorizationServer } from '../../templates/runtime/oauth/server.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
-import type { OIDCUserConfig } from '../../templates/runtime/providers/types.js';
-import type { ResolvedOAuthProvider } from '../../templates/runtime/providers/resolve.js';
+import type { OIDCUserConfig, ResolvedOAuthProvider } from '../../templates/runtime/contracts.js';
 import { createJar } from '../support/cookie-jar.js';
 import type { RunningApp } from '../support/listen.js';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
-import type { OIDCUserConfig } from '../../templates/runtime/providers/types.js';
+import type { OIDCUserConfig } from '../../templates/runtime/contracts.js';
 import { createJar, formBody } from '../support/cookie-jar.js';
 import type { CookieJar } from '../support/cookie-jar.js';
 import { loginThroughProvider, startOidcProvider } from '../support/oidc-provider.js';

@@ -9,7 +9,7 @@ import { customFetch } from '../../templates/runtime/index.js';
 import type { Account, FrameworkAuthConfig, Profile, TokenSet, User } from '../../templates/runtime/index.js';
 import { DISCOVERY_MAX_AGE_MS } from '../../templates/runtime/oauth/server.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
-import type { OAuthConfig, OIDCUserConfig, TokenRequestContext, UserinfoRequestContext } from '../../templates/runtime/providers/types.js';
+import type { OAuthConfig, OIDCUserConfig, TokenRequestContext, UserinfoRequestContext } from '../../templates/runtime/contracts.js';
 import { createJar } from '../support/cookie-jar.js';
 import type { CookieJar } from '../support/cookie-jar.js';
 import { DEFAULT_ACCOUNTS, loginThroughProvider, startOidcProvider } from '../support/oidc-provider.js';

@@ -13,7 +13,8 @@ import Keycloak from '../../templates/runtime/providers/keycloak.js';
 import MicrosoftEntraID from '../../templates/runtime/providers/microsoft-entra-id.js';
 import Microblog from '../../templates/runtime/providers/microblog.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
-import { type ResolvedOAuthProvider, resolveProviders } from '../../templates/runtime/providers/resolve.js';
+import type { ResolvedOAuthProvider } from '../../templates/runtime/contracts.js';
+import { resolveProviders } from '../../templates/runtime/providers/resolve.js';
 
 function ruleOf(provider: AnyProvider): (profile: Profile) => boolean {
   const [resolved] = resolveProviders([provider], { env: {}, redirectProxyUrl: undefined });

@@ -14,7 +14,7 @@ import Keycloak from '../../templates/runtime/providers/keycloak.js';
 import MicrosoftEntraID from '../../templates/runtime/providers/microsoft-entra-id.js';
 import Microblog from '../../templates/runtime/providers/microblog.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
-import type { ResolvedOAuthProvider } from '../../templates/runtime/providers/resolve.js';
+import type { ResolvedOAuthProvider } from '../../templates/runtime/contracts.js';
 import { createJar, formBody } from '../support/cookie-jar.js';
 
 import { SECRET, passwordProvider } from './helpers.js';

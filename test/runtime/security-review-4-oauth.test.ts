@@ -13,7 +13,7 @@ import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js'
 import { base32Decode, totpCode, totpStep } from '../../templates/runtime/features/two-factor/totp.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import Password from '../../templates/runtime/providers/password.js';
-import type { OIDCUserConfig } from '../../templates/runtime/providers/types.js';
+import type { OIDCUserConfig } from '../../templates/runtime/contracts.js';
 import { AppRegistry, type AuthAppOptions, csrfTokenOf, expectRedirect, sessionCookiesSet, sessionOf, signIn, signOut, type AuthApp } from './oauth-harness.js';
 
 const GOOD = 'violet staple orbit lantern';

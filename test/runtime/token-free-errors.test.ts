@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { getAccessToken } from '../../templates/runtime/index.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
-import type { OAuthConfig, OIDCConfig } from '../../templates/runtime/providers/types.js';
+import type { OAuthConfig, OIDCConfig } from '../../templates/runtime/contracts.js';
 import { createJar } from '../support/cookie-jar.js';
 import type { CookieJar } from '../support/cookie-jar.js';
 import type { RunningApp } from '../support/listen.js';

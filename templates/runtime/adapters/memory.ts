@@ -12,7 +12,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from '../features/database/adapter.js';
-import { carriedFeatures } from '../feature.js';
+import { carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import { MemoryRateLimitStore } from '../features/rate-limit/rate-limit.js';
 

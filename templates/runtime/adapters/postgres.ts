@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { Adapter, AdapterAccount, AdapterUser } from '../features/database/adapter.js';
-import { carriedFeatures } from '../feature.js';
+import { carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,

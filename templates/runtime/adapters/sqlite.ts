@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { Adapter, AdapterAccount, AdapterUser } from '../features/database/adapter.js';
-import { carriedFeatures } from '../feature.js';
+import { carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,

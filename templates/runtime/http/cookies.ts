@@ -2,34 +2,7 @@
  * Cookie names, options, parsing and chunking. Names and the chunking scheme match Auth.js so that users who move
  * from `@auth/express` stay signed in.
  */
-
-/** Options of one cookie, as written in `Set-Cookie`. */
-export interface CookieOption {
-  name: string;
-  options: {
-    httpOnly: boolean;
-    sameSite: 'lax' | 'strict' | 'none';
-    path: string;
-    secure: boolean;
-    /** Seconds; absent for session cookies. */
-    maxAge?: number;
-    domain?: string;
-  };
-}
-
-/** Every cookie the runtime uses; override any of them with the `cookies` config option. */
-export interface CookiesOptions {
-  sessionToken: CookieOption;
-  callbackUrl: CookieOption;
-  csrfToken: CookieOption;
-  pkceCodeVerifier: CookieOption;
-  state: CookieOption;
-  nonce: CookieOption;
-  webauthnChallenge: CookieOption;
-}
-
-/** Partial overrides, merged over the defaults per cookie. */
-export type CookiesOverrides = { [K in keyof CookiesOptions]?: { name?: string; options?: Partial<CookieOption['options']> } };
+import type { CookieOption, CookiesOptions, CookiesOverrides, OutgoingCookie } from '../contracts.js';
 
 /** Short-lived cookies of the OAuth checks live 15 minutes, as in Auth.js. */
 const CHECK_COOKIE_MAX_AGE = 15 * 60;
@@ -93,13 +66,6 @@ function safeDecode(value: string): string {
   } catch {
     return value;
   }
-}
-
-/** A cookie to send in `Set-Cookie`. */
-export interface OutgoingCookie {
-  name: string;
-  value: string;
-  options: CookieOption['options'] & { expires?: Date };
 }
 
 const cookieNamePattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

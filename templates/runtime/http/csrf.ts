@@ -4,7 +4,8 @@
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Cross-Site_Request_Forgery_Prevention_Cheat_Sheet.html#signed-double-submit-cookie-recommended
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { type RequestContext, setCookie } from '../context.js';
+import type { RequestContext } from '../contracts.js';
+import { setCookie } from '../context.js';
 import { MissingCSRF } from '../errors.js';
 import { bodyField } from './request.js';
 

@@ -5,19 +5,8 @@
  * could choose it would receive other people's sign-in tokens.
  */
 import type { Request } from 'express';
+import type { TrustedHostRule } from '../contracts.js';
 import { InvalidRequest, UntrustedHost } from '../errors.js';
-
-/** One entry of the `trustHost` allow-list, parsed. */
-export interface TrustedHostRule {
-  /** Set when the entry named an origin (`https://app.example.com`): only that scheme matches. */
-  protocol?: 'http:' | 'https:';
-  /** Lower-case host name; for `*.example.com` the suffix `.example.com`. */
-  hostname: string;
-  /** `*.example.com`: any subdomain (not the apex). */
-  subdomains: boolean;
-  /** Set when the entry named a port: only that port matches; otherwise any port. */
-  port?: string;
-}
 
 /** The origin of a request, and the one configuration (not a header alone) vouches for. */
 export interface RequestOriginResult {

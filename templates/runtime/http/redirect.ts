@@ -2,7 +2,7 @@
  * Where users are sent after sign-in and sign-out. The `redirect` callback decides, and whatever it returns, a URL
  * of another origin is replaced by the app's origin: the handler is never an open redirect.
  */
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import { bodyField, queryParams } from './request.js';
 
 /** Resolves `url` against the origin when it is same-origin; null otherwise. */

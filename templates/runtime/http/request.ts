@@ -3,7 +3,7 @@
  * secure, and a size-limited form or JSON body. The origin is origin.ts's.
  */
 import type { Request } from 'express';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '../contracts.js';
 import { parseCookieHeader } from './cookies.js';
 import { InvalidRequest } from '../errors.js';
 

@@ -5,13 +5,12 @@
  * through to a 500.
  */
 import type { Request, Response } from 'express';
-import type { ResolvedConfig } from '../config.js';
-import { type RequestContext, actionUrl, noStore, sendRedirect } from '../context.js';
+import type { ResolvedConfig, RequestContext, ErrorAnswer } from '../contracts.js';
+import { actionUrl, noStore, sendRedirect } from '../context.js';
 import { CallbackRouteError, CredentialsSignin, errorResponseOf, isAuthError } from '../errors.js';
 import { pageContentSecurityPolicy } from '../pages/csp.js';
 import { renderErrorPage } from '../pages/other.js';
 import { prefersJson } from './request.js';
-import type { ErrorAnswer } from '../router.js';
 
 /**
  * Answers `thrown` by how the route answers errors (`answer`, undefined before the route was known): form posts

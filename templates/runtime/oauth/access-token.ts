@@ -17,12 +17,13 @@
 import { createHmac } from 'node:crypto';
 import type { Request, Response } from 'express';
 import * as oauth from 'oauth4webapi';
-import { type FrameworkAuthConfig, type ResolvedConfig, databaseOf, resolveConfigOnce } from '../config.js';
+import type { FrameworkAuthConfig, ResolvedConfig, ResolvedOAuthProvider } from '../contracts.js';
+import { databaseOf, resolveConfigOnce } from '../config.js';
 import { flushCookies, noStore } from '../context.js';
 import { chunkCookie } from '../http/cookies.js';
 import { InvalidProvider, RefreshTokenError } from '../errors.js';
 import { refreshTokenGrant, rotatedRefreshToken } from './refresh.js';
-import { type ResolvedOAuthProvider, isOAuthProvider } from '../providers/resolve.js';
+import { isOAuthProvider } from '../providers/resolve.js';
 import { requestCookies } from '../http/request.js';
 import { cookieOptionsFor, readSession } from '../session/session.js';
 import type { JWT, ProviderTokens, TokenSet } from '../types.js';

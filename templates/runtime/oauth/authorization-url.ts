@@ -5,9 +5,9 @@
  * @see https://www.rfc-editor.org/rfc/rfc7636
  */
 import * as oauth from 'oauth4webapi';
-import { type RequestContext, actionUrl, configuredActionUrl } from '../context.js';
+import type { RequestContext, ResolvedOAuthProvider } from '../contracts.js';
+import { actionUrl, configuredActionUrl } from '../context.js';
 import { InvalidEndpoints } from '../errors.js';
-import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 import { writeCheckCookie } from './check-cookies.js';
 import { authorizationServer, oauthClient } from './server.js';
 

@@ -6,10 +6,9 @@
  * @see https://openid.net/specs/openid-connect-core-1_0.html#CodeFlowAuth
  */
 import * as oauth from 'oauth4webapi';
-import type { RequestContext } from '../context.js';
+import type { RequestContext, ResolvedOAuthProvider } from '../contracts.js';
 import { isTrustedOrigin } from '../http/origin.js';
 import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError } from '../errors.js';
-import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 import type { Account, Profile, TokenSet, User } from '../types.js';
 import { consumeCheckCookies } from './check-cookies.js';
 import { redirectUri } from './authorization-url.js';

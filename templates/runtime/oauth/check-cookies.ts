@@ -7,8 +7,8 @@
  * issuer (Discord, GitLab, the microblog network, custom OAuth).
  * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.4
  */
-import type { CookieOption } from '../http/cookies.js';
-import { type RequestContext, setCookie } from '../context.js';
+import type { CookieOption, RequestContext } from '../contracts.js';
+import { setCookie } from '../context.js';
 import { InvalidCheck } from '../errors.js';
 
 /** The payload field that binds a check cookie to its provider. */

@@ -9,7 +9,7 @@
  */
 import { type JWTVerifyGetKey, compactVerify, createRemoteJWKSet, customFetch } from 'jose';
 import type * as oauth from 'oauth4webapi';
-import type { ResolvedOAuthProvider } from '../providers/resolve.js';
+import type { ResolvedOAuthProvider } from '../contracts.js';
 import { PROVIDER_TIMEOUT_MS, describeUrl, isSecureOrLoopback } from './server.js';
 
 /** How long a fetched key set is used before it is fetched again (jose's default, 10 minutes). */

@@ -5,7 +5,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import { InvalidEndpoints } from '../errors.js';
-import type { ResolvedOAuthProvider } from '../providers/resolve.js';
+import type { ResolvedOAuthProvider } from '../contracts.js';
 import type { TokenSet } from '../types.js';
 import { credentialsIn, normaliseTokens, tokenAnswer, withoutIdToken, withoutSecrets } from './callback.js';
 import { authorizationServer, httpOptions, oauthClient } from './server.js';

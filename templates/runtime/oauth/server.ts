@@ -6,7 +6,7 @@
 import * as oauth from 'oauth4webapi';
 import { InvalidEndpoints, OAuthSignInError } from '../errors.js';
 import { isLoopbackHostname } from '../http/origin.js';
-import type { ResolvedOAuthProvider } from '../providers/resolve.js';
+import type { ResolvedOAuthProvider } from '../contracts.js';
 
 /** How long any single call to a provider may take. */
 export const PROVIDER_TIMEOUT_MS = 10_000;

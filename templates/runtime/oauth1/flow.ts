@@ -5,14 +5,14 @@
  * back the same request token, which binds it to the browser that started the sign-in.
  * @see https://www.rfc-editor.org/rfc/rfc5849#section-2
  */
-import { actionUrl, type RequestContext } from '../context.js';
+import type { RequestContext, ResolvedOAuthProvider } from '../contracts.js';
+import { actionUrl } from '../context.js';
 import { safeEqual } from '../http/csrf.js';
 import type { OAuthProtocol } from '../flow.js';
 import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError, OAuthSignInError } from '../errors.js';
 import type { OAuthCallbackResult } from '../oauth/callback.js';
 import { consumeCheckCookie, writeCheckCookie } from '../oauth/check-cookies.js';
 import { PROVIDER_TIMEOUT_MS, isLoopback } from '../oauth/server.js';
-import type { ResolvedOAuthProvider } from '../providers/resolve.js';
 import type { Account, Profile, TokenSet, User } from '../types.js';
 import { authorizationHeader, signRequest } from './signature.js';
 

@@ -2,7 +2,7 @@
  * The frame of every built-in page: light and dark colour schemes (`theme.colorScheme`, or the browser's
  * preference), the brand colour and logo of `theme`, visible focus, and no JavaScript.
  */
-import type { Theme } from '../theme.js';
+import type { Theme } from '../contracts.js';
 import { readableTextColor } from './color.js';
 import { SafeHtml, html, safeColor, safeUrl } from './html.js';
 

@@ -1,14 +1,6 @@
+import type { PageMessages } from '../contracts.js';
 import type { ErrorResponse } from '../errors.js';
 
-/** What the pages say for each client-safe error type: the sign-in page's alert, the error page's heading and text. */
-export interface PageMessages {
-  /** The sign-in page's alert (and Auth.js's `SessionRequired`). Never internal details. */
-  signIn: Record<string, string>;
-  /** Headings and texts of the error page, by the `error` query parameter. */
-  errorPage: Record<string, { heading: string; message: string; status: number }>;
-}
-
-/** The page texts of the client-safe types of `responses` (see `errorResponses` in errors.ts). */
 export function pageMessages(responses: Readonly<Record<string, ErrorResponse>>): PageMessages {
   const withMessages = Object.entries(responses).flatMap(([type, { messages, status }]) => (messages ? [{ type, status, ...messages }] : []));
   return {

@@ -1,8 +1,8 @@
 /** The sign-out confirmation, error and "check your email" pages. */
-import type { Theme } from '../theme.js';
+import type { Theme, PageMessages } from '../contracts.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
-import { type PageMessages, displayableCode, messageFor } from './messages.js';
+import { displayableCode, messageFor } from './messages.js';
 
 /**
  * The sign-out confirmation: a form that POSTs with the CSRF token (a GET must not sign anyone out, or any page

@@ -4,12 +4,12 @@
  * script). Every form posts its CSRF token and works without JavaScript; the passkey buttons, which cannot, say so.
  */
 import { flowOf } from '../flow.js';
-import { type ResolvedOAuthProvider, type ResolvedProvider, isOAuthProvider } from '../providers/resolve.js';
-import type { Theme } from '../theme.js';
+import type { ResolvedOAuthProvider, ResolvedProvider, Theme, PageMessages } from '../contracts.js';
+import { isOAuthProvider } from '../providers/resolve.js';
 import { readableTextColor } from './color.js';
 import { SafeHtml, html, safeColor, safeUrl } from './html.js';
 import { layout } from './layout.js';
-import { type PageMessages, displayableCode, messageFor } from './messages.js';
+import { displayableCode, messageFor } from './messages.js';
 
 /** The inline scripts of the providers' forms, once each. */
 function pageScripts(providers: readonly ResolvedProvider[]): { source: string; hash: string }[] {

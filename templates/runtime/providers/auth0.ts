@@ -9,7 +9,7 @@
  *   two must match exactly.
  * @see https://auth0.com/docs/authenticate/protocols/openid-connect-protocol
  */
-import type { OIDCConfig, OIDCUserConfig } from './types.js';
+import type { OIDCConfig, OIDCUserConfig } from '../contracts.js';
 
 /** The claims of Auth0's ID token (standard OpenID Connect claims, plus any your Actions add). */
 export interface Auth0Profile {

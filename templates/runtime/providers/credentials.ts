@@ -12,7 +12,7 @@
  * })
  */
 import { type CredentialsConfig, credentialsFlow } from '../features/credentials/credentials-sign-in.js';
-import { providerFlow } from './types.js';
+import { providerFlow } from '../contracts.js';
 
 export type { CredentialInput, CredentialsConfig } from '../features/credentials/credentials-sign-in.js';
 

@@ -10,7 +10,7 @@
  * @see https://discord.com/developers/docs/topics/oauth2
  * @see https://discord.com/developers/docs/resources/user#user-object
  */
-import type { OAuthConfig, OAuthUserConfig } from './types.js';
+import type { OAuthConfig, OAuthUserConfig } from '../contracts.js';
 
 /** The user as `GET /users/@me` returns it. */
 export interface DiscordProfile {

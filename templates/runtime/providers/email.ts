@@ -12,8 +12,7 @@
 import { DEFAULT_EMAIL_MAX_AGE, type EmailConfig, type EmailVerificationRequest, emailFlow } from '../features/email/email-sign-in.js';
 import { messageButton, messageHtml, sendSmtpMessage, shownHost } from '../features/email/smtp.js';
 import { html } from '../pages/html.js';
-import type { Theme } from '../theme.js';
-import { providerFlow } from './types.js';
+import { providerFlow, type Theme } from '../contracts.js';
 
 export type { EmailConfig, EmailProviderSettings, EmailVerificationRequest } from '../features/email/email-sign-in.js';
 export { InvalidEmailAddress, normalizeEmailAddress } from '../email-address.js';

@@ -18,7 +18,7 @@
  */
 import { PROVIDER_TIMEOUT_MS } from '../oauth/server.js';
 import type { Profile, TokenSet } from '../types.js';
-import { customFetch, type OAuthConfig, type OAuthUserConfig, type UserinfoRequestContext } from './types.js';
+import { customFetch, type OAuthConfig, type OAuthUserConfig, type UserinfoRequestContext } from '../contracts.js';
 
 /** One entry of `GET /user/emails`. */
 export interface GitHubEmail {

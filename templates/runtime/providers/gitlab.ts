@@ -11,7 +11,7 @@
  * @see https://docs.gitlab.com/api/oauth2/
  * @see https://docs.gitlab.com/api/users/#for-normal-users-1
  */
-import type { OAuthConfig, OAuthUserConfig } from './types.js';
+import type { OAuthConfig, OAuthUserConfig } from '../contracts.js';
 
 /** The user as `GET /api/v4/user` returns it (the fields every instance sends). */
 export interface GitLabProfile {

@@ -11,7 +11,7 @@
  * `profile.email_verified` tells whether Google verified the address; `hd` is the Workspace domain, if any.
  * @see https://developers.google.com/identity/openid-connect/openid-connect
  */
-import type { OIDCConfig, OIDCUserConfig } from './types.js';
+import type { OIDCConfig, OIDCUserConfig } from '../contracts.js';
 
 /** The claims of Google's ID token. */
 export interface GoogleProfile {

@@ -8,7 +8,7 @@
  *   `AUTH_KEYCLOAK_ISSUER=https://<host>/realms/<realm>` (older versions: `https://<host>/auth/realms/<realm>`).
  * @see https://www.keycloak.org/docs/latest/securing_apps/#_oidc
  */
-import type { OIDCConfig, OIDCUserConfig } from './types.js';
+import type { OIDCConfig, OIDCUserConfig } from '../contracts.js';
 
 /** The claims of Keycloak's ID token (standard claims; more through the client's mappers). */
 export interface KeycloakProfile {

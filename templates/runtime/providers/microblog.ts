@@ -25,7 +25,7 @@
  * @see https://docs.x.com/resources/fundamentals/authentication/oauth-1-0a/api-key-and-secret
  */
 import { oauth1Protocol } from '../oauth1/flow.js';
-import { type AuthorizationEndpointHandler, type OAuthConfig, type OAuthUserConfig, type UserinfoEndpointHandler, providerFlow } from './types.js';
+import { providerFlow, type AuthorizationEndpointHandler, type OAuthConfig, type OAuthUserConfig, type UserinfoEndpointHandler } from '../contracts.js';
 
 /** A hashtag in the user's bio (`user.fields=entities`). */
 export interface TwitterHashtag {

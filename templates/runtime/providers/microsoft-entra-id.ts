@@ -23,7 +23,7 @@
  * @see https://learn.microsoft.com/en-us/entra/identity-platform/v2-protocols-oidc
  * @see https://learn.microsoft.com/en-us/entra/identity-platform/id-token-claims-reference
  */
-import type { OIDCConfig, OIDCUserConfig } from './types.js';
+import type { OIDCConfig, OIDCUserConfig } from '../contracts.js';
 
 /** The claims of Entra ID's v2.0 ID token (the optional ones when configured for the app). */
 export interface MicrosoftEntraIDProfile {

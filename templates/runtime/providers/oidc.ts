@@ -6,7 +6,7 @@
  * @see https://openid.net/specs/openid-connect-discovery-1_0.html
  */
 import type { Profile } from '../types.js';
-import type { OIDCConfig, OIDCUserConfig } from './types.js';
+import type { OIDCConfig, OIDCUserConfig } from '../contracts.js';
 
 export default function OIDC<P extends Profile = Profile>(options: OIDCUserConfig<P> = {}): OIDCConfig<P> {
   return {

@@ -21,7 +21,7 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { type WebAuthnCeremonies, type WebAuthnConfig, webAuthnFlow } from '../features/passkey/webauthn.js';
-import { providerFlow } from './types.js';
+import { providerFlow } from '../contracts.js';
 
 export type {
   WebAuthnCeremonies,

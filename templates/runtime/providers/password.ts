@@ -10,7 +10,7 @@
  * Password({ async sendMessage({ to, subject, text, html }) { await myMailApi.send({ to, subject, text, html }) } })
  */
 import { type PasswordConfig, passwordFlow } from '../features/password/password-sign-in.js';
-import { providerFlow } from './types.js';
+import { providerFlow } from '../contracts.js';
 
 export type { BreachedPasswordCheck, PasswordConfig, PasswordMessage, PasswordMessageKind, PasswordMessageSender } from '../features/password/password-sign-in.js';
 

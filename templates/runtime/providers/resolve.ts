@@ -9,57 +9,15 @@ import {
   type AnyProvider,
   type AuthorizationEndpointHandler,
   type CarriedFlow,
-  type ClientOverrides,
-  type CustomFetch,
   type FlowProviderConfig,
   type OAuthConfig,
-  type OAuthProviderButtonStyles,
   type OIDCConfig,
   type ProviderInput,
-  type ResolvedFlowProvider,
+  type ResolvedOAuthProvider,
+  type ResolvedProvider,
   type TokenEndpointHandler,
-  type TokenRequestContext,
   type UserinfoEndpointHandler,
-  type UserinfoRequestContext,
-} from './types.js';
-
-/** An OAuth 2 or OpenID Connect provider, ready for the sign-in and callback routes. */
-export interface ResolvedOAuthProvider {
-  id: string;
-  name: string;
-  type: 'oauth' | 'oidc';
-  clientId: string | undefined;
-  clientSecret: string | undefined;
-  issuer: string | undefined;
-  wellKnown: string | undefined;
-  authorization: { url: string | undefined; params: Record<string, string> };
-  token: { url: string | undefined; request: ((context: TokenRequestContext) => Awaitable<{ tokens: TokenSet }>) | undefined };
-  userinfo: { url: string | undefined; request: ((context: UserinfoRequestContext) => Awaitable<Profile>) | undefined };
-  checks: ReadonlyArray<'pkce' | 'state' | 'nonce'>;
-  client: ClientOverrides;
-  idToken: boolean;
-  profile: (profile: Profile, tokens: TokenSet) => Awaitable<User>;
-  account: (tokens: TokenSet) => TokenSet | undefined | void;
-  allowDangerousEmailAccountLinking: boolean;
-  /** Whether a user with two-factor on enters their code after this provider's sign-in (`false`: the provider's own MFA counts). */
-  twoFactor: boolean;
-  /** Whether the provider vouches for the profile's email (the configured rule, else the default of the type). */
-  isEmailVerified: (profile: Profile) => boolean;
-  redirectProxyUrl: string | undefined;
-  style: OAuthProviderButtonStyles | undefined;
-  customFetch: CustomFetch | undefined;
-  /** The env var names that configure it, for error messages. */
-  env: { id: string; secret: string; issuer: string };
-  /** The merged configuration, handed to custom endpoint handlers. */
-  config: OAuthConfig<Profile> | OIDCConfig<Profile>;
-  /** The flow of another OAuth version that the provider brings (`version: '1.0A'`); OAuth 2 when absent. */
-  protocol: CarriedFlow | undefined;
-}
-
-export type { ResolvedFlowProvider };
-
-/** A provider ready for the routes: OAuth 2 / OpenID Connect (the core), or one that brings its own flow. */
-export type ResolvedProvider = ResolvedOAuthProvider | ResolvedFlowProvider;
+} from '../contracts.js';
 
 /** True for an OAuth 2 / OpenID Connect provider; false for one that brings its own flow. */
 export function isOAuthProvider(provider: ResolvedProvider): provider is ResolvedOAuthProvider {

@@ -3,13 +3,14 @@
  * `response_mode=form_post`; a redirect-proxy callback for another origin is forwarded there. Other providers run
  * their own flow (credentials and passkeys take POST only, with the CSRF token; email takes its link).
  */
-import { type RequestContext, sendRedirect, setCookie } from '../context.js';
+import type { RequestContext, ResolvedOAuthProvider, Route } from '../contracts.js';
+import { sendRedirect, setCookie } from '../context.js';
 import { completeSignIn } from '../complete-sign-in.js';
 import { type OAuthProtocol, flowOf } from '../flow.js';
 import { handleOAuthCallback, proxiedCallbackTarget } from '../oauth/callback.js';
-import { type ResolvedOAuthProvider, isOAuthProvider } from '../providers/resolve.js';
+import { isOAuthProvider } from '../providers/resolve.js';
 import { queryParams, readBody } from '../http/request.js';
-import { type Route, findProvider, unsupportedProvider } from '../router.js';
+import { findProvider, unsupportedProvider } from '../router.js';
 
 export async function callbackRoute(context: RequestContext, route: Route): Promise<void> {
   const provider = findProvider(context, route.providerId!);

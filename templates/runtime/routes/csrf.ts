@@ -1,5 +1,6 @@
 /** GET `<mount>/csrf`: the CSRF token for forms of your own (the cookie is set once and kept while valid). */
-import { type RequestContext, sendJson } from '../context.js';
+import type { RequestContext } from '../contracts.js';
+import { sendJson } from '../context.js';
 import { csrfTokenOf } from '../http/csrf.js';
 
 export function csrfRoute(context: RequestContext): void {

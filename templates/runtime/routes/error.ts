@@ -1,5 +1,6 @@
 /** GET `<mount>/error?error=<type>`: the error page (or a redirect to `pages.error`). */
-import { type RequestContext, sendHtml, sendRedirect } from '../context.js';
+import type { RequestContext } from '../contracts.js';
+import { sendHtml, sendRedirect } from '../context.js';
 import { renderErrorPage } from '../pages/other.js';
 import { customPageUrl } from '../http/redirect.js';
 import { queryParams } from '../http/request.js';

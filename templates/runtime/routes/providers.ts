@@ -1,5 +1,6 @@
 /** GET `<mount>/providers`: each configured provider with its sign-in and callback URLs, keyed by id (as Auth.js). */
-import { type RequestContext, actionUrl, sendJson } from '../context.js';
+import type { RequestContext } from '../contracts.js';
+import { actionUrl, sendJson } from '../context.js';
 
 export function providersRoute(context: RequestContext): void {
   const providers: Record<string, { id: string; name: string; type: string; signinUrl: string; callbackUrl: string }> = {};

@@ -1,8 +1,8 @@
 /** `<mount>/session`: GET answers the session (or null); POST with the CSRF token updates it (`trigger: 'update'`). */
-import { type RequestContext, sendJson } from '../context.js';
+import type { RequestContext, Route } from '../contracts.js';
+import { sendJson } from '../context.js';
 import { verifyCsrf } from '../http/csrf.js';
 import { readBody } from '../http/request.js';
-import type { Route } from '../router.js';
 import { readSession } from '../session/session.js';
 
 export async function sessionRoute(context: RequestContext, route: Route): Promise<void> {

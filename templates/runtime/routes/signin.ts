@@ -2,7 +2,8 @@
  * `<mount>/signin`: GET shows the sign-in page (or redirects to `pages.signIn`); POST `<mount>/signin/<provider>`
  * with the CSRF token starts a sign-in: the provider's authorization URL for OAuth, or the provider's own flow.
  */
-import { type RequestContext, sendHtml, sendRedirect, setCookie } from '../context.js';
+import type { RequestContext, Route } from '../contracts.js';
+import { sendHtml, sendRedirect, setCookie } from '../context.js';
 import { csrfTokenOf, verifyCsrf } from '../http/csrf.js';
 import { InvalidProvider } from '../errors.js';
 import { type OAuthProtocol, flowOf } from '../flow.js';
@@ -11,7 +12,7 @@ import { renderSignInPage, signInPageScriptHashes } from '../pages/signin.js';
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../http/redirect.js';
 import { isOAuthProvider } from '../providers/resolve.js';
 import { bodyField, queryParams, readBody } from '../http/request.js';
-import { type Route, findProvider, unsupportedProvider } from '../router.js';
+import { findProvider, unsupportedProvider } from '../router.js';
 
 export async function signInRoute(context: RequestContext, route: Route): Promise<void> {
   if (route.method === 'GET') return signInPage(context);

@@ -3,14 +3,14 @@
  * the session (its database row too) and redirects to `callbackUrl`.
  */
 import { databaseOf } from '../config.js';
-import { type RequestContext, sendHtml, sendRedirect } from '../context.js';
+import type { RequestContext, Route } from '../contracts.js';
+import { sendHtml, sendRedirect } from '../context.js';
 import { clearChunkedCookie, readChunkedCookie } from '../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../http/csrf.js';
 import { emitEvent } from '../events.js';
 import { renderSignOutPage } from '../pages/other.js';
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../http/redirect.js';
 import { bodyField, queryParams, readBody } from '../http/request.js';
-import type { Route } from '../router.js';
 import type { JWT } from '../types.js';
 
 export async function signOutRoute(context: RequestContext, route: Route): Promise<void> {

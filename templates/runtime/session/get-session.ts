@@ -4,7 +4,8 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DEFAULT_BASE_PATH } from '../http/base-path.js';
-import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from '../config.js';
+import type { FrameworkAuthConfig, ResolvedConfig } from '../contracts.js';
+import { resolveConfigOnce } from '../config.js';
 import { flushCookies, noStore, sendRedirectResponse } from '../context.js';
 import { prefersJson } from '../http/request.js';
 import { readSession } from './session.js';

@@ -8,7 +8,8 @@
  */
 import { hkdfSync, randomUUID } from 'node:crypto';
 import { EncryptJWT, base64url, calculateJwkThumbprint, errors, jwtDecrypt } from 'jose';
-import { CLOCK_TOLERANCE, decryptOwnShape } from './session-decrypt.js';
+import { CLOCK_TOLERANCE, type DerivedKey, decryptOwnShape } from './session-decrypt.js';
+import type { JWTDecodeParams, JWTEncodeParams } from '../contracts.js';
 import type { JWT } from '../types.js';
 
 /** Thirty days, in seconds: the default session lifetime. */
@@ -19,43 +20,10 @@ const ENCRYPTION = 'A256CBC-HS512';
 
 /** Content encryptions a session token may use (Auth.js also reads A256GCM) and their key sizes in bytes. */
 const keyLengths = { 'A256CBC-HS512': 64, A256GCM: 32 } as const;
-export type Encryption = keyof typeof keyLengths;
+type Encryption = keyof typeof keyLengths;
 
 function isEncryption(enc: string): enc is Encryption {
   return Object.hasOwn(keyLengths, enc);
-}
-
-/** Parameters of `encode`. */
-export interface JWTEncodeParams<Payload = JWT> {
-  /** The claims to encrypt. */
-  token?: Payload;
-  /** Secret (or secrets, newest first: the first one encrypts). */
-  secret: string | string[];
-  /** The cookie name the token is stored under; part of the key derivation. */
-  salt: string;
-  /** Lifetime in seconds. @default 2592000 (30 days) */
-  maxAge?: number;
-}
-
-/** Parameters of `decode`. */
-export interface JWTDecodeParams {
-  token: string | undefined;
-  /** Secret (or secrets: each is tried, found by `kid`). */
-  secret: string | string[];
-  salt: string;
-}
-
-/** The `jwt` config option: lifetime and, for custom formats, your own encode/decode. */
-export interface JWTOptions {
-  /** @default session.maxAge */
-  maxAge: number;
-  encode: (params: JWTEncodeParams) => Promise<string>;
-  decode: (params: JWTDecodeParams) => Promise<JWT | null>;
-}
-
-export interface DerivedKey {
-  key: Uint8Array;
-  kid: string;
 }
 
 /** HKDF and thumbprints are deterministic and cost more than the decryption itself: derive each key once. */

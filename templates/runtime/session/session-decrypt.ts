@@ -11,8 +11,13 @@
  */
 import { createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
 import { errors } from 'jose';
-import type { DerivedKey, Encryption } from './jwt.js';
 import type { JWT } from '../types.js';
+
+/** A session key derived from a secret (jwt.ts's `deriveKey`), and its JWK thumbprint. */
+export interface DerivedKey {
+  key: Uint8Array;
+  kid: string;
+}
 
 /** Seconds of leeway for `exp` and `nbf`, as Auth.js allows. */
 export const CLOCK_TOLERANCE = 15;
@@ -75,7 +80,7 @@ export async function decryptOwnShape(
   token: string,
   secrets: readonly string[],
   salt: string,
-  deriveKey: (secret: string, salt: string, encryption: Encryption) => Promise<DerivedKey>,
+  deriveKey: (secret: string, salt: string, encryption: 'A256CBC-HS512') => Promise<DerivedKey>,
 ): Promise<{ payload: JWT; secret: string; hadKid: boolean } | undefined> {
   const parts = token.split('.');
   if (parts.length !== 5 || parts[1] !== '' || !parts.every(isPlainPart)) return undefined;

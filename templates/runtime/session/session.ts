@@ -4,41 +4,14 @@
  * fails closed, and its cookies are cleared where a response exists.
  */
 import type { Request } from 'express';
-import { type CookiesOptions, type OutgoingCookie, chunkCookie, clearChunkedCookie, readChunkedCookie } from '../http/cookies.js';
+import type { CookiesOptions, OutgoingCookie, ResolvedConfig, SessionReadParams, SessionResult } from '../contracts.js';
+import { chunkCookie, clearChunkedCookie, readChunkedCookie } from '../http/cookies.js';
 import { JWTSessionError } from '../errors.js';
 import { emitEvent } from '../events.js';
-import { type ResolvedConfig, databaseOf } from '../config.js';
+import { databaseOf } from '../config.js';
 import { providerTokensOf, refreshErrorOfToken } from '../oauth/provider-tokens.js';
 import { requestCookies, usesSecureCookies } from '../http/request.js';
 import type { Account, AdapterUser, JWT, Profile, Session, User } from '../types.js';
-
-/** How a session is read: whether cookies may be written, and an update's trigger and data (`POST <mount>/session`). */
-export interface SessionReadParams {
-  write: boolean;
-  cookies?: Map<string, string>;
-  cookieOptions?: CookiesOptions;
-  trigger?: 'update';
-  newSession?: unknown;
-}
-
-/** What the database feature's `readSession` is given beside the token: the request's cookies and how to clear them. */
-export interface SessionRead extends SessionReadParams {
-  cookies: Map<string, string>;
-  cookieOptions: CookiesOptions;
-  clear: () => SessionResult;
-}
-
-/** What reading a session produced: the session (or null) and the cookies the response should carry. */
-export interface SessionResult {
-  session: Session | null;
-  token: JWT | null;
-  cookies: OutgoingCookie[];
-  /**
-   * When the user last authenticated for this session (seconds since the epoch): the sign-in or re-authentication
-   * that made it, never a renewal. Absent when unknown (a database row of an Auth.js adapter has no `createdAt`).
-   */
-  authTime?: number;
-}
 
 function sameToken(a: JWT, b: JWT): boolean {
   if (a === b) return true;

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import { completeSignIn } from '../../complete-sign-in.js';
-import type { RequestContext } from '../../context.js';
+import type { RequestContext, FlowProviderConfig, ResolvedFlowProvider } from '../../contracts.js';
 import { verifyCsrf } from '../../http/csrf.js';
 import {
   type ErrorResponse,
@@ -22,7 +22,6 @@ import {
 } from '../../errors.js';
 import type { ProviderFlow, SignInFormContext } from '../../flow.js';
 import { type SafeHtml, html } from '../../pages/html.js';
-import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/types.js';
 import { clearRateLimit, consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { readBody } from '../../http/request.js';
 import type { Account, Awaitable, User } from '../../types.js';

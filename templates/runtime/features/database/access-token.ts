@@ -9,12 +9,11 @@
 import type { Request } from 'express';
 import { isFresh, noRefreshToken, refreshFailure, refreshKey, refusedEarlier, shared } from '../../oauth/access-token.js';
 import { type Adapter, type AccountTokens, callAdapter } from './adapter.js';
-import type { ResolvedConfig } from '../../config.js';
+import type { ResolvedConfig, ResolvedOAuthProvider } from '../../contracts.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { MissingAdapterMethods, RefreshTokenError } from '../../errors.js';
 import { refreshTokenGrant, rotatedRefreshToken } from '../../oauth/refresh.js';
 import { isWithdrawnAccount } from '../../oauth/provider-tokens.js';
-import type { ResolvedOAuthProvider } from '../../providers/resolve.js';
 import { requestCookies } from '../../http/request.js';
 import { cookieOptionsFor } from '../../session/session.js';
 import type { AdapterAccount, TokenSet } from '../../types.js';

@@ -1,10 +1,10 @@
 /**
  * The database adapter interface, method for method as Auth.js's `Adapter`, so that existing `@auth/*-adapter`
- * packages can be passed as `adapter`: the database feature declares its methods on the core's `Adapter` (feature.ts), which a
+ * packages can be passed as `adapter`: the database feature declares its methods on the core's `Adapter` (contracts.ts), which a
  * project without an adapter keeps empty. Every method is optional; each feature checks for the ones it needs.
  */
 import { AdapterError, MissingAdapterMethods } from '../../errors.js';
-import type { Adapter } from '../../feature.js';
+import type { Adapter } from '../../contracts.js';
 import type {
   Account,
   AdapterAccount,
@@ -36,7 +36,7 @@ export interface RateLimitHit {
   resetAt: Date;
 }
 
-declare module '../../feature.js' {
+declare module '../../contracts.js' {
   /** Storage for users, accounts, sessions, verification tokens and WebAuthn authenticators (Auth.js's methods). */
   interface Adapter {
     createUser?(user: AdapterUser): Awaitable<AdapterUser>;
@@ -133,7 +133,7 @@ declare module '../../feature.js' {
   }
 }
 
-export type { Adapter } from '../../feature.js';
+export type { Adapter } from '../../contracts.js';
 
 /**
  * What `createSession` receives. The fields after `expires` are sent only to adapters that implement

@@ -8,7 +8,7 @@
  * import { PrismaAdapter } from '@auth/prisma-adapter'
  * export const authConfig: FrameworkAuthConfig = { adapter: PrismaAdapter(prisma), features: [database], providers }
  */
-import type { Feature } from '../../feature.js';
+import type { Feature } from '../../contracts.js';
 import { databaseAccessToken } from './access-token.js';
 import { endDatabaseSession, readDatabaseSession } from './session.js';
 import { reauthRoute } from './reauth-route.js';

@@ -6,7 +6,8 @@
  * `prompt=login` (and `max_age=0` for OpenID Connect) so that it asks for the user's credentials rather than reusing
  * its own session. Whatever signs in opens a new session whose authentication is now, then returns to `callbackUrl`.
  */
-import { type RequestContext, sendHtml, sendJson, sendRedirect, setCookie } from '../../context.js';
+import type { RequestContext, Route } from '../../contracts.js';
+import { sendHtml, sendJson, sendRedirect, setCookie } from '../../context.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidProvider } from '../../errors.js';
 import { type OAuthProtocol, flowOf } from '../../flow.js';
@@ -15,7 +16,7 @@ import { renderSignInPage, signInPageScriptHashes } from '../../pages/signin.js'
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { bodyField, prefersJson, queryParams, readBody } from '../../http/request.js';
-import { type Route, findProvider, unsupportedProvider } from '../../router.js';
+import { findProvider, unsupportedProvider } from '../../router.js';
 import { readSession } from '../../session/session.js';
 import type { Session } from '../../types.js';
 

@@ -7,8 +7,9 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DEFAULT_BASE_PATH } from '../../http/base-path.js';
-import { type FrameworkAuthConfig, resolveConfigOnce } from '../../config.js';
-import { type RequestContext, flushCookies, noStore, sendJson, sendRedirect, sendRedirectResponse } from '../../context.js';
+import type { FrameworkAuthConfig, RequestContext } from '../../contracts.js';
+import { resolveConfigOnce } from '../../config.js';
+import { flushCookies, noStore, sendJson, sendRedirect, sendRedirectResponse } from '../../context.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
 import { prefersJson } from '../../http/request.js';
 import { readSession } from '../../session/session.js';

@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { type Adapter, callAdapter } from './adapter.js';
-import { type FrameworkAuthConfig, type ResolvedConfig, resolveConfigOnce } from '../../config.js';
+import type { FrameworkAuthConfig, ResolvedConfig } from '../../contracts.js';
+import { resolveConfigOnce } from '../../config.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { InvalidRequest, MissingAdapterMethods, UnsupportedStrategy } from '../../errors.js';
 import { emitEvent } from '../../events.js';

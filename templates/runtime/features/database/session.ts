@@ -3,13 +3,12 @@
  * the default with an adapter).
  */
 import { callAdapter } from './adapter.js';
-import type { ResolvedConfig } from '../../config.js';
-import { type OutgoingCookie, chunkCookie } from '../../http/cookies.js';
+import type { ResolvedConfig, OutgoingCookie, SessionRead, SessionResult } from '../../contracts.js';
+import { chunkCookie } from '../../http/cookies.js';
 import { JWTSessionError } from '../../errors.js';
 import { emitEvent } from '../../events.js';
 import { isWithdrawnAccount } from '../../oauth/provider-tokens.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
-import type { SessionRead, SessionResult } from '../../session/session.js';
 import type { AdapterSession, DefaultSession, Session, User } from '../../types.js';
 
 /** A database session's `lastSeenAt` is written when a request reads it at least this long after the last write. */

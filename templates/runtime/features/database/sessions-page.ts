@@ -4,7 +4,7 @@
  * button is a form that POSTs with the CSRF token; nothing needs JavaScript.
  */
 import type { SessionSummary } from './session-management.js';
-import type { Theme } from '../../theme.js';
+import type { Theme } from '../../contracts.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { layout } from '../../pages/layout.js';
 

@@ -3,14 +3,14 @@
  * page; POST with the CSRF token ends one (`action=end&id=…`), the others (`action=end-others`) or all of them
  * (`action=end-all`). A form post is redirected back to the page; a JSON client gets `{ ended }`.
  */
-import { type RequestContext, sendHtml, sendJson, sendRedirect } from '../../context.js';
+import type { RequestContext, Route } from '../../contracts.js';
+import { sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { clearChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidRequest } from '../../errors.js';
 import { renderSessionsPage } from './sessions-page.js';
 import { customPageUrl } from '../../http/redirect.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
-import type { Route } from '../../router.js';
 import { type EndSessions, endSessionsOf, listSessionsOf } from './session-management.js';
 
 export async function sessionsRoute(context: RequestContext, route: Route): Promise<void> {

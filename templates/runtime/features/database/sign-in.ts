@@ -17,10 +17,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Adapter, callAdapter } from './adapter.js';
-import type { ResolvedConfig } from '../../config.js';
-import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js';
-import type { RequestContext } from '../../context.js';
-import type { AccountSignIn } from '../../feature.js';
+import type { ResolvedConfig, SignInResolution, RequestContext, AccountSignIn } from '../../contracts.js';
+import { completeSignIn } from '../../complete-sign-in.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { OAuthAccountNotLinked } from '../../errors.js';
 import { ReauthenticationRequired, isRecentAuth } from './recent-auth.js';

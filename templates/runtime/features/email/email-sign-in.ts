@@ -9,10 +9,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import { callAdapter } from '../database/adapter.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
-import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js';
+import type { SignInResolution, RequestContext, FlowProviderConfig, ResolvedFlowProvider, Theme } from '../../contracts.js';
+import { completeSignIn } from '../../complete-sign-in.js';
 import { hashVerificationToken } from './link-token.js';
 import { emailLinks } from './verify-request-route.js';
-import { type RequestContext, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
+import { configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { csrfTokenOf } from '../../http/csrf.js';
 import { InvalidEmailAddress, assertSingleAddress, normalizeEmailAddress } from '../../email-address.js';
 import { AccessDenied, MissingAdapter, UntrustedHost } from '../../errors.js';
@@ -22,12 +23,10 @@ import type { ProviderFlow, SignInFormContext } from '../../flow.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { renderSignInPage, signInPageScriptHashes } from '../../pages/signin.js';
 import { envPrefix } from '../../providers/resolve.js';
-import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/types.js';
 import { consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { customPageUrl, requestedCallbackUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
 import { bodyField, prefersJson, queryParams } from '../../http/request.js';
 import { hasProvenEmail, settleAddress } from '../database/sign-in.js';
-import type { Theme } from '../../theme.js';
 import type { Account, AdapterUser, Awaitable, User } from '../../types.js';
 
 /** What `sendVerificationRequest` receives: where to send the link, and the link itself. */

@@ -4,7 +4,7 @@
  * service does not need it installed.
  */
 import { SafeHtml, escapeHtml, html, safeColor } from '../../pages/html.js';
-import type { Theme } from '../../theme.js';
+import type { Theme } from '../../contracts.js';
 
 /** A host as a message heading shows it: its dots broken up, so that mail clients do not turn it into a second link. */
 export function shownHost(host: string): SafeHtml {

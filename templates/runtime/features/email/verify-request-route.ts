@@ -2,8 +2,8 @@
  * GET `<mount>/verify-request`: the "check your email" page after a link was emailed (or `pages.verifyRequest`),
  * and the feature that brings it with the errors of emailed links: the email provider's and the password provider's.
  */
-import { type RequestContext, sendHtml, sendRedirect } from '../../context.js';
-import type { Feature } from '../../feature.js';
+import type { RequestContext, Feature } from '../../contracts.js';
+import { sendHtml, sendRedirect } from '../../context.js';
 import { EmailSignInError, Verification } from './errors.js';
 import { renderVerifyRequestPage } from '../../pages/other.js';
 import { customPageUrl } from '../../http/redirect.js';

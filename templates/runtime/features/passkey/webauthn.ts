@@ -19,8 +19,9 @@
 import { randomUUID } from 'node:crypto';
 import { callAdapter } from '../database/adapter.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
-import { type SignInResolution, completeSignIn } from '../../complete-sign-in.js';
-import { type RequestContext, sendJson } from '../../context.js';
+import type { SignInResolution, RequestContext, FlowProviderConfig, ResolvedFlowProvider, Route } from '../../contracts.js';
+import { completeSignIn } from '../../complete-sign-in.js';
+import { sendJson } from '../../context.js';
 import { verifyCsrf } from '../../http/csrf.js';
 import { normalizeEmailAddress } from '../../email-address.js';
 import { AccountNotLinked, InvalidRequest, MethodNotAllowed, MissingAdapter } from '../../errors.js';
@@ -31,8 +32,7 @@ import { consumeCheckCookie, writeCheckCookie } from '../../oauth/check-cookies.
 import { type SafeHtml, html } from '../../pages/html.js';
 import { passkeyScript, passkeyScriptHash } from './passkey-script.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
-import type { FlowProviderConfig, ResolvedFlowProvider } from '../../providers/types.js';
-import { type Route, findProvider, unsupportedProvider } from '../../router.js';
+import { findProvider, unsupportedProvider } from '../../router.js';
 import { consumeClientRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { requestedCallbackUrl } from '../../http/redirect.js';
 import { bodyField, queryParams, readBody } from '../../http/request.js';

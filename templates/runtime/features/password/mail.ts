@@ -9,7 +9,7 @@
  */
 import { messageButton, messageHtml, sendSmtpMessage, shownHost } from '../email/smtp.js';
 import { html } from '../../pages/html.js';
-import type { Theme } from '../../theme.js';
+import type { Theme } from '../../contracts.js';
 import type { Awaitable } from '../../types.js';
 
 /** Which message: a sign-up to confirm, a sign-up for a known address, a password reset. */

@@ -6,7 +6,7 @@
  */
 import { type SafeHtml, html } from '../../pages/html.js';
 import { layout } from '../../pages/layout.js';
-import type { Theme } from '../../theme.js';
+import type { Theme } from '../../contracts.js';
 
 /** The fields a form may show an error for, and the form as a whole. */
 export type PasswordFormErrors = Partial<Record<'email' | 'name' | 'password' | 'currentPassword' | 'newPassword' | 'form', string>>;

@@ -11,10 +11,8 @@ import { createHmac } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Request } from 'express';
 import { type Adapter, type RateLimitHit, callAdapter } from '../database/adapter.js';
-import type { LoggerInstance, ResolvedConfig } from '../../config.js';
-import type { RequestContext } from '../../context.js';
+import type { LoggerInstance, ResolvedConfig, RequestContext, Feature } from '../../contracts.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
-import type { Feature } from '../../feature.js';
 import type { Awaitable } from '../../types.js';
 
 export type { RateLimitHit } from '../database/adapter.js';
@@ -26,7 +24,7 @@ declare module '../../errors.js' {
   }
 }
 
-declare module '../../config.js' {
+declare module '../../contracts.js' {
   interface FrameworkAuthConfig {
     /**
      * Rate limits on credentials and password sign-in (per user name and per client), email sign-in (per address and

@@ -11,7 +11,7 @@
  * features: [TwoFactor({ issuer: 'Example' })]
  */
 import { assertAdapterFor } from '../database/adapter-needs.js';
-import type { Feature } from '../../feature.js';
+import type { Feature } from '../../contracts.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { rateLimits } from '../rate-limit/rate-limit.js';
 import { type ResolvedTwoFactor, type TwoFactorOptions, TwoFactorSignIn, challenge, twoFactorRoute } from './two-factor.js';
