@@ -252,7 +252,9 @@ describe('the runtime copy', () => {
     const providers = (await readdir(join(parent, 'app/src/auth/core/providers'))).sort();
     expect(providers).toContain('oidc.ts');
     expect(providers).toContain('credentials.ts');
-    expect(providers).toContain('types.ts');
+    // The shared provider code: resolving configurations; their types sit in the runtime's bottom module.
+    expect(providers).toContain('resolve.ts');
+    expect(await readdir(join(parent, 'app/src/auth/core'))).toContain('contracts.ts');
     expect(providers).not.toContain('microblog.ts');
   });
 
