@@ -52,12 +52,18 @@ describe('desired(choices, release)', () => {
     expect(added.sort()).toEqual(
       [
         'features/password/breached.ts',
+        'features/password/change-password-route.ts',
         'features/password/common-passwords.ts',
+        'features/password/confirm-address.ts',
         'features/password/hash.ts',
         'features/password/mail.ts',
         'features/password/pages.ts',
         'features/password/password-sign-in.ts',
         'features/password/policy.ts',
+        'features/password/reset-password-route.ts',
+        'features/password/shared.ts',
+        'features/password/sign-in.ts',
+        'features/password/sign-up-route.ts',
         'providers/password.ts',
       ].sort(),
     );

@@ -167,7 +167,24 @@ describe('framework-auth remove-provider', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     const document = parseJsonOutput(result.stdout) as { files: { deleted: string[] }; dependencies: { removed: string[] } };
     expect(document.files.deleted.sort()).toEqual(
-      ['breached.ts', 'common-passwords.ts', 'hash.ts', 'mail.ts', 'pages.ts', 'password-sign-in.ts', 'policy.ts'].map((file) => `src/auth/core/features/password/${file}`).concat('src/auth/core/providers/password.ts').sort(),
+      [
+        'breached.ts',
+        'change-password-route.ts',
+        'common-passwords.ts',
+        'confirm-address.ts',
+        'hash.ts',
+        'mail.ts',
+        'pages.ts',
+        'password-sign-in.ts',
+        'policy.ts',
+        'reset-password-route.ts',
+        'shared.ts',
+        'sign-in.ts',
+        'sign-up-route.ts',
+      ]
+        .map((file) => `src/auth/core/features/password/${file}`)
+        .concat('src/auth/core/providers/password.ts')
+        .sort(),
     );
     expect(document.dependencies.removed).toEqual(['@node-rs/argon2']);
     expect(existsSync(join(root, 'src/auth/core/features/password'))).toBe(false);
