@@ -2,7 +2,7 @@
  * `<mount>/signin`: GET shows the sign-in page (or redirects to `pages.signIn`); POST `<mount>/signin/<provider>`
  * with the CSRF token starts a sign-in: the provider's authorization URL for OAuth, or the provider's own flow.
  */
-import type { RequestContext, Route } from '../contracts.js';
+import type { RequestContext, ResolvedOAuthProvider, Route } from '../contracts.js';
 import { sendHtml, sendRedirect, setCookie } from '../context.js';
 import { csrfTokenOf, verifyCsrf } from '../http/csrf.js';
 import { InvalidProvider } from '../errors.js';
@@ -26,12 +26,19 @@ export async function signInRoute(context: RequestContext, route: Route): Promis
     return flow.signIn(context, provider, body);
   }
   const query = queryParams(context.req);
-  const callbackUrl = bodyField(body, 'callbackUrl') ?? query.get('callbackUrl') ?? undefined;
+  await startOAuthSignIn(context, provider, query, bodyField(body, 'callbackUrl') ?? query.get('callbackUrl') ?? undefined);
+}
+
+/**
+ * Sends the browser to an OAuth provider's authorization URL (`params`: extra parameters such as `prompt`), keeping
+ * `callbackUrl` in its cookie for the callback.
+ */
+export async function startOAuthSignIn(context: RequestContext, provider: ResolvedOAuthProvider, params: URLSearchParams, callbackUrl: string | undefined): Promise<void> {
   if (callbackUrl) {
     setCookie(context, context.cookieOptions.callbackUrl, await resolveRedirect(context, callbackUrl));
   }
   const protocol = provider.protocol as OAuthProtocol | undefined;
-  const url = protocol ? await protocol.authorizationUrl(context, provider, query) : await createAuthorizationUrl(context, provider, query);
+  const url = protocol ? await protocol.authorizationUrl(context, provider, params) : await createAuthorizationUrl(context, provider, params);
   sendRedirect(context, url);
 }
 

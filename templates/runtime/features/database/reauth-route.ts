@@ -10,29 +10,22 @@ import type { RequestContext, Route } from '../../contracts.js';
 import { sendHtml, sendJson, sendRedirect, setCookie } from '../../context.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidProvider } from '../../errors.js';
-import { type OAuthProtocol, flowOf } from '../../flow.js';
-import { createAuthorizationUrl } from '../../oauth/authorization-url.js';
+import { flowOf } from '../../flow.js';
 import { renderSignInPage, signInPageScriptHashes } from '../../pages/signin.js';
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { bodyField, prefersJson, queryParams, readBody } from '../../http/request.js';
 import { findProvider, unsupportedProvider } from '../../router.js';
-import { readSession } from '../../session/session.js';
-import type { Session } from '../../types.js';
-
-/** The session of the request, read without writing. */
-async function sessionOf(context: RequestContext): Promise<Session | null> {
-  const result = await readSession(context.req, context.options, { write: false, cookies: context.cookies, cookieOptions: context.cookieOptions });
-  return result.session?.user ? result.session : null;
-}
+import { startOAuthSignIn } from '../../routes/signin.js';
+import { currentSignIn } from './sign-in.js';
 
 export async function reauthRoute(context: RequestContext, route: Route): Promise<void> {
-  const session = await sessionOf(context);
+  const signedIn = await currentSignIn(context, context.options.adapter!);
   const signIn = context.options.pages.signIn ?? `${context.mountPath}/signin`;
   if (route.method === 'GET') {
     const callbackUrl = safeCallbackParam(context, queryParams(context.req).get('callbackUrl'));
     // Nobody to confirm: an ordinary sign-in is the authentication.
-    if (!session) return sendRedirect(context, customPageUrl(context, signIn, { callbackUrl }));
+    if (!signedIn) return sendRedirect(context, customPageUrl(context, signIn, { callbackUrl }));
     if (callbackUrl) setCookie(context, context.cookieOptions.callbackUrl, await resolveRedirect(context, callbackUrl));
     const page = renderSignInPage({
       providers: context.options.providers,
@@ -40,8 +33,8 @@ export async function reauthRoute(context: RequestContext, route: Route): Promis
       csrfToken: csrfTokenOf(context),
       callbackUrl,
       error: undefined,
-      email: session.user?.email ?? undefined,
-      reauth: { who: session.user?.email ?? session.user?.name ?? 'your account' },
+      email: signedIn.user.email ?? undefined,
+      reauth: { who: signedIn.user.email ?? signedIn.user.name ?? 'your account' },
       theme: context.options.theme,
       messages: context.options.pageMessages,
     });
@@ -49,23 +42,20 @@ export async function reauthRoute(context: RequestContext, route: Route): Promis
   }
   const body = await readBody(context.req);
   verifyCsrf(context, body);
-  if (!session) {
+  if (!signedIn) {
     if (prefersJson(context.req)) return sendJson(context, 401, { error: 'Unauthorized', message: 'Sign in first: there is no session to confirm.' });
     return sendRedirect(context, customPageUrl(context, signIn, { callbackUrl: safeCallbackParam(context, bodyField(body, 'callbackUrl')) }));
   }
   const provider = findProvider(context, bodyField(body, 'provider') ?? defaultProviderId(context));
   const callbackUrl = bodyField(body, 'callbackUrl');
   if (isOAuthProvider(provider)) {
-    if (callbackUrl) setCookie(context, context.cookieOptions.callbackUrl, await resolveRedirect(context, callbackUrl));
     // Ask the provider to authenticate the user again rather than answer from its own session (OIDC Core §3.1.2.1).
-    const again = new URLSearchParams({ prompt: 'login', ...(provider.type === 'oidc' && { max_age: '0' }) });
-    const protocol = provider.protocol as OAuthProtocol | undefined;
-    return sendRedirect(context, protocol ? await protocol.authorizationUrl(context, provider, again) : await createAuthorizationUrl(context, provider, again));
+    return startOAuthSignIn(context, provider, new URLSearchParams({ prompt: 'login', ...(provider.type === 'oidc' && { max_age: '0' }) }), callbackUrl);
   }
   const flow = flowOf(provider);
   if (!flow.signIn) return unsupportedProvider(provider);
   // The signed-in user's own address: re-authentication confirms this user, it does not switch to another.
-  const email = session.user?.email;
+  const email = signedIn.user.email;
   await flow.signIn(context, provider, email ? { ...body, email } : body);
 }
 
