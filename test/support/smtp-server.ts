@@ -27,6 +27,8 @@ export interface RunningSmtpServer {
   /** Resolves with the next message (or one already received beyond `count`). */
   waitForMessage(count?: number, timeoutMs?: number): Promise<ReceivedMessage>;
   close(): Promise<void>;
+  /** Connections that failed (a client that hung up mid-message), kept for a test to look at. */
+  connectionErrors: readonly Error[];
 }
 
 function splitHeaders(block: string): Record<string, string> {
@@ -100,11 +102,16 @@ export async function startSmtpServer(): Promise<RunningSmtpServer> {
       });
     },
   });
+  // A client that goes away mid-message (an app process stopped while it sends after answering) resets its socket:
+  // smtp-server reports that on the server, and unheard it would crash the test run. It is no message and no failure.
+  const connectionErrors: Error[] = [];
+  server.on('error', (error: Error) => connectionErrors.push(error));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.server.address() as AddressInfo;
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    connectionErrors,
     async waitForMessage(count = messages.length, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (messages.length <= count) {
