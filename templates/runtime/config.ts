@@ -5,7 +5,7 @@
  */
 import type { Request } from 'express';
 import { checkBasePath } from './http/base-path.js';
-import { carriedFeatures, type CallbacksOptions, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type TrustedHostRule, type WarningCode } from './contracts.js';
+import { carriedFeatures, providerFlow, storeFeatures, type CallbacksOptions, type CarriedFlow, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type TrustedHostRule, type WarningCode } from './contracts.js';
 import { defaultCookies, mergeCookies } from './http/cookies.js';
 import { type AuthError, type ErrorResponse, MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, errorResponses } from './errors.js';
 import { DEFAULT_MAX_AGE, decode, encode } from './session/jwt.js';
@@ -24,18 +24,25 @@ export function databaseOf(options: ResolvedConfig): DatabaseHooks {
  * The features of a config, each once: those it lists, those its adapter carries, and those its providers' flows
  * carry. With an adapter, one of them must bring the database hooks: without them nothing would use the adapter.
  */
-function resolveFeatures(config: FrameworkAuthConfig, providers: readonly ResolvedProvider[]): { features: Feature[]; database: DatabaseHooks | undefined } {
-  const listed = [
-    ...(config.features ?? []),
-    ...(config.adapter?.[carriedFeatures] ?? []),
-    ...providers.flatMap((provider) => (isOAuthProvider(provider) ? [] : (provider.flow.features ?? []))),
-  ];
+/**
+ * Every feature of a config, each once: the config's `features`, those its adapter carries and those its providers'
+ * flows bring. `npx framework-auth migrate` reads it to create only these features' tables.
+ */
+export function featuresOf(config: Pick<FrameworkAuthConfig, 'features' | 'adapter' | 'providers'>): Feature[] {
+  const flows = (config.providers ?? []).map((input) => (typeof input === 'function' ? input() : input) as { [providerFlow]?: CarriedFlow });
+  const listed = [...(config.features ?? []), ...(config.adapter?.[carriedFeatures] ?? []), ...flows.flatMap((provider) => provider?.[providerFlow]?.features ?? [])];
   const byId = new Map<string, Feature>();
   for (const feature of listed) {
     if (!feature || typeof feature.id !== 'string') throw new TypeError('`features` holds something that is not a feature (see `Feature` in contracts.ts)');
     if (!byId.has(feature.id)) byId.set(feature.id, feature);
   }
-  const features = [...byId.values()];
+  return [...byId.values()];
+}
+
+/** The config's features, given to its adapter (which adds their tables and methods), and the database feature's hooks. */
+function resolveFeatures(config: FrameworkAuthConfig): { features: Feature[]; database: DatabaseHooks | undefined } {
+  const features = featuresOf(config);
+  config.adapter?.[storeFeatures]?.(features);
   const database = features.find((feature) => feature.database)?.database;
   if (config.adapter && !database) {
     throw new MissingAdapter(
@@ -182,12 +189,13 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
   if (strategy === 'database' && !config.adapter) {
     throw new UnsupportedStrategy('session.strategy "database" needs an `adapter`; remove the strategy to use JWT sessions.');
   }
+  // Before the providers' checks: the adapter gains the features' methods (passkeys, password hashes, …) here.
+  const { features, database } = resolveFeatures(config);
   const originConfigured = envOrigin !== undefined || trustedHosts.length > 0;
   for (const provider of providers) {
     if (!isOAuthProvider(provider)) provider.flow.check?.(provider, { adapter: config.adapter, strategy, originConfigured });
   }
   assertConfiguredOrigin(providers, envOrigin, trustedHosts);
-  const { features, database } = resolveFeatures(config, providers);
   const maxAge = config.session?.maxAge ?? DEFAULT_MAX_AGE;
   if (debug) logger.warn('debug-enabled');
   const options: ResolvedConfig = {

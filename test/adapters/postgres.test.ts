@@ -6,6 +6,7 @@ import type { Adapter, AdapterUser } from '../../templates/runtime/features/data
 import { createTestPool, startPostgres } from '../support/postgres.js';
 import type { RunningPostgres } from '../support/postgres.js';
 import { runAdapterSuite } from './adapter-suite.js';
+import { withAllFeatures } from '../support/all-features.js';
 
 let server: RunningPostgres;
 let pool: Pool;
@@ -41,7 +42,7 @@ async function newUser(adapter: Adapter, id = 'user-1'): Promise<AdapterUser> {
   return adapter.createUser!({ id, name: 'Ada', email: `${id}@example.com`, emailVerified: null });
 }
 
-runAdapterSuite('postgres', async () => ({ adapter: PostgresAdapter({ pool }), cleanup: dropTables }));
+runAdapterSuite('postgres', async () => ({ adapter: withAllFeatures(PostgresAdapter({ pool })), cleanup: dropTables }));
 
 describe('postgres adapter database', () => {
   afterEach(async () => {

@@ -8,12 +8,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteAdapter, migrate } from '../../templates/runtime/adapters/sqlite.js';
 import type { Adapter, AdapterUser } from '../../templates/runtime/features/database/adapter.js';
 import { runAdapterSuite } from './adapter-suite.js';
+import { allFeatures, withAllFeatures } from '../support/all-features.js';
+import { resolveConfig } from '../../templates/runtime/config.js';
+import { webAuthnFlow } from '../../templates/runtime/features/passkey/webauthn.js';
+import Passkey from '../../templates/runtime/providers/passkey.js';
 
 runAdapterSuite('sqlite', async () => {
   const folder = await mkdtemp(join(tmpdir(), 'framework-auth-sqlite-'));
   const database = new Database(join(folder, 'auth.db'));
   return {
-    adapter: SqliteAdapter({ database }),
+    adapter: withAllFeatures(SqliteAdapter({ database })),
     async cleanup() {
       database.close();
       await rm(folder, { recursive: true, force: true });
@@ -52,7 +56,7 @@ describe('sqlite adapter files', () => {
 
   it('creates the folder of a file: URL and the tables on first use', async () => {
     const path = join(folder, 'nested', 'data', 'auth.db');
-    const adapter = SqliteAdapter({ url: `file:${path}` });
+    const adapter = withAllFeatures(SqliteAdapter({ url: `file:${path}` }));
     expect(existsSync(path)).toBe(false);
     await newUser(adapter);
     expect(tableNames(open(path))).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
@@ -93,15 +97,15 @@ describe('sqlite adapter files', () => {
       CREATE TABLE sessions (session_token TEXT NOT NULL PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE, expires INTEGER NOT NULL);
       INSERT INTO users (id, email) VALUES ('user-1', 'ada@example.com');
       INSERT INTO sessions VALUES ('old-session', 'user-1', 1893456000000);`);
-    migrate({ url: `file:${path}` });
+    migrate({ url: `file:${path}`, features: allFeatures });
     const columns = (old.pragma('table_info(sessions)') as { name: string }[]).map((column) => column.name);
     expect(columns).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent']);
-    const adapter = SqliteAdapter({ url: `file:${path}` });
+    const adapter = withAllFeatures(SqliteAdapter({ url: `file:${path}` }));
     expect(await adapter.listSessionsByUserId!('user-1')).toEqual([
       { sessionToken: 'old-session', userId: 'user-1', expires: new Date(1893456000000) },
     ]);
     // Running it again on the upgraded table changes nothing.
-    migrate({ url: `file:${path}` });
+    migrate({ url: `file:${path}`, features: allFeatures });
     expect((old.pragma('table_info(sessions)') as unknown[]).length).toBe(6);
     // The password and two-factor tables came with the upgrade, for the users already there.
     await adapter.setPasswordHash!('user-1', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
@@ -159,10 +163,31 @@ describe('sqlite adapter files', () => {
     });
   });
 
+  it('migrate() creates the core\'s tables and only the given features\' tables (issue 35), and resolves their names', () => {
+    const path = join(folder, 'core-only.db');
+    expect(migrate({ url: `file:${path}` })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens']);
+    expect(tableNames(open(path))).toEqual(['accounts', 'sessions', 'users', 'verification_tokens']);
+    const passkeys = join(folder, 'passkeys.db');
+    expect(migrate({ url: `file:${passkeys}`, features: webAuthnFlow.features })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'rate_limits', 'authenticators']);
+    expect(tableNames(open(passkeys))).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+  });
+
+  it('adds no table and no method of a feature the config does not have: an OIDC config gets the core alone (issue 35)', async () => {
+    const database = open(join(folder, 'oidc.db'));
+    const adapter = SqliteAdapter({ database });
+    resolveConfig({ adapter, providers: [{ id: 'oidc', name: 'OIDC', type: 'oidc', issuer: 'https://issuer.example', clientId: 'id', clientSecret: 'secret' }], secret: 'x'.repeat(32) }, {});
+    await newUser(adapter);
+    expect(tableNames(database)).toEqual(['accounts', 'sessions', 'users', 'verification_tokens']);
+    for (const method of ['createAuthenticator', 'setPasswordHash', 'getTwoFactor', 'hitRateLimit'] as const) expect(adapter[method], method).toBeUndefined();
+    resolveConfig({ adapter, providers: [Passkey()], secret: 'x'.repeat(32) }, {});
+    expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+    expect(typeof adapter.createAuthenticator).toBe('function');
+  });
+
   it('migrate() creates the schema and can run again', () => {
     const path = join(folder, 'migrated.db');
-    migrate({ url: `file:${path}` });
-    migrate({ url: `file:${path}` });
+    migrate({ url: `file:${path}`, features: allFeatures });
+    migrate({ url: `file:${path}`, features: allFeatures });
     const database = open(path);
     expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     const indexes = database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name").all();
@@ -171,7 +196,7 @@ describe('sqlite adapter files', () => {
 
   it('deleting a user row cascades to its accounts, sessions and authenticators', async () => {
     const database = open(join(folder, 'cascade.db'));
-    const adapter = SqliteAdapter({ database });
+    const adapter = withAllFeatures(SqliteAdapter({ database }));
     const user = await newUser(adapter);
     await adapter.linkAccount!({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '42' });
     await adapter.createSession!({ sessionToken: 'session-1', userId: user.id, expires: new Date() });

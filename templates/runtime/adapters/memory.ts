@@ -7,14 +7,12 @@ import { randomUUID } from 'node:crypto';
 import type {
   Adapter,
   AdapterAccount,
-  AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
   VerificationToken,
 } from '../features/database/adapter.js';
-import { carriedFeatures } from '../contracts.js';
+import { carriedFeatures, storeFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
-import { MemoryRateLimitStore } from '../features/rate-limit/rate-limit.js';
 
 /** Accounts are found by provider and the provider's id for the user: one key for the pair. */
 function accountKey(provider: string, providerAccountId: string): string {
@@ -51,11 +49,8 @@ export function MemoryAdapter(): Adapter {
   const accounts = new Map<string, AdapterAccount>();
   const sessions = new Map<string, AdapterSession>();
   const verificationTokens = new Map<string, VerificationToken>();
-  const authenticators = new Map<string, AdapterAuthenticator>();
-  const passwordHashes = new Map<string, string>();
-  const twoFactors = new Map<string, { secret: string; enabledAt: Date | null; lastStep: number | null }>();
-  const recoveryCodes = new Map<string, Set<string>>();
-  const rateLimits = MemoryRateLimitStore();
+  // What each feature keeps, by feature id: its `forgetUser` runs when a user is deleted.
+  const featureStores = new Map<string, { forgetUser?(userId: string): void }>();
 
   // The same rule as the SQL adapters' unique index: at most one user per email (users without email are many).
   function assertEmailFree(email: string | null | undefined, exceptUserId?: string): void {
@@ -72,7 +67,7 @@ export function MemoryAdapter(): Adapter {
     return user ? copy(user) : null;
   }
 
-  return {
+  const adapter: Adapter = {
     [carriedFeatures]: [database],
     async createUser(user) {
       // Auth.js passes a fresh random id; keep it, and make one when it is missing.
@@ -116,10 +111,7 @@ export function MemoryAdapter(): Adapter {
       // What ON DELETE CASCADE does in the SQL adapters.
       for (const [key, account] of accounts) if (account.userId === userId) accounts.delete(key);
       for (const [key, session] of sessions) if (session.userId === userId) sessions.delete(key);
-      for (const [key, authenticator] of authenticators) if (authenticator.userId === userId) authenticators.delete(key);
-      passwordHashes.delete(userId);
-      twoFactors.delete(userId);
-      recoveryCodes.delete(userId);
+      for (const store of featureStores.values()) store.forgetUser?.(userId);
       return user;
     },
 
@@ -227,80 +219,14 @@ export function MemoryAdapter(): Adapter {
         if (verificationToken.identifier === identifier) verificationTokens.delete(key);
       }
     },
-
-    async createAuthenticator(authenticator) {
-      if (!users.has(authenticator.userId)) {
-        throw new Error(`createAuthenticator: no user has the id ${JSON.stringify(authenticator.userId)}`);
-      }
-      if (authenticators.has(authenticator.credentialID)) throw new Error('createAuthenticator: the credential ID is already registered');
-      authenticators.set(authenticator.credentialID, copy(authenticator));
-      return copy(authenticator);
-    },
-
-    async getAuthenticator(credentialID) {
-      const authenticator = authenticators.get(credentialID);
-      return authenticator ? copy(authenticator) : null;
-    },
-
-    async listAuthenticatorsByUserId(userId) {
-      return [...authenticators.values()].filter((authenticator) => authenticator.userId === userId).map(copy);
-    },
-
-    async updateAuthenticatorCounter(credentialID, newCounter) {
-      const authenticator = authenticators.get(credentialID);
-      if (!authenticator) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
-      authenticator.counter = newCounter;
-      return copy(authenticator);
-    },
-
-    async hitRateLimit(key, windowSeconds, max) {
-      return rateLimits.hit(key, windowSeconds, max);
-    },
-
-    async resetRateLimit(key) {
-      return rateLimits.reset(key);
-    },
-
-    async getPasswordHash(userId) {
-      return passwordHashes.get(userId) ?? null;
-    },
-
-    async setPasswordHash(userId, hash) {
-      if (!users.has(userId)) throw new Error(`setPasswordHash: no user has the id ${JSON.stringify(userId)}`);
-      passwordHashes.set(userId, hash);
-    },
-
-    async getTwoFactor(userId) {
-      const stored = twoFactors.get(userId);
-      if (!stored) return null;
-      return { ...copy(stored), recoveryCodes: recoveryCodes.get(userId)?.size ?? 0 };
-    },
-
-    async setTwoFactor(userId, { secret, enabledAt }) {
-      if (!users.has(userId)) throw new Error(`setTwoFactor: no user has the id ${JSON.stringify(userId)}`);
-      twoFactors.set(userId, { secret, enabledAt: enabledAt ? new Date(enabledAt) : null, lastStep: null });
-    },
-
-    async deleteTwoFactor(userId) {
-      twoFactors.delete(userId);
-      recoveryCodes.delete(userId);
-    },
-
-    async acceptTwoFactorStep(userId, step) {
-      // Compare and set with no await in between: one process, so no other call runs in the middle.
-      const stored = twoFactors.get(userId);
-      if (!stored || (stored.lastStep !== null && stored.lastStep >= step)) return false;
-      stored.lastStep = step;
-      return true;
-    },
-
-    async setRecoveryCodes(userId, codeHashes) {
-      if (!users.has(userId)) throw new Error(`setRecoveryCodes: no user has the id ${JSON.stringify(userId)}`);
-      recoveryCodes.set(userId, new Set(codeHashes));
-    },
-
-    async useRecoveryCode(userId, codeHash) {
-      return recoveryCodes.get(userId)?.delete(codeHash) ?? false;
-    },
   };
+  adapter[storeFeatures] = (features) => {
+    for (const feature of features) {
+      if (!feature.storage || featureStores.has(feature.id)) continue;
+      const { methods, forgetUser } = feature.storage.memory(users);
+      featureStores.set(feature.id, { forgetUser });
+      Object.assign(adapter, methods);
+    }
+  };
+  return adapter;
 }

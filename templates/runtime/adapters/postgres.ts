@@ -1,6 +1,6 @@
 /**
- * An adapter that keeps users, accounts, sessions, verification tokens, WebAuthn authenticators, password
- * hashes and two-factor settings (with recovery code hashes) in PostgreSQL (`pg`). Every app process that uses the same database sees the same sessions, so signing
+ * An adapter that keeps users, accounts, sessions and verification tokens in PostgreSQL (`pg`), and the tables and
+ * methods the app's features add (passkeys, password hashes, two-factor, rate-limit counters: `Feature.storage`). Every app process that uses the same database sees the same sessions, so signing
  * out (or deleting a session row) ends the session everywhere, and counts the `rateLimit` rules together.
  *
  * The tables are created before the first query (`CREATE TABLE IF NOT EXISTS`, once per adapter), or ahead of
@@ -10,17 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { Adapter, AdapterAccount, AdapterUser } from '../features/database/adapter.js';
-import { carriedFeatures } from '../contracts.js';
+import { type Feature, type SqlDatabase, type TableSpec, carriedFeatures, storeFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
-  type AuthenticatorRow,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
-  RATE_LIMIT_CLEANUP_MS,
   accountFromRow,
-  authenticatorFromRow,
   refreshedTokenFields,
   sessionDetailColumns,
   sessionFromRow,
@@ -30,6 +27,10 @@ import {
   userFromRow,
   verificationTokenFromRow,
 } from './sql-rows.js';
+import { createTableSql, featureTables } from './sql-tables.js';
+
+/** The tables the core keeps, whatever the features. */
+const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
 
 /** Where the database is: a connection URL, or a `pg` pool the app already has. */
 export type PostgresAdapterOptions =
@@ -49,7 +50,7 @@ export type PostgresAdapterOptions =
  * The schema: every statement is idempotent, so running it on an existing database changes nothing.
  * `counter` is a bigint because WebAuthn signature counters are unsigned 32-bit numbers.
  */
-export const postgresSchema = `
+const postgresSchema = `
 CREATE TABLE IF NOT EXISTS users (
   id text PRIMARY KEY,
   name text,
@@ -93,44 +94,6 @@ CREATE TABLE IF NOT EXISTS verification_tokens (
   expires timestamptz NOT NULL,
   PRIMARY KEY (identifier, token)
 );
-
-CREATE TABLE IF NOT EXISTS authenticators (
-  credential_id text NOT NULL UNIQUE,
-  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  provider_account_id text NOT NULL,
-  credential_public_key text NOT NULL,
-  counter bigint NOT NULL,
-  credential_device_type text NOT NULL,
-  credential_backed_up boolean NOT NULL,
-  transports text,
-  PRIMARY KEY (user_id, credential_id)
-);
-
-CREATE TABLE IF NOT EXISTS rate_limits (
-  key text PRIMARY KEY,
-  count integer NOT NULL,
-  reset_at timestamptz NOT NULL
-);
-CREATE INDEX IF NOT EXISTS rate_limits_reset_at_index ON rate_limits (reset_at);
-
-CREATE TABLE IF NOT EXISTS passwords (
-  user_id text PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
-  hash text NOT NULL,
-  updated_at timestamptz NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS two_factor (
-  user_id text PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
-  secret text NOT NULL,
-  enabled_at timestamptz,
-  last_step bigint
-);
-
-CREATE TABLE IF NOT EXISTS recovery_codes (
-  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  code_hash text NOT NULL,
-  PRIMARY KEY (user_id, code_hash)
-);
 `;
 
 /**
@@ -147,11 +110,18 @@ function connectionUrl(url: string | undefined): string {
   return resolved;
 }
 
-async function migrateWith(pool: Pool): Promise<void> {
+async function migrateWith(pool: Pool, tables: readonly TableSpec[]): Promise<void> {
   await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
     await client.query(postgresSchema);
+    for (const table of tables) await client.query(createTableSql('postgres', table));
   });
+}
+
+/** A statement with `?` placeholders (the features' SQL) in PostgreSQL's numbered form, `$1`, `$2`, … */
+function numbered(sql: string): string {
+  let index = 0;
+  return sql.replace(/\?/g, () => `$${++index}`);
 }
 
 /**
@@ -206,14 +176,19 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * await migrate({ url: process.env['DATABASE_URL'] });
  * ```
  */
-export async function migrate(options: PostgresAdapterOptions = {}): Promise<void> {
-  if ('pool' in options) return migrateWith(options.pool);
-  const pool = new Pool({ connectionString: connectionUrl(options.url), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  try {
-    await migrateWith(pool);
-  } finally {
-    await pool.end();
+export async function migrate(options: PostgresAdapterOptions & { features?: readonly Feature[] } = {}): Promise<string[]> {
+  const tables = featureTables(options.features ?? []);
+  if ('pool' in options) {
+    await migrateWith(options.pool, tables);
+  } else {
+    const pool = new Pool({ connectionString: connectionUrl(options.url), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    try {
+      await migrateWith(pool, tables);
+    } finally {
+      await pool.end();
+    }
   }
+  return [...coreTables, ...tables.map((table) => table.name)];
 }
 
 /**
@@ -228,11 +203,12 @@ export async function migrate(options: PostgresAdapterOptions = {}): Promise<voi
 export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
   const pool = 'pool' in options ? options.pool : createPool(connectionUrl(options.url));
   let ready: Promise<void> | undefined;
-  let rateLimitsCleanedAt = 0;
+  const tables: TableSpec[] = [];
 
   function ensureSchema(): Promise<void> {
-    // One migration per adapter; a failed one (database not up yet) is tried again by the next query.
-    ready ??= migrateWith(pool).catch((error: unknown) => {
+    // One migration per adapter (and again after features add tables); a failed one (database not up yet) is tried
+    // again by the next query.
+    ready ??= migrateWith(pool, tables).catch((error: unknown) => {
       ready = undefined;
       throw error;
     });
@@ -250,7 +226,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     return rows[0];
   }
 
-  return {
+  const adapter: Adapter = {
     [carriedFeatures]: [database],
     async createUser(user) {
       const row = await first<UserRow>(insertUserSql, insertUserParameters(user));
@@ -307,7 +283,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     },
 
     async deleteUser(userId) {
-      // Accounts, sessions, authenticators, the password hash and the two-factor rows go with the user (ON DELETE CASCADE).
+      // Accounts, sessions and the features' rows go with the user (ON DELETE CASCADE).
       const row = await first<UserRow>('DELETE FROM users WHERE id = $1 RETURNING *', [userId]);
       return row ? userFromRow(row) : null;
     },
@@ -409,145 +385,32 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     async deleteVerificationTokens(identifier) {
       await query('DELETE FROM verification_tokens WHERE identifier = $1', [identifier]);
     },
+  };
 
-    async createAuthenticator(authenticator) {
-      const row = await first<AuthenticatorRow>(
-        `INSERT INTO authenticators (credential_id, user_id, provider_account_id, credential_public_key, counter,
-           credential_device_type, credential_backed_up, transports)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-        [
-          authenticator.credentialID,
-          authenticator.userId,
-          authenticator.providerAccountId,
-          authenticator.credentialPublicKey,
-          authenticator.counter,
-          authenticator.credentialDeviceType,
-          authenticator.credentialBackedUp,
-          authenticator.transports ?? null,
-        ],
-      );
-      return authenticatorFromRow(row as AuthenticatorRow);
+  // The features' tables and methods, on the same pool (`Feature.storage`).
+  const sql: SqlDatabase = {
+    dialect: 'postgres',
+    all: <Row>(text: string, parameters: readonly unknown[]) => query(numbered(text), [...parameters]) as Promise<Row[]>,
+    run: async (text, parameters) => {
+      await ensureSchema();
+      return (await pool.query(numbered(text), [...parameters])).rowCount ?? 0;
     },
-
-    async getAuthenticator(credentialID) {
-      const row = await first<AuthenticatorRow>('SELECT * FROM authenticators WHERE credential_id = $1', [credentialID]);
-      return row ? authenticatorFromRow(row) : null;
-    },
-
-    async listAuthenticatorsByUserId(userId) {
-      const rows = await query<AuthenticatorRow>('SELECT * FROM authenticators WHERE user_id = $1 ORDER BY credential_id', [userId]);
-      return rows.map(authenticatorFromRow);
-    },
-
-    async updateAuthenticatorCounter(credentialID, newCounter) {
-      const row = await first<AuthenticatorRow>('UPDATE authenticators SET counter = $2 WHERE credential_id = $1 RETURNING *', [
-        credentialID,
-        newCounter,
-      ]);
-      if (!row) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
-      return authenticatorFromRow(row);
-    },
-
-    async hitRateLimit(key, windowSeconds) {
-      // The app's clock, not the database's, so that every store counts windows the same way.
-      const now = new Date();
-      if (now.getTime() - rateLimitsCleanedAt >= RATE_LIMIT_CLEANUP_MS) {
-        rateLimitsCleanedAt = now.getTime();
-        await query('DELETE FROM rate_limits WHERE reset_at <= $1', [now]);
-      }
-      // One upsert: concurrent hits on a key (from any process) wait for each other's row lock, and each gets its
-      // own count. SET expressions read the row as it was.
-      const row = await first<{ count: number; reset_at: Date }>(
-        `INSERT INTO rate_limits (key, count, reset_at) VALUES ($1, 1, $3)
-         ON CONFLICT (key) DO UPDATE SET
-           count = CASE WHEN rate_limits.reset_at <= $2 THEN 1 ELSE rate_limits.count + 1 END,
-           reset_at = CASE WHEN rate_limits.reset_at <= $2 THEN excluded.reset_at ELSE rate_limits.reset_at END
-         RETURNING count, reset_at`,
-        [key, now, new Date(now.getTime() + windowSeconds * 1000)],
-      );
-      return { count: row!.count, resetAt: row!.reset_at };
-    },
-
-    async resetRateLimit(key) {
-      await query('DELETE FROM rate_limits WHERE key = $1', [key]);
-    },
-
-    async getPasswordHash(userId) {
-      const row = await first<{ hash: string }>('SELECT hash FROM passwords WHERE user_id = $1', [userId]);
-      return row ? row.hash : null;
-    },
-
-    async setPasswordHash(userId, hash) {
-      await query(
-        `INSERT INTO passwords (user_id, hash, updated_at) VALUES ($1, $2, $3)
-         ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
-        [userId, hash, new Date()],
-      );
-    },
-
-    async getTwoFactor(userId) {
-      // pg returns bigint as a string: last_step is converted, the count is cast to int.
-      const row = await first<{ secret: string; enabled_at: Date | null; last_step: string | null; recovery_codes: number }>(
-        `SELECT secret, enabled_at, last_step,
-                (SELECT count(*)::int FROM recovery_codes WHERE recovery_codes.user_id = two_factor.user_id) AS recovery_codes
-         FROM two_factor WHERE user_id = $1`,
-        [userId],
-      );
-      if (!row) return null;
-      return {
-        secret: row.secret,
-        enabledAt: toDate(row.enabled_at),
-        lastStep: row.last_step === null ? null : Number(row.last_step),
-        recoveryCodes: row.recovery_codes,
-      };
-    },
-
-    async setTwoFactor(userId, { secret, enabledAt }) {
-      await query(
-        `INSERT INTO two_factor (user_id, secret, enabled_at, last_step) VALUES ($1, $2, $3, NULL)
-         ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, enabled_at = excluded.enabled_at, last_step = NULL`,
-        [userId, secret, toDate(enabledAt)],
-      );
-    },
-
-    async deleteTwoFactor(userId) {
-      // One statement: the codes and the settings are deleted together.
-      await query(
-        `WITH codes AS (DELETE FROM recovery_codes WHERE user_id = $1)
-         DELETE FROM two_factor WHERE user_id = $1`,
-        [userId],
-      );
-    },
-
-    async acceptTwoFactorStep(userId, step) {
-      // The UPDATE locks the row: a concurrent one with the same step re-checks its condition after the first
-      // commits, and no longer matches.
-      const rows = await query(
-        'UPDATE two_factor SET last_step = $2 WHERE user_id = $1 AND (last_step IS NULL OR last_step < $2) RETURNING user_id',
-        [userId, step],
-      );
-      return rows.length > 0;
-    },
-
-    async setRecoveryCodes(userId, codeHashes) {
+    batch: async (list) => {
       await ensureSchema();
       await inTransaction(pool, async (client) => {
-        // The user's row is locked first, so that of two concurrent replacements one runs after the other.
-        await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
-        await client.query('DELETE FROM recovery_codes WHERE user_id = $1', [userId]);
-        await client.query(
-          'INSERT INTO recovery_codes (user_id, code_hash) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING',
-          [userId, [...codeHashes]],
-        );
+        for (const [text, parameters] of list) await client.query(numbered(text), [...parameters]);
       });
     },
-
-    async useRecoveryCode(userId, codeHash) {
-      // Single use: of two concurrent DELETEs of the same row, the second finds it gone.
-      const rows = await query('DELETE FROM recovery_codes WHERE user_id = $1 AND code_hash = $2 RETURNING user_id', [userId, codeHash]);
-      return rows.length > 0;
-    },
   };
+  adapter[storeFeatures] = (features) => {
+    const added = featureTables(features).filter((table) => !tables.some((known) => known.name === table.name));
+    if (added.length > 0) {
+      tables.push(...added);
+      ready = undefined;
+    }
+    for (const feature of features) if (feature.storage) Object.assign(adapter, feature.storage.sql(sql));
+  };
+  return adapter;
 }
 
 function createPool(connectionString: string): Pool {

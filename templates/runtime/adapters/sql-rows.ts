@@ -4,7 +4,7 @@
  * type parameters: SQLite stores dates as milliseconds since the epoch and booleans as 0/1; `pg` returns
  * `timestamptz` as a Date and `bigint` as a string.
  */
-import type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken } from '../features/database/adapter.js';
+import type { AdapterAccount, AdapterSession, AdapterUser, VerificationToken } from '../features/database/adapter.js';
 import type { TokenSet } from '../types.js';
 
 export interface UserRow<DateColumn = Date | number> {
@@ -52,17 +52,6 @@ export interface VerificationTokenRow<DateColumn = Date | number> {
   expires: DateColumn;
 }
 
-export interface AuthenticatorRow<BigintColumn = string | number, BooleanColumn = boolean | number> {
-  credential_id: string;
-  user_id: string;
-  provider_account_id: string;
-  credential_public_key: string;
-  counter: BigintColumn;
-  credential_device_type: string;
-  credential_backed_up: BooleanColumn;
-  transports: string | null;
-}
-
 /** The token columns of `accounts`, named as the fields of the token set. */
 export const tokenFields = [
   'access_token',
@@ -78,9 +67,6 @@ export const tokenFields = [
 
 /** The token columns `updateAccountTokens` writes (`AccountTokens`): all of them, an absent field as NULL. */
 export const refreshedTokenFields = ['access_token', 'refresh_token', 'expires_at', 'id_token', 'scope', 'token_type'] as const;
-
-/** Ended rate-limit windows are deleted at most this often (per adapter), by the next hit. */
-export const RATE_LIMIT_CLEANUP_MS = 60_000;
 
 /** A date of any form the adapter receives or a driver returns, as a Date (null stays null). */
 export function toDate(value: Date | string | number | null | undefined): Date | null {
@@ -125,19 +111,6 @@ export function sessionFromRow(row: SessionRow): AdapterSession {
 
 export function verificationTokenFromRow(row: VerificationTokenRow): VerificationToken {
   return { identifier: row.identifier, token: row.token, expires: new Date(row.expires) };
-}
-
-export function authenticatorFromRow(row: AuthenticatorRow): AdapterAuthenticator {
-  return {
-    credentialID: row.credential_id,
-    userId: row.user_id,
-    providerAccountId: row.provider_account_id,
-    credentialPublicKey: row.credential_public_key,
-    counter: Number(row.counter),
-    credentialDeviceType: row.credential_device_type,
-    credentialBackedUp: row.credential_backed_up === true || row.credential_backed_up === 1,
-    transports: row.transports,
-  };
 }
 
 /** A token field as a column value: text stays text, `expires_at` is whole seconds. */

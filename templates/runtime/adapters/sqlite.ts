@@ -1,8 +1,9 @@
 /**
- * An adapter that keeps users, accounts, sessions, verification tokens, WebAuthn authenticators, password
- * hashes and two-factor settings (with recovery code hashes) in a SQLite file (better-sqlite3): the embedded default for database sessions. Several app processes on
- * one machine can share the file (and count the `rateLimit` rules together in it); for several machines use the
- * PostgreSQL adapter.
+ * An adapter that keeps users, accounts, sessions and verification tokens in a SQLite file (better-sqlite3): the
+ * embedded default for database sessions. The app's features add their own tables and methods (passkeys, password
+ * hashes, two-factor, rate-limit counters: `Feature.storage`), given to it when the config is resolved. Several app
+ * processes on one machine can share the file (and count the `rateLimit` rules together in it); for several
+ * machines use the PostgreSQL adapter.
  *
  * The tables are created on first use (`CREATE TABLE IF NOT EXISTS`), or ahead of time by
  * `npx framework-auth migrate`, which calls `migrate()` below. Dates are stored as milliseconds since the epoch.
@@ -13,26 +14,26 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { Adapter, AdapterAccount, AdapterUser } from '../features/database/adapter.js';
-import { carriedFeatures } from '../contracts.js';
+import { type Feature, type SqlDatabase, type TableSpec, carriedFeatures, storeFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
-  type AuthenticatorRow,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
-  RATE_LIMIT_CLEANUP_MS,
   accountFromRow,
-  authenticatorFromRow,
   refreshedTokenFields,
   sessionDetailColumns,
   sessionFromRow,
-  toDate,
   tokenFields,
   tokenParameter,
   userFromRow,
   verificationTokenFromRow,
 } from './sql-rows.js';
+import { createTableSql, featureTables } from './sql-tables.js';
+
+/** The tables the core keeps, whatever the features. */
+const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
 
 /** Where the database is: a `file:` URL or path, or a better-sqlite3 connection the app already opened. */
 export type SqliteAdapterOptions =
@@ -54,10 +55,10 @@ export type SqliteAdapterOptions =
     };
 
 /**
- * The schema: every statement is idempotent, so running it on an existing database changes nothing.
- * Dates are integers (milliseconds since the epoch), `credential_backed_up` is 0 or 1.
+ * The core's tables; each feature brings its own (`Feature.storage`, created by sql-tables.ts). Every statement is
+ * idempotent, so running it on an existing database changes nothing. Dates are integers (milliseconds since the epoch).
  */
-export const sqliteSchema = `
+const sqliteSchema = `
 CREATE TABLE IF NOT EXISTS users (
   id TEXT NOT NULL PRIMARY KEY,
   name TEXT,
@@ -100,44 +101,6 @@ CREATE TABLE IF NOT EXISTS verification_tokens (
   expires INTEGER NOT NULL,
   PRIMARY KEY (identifier, token)
 );
-
-CREATE TABLE IF NOT EXISTS authenticators (
-  credential_id TEXT NOT NULL UNIQUE,
-  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  provider_account_id TEXT NOT NULL,
-  credential_public_key TEXT NOT NULL,
-  counter INTEGER NOT NULL,
-  credential_device_type TEXT NOT NULL,
-  credential_backed_up INTEGER NOT NULL,
-  transports TEXT,
-  PRIMARY KEY (user_id, credential_id)
-);
-
-CREATE TABLE IF NOT EXISTS rate_limits (
-  key TEXT NOT NULL PRIMARY KEY,
-  count INTEGER NOT NULL,
-  reset_at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS rate_limits_reset_at_index ON rate_limits (reset_at);
-
-CREATE TABLE IF NOT EXISTS passwords (
-  user_id TEXT NOT NULL PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
-  hash TEXT NOT NULL,
-  updated_at INTEGER NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS two_factor (
-  user_id TEXT NOT NULL PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
-  secret TEXT NOT NULL,
-  enabled_at INTEGER,
-  last_step INTEGER
-);
-
-CREATE TABLE IF NOT EXISTS recovery_codes (
-  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  code_hash TEXT NOT NULL,
-  PRIMARY KEY (user_id, code_hash)
-);
 `;
 
 /**
@@ -145,8 +108,9 @@ CREATE TABLE IF NOT EXISTS recovery_codes (
  * by an earlier version. SQLite has no `ADD COLUMN IF NOT EXISTS`: another app process upgrading the same file at
  * the same moment may add a column first, which is then no error.
  */
-function applySchema(database: Database.Database): void {
+function applySchema(database: Database.Database, tables: readonly TableSpec[]): void {
   database.exec(sqliteSchema);
+  for (const table of tables) database.exec(createTableSql('sqlite', table));
   const present = new Set((database.pragma('table_info(sessions)') as { name: string }[]).map((column) => column.name));
   for (const [column, kind] of Object.entries(sessionDetailColumns)) {
     if (present.has(column)) continue;
@@ -220,25 +184,35 @@ function userParameters(user: Partial<AdapterUser>): Omit<UserRow<number>, 'id'>
 }
 
 /**
- * Creates the tables and indexes when they are missing. Safe to run on every start and on an up-to-date database.
- * `npx framework-auth migrate` calls it with `DATABASE_URL`.
+ * Creates the tables and indexes of the core and of `features` when they are missing, and resolves their names. Safe
+ * to run on every start and on an up-to-date database. `npx framework-auth migrate` calls it with `DATABASE_URL` and
+ * the features of the project's config.
  *
  * @example
  * ```ts
- * migrate({ url: 'file:./data/auth.db' });
+ * migrate({ url: 'file:./data/auth.db', features: featuresOf(authConfig) });
  * ```
  */
-export function migrate(options: SqliteAdapterOptions = {}): void {
+export function migrate(options: SqliteAdapterOptions & { features?: readonly Feature[] } = {}): string[] {
+  const tables = featureTables(options.features ?? []);
   if ('database' in options) {
-    applySchema(options.database);
-    return;
+    applySchema(options.database, tables);
+  } else {
+    const database = openDatabase(options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db');
+    try {
+      applySchema(database, tables);
+    } finally {
+      database.close();
+    }
   }
-  const database = openDatabase(options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db');
-  try {
-    applySchema(database);
-  } finally {
-    database.close();
-  }
+  return [...coreTables, ...tables.map((table) => table.name)];
+}
+
+/** SQLite's form of a parameter: a date as milliseconds since the epoch, a boolean as 0 or 1. */
+function sqliteValue(value: unknown): unknown {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
 }
 
 /**
@@ -254,13 +228,13 @@ export function migrate(options: SqliteAdapterOptions = {}): void {
 export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
   let opened: Database.Database | undefined;
   const statements = new Map<string, Database.Statement>();
-  let rateLimitsCleanedAt = 0;
+  const tables: TableSpec[] = [];
 
   function connection(): Database.Database {
     if (!opened) {
       const database = 'database' in options ? options.database : openDatabase(options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db');
       database.pragma('foreign_keys = ON');
-      applySchema(database);
+      applySchema(database, tables);
       opened = database;
     }
     return opened;
@@ -350,10 +324,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
         if (!user) return null;
         statement('DELETE FROM accounts WHERE user_id = ?').run(id);
         statement('DELETE FROM sessions WHERE user_id = ?').run(id);
-        statement('DELETE FROM authenticators WHERE user_id = ?').run(id);
-        statement('DELETE FROM passwords WHERE user_id = ?').run(id);
-        statement('DELETE FROM two_factor WHERE user_id = ?').run(id);
-        statement('DELETE FROM recovery_codes WHERE user_id = ?').run(id);
+        for (const table of tables) if ('user_id' in table.columns) statement(`DELETE FROM ${table.name} WHERE user_id = ?`).run(id);
         statement('DELETE FROM users WHERE id = ?').run(id);
         return user;
       });
@@ -466,126 +437,6 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
     async deleteVerificationTokens(identifier) {
       statement('DELETE FROM verification_tokens WHERE identifier = ?').run(identifier);
     },
-
-    async createAuthenticator(authenticator) {
-      const row = statement(
-        `INSERT INTO authenticators (credential_id, user_id, provider_account_id, credential_public_key, counter,
-           credential_device_type, credential_backed_up, transports)
-         VALUES (@credential_id, @user_id, @provider_account_id, @credential_public_key, @counter,
-           @credential_device_type, @credential_backed_up, @transports)
-         RETURNING *`,
-      ).get({
-        credential_id: authenticator.credentialID,
-        user_id: authenticator.userId,
-        provider_account_id: authenticator.providerAccountId,
-        credential_public_key: authenticator.credentialPublicKey,
-        counter: authenticator.counter,
-        credential_device_type: authenticator.credentialDeviceType,
-        credential_backed_up: authenticator.credentialBackedUp ? 1 : 0,
-        transports: authenticator.transports ?? null,
-      }) as AuthenticatorRow;
-      return authenticatorFromRow(row);
-    },
-
-    async getAuthenticator(credentialID) {
-      const row = statement('SELECT * FROM authenticators WHERE credential_id = ?').get(credentialID) as AuthenticatorRow | undefined;
-      return row ? authenticatorFromRow(row) : null;
-    },
-
-    async listAuthenticatorsByUserId(userId) {
-      const rows = statement('SELECT * FROM authenticators WHERE user_id = ? ORDER BY credential_id').all(userId) as AuthenticatorRow[];
-      return rows.map(authenticatorFromRow);
-    },
-
-    async updateAuthenticatorCounter(credentialID, newCounter) {
-      const row = statement('UPDATE authenticators SET counter = ? WHERE credential_id = ? RETURNING *').get(
-        newCounter,
-        credentialID,
-      ) as AuthenticatorRow | undefined;
-      if (!row) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
-      return authenticatorFromRow(row);
-    },
-
-    async hitRateLimit(key, windowSeconds) {
-      const now = Date.now();
-      if (now - rateLimitsCleanedAt >= RATE_LIMIT_CLEANUP_MS) {
-        rateLimitsCleanedAt = now;
-        statement('DELETE FROM rate_limits WHERE reset_at <= ?').run(now);
-      }
-      // One statement, so one write transaction: concurrent hits from other processes on the file are serialised
-      // by SQLite's write lock, and each gets its own count. SET expressions read the row as it was.
-      const row = statement(
-        `INSERT INTO rate_limits (key, count, reset_at) VALUES (@key, 1, @reset_at)
-         ON CONFLICT (key) DO UPDATE SET
-           count = CASE WHEN rate_limits.reset_at <= @now THEN 1 ELSE rate_limits.count + 1 END,
-           reset_at = CASE WHEN rate_limits.reset_at <= @now THEN excluded.reset_at ELSE rate_limits.reset_at END
-         RETURNING count, reset_at`,
-      ).get({ key, now, reset_at: now + windowSeconds * 1000 }) as { count: number; reset_at: number };
-      return { count: row.count, resetAt: new Date(row.reset_at) };
-    },
-
-    async resetRateLimit(key) {
-      statement('DELETE FROM rate_limits WHERE key = ?').run(key);
-    },
-
-    async getPasswordHash(userId) {
-      const row = statement('SELECT hash FROM passwords WHERE user_id = ?').get(userId) as { hash: string } | undefined;
-      return row ? row.hash : null;
-    },
-
-    async setPasswordHash(userId, hash) {
-      statement(
-        `INSERT INTO passwords (user_id, hash, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
-      ).run(userId, hash, Date.now());
-    },
-
-    async getTwoFactor(userId) {
-      const row = statement(
-        `SELECT secret, enabled_at, last_step,
-                (SELECT count(*) FROM recovery_codes WHERE recovery_codes.user_id = two_factor.user_id) AS recovery_codes
-         FROM two_factor WHERE user_id = ?`,
-      ).get(userId) as { secret: string; enabled_at: number | null; last_step: number | null; recovery_codes: number } | undefined;
-      if (!row) return null;
-      return { secret: row.secret, enabledAt: toDate(row.enabled_at), lastStep: row.last_step, recoveryCodes: row.recovery_codes };
-    },
-
-    async setTwoFactor(userId, { secret, enabledAt }) {
-      statement(
-        `INSERT INTO two_factor (user_id, secret, enabled_at, last_step) VALUES (?, ?, ?, NULL)
-         ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, enabled_at = excluded.enabled_at, last_step = NULL`,
-      ).run(userId, secret, toEpochMilliseconds(enabledAt));
-    },
-
-    async deleteTwoFactor(userId) {
-      connection().transaction((id: string) => {
-        statement('DELETE FROM recovery_codes WHERE user_id = ?').run(id);
-        statement('DELETE FROM two_factor WHERE user_id = ?').run(id);
-      })(userId);
-    },
-
-    async acceptTwoFactorStep(userId, step) {
-      // One statement, so one write transaction: of two processes accepting the same step, only one changes the row.
-      const result = statement('UPDATE two_factor SET last_step = ? WHERE user_id = ? AND (last_step IS NULL OR last_step < ?)').run(
-        step,
-        userId,
-        step,
-      );
-      return result.changes > 0;
-    },
-
-    async setRecoveryCodes(userId, codeHashes) {
-      connection().transaction((id: string, hashes: readonly string[]) => {
-        statement('DELETE FROM recovery_codes WHERE user_id = ?').run(id);
-        const insert = statement('INSERT INTO recovery_codes (user_id, code_hash) VALUES (?, ?) ON CONFLICT DO NOTHING');
-        for (const hash of hashes) insert.run(id, hash);
-      })(userId, codeHashes);
-    },
-
-    async useRecoveryCode(userId, codeHash) {
-      // Single use: one DELETE, so of two requests with the same code only one deletes the row.
-      return statement('DELETE FROM recovery_codes WHERE user_id = ? AND code_hash = ?').run(userId, codeHash).changes > 0;
-    },
   };
   // Not in Auth.js's interface: both writes in one transaction, so a failure between them leaves neither.
   adapter.createUserWithAccount = async (user, account) =>
@@ -594,5 +445,23 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       insertAccount({ ...account, userId: created.id });
       return created;
     })();
+
+  // The features' tables and methods, on the same connection (`Feature.storage`).
+  const sql: SqlDatabase = {
+    dialect: 'sqlite',
+    all: async <Row>(text: string, parameters: readonly unknown[]) => statement(text).all(...parameters.map(sqliteValue)) as Row[],
+    run: async (text, parameters) => statement(text).run(...parameters.map(sqliteValue)).changes,
+    batch: async (list) => {
+      connection().transaction(() => {
+        for (const [text, parameters] of list) statement(text).run(...parameters.map(sqliteValue));
+      })();
+    },
+  };
+  adapter[storeFeatures] = (features) => {
+    const added = featureTables(features).filter((table) => !tables.some((known) => known.name === table.name));
+    tables.push(...added);
+    if (opened) for (const table of added) opened.exec(createTableSql('sqlite', table));
+    for (const feature of features) if (feature.storage) Object.assign(adapter, feature.storage.sql(sql));
+  };
   return adapter;
 }

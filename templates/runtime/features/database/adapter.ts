@@ -8,7 +8,6 @@ import type { Adapter } from '../../contracts.js';
 import type {
   Account,
   AdapterAccount,
-  AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
   Awaitable,
@@ -16,28 +15,13 @@ import type {
   VerificationToken,
 } from '../../types.js';
 
-export type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken };
-
-/** A user's two-factor settings as stored (`getTwoFactor`). */
-export interface TwoFactorRecord {
-  /** The TOTP secret, encrypted by the runtime (never stored in clear). */
-  secret: string;
-  /** When two-factor was turned on; null while enrolling. */
-  enabledAt: Date | null;
-  /** The time step of the last accepted code; null when none was accepted since the secret was stored. */
-  lastStep: number | null;
-  /** How many unused recovery codes the user has. */
-  recoveryCodes: number;
-}
-
-/** The count of a rate-limit key's current window after a hit, and when that window ends. */
-export interface RateLimitHit {
-  count: number;
-  resetAt: Date;
-}
+export type { AdapterAccount, AdapterSession, AdapterUser, VerificationToken };
 
 declare module '../../contracts.js' {
-  /** Storage for users, accounts, sessions, verification tokens and WebAuthn authenticators (Auth.js's methods). */
+  /**
+   * Storage for users, accounts, sessions and verification tokens (Auth.js's methods). A feature that keeps more
+   * declares its own methods beside its storage (features/<name>/storage.ts).
+   */
   interface Adapter {
     createUser?(user: AdapterUser): Awaitable<AdapterUser>;
     getUser?(id: string): Awaitable<AdapterUser | null>;
@@ -61,24 +45,12 @@ declare module '../../contracts.js' {
      */
     deleteVerificationTokens?(identifier: VerificationToken['identifier']): Awaitable<void>;
     getAccount?(providerAccountId: AdapterAccount['providerAccountId'], provider: AdapterAccount['provider']): Awaitable<AdapterAccount | null>;
-    getAuthenticator?(credentialID: AdapterAuthenticator['credentialID']): Awaitable<AdapterAuthenticator | null>;
-    createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
     /**
      * Not part of Auth.js's interface: creates a user and links its first account in one transaction, so that a
      * failure (the database going down between the two writes) leaves neither. Used when present; otherwise the
      * runtime calls `createUser` then `linkAccount`, and deletes the user again if linking fails.
      */
     createUserWithAccount?(user: AdapterUser, account: Account): Awaitable<AdapterUser>;
-    listAuthenticatorsByUserId?(userId: AdapterAuthenticator['userId']): Awaitable<AdapterAuthenticator[]>;
-    updateAuthenticatorCounter?(credentialID: AdapterAuthenticator['credentialID'], newCounter: AdapterAuthenticator['counter']): Awaitable<AdapterAuthenticator>;
-    /**
-     * Not part of Auth.js's interface: counts one attempt for a rate-limit key in its fixed window, atomically (see
-     * `RateLimitStore.hit`). With `resetRateLimit`, the `rateLimit` counters live in the database, so every app
-     * process sharing it counts together; without them, they live in each process's memory.
-     */
-    hitRateLimit?(key: string, windowSeconds: number, max?: number): Awaitable<RateLimitHit>;
-    /** Not part of Auth.js's interface: forgets a rate-limit key's window (see `RateLimitStore.reset`). */
-    resetRateLimit?(key: string): Awaitable<void>;
     /**
      * Not part of Auth.js's interface: every account of a user, in any order (none: an empty list). `getAccessToken`
      * finds the signed-in user's account with a provider through it, and database sessions show
@@ -99,37 +71,6 @@ declare module '../../contracts.js' {
      * list and end their sessions (session-management.ts); the sessions are ended with `deleteSession`.
      */
     listSessionsByUserId?(userId: AdapterSession['userId']): Awaitable<AdapterSession[]>;
-    /**
-     * Not part of Auth.js's interface: the user's password hash (a PHC string such as `$argon2id$v=19$m=19456,t=2,p=1$…`), or null when
-     * the user has none. Email and password sign-in (the `password` provider) needs it.
-     */
-    getPasswordHash?(userId: AdapterUser['id']): Awaitable<string | null>;
-    /**
-     * Not part of Auth.js's interface: stores the user's password hash, replacing the one stored. Deleting the user
-     * deletes it.
-     */
-    setPasswordHash?(userId: AdapterUser['id'], hash: string): Awaitable<void>;
-    /**
-     * Not part of Auth.js's interface: the user's two-factor settings, or null when the user never began to enroll.
-     * Two-factor sign-in (features/two-factor/) needs it and the five methods below.
-     */
-    getTwoFactor?(userId: AdapterUser['id']): Awaitable<TwoFactorRecord | null>;
-    /**
-     * Not part of Auth.js's interface: stores the user's TOTP secret (encrypted by the runtime) and when two-factor
-     * was turned on (null: enrolling, not on yet), replacing what was stored and forgetting the last accepted step.
-     */
-    setTwoFactor?(userId: AdapterUser['id'], settings: { secret: string; enabledAt: Date | null }): Awaitable<void>;
-    /** Not part of Auth.js's interface: deletes the user's two-factor settings and recovery codes. */
-    deleteTwoFactor?(userId: AdapterUser['id']): Awaitable<void>;
-    /**
-     * Not part of Auth.js's interface: records that a code of time step `step` was accepted, atomically and only when
-     * it is later than the last accepted one; true when recorded, false for a step already used (a replayed code).
-     */
-    acceptTwoFactorStep?(userId: AdapterUser['id'], step: number): Awaitable<boolean>;
-    /** Not part of Auth.js's interface: replaces the user's recovery codes with these hashes. */
-    setRecoveryCodes?(userId: AdapterUser['id'], codeHashes: readonly string[]): Awaitable<void>;
-    /** Not part of Auth.js's interface: deletes one recovery code by its hash, atomically; true when it was there. */
-    useRecoveryCode?(userId: AdapterUser['id'], codeHash: string): Awaitable<boolean>;
   }
 }
 

@@ -31,6 +31,7 @@ import type { ProviderFlow, SignInFormContext } from '../../flow.js';
 import { consumeCheckCookie, writeCheckCookie } from '../../oauth/check-cookies.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { passkeyScript, passkeyScriptHash } from './passkey-script.js';
+import { passkeyStorage } from './storage.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { findProvider, unsupportedProvider } from '../../router.js';
 import { consumeClientRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
@@ -414,6 +415,7 @@ export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
       id: 'passkey',
       routes: { 'webauthn-options': { methods: ['GET'], provider: 'required', errors: 'json', run: webauthnOptionsRoute } },
       errors: [WebAuthnVerificationError, MissingWebAuthnAutocomplete],
+      storage: passkeyStorage,
     },
   ],
   signInForm: passkeyForm,

@@ -36,6 +36,7 @@ import { commonPasswords as bundledCommonPasswords } from './common-passwords.js
 import { HashQueueFull, RequestClosed } from './hash.js';
 import { type PasswordMessageSender, consoleSender, smtpSender } from './mail.js';
 import { minPasswordLength } from './policy.js';
+import { passwordStorage } from './storage.js';
 import { changePasswordRoute } from './change-password-route.js';
 import { confirmAddress, confirmationPage } from './confirm-address.js';
 import { resetPasswordRoute } from './reset-password-route.js';
@@ -116,6 +117,7 @@ function passwordForm(provider: ResolvedPasswordProvider, { mountPath, hidden, e
 const passwordAccounts: Feature = {
   id: 'password',
   errors: [HashQueueFull, RequestClosed],
+  storage: passwordStorage,
   // Each route is handed the provider here: the routes' files cannot import the flow, which imports them.
   routes: {
     signup: { methods: ['GET', 'POST'], provider: 'optional', errors: 'page', run: (context, route) => signUpRoute(context, route, passwordProviderOf(context)) },

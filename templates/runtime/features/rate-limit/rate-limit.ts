@@ -10,12 +10,13 @@
 import { createHmac } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Request } from 'express';
-import { type Adapter, type RateLimitHit, callAdapter } from '../database/adapter.js';
+import { type Adapter, callAdapter } from '../database/adapter.js';
 import type { LoggerInstance, ResolvedConfig, RequestContext, Feature } from '../../contracts.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
-import type { Awaitable } from '../../types.js';
+import { type RateLimitStore, MemoryRateLimitStore, rateLimitStorage } from './storage.js';
 
-export type { RateLimitHit } from '../database/adapter.js';
+export { MemoryRateLimitStore } from './storage.js';
+export type { MemoryRateLimitStoreOptions, RateLimitHit, RateLimitStore } from './storage.js';
 
 // A feature's option: the config has `rateLimit` when the flows that are limited (and so this file) are in the project.
 declare module '../../errors.js' {
@@ -69,22 +70,7 @@ export class RateLimited extends AuthError {
  * The rate-limit feature: no route, its error (which the pages show by type), and at startup the app's limiter, so
  * that a bad `rateLimit` option fails when the app starts, not at the first sign-in.
  */
-export const rateLimits: Feature = { id: 'rate-limit', errors: [RateLimited], check: (options) => void rateLimiterOf(options) };
-
-/**
- * Where the counters live. Both methods must be atomic: two concurrent hits on one key return two different
- * counts, whichever process they come from.
- */
-export interface RateLimitStore {
-  /**
-   * Counts one attempt for `key`: starts a window of `windowSeconds` with count 1 when the key has none (or its
-   * window ended), otherwise adds 1 to the window's count. `max` is the rule's limit: a store that must forget
-   * keys (the memory store, when full) keeps the ones over it, so that a flood of other keys never unlocks them.
-   */
-  hit(key: string, windowSeconds: number, max?: number): Awaitable<RateLimitHit>;
-  /** Forgets the key's window (a correct password clears its user name's failures). */
-  reset(key: string): Awaitable<void>;
-}
+export const rateLimits: Feature = { id: 'rate-limit', errors: [RateLimited], storage: rateLimitStorage, check: (options) => void rateLimiterOf(options) };
 
 /** The rules, by name: what is counted, and per what. */
 export const rateLimitRules = [
@@ -193,68 +179,6 @@ export interface ResolvedRateLimit {
   store: RateLimitStore;
   /** Keys the hashes of subjects (the first secret), so the store holds no address or user name. */
   keySecret: string;
-}
-
-/** Options of the in-memory store. */
-export interface MemoryRateLimitStoreOptions {
-  /**
-   * The most keys kept, so that an attacker who rotates user names or addresses cannot exhaust memory. When full,
-   * ended windows are dropped first, then the oldest windows with budget left (fewer hits than their limit). A
-   * locked key, one that has used its limit (5 of 5: the next hit is refused), is never dropped before its window
-   * ends, or a flood of other keys would give it its budget back: when every key kept is locked, a new key is
-   * refused (429) until a window ends.
-   * @default 10000
-   */
-  maxKeys?: number;
-}
-
-/**
- * Counters in this process's memory: the default when the adapter has no rate-limit methods. Each app process
- * counts on its own; use the SQLite or PostgreSQL adapter (or a store of your own) to count across processes.
- */
-export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}): RateLimitStore {
-  const maxKeys = options.maxKeys ?? 10_000;
-  if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new TypeError(`MemoryRateLimitStore: maxKeys must be a positive integer (got ${String(maxKeys)})`);
-  // A Map keeps insertion order, and a key is re-inserted when its window starts: the first entries are the oldest windows.
-  const windows = new Map<string, { count: number; resetAt: number; max: number }>();
-
-  /** Drops ended windows, then the oldest windows with budget left, to a tenth below the cap; true if room was made. */
-  function makeRoom(now: number): boolean {
-    for (const [key, entry] of windows) if (entry.resetAt <= now) windows.delete(key);
-    // Still full: drop a tenth, oldest first, so that the next hits do not scan again.
-    const target = Math.floor(maxKeys * 0.9);
-    for (const [key, entry] of windows) {
-      if (windows.size <= target) break;
-      // A key that has used its whole limit stays: dropped, its next hit would start a new window (security review 4, N2).
-      if (entry.count < entry.max) windows.delete(key);
-    }
-    return windows.size < maxKeys;
-  }
-
-  return {
-    hit(key, windowSeconds, max = Number.POSITIVE_INFINITY) {
-      const now = Date.now();
-      const existing = windows.get(key);
-      if (existing && existing.resetAt > now) {
-        existing.count += 1;
-        existing.max = max;
-        return { count: existing.count, resetAt: new Date(existing.resetAt) };
-      }
-      windows.delete(key);
-      if (windows.size >= maxKeys && !makeRoom(now)) {
-        // Every key kept is locked: refuse this one until the first of their windows ends.
-        let firstEnd = Number.POSITIVE_INFINITY;
-        for (const entry of windows.values()) firstEnd = Math.min(firstEnd, entry.resetAt);
-        return { count: Number.MAX_SAFE_INTEGER, resetAt: new Date(firstEnd) };
-      }
-      const started = { count: 1, resetAt: now + windowSeconds * 1000, max };
-      windows.set(key, started);
-      return { count: 1, resetAt: new Date(started.resetAt) };
-    },
-    reset(key) {
-      windows.delete(key);
-    },
-  };
 }
 
 /** The adapter's database as the store, through `callAdapter` (a database failure is an `AdapterError`, 503). */

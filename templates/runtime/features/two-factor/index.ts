@@ -14,6 +14,7 @@ import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { Feature } from '../../contracts.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { rateLimits } from '../rate-limit/rate-limit.js';
+import { twoFactorStorage } from './storage.js';
 import { type ResolvedTwoFactor, type TwoFactorOptions, TwoFactorSignIn, challenge, twoFactorRoute } from './two-factor.js';
 
 export type { TwoFactorOptions } from './two-factor.js';
@@ -42,6 +43,7 @@ export function TwoFactor(options: TwoFactorOptions = {}): Feature {
     routes: { 'two-factor': { methods: ['GET', 'POST'], provider: 'none', errors: 'page', run: (context, route) => twoFactorRoute(context, route, settings) } },
     errors: [TwoFactorSignIn],
     secondFactor: { challenge },
+    storage: twoFactorStorage,
     check(resolved) {
       assertAdapterFor({ id: 'two-factor', type: 'feature' }, resolved.adapter, resolved.session.strategy, { what: 'Two-factor authentication keeps secrets, recovery codes and pending sign-ins', methods: neededMethods });
       const asking = resolved.providers.filter((provider) => !isOAuthProvider(provider) && provider.type === 'credentials');

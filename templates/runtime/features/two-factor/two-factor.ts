@@ -11,7 +11,8 @@
  * and ended by the fifth wrong code. A code is accepted once: the adapter keeps the last accepted time step.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Adapter, TwoFactorRecord } from '../database/adapter.js';
+import type { Adapter } from '../database/adapter.js';
+import type { TwoFactorRecord } from './storage.js';
 import { callAdapter } from '../database/adapter.js';
 import { askToSignIn } from '../database/sessions-route.js';
 import { type SignedIn, currentSignIn, isRecentSignIn } from '../database/sign-in.js';
