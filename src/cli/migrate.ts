@@ -33,16 +33,21 @@ running it again, or on an up-to-date database, changes nothing.
 /** How long a migration may take before it is reported as a database that cannot be reached. */
 const migrateTimeoutMs = 60_000;
 
-// Runs in the project with its own tsx: imports the project's copy of the adapter, runs its migrate(), and reports
-// one JSON line. The table names come from the module's exported schema text.
+// Runs in the project with its own tsx: imports the project's copy of the adapter and its config, runs the adapter's
+// migrate() with the config's features (so only their tables are created), and reports one JSON line with the
+// tables. A core older than issue 35 has no featuresOf: its migrate() creates every table, named in its schema text.
 const migrateScript = `
 const report = (value) => process.stdout.write(JSON.stringify(value) + '\\n');
 try {
   const adapter = await import(process.env.FRAMEWORK_AUTH_MIGRATE_MODULE);
-  await adapter.migrate();
-  const tables = Object.values(adapter)
-    .filter((value) => typeof value === 'string')
-    .flatMap((value) => [...value.matchAll(/CREATE TABLE IF NOT EXISTS\\s+"?(\\w+)/gi)].map((match) => match[1]));
+  const core = await import(process.env.FRAMEWORK_AUTH_CORE_MODULE);
+  const features = typeof core.featuresOf === 'function' ? core.featuresOf((await import(process.env.FRAMEWORK_AUTH_CONFIG_MODULE)).authConfig) : undefined;
+  const created = await adapter.migrate(features ? { features } : undefined);
+  const tables = Array.isArray(created)
+    ? created
+    : Object.values(adapter)
+        .filter((value) => typeof value === 'string')
+        .flatMap((value) => [...value.matchAll(/CREATE TABLE IF NOT EXISTS\\s+"?(\\w+)/gi)].map((match) => match[1]));
   report({ ok: true, tables: [...new Set(tables)] });
 } catch (error) {
   const errors = Array.isArray(error?.errors) ? error.errors.map((inner) => String(inner?.message ?? inner)) : [];
@@ -166,7 +171,12 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
   const result = await ui.step(`Creating the tables in ${shownUrl}`, async () => {
     const result = await execa(process.execPath, ['--import', pathToFileURL(tsxLoader).href, '--input-type=module', '--eval', migrateScript], {
       cwd: root,
-      env: { ...env, FRAMEWORK_AUTH_MIGRATE_MODULE: pathToFileURL(adapterFile).href },
+      env: {
+        ...env,
+        FRAMEWORK_AUTH_MIGRATE_MODULE: pathToFileURL(adapterFile).href,
+        FRAMEWORK_AUTH_CORE_MODULE: pathToFileURL(join(root, authDir, 'core/index.ts')).href,
+        FRAMEWORK_AUTH_CONFIG_MODULE: pathToFileURL(join(root, configPath)).href,
+      },
       extendEnv: false,
       reject: false,
       stdin: 'ignore',

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
-import type { Adapter, AdapterAccount, AdapterUser } from '../features/database/adapter.js';
-import { type Feature, type SqlDatabase, type TableSpec, carriedFeatures, storeFeatures } from '../contracts.js';
+import type { Adapter, AdapterAccount, AdapterUser, SqlDatabase, TableSpec } from '../features/database/adapter.js';
+import { type Feature, carriedFeatures, storeFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,

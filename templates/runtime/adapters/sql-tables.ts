@@ -2,7 +2,8 @@
  * The tables of the features a project has (`Feature.storage`), as each SQL adapter creates them: one `TableSpec`
  * becomes SQLite's or PostgreSQL's `CREATE TABLE IF NOT EXISTS`. Copied with either SQL adapter.
  */
-import type { ColumnType, Feature, TableSpec } from '../contracts.js';
+import type { Feature } from '../contracts.js';
+import type { ColumnType, TableSpec } from '../features/database/adapter.js';
 
 const columnTypes: Readonly<Record<'sqlite' | 'postgres', Readonly<Record<ColumnType, string>>>> = {
   // SQLite keeps dates as milliseconds since the epoch and booleans as 0/1.

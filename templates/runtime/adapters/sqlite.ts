@@ -13,8 +13,8 @@ import { dirname, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Adapter, AdapterAccount, AdapterUser } from '../features/database/adapter.js';
-import { type Feature, type SqlDatabase, type TableSpec, carriedFeatures, storeFeatures } from '../contracts.js';
+import type { Adapter, AdapterAccount, AdapterUser, SqlDatabase, TableSpec } from '../features/database/adapter.js';
+import { type Feature, carriedFeatures, storeFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,

@@ -18,6 +18,11 @@ import type {
 export type { AdapterAccount, AdapterSession, AdapterUser, VerificationToken };
 
 declare module '../../contracts.js' {
+  interface Feature {
+    /** Its tables and adapter methods, which a built-in adapter adds to its own (users, accounts, sessions, tokens). */
+    storage?: FeatureStorage;
+  }
+
   /**
    * Storage for users, accounts, sessions and verification tokens (Auth.js's methods). A feature that keeps more
    * declares its own methods beside its storage (features/<name>/storage.ts).
@@ -75,6 +80,54 @@ declare module '../../contracts.js' {
 }
 
 export type { Adapter } from '../../contracts.js';
+
+/** A column's kind; each SQL adapter maps it to its own type (SQLite keeps dates as milliseconds, booleans as 0/1). */
+export type ColumnType = 'text' | 'integer' | 'bigint' | 'date' | 'boolean';
+
+/**
+ * A table a feature keeps in the SQL adapters' database, written once for SQLite and PostgreSQL. Every column is
+ * NOT NULL unless listed in `nullable`; a `user_id` column references `users (id)` and is deleted with its user.
+ */
+export interface TableSpec {
+  name: string;
+  columns: Readonly<Record<string, ColumnType>>;
+  nullable?: readonly string[];
+  primaryKey: readonly string[];
+  /** Columns each unique on their own. */
+  unique?: readonly string[];
+  /** Columns each indexed on their own (`<table>_<column>_index`). */
+  indexes?: readonly string[];
+}
+
+/**
+ * One SQL database as features see it (the SQLite and PostgreSQL adapters each implement it). Statements use `?`
+ * placeholders and SQL both databases understand; a Date parameter is stored as the table's date, a boolean as its
+ * boolean. Rows come back as the driver returns them: a date as milliseconds (SQLite) or a Date (PostgreSQL), a
+ * `bigint` as a number or a string, a boolean as 0/1 or true/false.
+ */
+export interface SqlDatabase {
+  dialect: 'sqlite' | 'postgres';
+  /** The rows of one statement. */
+  all<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]>;
+  /** Runs one statement; resolves how many rows it changed. */
+  run(sql: string, parameters: readonly unknown[]): Promise<number>;
+  /** Runs the statements in order in one transaction: all or none. */
+  batch(statements: readonly (readonly [sql: string, parameters: readonly unknown[]])[]): Promise<void>;
+}
+
+/** What a feature keeps in the database: its tables and the adapter methods over them, for each built-in adapter. */
+export interface FeatureStorage {
+  /** Its tables in the SQL adapters' database, created by the adapter and by `npx framework-auth migrate`. */
+  tables: readonly TableSpec[];
+  /** Its adapter methods on a SQL database. */
+  sql(database: SqlDatabase): Partial<Adapter>;
+  /**
+   * Its adapter methods in memory (MemoryAdapter), which refuse a user that `users` does not have; `forgetUser`
+   * drops a deleted user's data.
+   */
+  memory(users: Pick<ReadonlyMap<string, unknown>, 'has'>): { methods: Partial<Adapter>; forgetUser?(userId: string): void };
+}
+
 
 /**
  * What `createSession` receives. The fields after `expires` are sent only to adapters that implement

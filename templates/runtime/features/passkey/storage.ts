@@ -3,7 +3,7 @@
  * table of the SQL adapters, or a map in memory.
  */
 import type { AdapterAuthenticator, Awaitable } from '../../types.js';
-import type { Adapter, FeatureStorage, SqlDatabase } from '../../contracts.js';
+import type { Adapter, FeatureStorage, SqlDatabase } from '../database/adapter.js';
 
 declare module '../../contracts.js' {
   interface Adapter {

@@ -3,7 +3,7 @@
  * deleted with the user), or a map in memory.
  */
 import type { AdapterUser, Awaitable } from '../../types.js';
-import type { FeatureStorage } from '../../contracts.js';
+import type { FeatureStorage } from '../database/adapter.js';
 
 declare module '../../contracts.js' {
   interface Adapter {

@@ -2,7 +2,7 @@
  * Where the rate-limit counters live: the `rate_limits` table of the SQL adapters (shared by every app process on
  * the database), or this process's memory (`MemoryRateLimitStore`, the default without a SQL adapter).
  */
-import type { FeatureStorage } from '../../contracts.js';
+import type { FeatureStorage } from '../database/adapter.js';
 import type { Awaitable } from '../../types.js';
 
 /** The count of a rate-limit key's current window after a hit, and when that window ends. */

@@ -3,7 +3,7 @@
  * hashes of the recovery codes: the `two_factor` and `recovery_codes` tables of the SQL adapters, or maps in memory.
  */
 import type { AdapterUser, Awaitable } from '../../types.js';
-import type { FeatureStorage } from '../../contracts.js';
+import type { FeatureStorage } from '../database/adapter.js';
 
 /** A user's two-factor settings as stored (`getTwoFactor`). */
 export interface TwoFactorRecord {
