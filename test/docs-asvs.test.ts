@@ -7,8 +7,9 @@ import Database from 'better-sqlite3';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { providerCatalog } from '../src/catalog/providers.js';
-import { sqliteSchema } from '../templates/runtime/adapters/sqlite.js';
-import { defaultRateLimitRules } from '../templates/runtime/features/rate-limit/rate-limit.js';
+import { migrate } from '../templates/runtime/adapters/sqlite.js';
+import { allRateLimitDefaults as defaultRateLimitRules } from './support/all-features.js';
+import { allFeatures } from './support/all-features.js';
 
 const root = new URL('../', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
@@ -222,7 +223,7 @@ describe('claims of the ASVS map that no other test holds', () => {
   it('starts with no account: a new SQLite database holds no user, and the scaffolded credentials provider signs nobody in', () => {
     const database = new Database(':memory:');
     try {
-      database.exec(sqliteSchema);
+      migrate({ database, features: allFeatures });
       expect(database.prepare('SELECT count(*) AS users FROM users').get()).toEqual({ users: 0 });
     } finally {
       database.close();
@@ -234,7 +235,7 @@ describe('claims of the ASVS map that no other test holds', () => {
   it('keeps no password hint, secret question or password expiry: no column for one in the users and passwords tables', () => {
     const database = new Database(':memory:');
     try {
-      database.exec(sqliteSchema);
+      migrate({ database, features: allFeatures });
       const tables = (database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((table) => table.name);
       expect(tables).toEqual(expect.arrayContaining(['users', 'passwords']));
       expect(tables.filter((name) => /hint|question|answer/i.test(name))).toEqual([]);

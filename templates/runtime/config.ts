@@ -114,24 +114,17 @@ const defaultCallbacks: CallbacksOptions = {
   jwt: ({ token }) => token,
 };
 
-/** What the default logger adds to a warning's code: what to do about it. */
-const warningHints: Partial<Record<WarningCode, string>> = {
-  'untrusted-proxy':
-    'requests carry X-Forwarded-For from a proxy that `trust proxy` does not trust, so every client counts as that proxy for rate limits. Set TRUST_PROXY in .env (its hop count or addresses).',
-  'email-printed-to-console':
-    'AUTH_EMAIL_SERVER is empty, so the email below is printed here instead of sent (development only: in production the app refuses to start without it).',
-  'breached-password-check-failed': 'the breached-password check did not answer in time; the password was accepted (the check fails open).',
-};
-
-function createLogger(config: FrameworkAuthConfig, debug: boolean): LoggerInstance {
+/** The logger: the config's, or the console, where a feature's warning comes with its hint (`Feature.warnings`). */
+function createLogger(config: FrameworkAuthConfig, debug: boolean, features: readonly Feature[]): LoggerInstance {
   const custom = config.logger ?? {};
+  const hints: Partial<Record<WarningCode, string>> = Object.assign({}, ...features.map((feature) => feature.warnings));
   return {
     error: custom.error ?? ((error) => {
       const authError = error as AuthError;
       const cause = authError.cause?.err;
       console.error(`[auth][error] ${authError.type ?? error.name}: ${error.message}${cause ? `\n[auth][cause] ${cause.stack ?? cause.message}` : ''}`);
     }),
-    warn: custom.warn ?? ((code) => console.warn(`[auth][warn] ${code}${warningHints[code] ? `: ${warningHints[code]}` : ''}`)),
+    warn: custom.warn ?? ((code) => console.warn(`[auth][warn] ${code}${hints[code] ? `: ${hints[code]}` : ''}`)),
     debug: debug ? (custom.debug ?? ((message, metadata) => console.debug(`[auth][debug] ${message}`, metadata ?? ''))) : () => {},
   };
 }
@@ -180,7 +173,6 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
   }
   const secrets = readSecrets(config, env);
   const debug = config.debug ?? false;
-  const logger = createLogger(config, debug);
   const envOrigin = readEnvOrigin(env);
   const { trustHost, trustedHosts } = readTrustHost(config, env, envOrigin);
   const redirectProxyUrl = config.redirectProxyUrl ?? (env['AUTH_REDIRECT_PROXY_URL'] || undefined);
@@ -191,6 +183,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
   }
   // Before the providers' checks: the adapter gains the features' methods (passkeys, password hashes, …) here.
   const { features, database } = resolveFeatures(config);
+  const logger = createLogger(config, debug, features);
   const originConfigured = envOrigin !== undefined || trustedHosts.length > 0;
   for (const provider of providers) {
     if (!isOAuthProvider(provider)) provider.flow.check?.(provider, { adapter: config.adapter, strategy, originConfigured });

@@ -114,9 +114,15 @@ export interface PagesOptions {
   newUser: string;
 }
 
-/** Warnings the runtime can log. */
-export type WarningCode = 'debug-enabled' | 'csrf-disabled' | 'experimental-webauthn' | 'env-url-basepath-redundant' | 'env-url-basepath-mismatch' | 'untrusted-proxy'
-  | 'email-printed-to-console' | 'breached-password-check-failed';
+/**
+ * The codes of the warnings features log, each with the hint the default logger adds (`Feature.warnings`): a feature
+ * declares its own (`declare module … { interface FeatureWarningCodes { … } }`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the features' declarations
+export interface FeatureWarningCodes {}
+
+/** Warnings the runtime can log: Auth.js's, and those of the app's features. */
+export type WarningCode = 'debug-enabled' | 'csrf-disabled' | 'experimental-webauthn' | 'env-url-basepath-redundant' | 'env-url-basepath-mismatch' | keyof FeatureWarningCodes;
 
 /** Where the runtime logs. Never receives a secret or a token. */
 export interface LoggerInstance {
@@ -709,6 +715,8 @@ export interface Feature {
   errors?: readonly { readonly type: ErrorType; readonly response?: ErrorResponse | undefined }[];
   /** Checks the resolved config at startup: throws a clear error when something the feature needs is missing. */
   check?(options: ResolvedConfig): void;
+  /** The warnings it logs, each with what the default logger adds: what to do about it. */
+  warnings?: { readonly [Code in keyof FeatureWarningCodes]?: string };
   /** The users, accounts and sessions kept through the adapter (the database feature). */
   database?: DatabaseHooks;
   /** The second factor asked after a first factor (the two-factor feature). */

@@ -21,24 +21,53 @@ import AuthJsPostgresAdapter from '@auth/pg-adapter';
 import Database from 'better-sqlite3';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
+import type { Adapter, AdapterAccount, AdapterSession, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
+import type { AdapterAuthenticator } from '../../templates/runtime/types.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import {
   type AccountRow,
-  type AuthenticatorRow,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
   accountFromRow,
-  authenticatorFromRow,
   sessionFromRow,
   userFromRow,
   verificationTokenFromRow,
 } from '../../templates/runtime/adapters/sql-rows.js';
+import { withAllFeatures } from '../support/all-features.js';
 import { createTestPool, startPostgres, type RunningPostgres } from '../support/postgres.js';
 import { documentedSchema } from './authjs-pg-schema.js';
+
+/**
+ * A row of the passkey feature's `authenticators` table as either driver returns it: SQLite's `counter` a number and
+ * `credential_backed_up` 0/1, PostgreSQL's `counter` (bigint) a string and `credential_backed_up` a boolean.
+ */
+interface AuthenticatorRow {
+  credential_id: string;
+  user_id: string;
+  provider_account_id: string;
+  credential_public_key: string;
+  counter: number | string;
+  credential_device_type: string;
+  credential_backed_up: boolean | number;
+  transports: string | null;
+}
+
+/** The authenticator a row holds, read independently of the adapter's own mapping. */
+function authenticatorFromRow(row: AuthenticatorRow): AdapterAuthenticator {
+  return {
+    credentialID: row.credential_id,
+    userId: row.user_id,
+    providerAccountId: row.provider_account_id,
+    credentialPublicKey: row.credential_public_key,
+    counter: Number(row.counter),
+    credentialDeviceType: row.credential_device_type,
+    credentialBackedUp: row.credential_backed_up === true || row.credential_backed_up === 1,
+    transports: row.transports,
+  };
+}
 
 /** Reads straight from the store, beside the adapter (null when there is no such row). */
 interface Db {
@@ -311,11 +340,12 @@ function runAuthJsCases(name: string, start: () => Promise<Subject>, stop: () =>
   });
 }
 
-// Our adapters, each read back through its own tables.
+// Our adapters with every feature's tables and methods (a config with passkeys adds the authenticator ones), each
+// read back through its own tables.
 runAuthJsCases(
   'MemoryAdapter',
   async () => {
-    const adapter = MemoryAdapter();
+    const adapter = withAllFeatures(MemoryAdapter());
     const db: Db = {
       user: async (userId) => (await adapter.getUser!(userId)) ?? null,
       session: async (sessionToken) => (await adapter.getSessionAndUser!(sessionToken))?.session ?? null,
@@ -340,7 +370,7 @@ runAuthJsCases(
   async () => {
     folder = await mkdtemp(join(tmpdir(), 'framework-auth-authjs-cases-'));
     sqlite = new Database(join(folder, 'auth.db'));
-    const adapter = SqliteAdapter({ database: sqlite });
+    const adapter = withAllFeatures(SqliteAdapter({ database: sqlite }));
     await adapter.getUser!('warm-up');
     const row = <Row>(sql: string, ...parameters: unknown[]) => (sqlite.prepare(sql).get(...parameters) as Row | undefined) ?? null;
     const db: Db = {
@@ -382,7 +412,7 @@ runAuthJsCases(
   'PostgresAdapter',
   async () => {
     const pool = await postgresPool('ours');
-    const adapter = PostgresAdapter({ pool });
+    const adapter = withAllFeatures(PostgresAdapter({ pool }));
     await adapter.getUser!('warm-up');
     const row = async <Row>(sql: string, ...parameters: unknown[]) => ((await pool.query(sql, parameters)).rows[0] as Row | undefined) ?? null;
     const db: Db = {

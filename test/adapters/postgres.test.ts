@@ -6,7 +6,7 @@ import type { Adapter, AdapterUser } from '../../templates/runtime/features/data
 import { createTestPool, startPostgres } from '../support/postgres.js';
 import type { RunningPostgres } from '../support/postgres.js';
 import { runAdapterSuite } from './adapter-suite.js';
-import { withAllFeatures } from '../support/all-features.js';
+import { allFeatures, withAllFeatures } from '../support/all-features.js';
 
 let server: RunningPostgres;
 let pool: Pool;
@@ -54,7 +54,7 @@ describe('postgres adapter database', () => {
   it('creates the tables and indexes before its first query', async () => {
     const url = await createDatabase('first_query');
     const ownPool = createTestPool({ connectionString: url });
-    const adapter = PostgresAdapter({ pool: ownPool });
+    const adapter = withAllFeatures(PostgresAdapter({ pool: ownPool }));
     expect(await adapter.getUser!('nobody')).toBeNull();
     await ownPool.end();
     const client = new Client({ connectionString: url });
@@ -86,10 +86,31 @@ describe('postgres adapter database', () => {
 
   it('migrate() can run again, and from several processes at once', async () => {
     const url = await createDatabase('concurrent_migrations');
-    await Promise.all([migrate({ url }), migrate({ url }), migrate({ url }), migrate({ url })]);
-    await migrate({ url });
-    const adapter = PostgresAdapter({ url });
+    const options = { url, features: allFeatures };
+    await Promise.all([migrate(options), migrate(options), migrate(options), migrate(options)]);
+    await migrate(options);
+    const adapter = withAllFeatures(PostgresAdapter({ url }));
     expect((await newUser(adapter)).id).toBe('user-1');
+  });
+
+  it('migrate() creates the core\'s tables and only the given features\' tables (issue 35), and resolves their names', async () => {
+    const tablesOf = async (url: string): Promise<string[]> => {
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
+        return rows.map((row) => row.tablename);
+      } finally {
+        await client.end();
+      }
+    };
+    const core = await createDatabase('core_only');
+    expect(await migrate({ url: core })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens']);
+    expect(await tablesOf(core)).toEqual(['accounts', 'sessions', 'users', 'verification_tokens']);
+    const all = await createDatabase('all_features');
+    const names = await migrate({ url: all, features: allFeatures });
+    expect([...names].sort()).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(await tablesOf(all)).toEqual([...names].sort());
   });
 
   it('reads DATABASE_URL when no url is given', async () => {
@@ -105,7 +126,7 @@ describe('postgres adapter database', () => {
   });
 
   it('creates the tables once for many queries at the same time', async () => {
-    const adapter = PostgresAdapter({ pool });
+    const adapter = withAllFeatures(PostgresAdapter({ pool }));
     const users = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((id) => newUser(adapter, id)));
     expect(users.map((user) => user.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
@@ -138,7 +159,7 @@ describe('postgres adapter database', () => {
   });
 
   it('deleting a user row cascades to its accounts, sessions and authenticators', async () => {
-    const adapter = PostgresAdapter({ pool });
+    const adapter = withAllFeatures(PostgresAdapter({ pool }));
     const user = await newUser(adapter);
     await adapter.linkAccount!({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '42' });
     await adapter.createSession!({ sessionToken: 'session-1', userId: user.id, expires: new Date() });
@@ -165,11 +186,11 @@ describe('postgres adapter database', () => {
       CREATE TABLE sessions (session_token text PRIMARY KEY, user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE, expires timestamptz NOT NULL);
       INSERT INTO users (id, email) VALUES ('user-1', 'ada@example.com');
       INSERT INTO sessions VALUES ('old-session', 'user-1', '2030-01-01T00:00:00Z');`);
-    await migrate({ pool });
-    await migrate({ pool });
+    await migrate({ pool, features: allFeatures });
+    await migrate({ pool, features: allFeatures });
     const { rows } = await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'sessions' ORDER BY ordinal_position`);
     expect(rows.map((row: { column_name: string }) => row.column_name)).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent']);
-    const upgraded = PostgresAdapter({ pool });
+    const upgraded = withAllFeatures(PostgresAdapter({ pool }));
     expect(await upgraded.listSessionsByUserId!('user-1')).toEqual([
       { sessionToken: 'old-session', userId: 'user-1', expires: new Date('2030-01-01T00:00:00Z') },
     ]);
@@ -181,7 +202,7 @@ describe('postgres adapter database', () => {
   });
 
   it('stores dates as timestamptz', async () => {
-    const adapter = PostgresAdapter({ pool });
+    const adapter = withAllFeatures(PostgresAdapter({ pool }));
     await newUser(adapter);
     const types = await pool.query(
       `SELECT table_name, column_name FROM information_schema.columns

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Adapter } from '../../templates/runtime/features/database/adapter.js';
 import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
+import { withAllFeatures } from '../support/all-features.js';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { createTestPool, startPostgres, type RunningPostgres } from '../support/postgres.js';
 import { SECRET } from '../runtime/helpers.js';
@@ -40,7 +41,8 @@ afterAll(async () => {
 /** A database no other test uses, as the URL the adapters and app processes get. */
 interface SharedDatabase {
   url: string;
-  /** A new adapter on it, with its own connection(s), closed after the test. */
+  /** A new adapter on it with every feature's tables and methods (the rate-limit ones among them), with its own
+   * connection(s), closed after the test. */
   adapter(): Adapter;
   /** The keys of the rate_limits table. */
   keys(): Promise<string[]>;
@@ -58,7 +60,7 @@ async function postgresDatabase(): Promise<SharedDatabase> {
     adapter() {
       const pool = createTestPool({ connectionString: url.href });
       cleanups.push(() => pool.end());
-      return PostgresAdapter({ pool });
+      return withAllFeatures(PostgresAdapter({ pool }));
     },
     keys: async () => (await probe.query<{ key: string }>('SELECT key FROM rate_limits ORDER BY key')).rows.map((row) => row.key),
   };
@@ -73,7 +75,7 @@ async function sqliteDatabase(): Promise<SharedDatabase> {
   };
   return {
     url: `file:${path}`,
-    adapter: () => SqliteAdapter({ database: open() }),
+    adapter: () => withAllFeatures(SqliteAdapter({ database: open() })),
     keys: async () => (open().prepare('SELECT key FROM rate_limits ORDER BY key').all() as { key: string }[]).map((row) => row.key),
   };
 }

@@ -10,7 +10,7 @@ import type { Adapter, AdapterUser } from '../../templates/runtime/features/data
 import { runAdapterSuite } from './adapter-suite.js';
 import { allFeatures, withAllFeatures } from '../support/all-features.js';
 import { resolveConfig } from '../../templates/runtime/config.js';
-import { webAuthnFlow } from '../../templates/runtime/features/passkey/webauthn.js';
+import { webAuthnFlow } from '../../templates/runtime/features/passkey/index.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
 
 runAdapterSuite('sqlite', async () => {
@@ -172,13 +172,14 @@ describe('sqlite adapter files', () => {
     expect(tableNames(open(passkeys))).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
   });
 
-  it('adds no table and no method of a feature the config does not have: an OIDC config gets the core alone (issue 35)', async () => {
+  it('adds no table and no method of a feature the config does not have: an OIDC config gets the core\'s and the refresh lease\'s (issue 35)', async () => {
     const database = open(join(folder, 'oidc.db'));
     const adapter = SqliteAdapter({ database });
     resolveConfig({ adapter, providers: [{ id: 'oidc', name: 'OIDC', type: 'oidc', issuer: 'https://issuer.example', clientId: 'id', clientSecret: 'secret' }], secret: 'x'.repeat(32) }, {});
     await newUser(adapter);
-    expect(tableNames(database)).toEqual(['accounts', 'sessions', 'users', 'verification_tokens']);
-    for (const method of ['createAuthenticator', 'setPasswordHash', 'getTwoFactor', 'hitRateLimit'] as const) expect(adapter[method], method).toBeUndefined();
+    expect(tableNames(database)).toEqual(['accounts', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+    for (const method of ['createAuthenticator', 'setPasswordHash', 'getTwoFactor'] as const) expect(adapter[method], method).toBeUndefined();
+    expect(typeof adapter.hitRateLimit, 'the lease of a token refresh').toBe('function');
     resolveConfig({ adapter, providers: [Passkey()], secret: 'x'.repeat(32) }, {});
     expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
     expect(typeof adapter.createAuthenticator).toBe('function');

@@ -86,7 +86,7 @@ describe('create-framework-auth with email and password accounts', () => {
     const dry = await create(['app', '--yes', '--dry-run', '--json', '--providers', 'email,password', '--adapter', 'sqlite'], parent);
     expect(dry.exitCode, dry.stderr).toBe(0);
     const plan = JSON.parse(dry.stdout) as { files: { created: string[] }; dependencies: { added: Record<string, string> } };
-    expect(plan.files.created).toEqual(expect.arrayContaining(['src/auth/core/providers/password.ts', 'src/auth/core/features/password/password-sign-in.ts', 'src/auth/core/features/password/common-passwords.ts']));
+    expect(plan.files.created).toEqual(expect.arrayContaining(['src/auth/core/providers/password.ts', 'src/auth/core/features/password/index.ts', 'src/auth/core/features/password/common-passwords.ts']));
     expect(Object.keys(plan.dependencies.added)).toEqual(expect.arrayContaining(['@node-rs/argon2', 'nodemailer', 'better-sqlite3']));
     expect(await readdir(parent)).toEqual([]);
 

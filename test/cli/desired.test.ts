@@ -58,7 +58,7 @@ describe('desired(choices, release)', () => {
         'features/password/hash.ts',
         'features/password/mail.ts',
         'features/password/pages.ts',
-        'features/password/password-sign-in.ts',
+        'features/password/index.ts',
         'features/password/policy.ts',
         'features/password/reset-password-route.ts',
         'features/password/shared.ts',

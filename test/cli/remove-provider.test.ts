@@ -173,14 +173,15 @@ describe('framework-auth remove-provider', () => {
         'common-passwords.ts',
         'confirm-address.ts',
         'hash.ts',
+        'index.ts',
         'mail.ts',
         'pages.ts',
-        'password-sign-in.ts',
         'policy.ts',
         'reset-password-route.ts',
         'shared.ts',
         'sign-in.ts',
         'sign-up-route.ts',
+        'storage.ts',
       ]
         .map((file) => `src/auth/core/features/password/${file}`)
         .concat('src/auth/core/providers/password.ts')

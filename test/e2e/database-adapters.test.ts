@@ -85,8 +85,9 @@ const cases = [
   { adapter: 'postgres', native: [], start: () => postgresDatabase() },
 ] as const;
 
-// An OIDC project has the core's tables only: no feature of its keeps data of its own (issue 35).
-const authTables = ['accounts', 'sessions', 'users', 'verification_tokens'];
+// An OIDC project has the core's tables and rate_limits, where app processes take their lease on a token refresh;
+// no passkey, password or two-factor table (issue 35).
+const authTables = ['accounts', 'rate_limits', 'sessions', 'users', 'verification_tokens'];
 
 describe.each(cases)('a project scaffolded with --adapter $adapter', ({ adapter, native, start }) => {
   let provider: RunningOidcProvider;
@@ -128,12 +129,12 @@ describe.each(cases)('a project scaffolded with --adapter $adapter', ({ adapter,
     expect(compile.exitCode).toBe(0);
   });
 
-  it('migrate creates the tables of the project\'s features: for OIDC the core\'s, no passkey, password, two-factor or rate-limit table', async () => {
+  it('migrate creates the tables of the project\'s features: for OIDC the core\'s and the refresh lease\'s, no passkey, password or two-factor table', async () => {
     expect(migrate.stderr).toBe('');
     expect(migrate.exitCode).toBe(0);
     expect(migrate.stdout).toContain('Tables in place in');
     expect(migrate.stdout).toContain('Tables in place in');
-    expect(migrate.stdout).toMatch(/: users, accounts, sessions, verification_tokens\n/);
+    expect(migrate.stdout).toMatch(/: users, accounts, sessions, verification_tokens, rate_limits\n/);
     if (adapter === 'sqlite') expect(existsSync(join(projectDir, 'data/auth.db'))).toBe(true);
     expect(await database.probe.tables()).toEqual(authTables);
   });

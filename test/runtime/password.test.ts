@@ -12,6 +12,8 @@ import { findForm } from '../support/html-form.js';
 import type { RunningApp } from '../support/listen.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { resolveConfig } from '../../templates/runtime/config.js';
+import { storeFeatures } from '../../templates/runtime/contracts.js';
+import { withAllFeatures } from '../support/all-features.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import { hashPassword } from '../../templates/runtime/features/password/hash.js';
 import Password, { type PasswordMessage, type PasswordUserConfig } from '../../templates/runtime/providers/password.js';
@@ -465,7 +467,8 @@ describe('configuration of the password provider', () => {
 
   it('refuses to start without an adapter, or without the adapter methods, naming them', () => {
     expect(() => resolveConfig({ secret: SECRET, trustHost: ['127.0.0.1'], providers: [Password()] }, {})).toThrow(/needs an adapter/);
-    const { getPasswordHash: _get, setPasswordHash: _set, ...older } = MemoryAdapter() as Required<Adapter>;
+    // An adapter without the methods and no way to be given the password feature's (as an Auth.js adapter).
+    const { getPasswordHash: _get, setPasswordHash: _set, [storeFeatures]: _store, ...older } = withAllFeatures(MemoryAdapter()) as Required<Adapter>;
     expect(() => resolveConfig({ secret: SECRET, trustHost: ['127.0.0.1'], adapter: older, providers: [Password()] }, {})).toThrow(/getPasswordHash, setPasswordHash/);
   });
 

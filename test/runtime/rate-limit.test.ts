@@ -6,12 +6,17 @@ import type { Request } from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { FrameworkAuth } from '../../templates/runtime/index.js';
+import { storeFeatures } from '../../templates/runtime/contracts.js';
 import type { Adapter, FrameworkAuthConfig, User } from '../../templates/runtime/index.js';
 import Credentials from '../../templates/runtime/providers/credentials.js';
 import Email from '../../templates/runtime/providers/email.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
-import { credentialsUserName } from '../../templates/runtime/features/credentials/credentials-sign-in.js';
-import { MemoryRateLimitStore, clientAddress, type RateLimitStore } from '../../templates/runtime/features/rate-limit/rate-limit.js';
+import { credentialsUserName } from '../../templates/runtime/features/credentials/index.js';
+import { MemoryRateLimitStore, clientAddress, rateLimiterOf, type RateLimitStore } from '../../templates/runtime/features/rate-limit/rate-limit.js';
+import { resolveConfig } from '../../templates/runtime/config.js';
+import Password from '../../templates/runtime/providers/password.js';
+import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js';
+import { withAllFeatures } from '../support/all-features.js';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { listen, type RunningApp } from '../support/listen.js';
 import { startSmtpServer, type RunningSmtpServer } from '../support/smtp-server.js';
@@ -486,7 +491,7 @@ describe('configuration', () => {
   });
 
   it('counts in the adapter when it has hitRateLimit and resetRateLimit', async () => {
-    const adapter = MemoryAdapter();
+    const adapter = withAllFeatures(MemoryAdapter());
     const hit = vi.spyOn(adapter, 'hitRateLimit');
     const app = await start({ adapter, session: { strategy: 'jwt' } });
     await failTimes(app.url, await client(app.url), 'ada', 1);
@@ -494,7 +499,8 @@ describe('configuration', () => {
   });
 
   it('counts in memory with an adapter that lacks the rate-limit methods (an Auth.js adapter)', async () => {
-    const { hitRateLimit: _hit, resetRateLimit: _reset, ...authJsLike } = MemoryAdapter();
+    // Every feature's methods but these two, and no way to be given features (an Auth.js adapter has none).
+    const { hitRateLimit: _hit, resetRateLimit: _reset, [storeFeatures]: _store, ...authJsLike } = withAllFeatures(MemoryAdapter());
     const app = await start({ adapter: authJsLike, session: { strategy: 'jwt' }, rateLimit: { credentialsPerUser: { max: 1 } } });
     const who = await client(app.url);
     await failTimes(app.url, who, 'ada', 1);
@@ -503,11 +509,32 @@ describe('configuration', () => {
 
   it.each([
     [{ credentialsPerUser: { max: 0 } }, 'rateLimit.credentialsPerUser.max must be a positive whole number (got 0)'],
-    [{ emailPerClient: { window: 1.5 } }, 'rateLimit.emailPerClient.window must be a positive whole number (got 1.5)'],
+    [{ credentialsPerClient: { window: 1.5 } }, 'rateLimit.credentialsPerClient.window must be a positive whole number (got 1.5)'],
     [true, 'rateLimit must be false or an object of rules'],
   ])('refuses %j at startup', (rateLimit, message) => {
     // Checked by the flows that are limited (credentials here), which bring the option with them.
     expect(() => FrameworkAuth({ secret: SECRET, providers: [userTableProvider()], rateLimit: rateLimit as FrameworkAuthConfig['rateLimit'] })).toThrow(message);
+  });
+
+  it('counts only the rules of the app\'s features, each feature bringing its own with their defaults (issue 35)', () => {
+    const config = { secret: SECRET, providers: [userTableProvider()] } satisfies FrameworkAuthConfig;
+    const limiter = rateLimiterOf(resolveConfig(config, {}));
+    expect(limiter?.rules).toEqual({ credentialsPerUser: { window: 900, max: 5 }, credentialsPerClient: { window: 900, max: 30 } });
+    // A rule of a feature the app does not have (email sign-in) changes nothing, even a bad one: it is never counted.
+    const withEmailRule = { ...config, rateLimit: { emailPerClient: { window: 1.5 } } } as FrameworkAuthConfig;
+    expect(rateLimiterOf(resolveConfig(withEmailRule, {}))?.rules).toEqual(limiter?.rules);
+    const everything = rateLimiterOf(resolveConfig({ ...config, adapter: MemoryAdapter(), trustHost: ['127.0.0.1'], providers: [userTableProvider(), Email({ sendVerificationRequest: async () => {} }), Passkey(), Password()], features: [TwoFactor()] }, {}));
+    expect(Object.keys(everything?.rules ?? {}).sort()).toEqual([
+      'credentialsPerClient',
+      'credentialsPerUser',
+      'emailPerAddress',
+      'emailPerClient',
+      'passkeyOptionsPerClient',
+      'passwordEmailPerAddress',
+      'passwordEmailPerClient',
+      'twoFactorPerSignIn',
+      'twoFactorPerUser',
+    ]);
   });
 });
 

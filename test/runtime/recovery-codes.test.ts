@@ -7,6 +7,7 @@ import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import type { Adapter } from '../../templates/runtime/index.js';
 import { hmacRecoveryCode, newRecoveryCodes, normalizeRecoveryCode, recoveryCodeHashes } from '../../templates/runtime/features/two-factor/secrets.js';
 import { OTHER_SECRET, SECRET } from './helpers.js';
+import { withAllFeatures } from '../support/all-features.js';
 
 const code = 'gc3wb-nm5ee';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -51,7 +52,7 @@ describe('the stored forms a typed recovery code is looked up by', () => {
   });
 
   it('find a code stored before the HMAC (plain SHA-256) in an adapter, once', async () => {
-    const adapter = MemoryAdapter() as Required<Adapter>;
+    const adapter = withAllFeatures(MemoryAdapter()) as Required<Adapter>;
     const user = await adapter.createUser({ id: 'u1', email: 'ada@example.test', emailVerified: null });
     await adapter.setRecoveryCodes(user.id, [sha256('gc3wbnm5ee')]);
     const use = async () => {
@@ -63,7 +64,7 @@ describe('the stored forms a typed recovery code is looked up by', () => {
   });
 
   it('find a code stored under a secret since rotated out of first place', async () => {
-    const adapter = MemoryAdapter() as Required<Adapter>;
+    const adapter = withAllFeatures(MemoryAdapter()) as Required<Adapter>;
     const user = await adapter.createUser({ id: 'u1', email: 'ada@example.test', emailVerified: null });
     await adapter.setRecoveryCodes(user.id, [hmacRecoveryCode(code, [OTHER_SECRET])]);
     const found = [];

@@ -4,10 +4,22 @@
  */
 import { type Adapter, type Feature, storeFeatures } from '../../templates/runtime/contracts.js';
 import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js';
-import { webAuthnFlow } from '../../templates/runtime/features/passkey/webauthn.js';
-import { passwordFlow } from '../../templates/runtime/features/password/password-sign-in.js';
+import { webAuthnFlow } from '../../templates/runtime/features/passkey/index.js';
+import { passwordFlow } from '../../templates/runtime/features/password/index.js';
+import { emailFlow } from '../../templates/runtime/features/email-sign-in/index.js';
+import { credentialsFlow } from '../../templates/runtime/features/credentials/index.js';
+import { database } from '../../templates/runtime/features/database/index.js';
+import type { RateLimitRule, RateLimitRuleName } from '../../templates/runtime/features/rate-limit/rate-limit.js';
 
-export const allFeatures: readonly Feature[] = [...(webAuthnFlow.features ?? []), ...(passwordFlow.features ?? []), TwoFactor()];
+/** Every feature of the runtime, each once (as `featuresOf` lists a config's). */
+export const allFeatures: readonly Feature[] = [
+  ...new Map(
+    [database, ...[webAuthnFlow, passwordFlow, emailFlow, credentialsFlow].flatMap((flow) => flow.features ?? []), TwoFactor()].map((feature) => [feature.id, feature]),
+  ).values(),
+];
+
+/** The default of every rate-limit rule, as the features that count under them declare it (`Feature.rateLimits`). */
+export const allRateLimitDefaults = Object.assign({}, ...allFeatures.map((feature) => feature.rateLimits)) as Record<RateLimitRuleName, RateLimitRule>;
 
 /** The adapter with the tables and methods of every feature, as a config with all of them would make it. */
 export function withAllFeatures<A extends Adapter>(adapter: A): A {

@@ -4,12 +4,14 @@
  * real sessions.
  */
 import { randomUUID } from 'node:crypto';
-import type {
-  Adapter,
-  AdapterAccount,
-  AdapterSession,
-  AdapterUser,
-  VerificationToken,
+import {
+  type Adapter,
+  type AdapterAccount,
+  type AdapterSession,
+  type AdapterUser,
+  type FeatureStorage,
+  type VerificationToken,
+  addMissing,
 } from '../features/database/adapter.js';
 import { carriedFeatures, storeFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
@@ -49,8 +51,9 @@ export function MemoryAdapter(): Adapter {
   const accounts = new Map<string, AdapterAccount>();
   const sessions = new Map<string, AdapterSession>();
   const verificationTokens = new Map<string, VerificationToken>();
-  // What each feature keeps, by feature id: its `forgetUser` runs when a user is deleted.
-  const featureStores = new Map<string, { forgetUser?(userId: string): void }>();
+  // What the features keep, by their storage (two features may share one): the methods, and `forgetUser`, which
+  // runs when a user is deleted.
+  const featureStores = new Map<FeatureStorage, ReturnType<FeatureStorage['memory']>>();
 
   // The same rule as the SQL adapters' unique index: at most one user per email (users without email are many).
   function assertEmailFree(email: string | null | undefined, exceptUserId?: string): void {
@@ -220,12 +223,14 @@ export function MemoryAdapter(): Adapter {
       }
     },
   };
-  adapter[storeFeatures] = (features) => {
+  // On the object it is called on: an app that wraps the adapter (`{ ...MemoryAdapter(), getUser }`) gets the
+  // features' methods on its wrapper, and keeps the methods it set itself.
+  adapter[storeFeatures] = function (this: Adapter, features) {
     for (const feature of features) {
-      if (!feature.storage || featureStores.has(feature.id)) continue;
-      const { methods, forgetUser } = feature.storage.memory(users);
-      featureStores.set(feature.id, { forgetUser });
-      Object.assign(adapter, methods);
+      if (!feature.storage) continue;
+      let store = featureStores.get(feature.storage);
+      if (!store) featureStores.set(feature.storage, (store = feature.storage.memory(users)));
+      addMissing(this, store.methods);
     }
   };
   return adapter;

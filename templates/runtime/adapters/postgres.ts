@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
-import type { Adapter, AdapterAccount, AdapterUser, SqlDatabase, TableSpec } from '../features/database/adapter.js';
+import { type Adapter, type AdapterAccount, type AdapterUser, type SqlDatabase, type TableSpec, addMissing } from '../features/database/adapter.js';
 import { type Feature, carriedFeatures, storeFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
@@ -402,13 +402,14 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
       });
     },
   };
-  adapter[storeFeatures] = (features) => {
+  adapter[storeFeatures] = function (this: Adapter, features) {
     const added = featureTables(features).filter((table) => !tables.some((known) => known.name === table.name));
     if (added.length > 0) {
       tables.push(...added);
       ready = undefined;
     }
-    for (const feature of features) if (feature.storage) Object.assign(adapter, feature.storage.sql(sql));
+    // On the object it is called on, keeping the methods it has: see MemoryAdapter.
+    for (const feature of features) if (feature.storage) addMissing(this, feature.storage.sql(sql));
   };
   return adapter;
 }

@@ -13,7 +13,7 @@ import { dirname, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Adapter, AdapterAccount, AdapterUser, SqlDatabase, TableSpec } from '../features/database/adapter.js';
+import { type Adapter, type AdapterAccount, type AdapterUser, type SqlDatabase, type TableSpec, addMissing } from '../features/database/adapter.js';
 import { type Feature, carriedFeatures, storeFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
@@ -457,11 +457,12 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       })();
     },
   };
-  adapter[storeFeatures] = (features) => {
+  adapter[storeFeatures] = function (this: Adapter, features) {
     const added = featureTables(features).filter((table) => !tables.some((known) => known.name === table.name));
     tables.push(...added);
     if (opened) for (const table of added) opened.exec(createTableSql('sqlite', table));
-    for (const feature of features) if (feature.storage) Object.assign(adapter, feature.storage.sql(sql));
+    // On the object it is called on, keeping the methods it has: see MemoryAdapter.
+    for (const feature of features) if (feature.storage) addMissing(this, feature.storage.sql(sql));
   };
   return adapter;
 }

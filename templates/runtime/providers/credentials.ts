@@ -11,10 +11,10 @@
  *   },
  * })
  */
-import { type CredentialsConfig, credentialsFlow } from '../features/credentials/credentials-sign-in.js';
+import { type CredentialsConfig, credentialsFlow } from '../features/credentials/index.js';
 import { providerFlow } from '../contracts.js';
 
-export type { CredentialInput, CredentialsConfig } from '../features/credentials/credentials-sign-in.js';
+export type { CredentialInput, CredentialsConfig } from '../features/credentials/index.js';
 
 /** The fields of `Credentials()`: `credentials` and `authorize` are required, `id` and `name` have defaults. */
 export type CredentialsUserConfig<Fields extends string = string> = Omit<CredentialsConfig<Fields>, 'type' | 'id' | 'name' | typeof providerFlow> &

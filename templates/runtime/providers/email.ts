@@ -9,12 +9,13 @@
  * Email({ server: 'smtps://user:pass@smtp.example.com', from: 'Example <no-reply@example.com>', maxAge: 600 })
  * Email({ async sendVerificationRequest({ identifier, url }) { await myMailApi.send(identifier, url) } })
  */
-import { DEFAULT_EMAIL_MAX_AGE, type EmailConfig, type EmailVerificationRequest, emailFlow } from '../features/email/email-sign-in.js';
+import { DEFAULT_EMAIL_MAX_AGE, type EmailConfig, type EmailVerificationRequest } from '../features/email-sign-in/email-sign-in.js';
+import { emailFlow } from '../features/email-sign-in/index.js';
 import { messageButton, messageHtml, sendSmtpMessage, shownHost } from '../features/email/smtp.js';
 import { html } from '../pages/html.js';
 import { providerFlow, type Theme } from '../contracts.js';
 
-export type { EmailConfig, EmailProviderSettings, EmailVerificationRequest } from '../features/email/email-sign-in.js';
+export type { EmailConfig, EmailProviderSettings, EmailVerificationRequest } from '../features/email-sign-in/email-sign-in.js';
 export { InvalidEmailAddress, normalizeEmailAddress } from '../email-address.js';
 
 /** The fields of `Email()`: all optional. */

@@ -20,7 +20,8 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
-import { type WebAuthnCeremonies, type WebAuthnConfig, webAuthnFlow } from '../features/passkey/webauthn.js';
+import type { WebAuthnCeremonies, WebAuthnConfig } from '../features/passkey/webauthn.js';
+import { webAuthnFlow } from '../features/passkey/index.js';
 import { providerFlow } from '../contracts.js';
 
 export type {

@@ -146,6 +146,15 @@ export interface UpdateAccountTokensParams extends Pick<AdapterAccount, 'provide
   expectedRefreshToken?: string | null;
 }
 
+/**
+ * Adds the methods a feature brings (`FeatureStorage`) to an adapter, each unless the adapter has it: a method an app
+ * set itself on its adapter stays.
+ */
+export function addMissing(adapter: Adapter, methods: Partial<Adapter>): void {
+  const target = adapter as Record<string, unknown>;
+  for (const [name, method] of Object.entries(methods)) target[name] ??= method;
+}
+
 /** The name of an adapter method. */
 export type AdapterMethod = Exclude<keyof Adapter, symbol>;
 

@@ -14,6 +14,7 @@ import { endDatabaseSession, readDatabaseSession } from './session.js';
 import { reauthRoute } from './reauth-route.js';
 import { ReauthenticationRequired } from './recent-auth.js';
 import { sessionsRoute } from './sessions-route.js';
+import { rateLimitStorage } from '../rate-limit/storage.js';
 import { existingUserOf, openSession, resolveSignIn } from './sign-in.js';
 
 export type { AccountTokens, Adapter, NewAdapterSession, UpdateAccountTokensParams } from './adapter.js';
@@ -25,6 +26,8 @@ export const database: Feature = {
     reauth: { methods: ['GET', 'POST'], provider: 'none', errors: 'redirect', run: reauthRoute },
   },
   errors: [ReauthenticationRequired],
+  // The counters' table holds the lease app processes take on a token refresh (access-token.ts).
+  storage: rateLimitStorage,
   database: {
     userOfAccount: existingUserOf,
     resolveSignIn,

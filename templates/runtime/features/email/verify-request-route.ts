@@ -1,10 +1,6 @@
-/**
- * GET `<mount>/verify-request`: the "check your email" page after a link was emailed (or `pages.verifyRequest`),
- * and the feature that brings it with the errors of emailed links: the email provider's and the password provider's.
- */
-import type { RequestContext, Feature } from '../../contracts.js';
+/** GET `<mount>/verify-request`: the "check your email" page after a link was emailed (or `pages.verifyRequest`). */
+import type { RequestContext } from '../../contracts.js';
 import { sendHtml, sendRedirect } from '../../context.js';
-import { EmailSignInError, Verification } from './errors.js';
 import { renderVerifyRequestPage } from '../../pages/other.js';
 import { customPageUrl } from '../../http/redirect.js';
 import { queryParams } from '../../http/request.js';
@@ -19,10 +15,3 @@ export function verifyRequestRoute(context: RequestContext): void {
   const purpose = queryParams(context.req).get('type') === 'credentials' ? 'account' : 'sign-in';
   sendHtml(context, 200, renderVerifyRequestPage({ origin: context.origin, theme: context.options.theme, purpose }));
 }
-
-/** Emailed links: the "check your email" page, and the errors of a link that failed to send or no longer works. */
-export const emailLinks: Feature = {
-  id: 'email',
-  routes: { 'verify-request': { methods: ['GET'], provider: 'none', errors: 'page', run: verifyRequestRoute } },
-  errors: [EmailSignInError, Verification],
-};

@@ -18,23 +18,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { callAdapter } from '../database/adapter.js';
-import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { SignInResolution, RequestContext, FlowProviderConfig, ResolvedFlowProvider, Route } from '../../contracts.js';
 import { completeSignIn } from '../../complete-sign-in.js';
 import { sendJson } from '../../context.js';
 import { verifyCsrf } from '../../http/csrf.js';
 import { normalizeEmailAddress } from '../../email-address.js';
 import { AccountNotLinked, InvalidRequest, MethodNotAllowed, MissingAdapter } from '../../errors.js';
-import { MissingWebAuthnAutocomplete, WebAuthnVerificationError } from './errors.js';
+import { WebAuthnVerificationError } from './errors.js';
 import { emitEvent } from '../../events.js';
-import type { ProviderFlow, SignInFormContext } from '../../flow.js';
+import type { SignInFormContext } from '../../flow.js';
 import { consumeCheckCookie, writeCheckCookie } from '../../oauth/check-cookies.js';
 import { type SafeHtml, html } from '../../pages/html.js';
-import { passkeyScript, passkeyScriptHash } from './passkey-script.js';
-import { passkeyStorage } from './storage.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { findProvider, unsupportedProvider } from '../../router.js';
-import { consumeClientRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
+import { consumeClientRateLimit } from '../rate-limit/rate-limit.js';
 import { requestedCallbackUrl } from '../../http/redirect.js';
 import { bodyField, queryParams, readBody } from '../../http/request.js';
 import { currentSignIn, existingUserOf, isRecentSignIn, settleAddress, undoNewUserOnFailure } from '../database/sign-in.js';
@@ -356,7 +353,7 @@ async function resolveWebAuthnSignIn(
 }
 
 /** POST `<mount>/callback/<webauthn provider>`: a verified registration or authentication signs the user in. */
-async function webAuthnCallback(context: RequestContext, provider: ResolvedWebAuthnProvider, method: 'GET' | 'POST'): Promise<void> {
+export async function webAuthnCallback(context: RequestContext, provider: ResolvedWebAuthnProvider, method: 'GET' | 'POST'): Promise<void> {
   if (method !== 'POST') throw new MethodNotAllowed('Passkey responses are submitted with POST', { allow: ['POST'] });
   const body = await readBody(context.req);
   verifyCsrf(context, body);
@@ -375,7 +372,7 @@ async function webAuthnCallback(context: RequestContext, provider: ResolvedWebAu
  * The passkey form. Its buttons start disabled, with a note that passkeys need JavaScript: the script enables them
  * and clears the note, so a browser without JavaScript shows why they do nothing rather than posting an empty form.
  */
-function passkeyForm(provider: ResolvedWebAuthnProvider, { mountPath, hidden }: SignInFormContext): SafeHtml {
+export function passkeyForm(provider: ResolvedWebAuthnProvider, { mountPath, hidden }: SignInFormContext): SafeHtml {
   const id = `input-email-for-${provider.id}-provider`;
   const hint = `hint-${provider.id}-provider`;
   const encoded = encodeURIComponent(provider.id);
@@ -385,39 +382,9 @@ function passkeyForm(provider: ResolvedWebAuthnProvider, { mountPath, hidden }: 
 
 
 /** GET `<mount>/webauthn-options/<provider>`: the options of a passkey provider's next ceremony (rate-limited per client). */
-async function webauthnOptionsRoute(context: RequestContext, route: Route): Promise<void> {
+export async function webauthnOptionsRoute(context: RequestContext, route: Route): Promise<void> {
   const provider = findProvider(context, route.providerId!);
-  if (isOAuthProvider(provider) || provider.flow !== webAuthnFlow) return unsupportedProvider(provider);
+  if (isOAuthProvider(provider) || provider.type !== 'webauthn') return unsupportedProvider(provider);
   await consumeClientRateLimit(context, 'passkeyOptionsPerClient');
   await sendWebAuthnOptions(context, provider as ResolvedWebAuthnProvider);
 }
-
-/** The flow of a WebAuthn (passkey) provider. */
-export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
-  resolve(config) {
-    const provider = config as WebAuthnConfig;
-    const ceremonies = provider.ceremonies as WebAuthnCeremonies | undefined;
-    if (!ceremonies || typeof ceremonies.verifyAuthentication !== 'function') {
-      throw new TypeError(`WebAuthn provider "${provider.id}" has no ceremonies: create it with Passkey() from providers/passkey.ts`);
-    }
-    return { id: provider.id, name: provider.name, type: 'webauthn', relayingParty: { ...provider.relayingParty }, ceremonies, flow: webAuthnFlow };
-  },
-  check(provider, config) {
-    assertAdapterFor(provider, config.adapter, config.strategy, {
-      what: 'Passkey sign-in stores its authenticators',
-      methods: ['getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter', 'getAccount', 'getUser', 'getUserByAccount', 'createUser', 'linkAccount'],
-    });
-  },
-  callback: webAuthnCallback,
-  features: [
-    rateLimits,
-    {
-      id: 'passkey',
-      routes: { 'webauthn-options': { methods: ['GET'], provider: 'required', errors: 'json', run: webauthnOptionsRoute } },
-      errors: [WebAuthnVerificationError, MissingWebAuthnAutocomplete],
-      storage: passkeyStorage,
-    },
-  ],
-  signInForm: passkeyForm,
-  pageScript: { source: passkeyScript, hash: passkeyScriptHash },
-};

@@ -5,7 +5,7 @@
  *
  * Outside production, with no SMTP server set, the messages are printed on the server's console instead of sent, so
  * that `npm run dev` works before any mail service is registered; in production a missing server stops the app at
- * startup (password-sign-in.ts).
+ * startup (index.ts).
  */
 import { messageButton, messageHtml, sendSmtpMessage, shownHost } from '../email/smtp.js';
 import { html } from '../../pages/html.js';

@@ -13,7 +13,7 @@ import type { Request } from 'express';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import type { LoggerInstance, ResolvedConfig, RequestContext, Feature } from '../../contracts.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
-import { type RateLimitStore, MemoryRateLimitStore, rateLimitStorage } from './storage.js';
+import { type RateLimitStore, MemoryRateLimitStore } from './storage.js';
 
 export { MemoryRateLimitStore } from './storage.js';
 export type { MemoryRateLimitStoreOptions, RateLimitHit, RateLimitStore } from './storage.js';
@@ -26,21 +26,29 @@ declare module '../../errors.js' {
 }
 
 declare module '../../contracts.js' {
+  interface FeatureWarningCodes {
+    'untrusted-proxy': true;
+  }
+
   interface FrameworkAuthConfig {
     /**
-     * Rate limits on credentials and password sign-in (per user name and per client), email sign-in (per address and
-     * per client), passkey options (per client), the password provider's messages (per address and per client) and
-     * two-factor codes (per pending sign-in and per user); a refused request is answered 429 with `Retry-After`. Each rule takes
-     * `{ window, max }` (seconds, attempts) or `false`; `store` decides where the counters live. `false` switches
-     * every rule off (for load tests, or when a proxy in front already limits these routes).
-     * @default on: credentialsPerUser 5 failures / 15 min, credentialsPerClient 30 / 15 min, emailPerAddress 3 / 15 min,
-     * emailPerClient 10 / 15 min, passkeyOptionsPerClient 30 / min, passwordEmailPerAddress 3 / 15 min,
-     * passwordEmailPerClient 10 / 15 min, twoFactorPerSignIn 5 / 5 min, twoFactorPerUser 10 / 15 min; counted in the adapter's database when it has
-     * `hitRateLimit` (SqliteAdapter, PostgresAdapter), otherwise in memory
+     * Rate limits on what the app's features let a client try: each feature brings its rules (credentials and
+     * password sign-in per user name and per client; email sign-in per address and per client; passkey options per
+     * client; the password provider's messages per address and per client; two-factor codes per pending sign-in and
+     * per user), and a refused request is answered 429 with `Retry-After`. Each rule takes `{ window, max }` (seconds,
+     * attempts) or `false`; `store` decides where the counters live. `false` switches every rule off (for load tests,
+     * or when a proxy in front already limits these routes).
+     * @default every rule of the app's features on with its default (`RateLimitOptions`); counted in the adapter's
+     * database when it has `hitRateLimit` (SqliteAdapter, PostgresAdapter), otherwise in memory
      * @example
-     * rateLimit: { credentialsPerUser: { window: 600, max: 10 }, passkeyOptionsPerClient: false }
+     * rateLimit: { credentialsPerUser: { window: 600, max: 10 } }
      */
     rateLimit?: RateLimitOptions | false;
+  }
+
+  interface Feature {
+    /** The rate-limit rules the feature counts under, with their defaults (`rateLimit` changes or switches them off). */
+    rateLimits?: { readonly [Name in RateLimitRuleName]?: Readonly<RateLimitRule> };
   }
 }
 
@@ -67,25 +75,29 @@ export class RateLimited extends AuthError {
 }
 
 /**
- * The rate-limit feature: no route, its error (which the pages show by type), and at startup the app's limiter, so
- * that a bad `rateLimit` option fails when the app starts, not at the first sign-in.
+ * The rules, by name: each feature that counts declares its own (`declare module … { interface RateLimitRules { … } }`,
+ * the rule's documentation on its name) and their defaults (`Feature.rateLimits`). The two below are the
+ * rate-limit feature's own: sign-ins with a secret, of credentials and password providers alike.
  */
-export const rateLimits: Feature = { id: 'rate-limit', errors: [RateLimited], storage: rateLimitStorage, check: (options) => void rateLimiterOf(options) };
+export interface RateLimitRules {
+  /**
+   * Failed credentials sign-ins (POST `<mount>/callback/<id>` or `<mount>/signin/<id>`) per user name: the
+   * provider's first credential field that is not a password (or `username`, `email`), trimmed and lower-cased.
+   * A correct password clears the count.
+   * @default { window: 900, max: 5 }
+   */
+  credentialsPerUser: true;
+  /**
+   * Credentials sign-in attempts, successful or not, per client.
+   * @default { window: 900, max: 30 }
+   */
+  credentialsPerClient: true;
+}
 
-/** The rules, by name: what is counted, and per what. */
-export const rateLimitRules = [
-  'credentialsPerUser',
-  'credentialsPerClient',
-  'emailPerAddress',
-  'emailPerClient',
-  'passkeyOptionsPerClient',
-  'passwordEmailPerAddress',
-  'passwordEmailPerClient',
-  'twoFactorPerSignIn',
-  'twoFactorPerUser',
-] as const;
+export type RateLimitRuleName = keyof RateLimitRules;
 
-export type RateLimitRuleName = (typeof rateLimitRules)[number];
+/** The defaults of the rate-limit feature's own rules (`RateLimitRules`). */
+export const signInRateLimits = { credentialsPerUser: { window: 15 * 60, max: 5 }, credentialsPerClient: { window: 15 * 60, max: 30 } } as const;
 
 /** At most `max` attempts per `window` seconds; the next one is answered 429 until the window ends. */
 export interface RateLimitRule {
@@ -95,87 +107,26 @@ export interface RateLimitRule {
   max: number;
 }
 
-/** The default of each rule; see `RateLimitOptions` for what each counts. */
-export const defaultRateLimitRules: Readonly<Record<RateLimitRuleName, Readonly<RateLimitRule>>> = {
-  credentialsPerUser: { window: 15 * 60, max: 5 },
-  credentialsPerClient: { window: 15 * 60, max: 30 },
-  emailPerAddress: { window: 15 * 60, max: 3 },
-  emailPerClient: { window: 15 * 60, max: 10 },
-  passkeyOptionsPerClient: { window: 60, max: 30 },
-  passwordEmailPerAddress: { window: 15 * 60, max: 3 },
-  passwordEmailPerClient: { window: 15 * 60, max: 10 },
-  twoFactorPerSignIn: { window: 5 * 60, max: 5 },
-  twoFactorPerUser: { window: 15 * 60, max: 10 },
-} as const;
-
 /**
- * The `rateLimit` option: each rule can be changed (`{ window, max }`, either part alone) or switched off
- * (`false`). A client is the request's address as Express sees it (`req.ip`, which follows `X-Forwarded-For`
- * only as far as `trust proxy` allows); IPv6 clients are counted per /64 network.
+ * The `rateLimit` option: each rule of the app's features can be changed (`{ window, max }`, either part alone) or
+ * switched off (`false`); a rule of a feature the app does not have is ignored. A client is the request's address as
+ * Express sees it (`req.ip`, which follows `X-Forwarded-For` only as far as `trust proxy` allows); IPv6 clients are
+ * counted per /64 network.
  * @example
- * rateLimit: { credentialsPerUser: { max: 10 }, passkeyOptionsPerClient: false }
+ * rateLimit: { credentialsPerUser: { max: 10 }, credentialsPerClient: false }
  */
-export interface RateLimitOptions {
-  /**
-   * Failed credentials sign-ins (POST `<mount>/callback/<id>` or `<mount>/signin/<id>`) per user name: the
-   * provider's first credential field that is not a password (or `username`, `email`), trimmed and lower-cased.
-   * A correct password clears the count.
-   * @default { window: 900, max: 5 }
-   */
-  credentialsPerUser?: Partial<RateLimitRule> | false;
-  /**
-   * Credentials sign-in attempts, successful or not, per client.
-   * @default { window: 900, max: 30 }
-   */
-  credentialsPerClient?: Partial<RateLimitRule> | false;
-  /**
-   * Sign-in emails (POST `<mount>/signin/<email provider>`) per address, as the provider normalises it.
-   * @default { window: 900, max: 3 }
-   */
-  emailPerAddress?: Partial<RateLimitRule> | false;
-  /**
-   * Sign-in emails per client.
-   * @default { window: 900, max: 10 }
-   */
-  emailPerClient?: Partial<RateLimitRule> | false;
-  /**
-   * Passkey options (GET `<mount>/webauthn-options/<id>`) per client.
-   * @default { window: 60, max: 30 }
-   */
-  passkeyOptionsPerClient?: Partial<RateLimitRule> | false;
-  /**
-   * Messages of the password provider (sign-up, password reset, a new confirmation link after a sign-in before the
-   * address was confirmed) per address, counted for every address alike.
-   * @default { window: 900, max: 3 }
-   */
-  passwordEmailPerAddress?: Partial<RateLimitRule> | false;
-  /**
-   * Messages of the password provider per client.
-   * @default { window: 900, max: 10 }
-   */
-  passwordEmailPerClient?: Partial<RateLimitRule> | false;
-  /**
-   * Two-factor codes (and recovery codes) per pending sign-in: the sixth attempt is refused and ends the pending
-   * sign-in, so five wrong codes mean signing in again.
-   * @default { window: 300, max: 5 }
-   */
-  twoFactorPerSignIn?: Partial<RateLimitRule> | false;
-  /**
-   * Two-factor codes per user, across pending sign-ins and the enrollment page; a right code clears the count.
-   * @default { window: 900, max: 10 }
-   */
-  twoFactorPerUser?: Partial<RateLimitRule> | false;
+export type RateLimitOptions = { [Name in keyof RateLimitRules]?: Partial<RateLimitRule> | false } & {
   /**
    * Where the counters live. Several app processes count together only if they share it.
    * @default the adapter's database when it has `hitRateLimit` and `resetRateLimit` (SqliteAdapter,
    * PostgresAdapter), otherwise `MemoryRateLimitStore()` (this process only)
    */
   store?: RateLimitStore;
-}
+};
 
 /** The `rateLimit` option after checks: every rule filled in, the store chosen. */
 export interface ResolvedRateLimit {
-  rules: Record<RateLimitRuleName, RateLimitRule | false>;
+  rules: { [Name in RateLimitRuleName]?: RateLimitRule | false };
   store: RateLimitStore;
   /** Keys the hashes of subjects (the first secret), so the store holds no address or user name. */
   keySecret: string;
@@ -191,9 +142,9 @@ function adapterStore(adapter: Adapter): RateLimitStore {
   };
 }
 
-function resolveRule(name: RateLimitRuleName, value: Partial<RateLimitRule> | false | undefined): RateLimitRule | false {
+function resolveRule(name: string, defaults: Readonly<RateLimitRule>, value: Partial<RateLimitRule> | false | undefined): RateLimitRule | false {
   if (value === false) return false;
-  const rule = { ...defaultRateLimitRules[name], ...value };
+  const rule = { ...defaults, ...value };
   for (const field of ['window', 'max'] as const) {
     if (!Number.isInteger(rule[field]) || rule[field] < 1) {
       throw new TypeError(`rateLimit.${name}.${field} must be a positive whole number (got ${String(rule[field])})`);
@@ -203,15 +154,21 @@ function resolveRule(name: RateLimitRuleName, value: Partial<RateLimitRule> | fa
 }
 
 /**
- * Checks the `rateLimit` option and fills in every rule: `false` switches every rule off; a rule's bad `window` or
- * `max` throws. The rate-limit feature's startup check resolves it (`rateLimiterOf`), once per config.
+ * Checks the `rateLimit` option and fills in every rule of `features`: `false` switches every rule off; a rule's bad
+ * `window` or `max` throws. The rate-limit feature's startup check resolves it (`rateLimiterOf`), once per config.
  */
-export function resolveRateLimit(option: RateLimitOptions | false | undefined, adapter: Adapter | undefined, keySecret: string): ResolvedRateLimit | undefined {
+export function resolveRateLimit(
+  option: RateLimitOptions | false | undefined,
+  features: readonly Feature[],
+  adapter: Adapter | undefined,
+  keySecret: string,
+): ResolvedRateLimit | undefined {
   if (option === false) return undefined;
   if (option !== undefined && (typeof option !== 'object' || option === null)) {
     throw new TypeError('rateLimit must be false or an object of rules ({ credentialsPerUser: { window, max }, … })');
   }
-  const rules = Object.fromEntries(rateLimitRules.map((name) => [name, resolveRule(name, option?.[name])])) as ResolvedRateLimit['rules'];
+  const defaults = Object.entries(Object.assign({}, ...features.map((feature) => feature.rateLimits)) as Record<string, Readonly<RateLimitRule>>);
+  const rules = Object.fromEntries(defaults.map(([name, rule]) => [name, resolveRule(name, rule, option?.[name as RateLimitRuleName])])) as ResolvedRateLimit['rules'];
   const sharedStore = adapter && typeof adapter.hitRateLimit === 'function' && typeof adapter.resetRateLimit === 'function' ? adapterStore(adapter) : undefined;
   return { rules, store: option?.store ?? sharedStore ?? MemoryRateLimitStore(), keySecret };
 }
@@ -219,8 +176,8 @@ export function resolveRateLimit(option: RateLimitOptions | false | undefined, a
 const limiters = new WeakMap<ResolvedConfig, ResolvedRateLimit | undefined>();
 
 /** The app's limiter (its rules and one store), made at startup by the feature's check and kept with the resolved config. */
-function rateLimiterOf(options: ResolvedConfig): ResolvedRateLimit | undefined {
-  if (!limiters.has(options)) limiters.set(options, resolveRateLimit(options.source.rateLimit, options.adapter, options.secrets[0]!));
+export function rateLimiterOf(options: ResolvedConfig): ResolvedRateLimit | undefined {
+  if (!limiters.has(options)) limiters.set(options, resolveRateLimit(options.source.rateLimit, options.features, options.adapter, options.secrets[0]!));
   return limiters.get(options);
 }
 

@@ -13,7 +13,7 @@
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { Feature } from '../../contracts.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
-import { rateLimits } from '../rate-limit/rate-limit.js';
+import { rateLimits } from '../rate-limit/index.js';
 import { twoFactorStorage } from './storage.js';
 import { type ResolvedTwoFactor, type TwoFactorOptions, TwoFactorSignIn, challenge, twoFactorRoute } from './two-factor.js';
 
@@ -32,7 +32,23 @@ const neededMethods = [
   'useVerificationToken',
 ] as const;
 
-/** The two-factor feature. */
+declare module '../rate-limit/rate-limit.js' {
+  interface RateLimitRules {
+    /**
+     * Two-factor codes (and recovery codes) per pending sign-in: the sixth attempt is refused and ends the pending
+     * sign-in, so five wrong codes mean signing in again.
+     * @default { window: 300, max: 5 }
+     */
+    twoFactorPerSignIn: true;
+    /**
+     * Two-factor codes per user, across pending sign-ins and the enrollment page; a right code clears the count.
+     * @default { window: 900, max: 10 }
+     */
+    twoFactorPerUser: true;
+  }
+}
+
+/** The two-factor feature: its route, error, limits, startup check, the second factor the core asks, and its tables. */
 export function TwoFactor(options: TwoFactorOptions = {}): Feature {
   if (options.issuer !== undefined && (typeof options.issuer !== 'string' || options.issuer.trim() === '' || options.issuer.includes(':'))) {
     throw new TypeError('TwoFactor({ issuer }) must be a non-empty name without ":" (authenticator apps show it beside the account)');
@@ -44,6 +60,7 @@ export function TwoFactor(options: TwoFactorOptions = {}): Feature {
     errors: [TwoFactorSignIn],
     secondFactor: { challenge },
     storage: twoFactorStorage,
+    rateLimits: { twoFactorPerSignIn: { window: 5 * 60, max: 5 }, twoFactorPerUser: { window: 15 * 60, max: 10 } },
     check(resolved) {
       assertAdapterFor({ id: 'two-factor', type: 'feature' }, resolved.adapter, resolved.session.strategy, { what: 'Two-factor authentication keeps secrets, recovery codes and pending sign-ins', methods: neededMethods });
       const asking = resolved.providers.filter((provider) => !isOAuthProvider(provider) && provider.type === 'credentials');

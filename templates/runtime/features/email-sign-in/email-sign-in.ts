@@ -8,22 +8,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import { callAdapter } from '../database/adapter.js';
-import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { SignInResolution, RequestContext, FlowProviderConfig, ResolvedFlowProvider, Theme } from '../../contracts.js';
 import { completeSignIn } from '../../complete-sign-in.js';
-import { hashVerificationToken } from './link-token.js';
-import { emailLinks } from './verify-request-route.js';
+import { hashVerificationToken } from '../email/link-token.js';
 import { configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { csrfTokenOf } from '../../http/csrf.js';
-import { InvalidEmailAddress, assertSingleAddress, normalizeEmailAddress } from '../../email-address.js';
-import { AccessDenied, MissingAdapter, UntrustedHost } from '../../errors.js';
-import { EmailSignInError, Verification } from './errors.js';
+import { InvalidEmailAddress, assertSingleAddress } from '../../email-address.js';
+import { AccessDenied, MissingAdapter } from '../../errors.js';
+import { EmailSignInError, Verification } from '../email/errors.js';
 import { emitEvent } from '../../events.js';
-import type { ProviderFlow, SignInFormContext } from '../../flow.js';
+import type { SignInFormContext } from '../../flow.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { renderSignInPage, signInPageScriptHashes } from '../../pages/signin.js';
-import { envPrefix } from '../../providers/resolve.js';
-import { consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
+import { consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { customPageUrl, requestedCallbackUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
 import { bodyField, prefersJson, queryParams } from '../../http/request.js';
 import { hasProvenEmail, settleAddress } from '../database/sign-in.js';
@@ -243,7 +240,7 @@ async function resolveEmailSignIn(context: RequestContext, params: { identifier:
 }
 
 /** POST `<mount>/signin/<email provider>`: a malformed address is answered 400, anything else sends a link. */
-async function emailSignIn(context: RequestContext, provider: ResolvedEmailProvider, body: Record<string, unknown>): Promise<void> {
+export async function emailSignIn(context: RequestContext, provider: ResolvedEmailProvider, body: Record<string, unknown>): Promise<void> {
   const typed = bodyField(body, 'email') ?? '';
   let identifier: string;
   try {
@@ -288,7 +285,7 @@ function refuseEmailAddress(context: RequestContext, typed: string, error: unkno
 }
 
 /** GET `<mount>/callback/<email provider>?token=…&email=…`: the link of the message, usable once. */
-async function emailCallback(context: RequestContext, provider: ResolvedEmailProvider): Promise<void> {
+export async function emailCallback(context: RequestContext, provider: ResolvedEmailProvider): Promise<void> {
   const link = await useVerificationLink(context, provider, queryParams(context.req));
   await completeSignIn(context, {
     user: link.user,
@@ -299,54 +296,7 @@ async function emailCallback(context: RequestContext, provider: ResolvedEmailPro
   });
 }
 
-function emailForm(provider: ResolvedEmailProvider, { mountPath, hidden, email }: SignInFormContext): SafeHtml {
+export function emailForm(provider: ResolvedEmailProvider, { mountPath, hidden, email }: SignInFormContext): SafeHtml {
   const id = `input-email-for-${provider.id}-provider`;
   return html`<form action="${mountPath}/signin/${encodeURIComponent(provider.id)}" method="POST">${hidden}<label for="${id}">Email</label><input id="${id}" name="email" type="email" autocomplete="email" placeholder="email@example.com"${email ? html` value="${email}"` : ''} required><button type="submit">Sign in with ${provider.name}</button></form>`;
 }
-
-/** The flow of an email provider. */
-export const emailFlow: ProviderFlow<ResolvedEmailProvider> = {
-  resolve(config, { env }) {
-    const provider = config as EmailConfig;
-    const prefix = envPrefix(provider.id);
-    const names = { server: `${prefix}_SERVER`, from: `${prefix}_FROM` };
-    if (typeof provider.sendVerificationRequest !== 'function') {
-      throw new TypeError(`Email provider "${provider.id}" needs a sendVerificationRequest function: create it with Email() from providers/email.ts, or pass your own sender`);
-    }
-    const maxAge = provider.maxAge ?? DEFAULT_EMAIL_MAX_AGE;
-    if (!Number.isFinite(maxAge) || maxAge <= 0) throw new TypeError(`Email provider "${provider.id}": maxAge must be a positive number of seconds (got ${String(maxAge)})`);
-    return {
-      id: provider.id,
-      name: provider.name,
-      type: 'email',
-      server: provider.server ?? (env[names.server] || env['AUTH_EMAIL_SERVER'] || undefined),
-      from: provider.from ?? (env[names.from] || env['AUTH_EMAIL_FROM'] || undefined),
-      maxAge,
-      secret: provider.secret,
-      sendVerificationRequest: provider.sendVerificationRequest,
-      generateVerificationToken: provider.generateVerificationToken,
-      normalizeIdentifier: provider.normalizeIdentifier ?? normalizeEmailAddress,
-      env: names,
-      flow: emailFlow,
-    };
-  },
-  features: [
-    rateLimits,
-    emailLinks,
-  ],
-  check(provider, config) {
-    assertAdapterFor(provider, config.adapter, config.strategy, {
-      what: 'Email sign-in stores its single-use links',
-      methods: ['createVerificationToken', 'useVerificationToken', 'getUserByEmail', 'createUser', 'updateUser'],
-    });
-    // The link carries a sign-in secret: its origin must come from configuration, never from a request's Host.
-    if (!config.originConfigured) {
-      throw new UntrustedHost(
-        `Provider "${provider.id}" emails sign-in links, which must point at this app: set AUTH_URL to the URL users reach it at (e.g. AUTH_URL=https://app.example.com), or list its hosts in trustHost / AUTH_TRUST_HOST.`,
-      );
-    }
-  },
-  signIn: emailSignIn,
-  callback: (context, provider) => emailCallback(context, provider),
-  signInForm: emailForm,
-};

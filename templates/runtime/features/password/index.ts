@@ -29,8 +29,8 @@ import type { ProviderFlow, SignInFormContext } from '../../flow.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { readBody } from '../../http/request.js';
-import { emailLinks } from '../email/verify-request-route.js';
-import { rateLimits } from '../rate-limit/rate-limit.js';
+import { emailLinks } from '../email/index.js';
+import { rateLimits } from '../rate-limit/index.js';
 import { type BreachedPasswordCheck, DEFAULT_BREACHED_PASSWORDS_URL } from './breached.js';
 import { commonPasswords as bundledCommonPasswords } from './common-passwords.js';
 import { HashQueueFull, RequestClosed } from './hash.js';
@@ -113,11 +113,43 @@ function passwordForm(provider: ResolvedPasswordProvider, { mountPath, hidden, e
   return html`<form action="${mountPath}/callback/${encodeURIComponent(provider.id)}" method="POST">${hidden}<label for="${id}-email">Email</label><input id="${id}-email" name="email" type="email" autocomplete="username"${email ? html` value="${email}"` : ''} required><label for="${id}-password">Password</label><input id="${id}-password" name="password" type="password" autocomplete="current-password" required><button type="submit">Sign in</button></form><p class="actions"><a href="${mountPath}/reset-password">Forgot your password?</a><a href="${mountPath}/signup">Create an account</a></p>`;
 }
 
-/** The routes of email and password accounts (the feature `Password()` brings). */
+declare module '../rate-limit/rate-limit.js' {
+  interface RateLimitRules {
+    /**
+     * Messages of the password provider (sign-up, password reset, a new confirmation link after a sign-in before the
+     * address was confirmed) per address, counted for every address alike.
+     * @default { window: 900, max: 3 }
+     */
+    passwordEmailPerAddress: true;
+    /**
+     * Messages of the password provider per client.
+     * @default { window: 900, max: 10 }
+     */
+    passwordEmailPerClient: true;
+  }
+}
+
+declare module '../../contracts.js' {
+  interface FeatureWarningCodes {
+    'email-printed-to-console': true;
+    'breached-password-check-failed': true;
+  }
+}
+
+/**
+ * Email and password accounts, the feature `Password()` brings: its routes, errors, limits and warnings, and the
+ * `passwords` table with the adapter methods over it (storage.ts).
+ */
 const passwordAccounts: Feature = {
   id: 'password',
   errors: [HashQueueFull, RequestClosed],
   storage: passwordStorage,
+  rateLimits: { passwordEmailPerAddress: { window: 15 * 60, max: 3 }, passwordEmailPerClient: { window: 15 * 60, max: 10 } },
+  warnings: {
+    'email-printed-to-console':
+      'AUTH_EMAIL_SERVER is empty, so the email below is printed here instead of sent (development only: in production the app refuses to start without it).',
+    'breached-password-check-failed': 'the breached-password check did not answer in time; the password was accepted (the check fails open).',
+  },
   // Each route is handed the provider here: the routes' files cannot import the flow, which imports them.
   routes: {
     signup: { methods: ['GET', 'POST'], provider: 'optional', errors: 'page', run: (context, route) => signUpRoute(context, route, passwordProviderOf(context)) },

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import { completeSignIn } from '../../complete-sign-in.js';
-import type { RequestContext, FlowProviderConfig, ResolvedFlowProvider } from '../../contracts.js';
+import type { Feature, RequestContext, FlowProviderConfig, ResolvedFlowProvider } from '../../contracts.js';
 import { verifyCsrf } from '../../http/csrf.js';
 import {
   type ErrorResponse,
@@ -22,7 +22,8 @@ import {
 } from '../../errors.js';
 import type { ProviderFlow, SignInFormContext } from '../../flow.js';
 import { type SafeHtml, html } from '../../pages/html.js';
-import { clearRateLimit, consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
+import { clearRateLimit, consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
+import { rateLimits } from '../rate-limit/index.js';
 import { readBody } from '../../http/request.js';
 import type { Account, Awaitable, User } from '../../types.js';
 
@@ -151,6 +152,20 @@ export class MissingAuthorize extends AuthError {
   static override response: ErrorResponse = configuration;
 }
 
+/**
+ * The credentials feature: a startup check. Its limits are the rate-limit feature's own (`credentialsPerUser`,
+ * `credentialsPerClient`), which the password provider counts under too.
+ */
+const credentials: Feature = {
+  id: 'credentials',
+  check(options) {
+    const asking = options.providers.filter((provider) => 'flow' in provider && provider.flow === credentialsFlow && (provider as ResolvedCredentialsProvider).twoFactor);
+    if (asking.length > 0 && !options.secondFactor) {
+      throw new TypeError(`Credentials provider "${asking[0]!.id}" has twoFactor: true: add TwoFactor() (core/features/two-factor/index.ts) to the config's features.`);
+    }
+  },
+};
+
 /** The flow of a credentials provider. */
 export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
   resolve(provider) {
@@ -171,17 +186,6 @@ export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
     await signInWithCredentials(context, provider, body);
   },
   signInForm: credentialsForm,
-  features: [
-    rateLimits,
-    {
-      id: 'credentials-two-factor',
-      check(options) {
-        const asking = options.providers.filter((provider) => 'flow' in provider && provider.flow === credentialsFlow && (provider as ResolvedCredentialsProvider).twoFactor);
-        if (asking.length > 0 && !options.secondFactor) {
-          throw new TypeError(`Credentials provider "${asking[0]!.id}" has twoFactor: true: add TwoFactor() (core/features/two-factor/index.ts) to the config's features.`);
-        }
-      },
-    },
-  ],
+  features: [rateLimits, credentials],
 };
 
