@@ -190,13 +190,14 @@ describe('create-framework-auth --adapter', () => {
     await writeFile(configPath, (await readFile(configPath, 'utf8')).replace("basePath: '/auth',", "basePath: '/auth', // mounted in server.ts"));
     const result = await create(['app', '--yes', '--no-install', '--providers', 'oidc', '--adapter', 'sqlite'], parent);
     expect(result.exitCode).toBe(0);
-    // Created: adapters/sqlite.ts, the row mapping it shares with the PostgreSQL adapter (adapters/sql-rows.ts) and
-    // the database feature the adapter carries (features/database/: the adapter's methods, account linking, database
-    // sessions, tokens in the account row, session management with its route and page, recent authentication and
-    // the re-authentication route: 10 files). Updated among
+    // Created: adapters/sqlite.ts, the row mapping and the features' table rendering it shares with the PostgreSQL
+    // adapter (adapters/sql-rows.ts, adapters/sql-tables.ts), the database feature the adapter carries
+    // (features/database/: the adapter's methods, account linking, database sessions, tokens in the account row,
+    // session management with its route and page, recent authentication and the re-authentication route: 10 files)
+    // and the counters' table it keeps the refresh lease in (features/rate-limit/storage.ts). Updated among
     // others: src/auth/index.ts and src/server.ts, which the user had not changed, rendered again (the session
     // helpers, a link to the sessions page).
-    expect(result.stdout).toMatch(/Planned \d+ files: 12 created, \d+ updated, \d+ unchanged\n/);
+    expect(result.stdout).toMatch(/Planned \d+ files: 14 created, \d+ updated, \d+ unchanged\n/);
     expect(await readFile(join(parent, 'app/src/auth/index.ts'), 'utf8')).toContain("from './core/features/database/session-management.js'");
     const config = await readFile(configPath, 'utf8');
     expect(config.replace(/^\/\/ Written by .*\n/, '')).toMatchInlineSnapshot(`

@@ -32,11 +32,14 @@ describe('desired(choices, release)', () => {
       [
         'email-address.ts',
         'features/database/adapter-needs.ts',
-        'features/email/email-sign-in.ts',
+        'features/email-sign-in/email-sign-in.ts',
+        'features/email-sign-in/index.ts',
         'features/email/errors.ts',
+        'features/email/index.ts',
         'features/email/link-token.ts',
         'features/email/smtp.ts',
         'features/email/verify-request-route.ts',
+        'features/rate-limit/index.ts',
         'features/rate-limit/rate-limit.ts',
         'providers/email.ts',
       ].sort(),
@@ -64,6 +67,7 @@ describe('desired(choices, release)', () => {
         'features/password/shared.ts',
         'features/password/sign-in.ts',
         'features/password/sign-up-route.ts',
+        'features/password/storage.ts',
         'providers/password.ts',
       ].sort(),
     );

@@ -84,7 +84,7 @@ describe('the default scaffold (create-framework-auth app --yes --no-install)', 
 
   it('copies no OAuth 1.0a, WebAuthn, email sign-in, credentials, rate-limit or adapter code', () => {
     const copied = sourceFiles(authDir);
-    for (const path of ['core/oauth1/flow.ts', 'core/features/passkey/webauthn.ts', 'core/features/passkey/passkey-script.ts', 'core/features/email/email-sign-in.ts', 'core/email-address.ts', 'core/features/credentials/index.ts', 'core/adapters/sql-rows.ts', 'core/features/rate-limit/rate-limit.ts']) {
+    for (const path of ['core/oauth1/flow.ts', 'core/features/passkey/webauthn.ts', 'core/features/passkey/passkey-script.ts', 'core/features/email-sign-in/email-sign-in.ts', 'core/email-address.ts', 'core/features/credentials/index.ts', 'core/adapters/sql-rows.ts', 'core/features/rate-limit/rate-limit.ts']) {
       expect(copied, path).not.toContain(path);
     }
   });
@@ -109,13 +109,13 @@ describe('readRuntimeFiles', () => {
   });
 
   it('copies email sign-in only with email', () => {
-    expect(pathsOf(['oidc', 'passkey'], 'sqlite')).not.toContain('features/email/email-sign-in.ts');
-    expect(pathsOf(['email'], 'sqlite')).toEqual(expect.arrayContaining(['providers/email.ts', 'features/email/email-sign-in.ts', 'features/email/verify-request-route.ts', 'email-address.ts']));
+    expect(pathsOf(['oidc', 'passkey'], 'sqlite')).not.toContain('features/email-sign-in/email-sign-in.ts');
+    expect(pathsOf(['email'], 'sqlite')).toEqual(expect.arrayContaining(['providers/email.ts', 'features/email-sign-in/email-sign-in.ts', 'features/email/verify-request-route.ts', 'email-address.ts']));
   });
 
   it('copies the shared SQL row mapping with either SQL adapter, and no other adapter', () => {
-    expect(pathsOf(['oidc'], 'sqlite').filter((path) => path.startsWith('adapters/'))).toEqual(['adapters/sql-rows.ts', 'adapters/sqlite.ts']);
-    expect(pathsOf(['oidc'], 'postgres').filter((path) => path.startsWith('adapters/'))).toEqual(['adapters/postgres.ts', 'adapters/sql-rows.ts']);
+    expect(pathsOf(['oidc'], 'sqlite').filter((path) => path.startsWith('adapters/'))).toEqual(['adapters/sql-rows.ts', 'adapters/sql-tables.ts', 'adapters/sqlite.ts']);
+    expect(pathsOf(['oidc'], 'postgres').filter((path) => path.startsWith('adapters/'))).toEqual(['adapters/postgres.ts', 'adapters/sql-rows.ts', 'adapters/sql-tables.ts']);
     expect(pathsOf(['oidc'], 'memory').filter((path) => path.startsWith('adapters/'))).toEqual(['adapters/memory.ts']);
   });
 
@@ -138,15 +138,15 @@ describe('add-provider and remove-provider keep the copied runtime to what the p
     expect(created.exitCode, created.stderr).toBe(0);
     const app = join(parent, 'app');
     const core = join(app, 'src', 'auth', 'core');
-    expect(sourceFiles(core)).not.toContain('features/email/email-sign-in.ts');
+    expect(sourceFiles(core)).not.toContain('features/email-sign-in/email-sign-in.ts');
 
     const added = await runInProcess('framework-auth', ['add-provider', 'email', '--no-install'], { cwd: app });
     expect(added.exitCode, added.stderr).toBe(0);
-    expect(sourceFiles(core)).toEqual(expect.arrayContaining(['providers/email.ts', 'features/email/email-sign-in.ts', 'features/email/verify-request-route.ts', 'email-address.ts']));
+    expect(sourceFiles(core)).toEqual(expect.arrayContaining(['providers/email.ts', 'features/email-sign-in/email-sign-in.ts', 'features/email/verify-request-route.ts', 'email-address.ts']));
 
     const removed = await runInProcess('framework-auth', ['remove-provider', 'email'], { cwd: app });
     expect(removed.exitCode, removed.stderr).toBe(0);
     const left = sourceFiles(core);
-    for (const path of ['providers/email.ts', 'features/email/email-sign-in.ts', 'features/email/verify-request-route.ts', 'email-address.ts']) expect(left, path).not.toContain(path);
+    for (const path of ['providers/email.ts', 'features/email-sign-in/email-sign-in.ts', 'features/email/verify-request-route.ts', 'email-address.ts']) expect(left, path).not.toContain(path);
   });
 });
