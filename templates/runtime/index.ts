@@ -52,7 +52,8 @@ export type {
 } from './contracts.js';
 export { getSession, createSessionLocals, createRequireAuth } from './session/get-session.js';
 export type { RequireAuthOptions } from './session/get-session.js';
-export { getAccessToken, ACCESS_TOKEN_SKEW_SECONDS } from './oauth/access-token.js';
+export { getAccessToken } from './oauth/access-token.js';
+export { ACCESS_TOKEN_SKEW_SECONDS } from './oauth/refresh.js';
 export { featuresOf, resolveConfig, readSecrets, MIN_SECRET_LENGTH } from './config.js';
 export { encode, decode, DEFAULT_MAX_AGE } from './session/jwt.js';
 export {

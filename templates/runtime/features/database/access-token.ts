@@ -7,12 +7,11 @@
  * access-token.ts.
  */
 import type { Request } from 'express';
-import { isFresh, noRefreshToken, refreshFailure, refreshKey, refusedEarlier, shared } from '../../oauth/access-token.js';
 import { type Adapter, type AccountTokens, callAdapter } from './adapter.js';
 import type { ResolvedConfig, ResolvedOAuthProvider } from '../../contracts.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { MissingAdapterMethods, RefreshTokenError } from '../../errors.js';
-import { refreshTokenGrant, rotatedRefreshToken } from '../../oauth/refresh.js';
+import { isFresh, noRefreshToken, refreshFailure, refreshKey, refreshTokenGrant, refusedEarlier, rotatedRefreshToken, shared } from '../../oauth/refresh.js';
 import { isWithdrawnAccount } from '../../oauth/provider-tokens.js';
 import { requestCookies } from '../../http/request.js';
 import { cookieOptionsFor } from '../../session/session.js';
