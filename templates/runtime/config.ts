@@ -3,7 +3,6 @@
  * contracts.ts): the factory checks the config once, so a short secret fails at startup, and the user's object is
  * never mutated.
  */
-import type { Request } from 'express';
 import { checkBasePath } from './http/base-path.js';
 import { carriedFeatures, providerFlow, storeFeatures, type CallbacksOptions, type CarriedFlow, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type TrustedHostRule, type WarningCode } from './contracts.js';
 import { defaultCookies, mergeCookies } from './http/cookies.js';
@@ -246,6 +245,3 @@ export function resolveConfigOnce(config: FrameworkAuthConfig): ResolvedConfig {
   }
   return options;
 }
-
-/** The Express request type the callbacks and guards receive. */
-export type FrameworkRequest = Request;

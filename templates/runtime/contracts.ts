@@ -493,9 +493,6 @@ export type Provider<P = Profile> = OAuthConfig<P> | OIDCConfig<P> | FlowProvide
 export type AnyProvider = OAuthConfig<any> | OIDCConfig<any> | (FlowProviderConfig & { [option: string]: any });
 export type ProviderInput = AnyProvider | (() => AnyProvider);
 
-/** The stored account for `account()`'s input, with provider details the defaults need. */
-export type AccountInput = Account;
-
 /** The config after checks and defaults, computed once per config object. */
 export interface ResolvedConfig {
   source: FrameworkAuthConfig;

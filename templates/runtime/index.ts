@@ -6,10 +6,12 @@
  */
 export { FrameworkAuth } from './handler.js';
 export type { FrameworkAuthHandler } from './handler.js';
+export type { ProviderFlow } from './flow.js';
 export { carriedFeatures, customFetch, providerFlow } from './contracts.js';
 export type {
   AccountSignIn,
   DatabaseHooks,
+  SecondFactorHooks,
   Feature,
   RouteHandler,
   FrameworkAuthConfig,
@@ -87,6 +89,7 @@ export {
   UnknownAction,
   UnsupportedStrategy,
   UntrustedHost,
+  clientSafe,
   errorTypes,
 } from './errors.js';
 export type { ErrorType, ErrorCause, ErrorPageKind, ErrorResponse, FeatureErrorTypes, RefreshTokenFailure } from './errors.js';

@@ -4,7 +4,7 @@
  * fails closed, and its cookies are cleared where a response exists.
  */
 import type { Request } from 'express';
-import type { CookiesOptions, OutgoingCookie, ResolvedConfig, SessionReadParams, SessionResult } from '../contracts.js';
+import type { CookiesOptions, OutgoingCookie, ResolvedConfig, SessionRead, SessionReadParams, SessionResult } from '../contracts.js';
 import { chunkCookie, clearChunkedCookie, readChunkedCookie } from '../http/cookies.js';
 import { JWTSessionError } from '../errors.js';
 import { emitEvent } from '../events.js';
@@ -47,7 +47,10 @@ export async function readSession(
   const clear = () => ({ session: null, token: null, cookies: params.write ? clearChunkedCookie(cookies, sessionCookie) : [] });
   // Chunks without their first part are debris of a cookie the browser partly dropped: no session, and cleared.
   if (raw === undefined) return clear();
-  if (options.session.strategy === 'database') return databaseOf(options).readSession(options, raw, { ...params, cookies, cookieOptions, clear });
+  if (options.session.strategy === 'database') {
+    const read: SessionRead = { ...params, cookies, cookieOptions, clear };
+    return databaseOf(options).readSession(options, raw, read);
+  }
 
   let decoded: JWT | null;
   try {

@@ -16,7 +16,7 @@ import { customPageUrl, resolveRedirect, safeCallbackParam } from '../../http/re
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { bodyField, prefersJson, queryParams, readBody } from '../../http/request.js';
 import { findProvider, unsupportedProvider } from '../../router.js';
-import { startOAuthSignIn } from '../../routes/signin.js';
+import { startOAuthSignIn } from '../../oauth/start-sign-in.js';
 import { currentSignIn } from './sign-in.js';
 
 export async function reauthRoute(context: RequestContext, route: Route): Promise<void> {

@@ -7,7 +7,7 @@ import type { ResolvedConfig, OutgoingCookie, SessionRead, SessionResult } from 
 import { chunkCookie } from '../../http/cookies.js';
 import { JWTSessionError } from '../../errors.js';
 import { emitEvent } from '../../events.js';
-import { isWithdrawnAccount } from '../../oauth/provider-tokens.js';
+import { isWithdrawnAccount } from './access-token.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import type { AdapterSession, DefaultSession, Session, User } from '../../types.js';
 

@@ -16,6 +16,7 @@
  * - a passkey sign-up claims no address at all: what was typed is only the new user's name.
  */
 import { randomUUID } from 'node:crypto';
+import type { Request } from 'express';
 import { type Adapter, callAdapter } from './adapter.js';
 import type { ResolvedConfig, SignInResolution, RequestContext, AccountSignIn } from '../../contracts.js';
 import { completeSignIn } from '../../complete-sign-in.js';
@@ -23,7 +24,6 @@ import { readChunkedCookie } from '../../http/cookies.js';
 import { OAuthAccountNotLinked } from '../../errors.js';
 import { ReauthenticationRequired, isRecentAuth } from './recent-auth.js';
 import { emitEvent } from '../../events.js';
-import { userAgentOf } from '../../http/request.js';
 import type { Account, AdapterSession, AdapterUser, Profile } from '../../types.js';
 
 /**
@@ -274,4 +274,16 @@ export async function resolveSignIn(
   await undoNewUserOnFailure(options, adapter, isNewUser ? user : null, () => callAdapter(adapter, 'linkAccount', { ...account, userId: user.id }));
   await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
   return { user, isNewUser };
+}
+
+/** Longest `User-Agent` a session stores: the header is the client's to choose, the column is ours to bound. */
+const MAX_USER_AGENT_LENGTH = 512;
+
+/** The request's `User-Agent` for a session's details: control characters removed, bounded, null when absent. */
+function userAgentOf(req: Request): string | null {
+  const header = req.headers['user-agent'];
+  if (typeof header !== 'string') return null;
+  // eslint-disable-next-line no-control-regex -- control characters are what is removed
+  const cleaned = header.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, MAX_USER_AGENT_LENGTH);
+  return cleaned || null;
 }

@@ -35,7 +35,7 @@ import { passkeyStorage } from './storage.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { findProvider, unsupportedProvider } from '../../router.js';
 import { consumeClientRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
-import { requestedCallbackUrl } from '../../http/redirect.js';
+import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { bodyField, queryParams, readBody } from '../../http/request.js';
 import { currentSignIn, existingUserOf, isRecentSignIn, settleAddress, undoNewUserOnFailure } from '../database/sign-in.js';
 import { ReauthenticationRequired, askToReauthenticate } from '../database/recent-auth.js';

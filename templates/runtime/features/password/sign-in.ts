@@ -8,7 +8,7 @@ import { callAdapter } from '../database/adapter.js';
 import { hasProvenEmail } from '../database/sign-in.js';
 import type { RequestContext } from '../../contracts.js';
 import { CredentialsSignin } from '../../errors.js';
-import { requestedCallbackUrl } from '../../http/redirect.js';
+import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { bodyField } from '../../http/request.js';
 import { RateLimited, clearRateLimit, consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { hashPassword, verifyPassword } from './hash.js';
