@@ -6,7 +6,7 @@ import type { PendingSignIn, RequestContext, SignInResolution } from './contract
 import { sendRedirect } from './context.js';
 import { AccessDenied } from './errors.js';
 import { resolveRedirect } from './http/redirect.js';
-import { startSession } from './session/start-session.js';
+import { startSession } from './session/session.js';
 import type { Account, AdapterUser, Profile, User } from './types.js';
 
 /** What a flow hands to `completeSignIn`. */

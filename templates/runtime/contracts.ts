@@ -459,8 +459,8 @@ export interface FlowCheckContext {
 
 /** What the config needs of a carried flow, at startup. Its routes are typed in flow.ts. */
 export interface CarriedFlow {
-  /** Checks the provider's configuration and returns it ready for the routes. */
-  resolve?(provider: CommonProviderOptions, context: { env: AuthEnv }): ResolvedFlowProvider;
+  /** Checks the provider's configuration and returns it ready for the routes (`envPrefix`: `AUTH_<ID>`, as `AUTH_EMAIL`). */
+  resolve?(provider: CommonProviderOptions, context: { env: AuthEnv; envPrefix: string }): ResolvedFlowProvider;
   /** Checks the provider against the rest of the config (an adapter and its methods, an origin, the session strategy). */
   check?(provider: ResolvedFlowProvider, config: FlowCheckContext): void;
   /** The features the flow brings with it (`Feature` below): its own routes, such as the email flow's `verify-request`. */

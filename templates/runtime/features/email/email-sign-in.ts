@@ -22,7 +22,6 @@ import { emitEvent } from '../../events.js';
 import type { ProviderFlow, SignInFormContext } from '../../flow.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { renderSignInPage, signInPageScriptHashes } from '../../pages/signin.js';
-import { envPrefix } from '../../providers/resolve.js';
 import { consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
 import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
@@ -307,9 +306,8 @@ function emailForm(provider: ResolvedEmailProvider, { mountPath, hidden, email }
 
 /** The flow of an email provider. */
 export const emailFlow: ProviderFlow<ResolvedEmailProvider> = {
-  resolve(config, { env }) {
+  resolve(config, { env, envPrefix: prefix }) {
     const provider = config as EmailConfig;
-    const prefix = envPrefix(provider.id);
     const names = { server: `${prefix}_SERVER`, from: `${prefix}_FROM` };
     if (typeof provider.sendVerificationRequest !== 'function') {
       throw new TypeError(`Email provider "${provider.id}" needs a sendVerificationRequest function: create it with Email() from providers/email.ts, or pass your own sender`);

@@ -16,7 +16,7 @@ import type { TwoFactorRecord } from './storage.js';
 import { callAdapter } from '../database/adapter.js';
 import { askToSignIn } from '../database/sessions-route.js';
 import { type SignedIn, currentSignIn, isRecentSignIn } from '../database/sign-in.js';
-import { startSession } from '../../session/start-session.js';
+import { startSession } from '../../session/session.js';
 import { askToReauthenticate } from '../database/recent-auth.js';
 import type { RequestContext, CookieOption, PendingSignIn, Route } from '../../contracts.js';
 import { actionUrl, sendHtml, sendJson, sendRedirect, setCookie } from '../../context.js';
