@@ -117,7 +117,7 @@ export async function readSession(
 }
 
 /** The session cookies for a new sign-in: the default token, through the `jwt` callback, encrypted and chunked. */
-export async function createSessionCookies(
+async function createSessionCookies(
   options: ResolvedConfig,
   cookies: Map<string, string>,
   cookieOptions: CookiesOptions,

@@ -16,7 +16,7 @@ import { ReauthenticationRequired } from './recent-auth.js';
 import { sessionsRoute } from './sessions-route.js';
 import { existingUserOf, openSession, resolveSignIn } from './sign-in.js';
 
-export type { AccountTokens, Adapter, NewAdapterSession, UpdateAccountTokensParams } from './adapter.js';
+export type { AccountTokens, Adapter, AdapterMethod, FeatureStorage, NewAdapterSession, UpdateAccountTokensParams } from './adapter.js';
 
 export const database: Feature = {
   id: 'database',

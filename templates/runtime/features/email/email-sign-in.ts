@@ -26,7 +26,7 @@ import { consumeClientRateLimit, consumeRateLimit, rateLimits } from '../rate-li
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
 import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { bodyField, prefersJson, queryParams } from '../../http/request.js';
-import { hasProvenEmail, settleAddress } from '../database/sign-in.js';
+import { hasProvenEmail, settleAddress } from '../database/addresses.js';
 import type { Account, AdapterUser, Awaitable, User } from '../../types.js';
 
 /** What `sendVerificationRequest` receives: where to send the link, and the link itself. */

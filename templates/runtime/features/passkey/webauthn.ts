@@ -37,8 +37,11 @@ import { findProvider, unsupportedProvider } from '../../router.js';
 import { consumeClientRateLimit, rateLimits } from '../rate-limit/rate-limit.js';
 import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { bodyField, queryParams, readBody } from '../../http/request.js';
-import { currentSignIn, existingUserOf, isRecentSignIn, settleAddress, undoNewUserOnFailure } from '../database/sign-in.js';
-import { ReauthenticationRequired, askToReauthenticate } from '../database/recent-auth.js';
+import { existingUserOf } from '../database/sign-in.js';
+import { settleAddress, undoNewUserOnFailure } from '../database/addresses.js';
+import { currentSignIn, isRecentSignIn } from '../database/signed-in.js';
+import { ReauthenticationRequired } from '../database/recent-auth.js';
+import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import type { Account, AdapterAuthenticator, AdapterUser, User } from '../../types.js';
 
 /** A WebAuthn credential as the ceremonies see it: `id` is base64url. */

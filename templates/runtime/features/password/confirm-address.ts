@@ -3,7 +3,7 @@
  * POST (with the link's token) confirms the address and signs in.
  */
 import { callAdapter } from '../database/adapter.js';
-import { hasProvenEmail } from '../database/sign-in.js';
+import { hasProvenEmail } from '../database/addresses.js';
 import type { RequestContext } from '../../contracts.js';
 import { sendHtml } from '../../context.js';
 import { csrfTokenOf } from '../../http/csrf.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { callAdapter } from '../database/adapter.js';
-import { hasProvenEmail } from '../database/sign-in.js';
+import { hasProvenEmail } from '../database/addresses.js';
 import type { RequestContext } from '../../contracts.js';
 import { CredentialsSignin } from '../../errors.js';
 import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
