@@ -25,6 +25,7 @@ import {
   refreshedTokenFields,
   sessionDetailColumns,
   sessionFromRow,
+  toDate,
   tokenFields,
   tokenParameter,
   userFromRow,
@@ -170,8 +171,7 @@ function definedFields<T extends object>(changes: T): Partial<T> {
 }
 
 function toEpochMilliseconds(date: Date | string | number | null | undefined): number | null {
-  if (date === null || date === undefined) return null;
-  return new Date(date).getTime();
+  return toDate(date)?.getTime() ?? null;
 }
 
 function userParameters(user: Partial<AdapterUser>): Omit<UserRow<number>, 'id'> {
