@@ -3,14 +3,11 @@
 // only with email, and each adapter's files only with that adapter.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRuntimeFiles, reachableRuntimeFiles, relativeImports } from '../../src/generator/plan/runtime-files.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
-
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Lines the default scaffold's src/auth/ may hold (issue 24's target). It holds the OAuth/OIDC core with its
