@@ -4,15 +4,13 @@
  */
 import type { RequestContext, SignInResolution } from './contracts.js';
 import { sendRedirect } from './context.js';
-import { chunkCookie } from './http/cookies.js';
 import { AccessDenied } from './errors.js';
-import { emitEvent } from './events.js';
-import { customPageUrl, resolveRedirect } from './http/redirect.js';
-import { createSessionCookies } from './session/session.js';
+import { resolveRedirect } from './http/redirect.js';
+import { startSession } from './session/session.js';
 import type { Account, AdapterUser, Profile, User } from './types.js';
 
 /** What a flow hands to `completeSignIn`. */
-export interface CompletedSignIn {
+interface CompletedSignIn {
   user: User;
   account: Account;
   profile?: Profile;
@@ -60,34 +58,6 @@ export async function completeSignIn(context: RequestContext, params: CompletedS
       : { user: params.user, isNewUser: false };
   const { user, isNewUser } = resolved;
   // With two-factor on, no session yet: the second factor finishes the sign-in (features/two-factor/).
-  if (options.secondFactor && options.database) {
-    const pending = { user: user as AdapterUser, account: { provider: account.provider, type: account.type, providerAccountId: account.providerAccountId }, callbackUrl: params.callbackUrl };
-    if (await options.secondFactor.challenge(context, pending)) return;
-  }
+  if (options.database && (await options.database.askSecondFactor(context, { user, account, callbackUrl: params.callbackUrl }))) return;
   await startSession(context, { user, account, ...(profile && { profile }), isNewUser, callbackUrl: params.callbackUrl });
-}
-
-/**
- * The end of a proven sign-in: the session (a database row through the database feature, or the JWT cookie), the
- * `signIn` event and the redirect. Called by `completeSignIn`, and by the second factor once its code is right.
- */
-export async function startSession(
-  context: RequestContext,
-  params: { user: User | AdapterUser; account: Account; profile?: Profile; isNewUser: boolean; callbackUrl: string | undefined },
-): Promise<void> {
-  const { options } = context;
-  const { user, account, profile, isNewUser } = params;
-  if (options.session.strategy === 'database' && options.database) {
-    const { sessionToken, expires } = await options.database.openSession(context, String(user.id));
-    context.outgoing.push(...chunkCookie(context.cookies, context.cookieOptions.sessionToken, sessionToken, { expires }));
-  } else {
-    const session = await createSessionCookies(options, context.cookies, context.cookieOptions, { user, account, isNewUser, ...(profile && { profile }) });
-    context.outgoing.push(...session.cookies);
-  }
-  await emitEvent(options, 'signIn', { user, account, ...(profile && { profile }), isNewUser });
-  const destination = await resolveRedirect(context, params.callbackUrl);
-  if (isNewUser && options.pages.newUser) {
-    return sendRedirect(context, customPageUrl(context, options.pages.newUser, { callbackUrl: destination }));
-  }
-  sendRedirect(context, destination);
 }

@@ -3,9 +3,8 @@
  * contracts.ts): the factory checks the config once, so a short secret fails at startup, and the user's object is
  * never mutated.
  */
-import type { Request } from 'express';
 import { checkBasePath } from './http/base-path.js';
-import { carriedFeatures, providerFlow, storeFeatures, type CallbacksOptions, type CarriedFlow, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type TrustedHostRule, type WarningCode } from './contracts.js';
+import { carriedFeatures, providerFlow, type CallbacksOptions, type CarriedFlow, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type TrustedHostRule, type WarningCode } from './contracts.js';
 import { defaultCookies, mergeCookies } from './http/cookies.js';
 import { type AuthError, type ErrorResponse, MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, errorResponses } from './errors.js';
 import { DEFAULT_MAX_AGE, decode, encode } from './session/jwt.js';
@@ -42,13 +41,13 @@ export function featuresOf(config: Pick<FrameworkAuthConfig, 'features' | 'adapt
 /** The config's features, given to its adapter (which adds their tables and methods), and the database feature's hooks. */
 function resolveFeatures(config: FrameworkAuthConfig): { features: Feature[]; database: DatabaseHooks | undefined } {
   const features = featuresOf(config);
-  config.adapter?.[storeFeatures]?.(features);
   const database = features.find((feature) => feature.database)?.database;
   if (config.adapter && !database) {
     throw new MissingAdapter(
       'The config has an `adapter` but not the database feature that uses it: add `features: [database]`, with `database` imported from core/features/database/index.ts. The built-in adapters bring it themselves.',
     );
   }
+  if (config.adapter) database?.useFeatures(config.adapter, features);
   return { features, database };
 }
 
@@ -64,9 +63,6 @@ function positiveSeconds(name: string, value: number): number {
 
 /** The minimum length of every secret (seed §8). */
 export const MIN_SECRET_LENGTH = 32;
-
-/** Seconds a sign-in counts as recent for sensitive changes (`session.reauthMaxAge`). */
-const DEFAULT_REAUTH_MAX_AGE = 10 * 60;
 
 /** Reads the secrets: the config's, or `AUTH_SECRET` (comma-separated, newest first). */
 export function readSecrets(config: Pick<FrameworkAuthConfig, 'secret'>, env: AuthEnv): string[] {
@@ -205,7 +201,6 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
       maxAge,
       updateAge: config.session?.updateAge ?? 24 * 60 * 60,
       absoluteMaxAge: positiveSeconds('session.absoluteMaxAge', config.session?.absoluteMaxAge ?? 90 * 24 * 60 * 60),
-      reauthMaxAge: positiveSeconds('session.reauthMaxAge', config.session?.reauthMaxAge ?? DEFAULT_REAUTH_MAX_AGE),
       generateSessionToken: config.session?.generateSessionToken ?? (() => crypto.randomUUID()),
     },
     jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode ?? encode, decode: config.jwt?.decode ?? decode },
@@ -221,7 +216,6 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     adapter: config.adapter,
     features,
     database,
-    secondFactor: features.find((feature) => feature.secondFactor)?.secondFactor,
     pageMessages: pageMessages({ ...errorResponses, ...featureErrorResponses(features) }),
   };
   for (const feature of features) feature.check?.(options);
@@ -239,6 +233,3 @@ export function resolveConfigOnce(config: FrameworkAuthConfig): ResolvedConfig {
   }
   return options;
 }
-
-/** The Express request type the callbacks and guards receive. */
-export type FrameworkRequest = Request;

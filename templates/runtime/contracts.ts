@@ -152,14 +152,6 @@ export interface SessionOptions {
    * @default 7776000 (90 days)
    */
   absoluteMaxAge: number;
-  /**
-   * Seconds a sign-in counts as recent: what turns a session into a lasting credential or changes how the account
-   * signs in (a passkey, a linked account, two-factor on or off, new recovery codes, a new password) needs a sign-in
-   * or re-authentication (`<mount>/reauth`) at most this long ago, measured from that authentication, not from the
-   * session's renewals. `requireRecentAuth()` guards an app's own routes the same way.
-   * @default 600 (10 minutes)
-   */
-  reauthMaxAge: number;
   /** Generates database session tokens. @default crypto.randomUUID */
   generateSessionToken: () => string;
 }
@@ -394,13 +386,6 @@ export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
    */
   allowDangerousEmailAccountLinking?: boolean;
   /**
-   * Whether a user who turned two-factor on (`TwoFactor()`) enters their code after signing in with this provider,
-   * as after every other first factor but a passkey. Set it to false only for a provider that asks its own second
-   * factor of every user (an identity provider that enforces MFA): its sign-in then counts as both.
-   * @default true
-   */
-  twoFactor?: boolean;
-  /**
    * Whether the provider vouches for the `email` of this profile: it checked that the user controls the address.
    * Only a vouched-for address is proven: a new user gets `emailVerified` set, it may claim the address from a user
    * who never proved it, and (with `allowDangerousEmailAccountLinking`) join a user who did. An address the provider
@@ -465,8 +450,8 @@ export interface FlowCheckContext {
 
 /** What the config needs of a carried flow, at startup. Its routes are typed in flow.ts. */
 export interface CarriedFlow {
-  /** Checks the provider's configuration and returns it ready for the routes. */
-  resolve?(provider: CommonProviderOptions, context: { env: AuthEnv }): ResolvedFlowProvider;
+  /** Checks the provider's configuration and returns it ready for the routes (`envPrefix`: `AUTH_<ID>`, as `AUTH_EMAIL`). */
+  resolve?(provider: CommonProviderOptions, context: { env: AuthEnv; envPrefix: string }): ResolvedFlowProvider;
   /** Checks the provider against the rest of the config (an adapter and its methods, an origin, the session strategy). */
   check?(provider: ResolvedFlowProvider, config: FlowCheckContext): void;
   /** The features the flow brings with it (`Feature` below): its own routes, such as the email flow's `verify-request`. */
@@ -499,9 +484,6 @@ export type Provider<P = Profile> = OAuthConfig<P> | OIDCConfig<P> | FlowProvide
 export type AnyProvider = OAuthConfig<any> | OIDCConfig<any> | (FlowProviderConfig & { [option: string]: any });
 export type ProviderInput = AnyProvider | (() => AnyProvider);
 
-/** The stored account for `account()`'s input, with provider details the defaults need. */
-export type AccountInput = Account;
-
 /** The config after checks and defaults, computed once per config object. */
 export interface ResolvedConfig {
   source: FrameworkAuthConfig;
@@ -531,8 +513,6 @@ export interface ResolvedConfig {
   features: readonly Feature[];
   /** The database feature's hooks: set whenever `adapter` is. */
   database: DatabaseHooks | undefined;
-  /** The two-factor feature's hooks, when the config has it. */
-  secondFactor: SecondFactorHooks | undefined;
   /** What the pages say for each client-safe error type: the core's and those of its features. */
   pageMessages: PageMessages;
 }
@@ -575,8 +555,6 @@ export interface ResolvedOAuthProvider {
   profile: (profile: Profile, tokens: TokenSet) => Awaitable<User>;
   account: (tokens: TokenSet) => TokenSet | undefined | void;
   allowDangerousEmailAccountLinking: boolean;
-  /** Whether a user with two-factor on enters their code after this provider's sign-in (`false`: the provider's own MFA counts). */
-  twoFactor: boolean;
   /** Whether the provider vouches for the profile's email (the configured rule, else the default of the type). */
   isEmailVerified: (profile: Profile) => boolean;
   redirectProxyUrl: string | undefined;
@@ -688,15 +666,7 @@ export const carriedFeatures = Symbol.for('framework-auth.features');
 export interface Adapter {
   /** The features that use this adapter: the built-in adapters carry the database feature. */
   [carriedFeatures]?: readonly Feature[];
-  /**
-   * Called once per config with every feature of the app: a built-in adapter adds the tables and methods of the
-   * features that keep data (`Feature.storage`). An Auth.js adapter has none and brings its own methods.
-   */
-  [storeFeatures]?(features: readonly Feature[]): void;
 }
-
-/** Key of the adapter method that takes the app's features (`Adapter[storeFeatures]`). */
-export const storeFeatures = Symbol.for('framework-auth.store-features');
 
 /**
  * What a feature brings; every part is optional. A feature is a part of the runtime that not every app has (users,
@@ -719,22 +689,6 @@ export interface Feature {
   warnings?: { readonly [Code in keyof FeatureWarningCodes]?: string };
   /** The users, accounts and sessions kept through the adapter (the database feature). */
   database?: DatabaseHooks;
-  /** The second factor asked after a first factor (the two-factor feature). */
-  secondFactor?: SecondFactorHooks;
-}
-
-/** A sign-in whose first factor (a password, a link, a provider) is proven, waiting for the second. */
-export interface PendingSignIn {
-  user: AdapterUser;
-  /** The provider that proved the first factor, and the account it knows the user by. */
-  account: Pick<Account, 'provider' | 'type' | 'providerAccountId'>;
-  callbackUrl: string | undefined;
-}
-
-/** What the core asks of the two-factor feature (features/two-factor/). */
-export interface SecondFactorHooks {
-  /** After a proven first factor: with two-factor on, answers the request (a pending sign-in, no session) and resolves true. */
-  challenge(context: RequestContext, signIn: PendingSignIn): Promise<boolean>;
 }
 
 /**
@@ -757,6 +711,14 @@ export interface DatabaseHooks {
   endSession(options: ResolvedConfig, sessionToken: string): Promise<AdapterSession | null>;
   /** `getAccessToken` with database sessions: the tokens live in the account row. */
   accessToken(req: Request, options: ResolvedConfig, provider: ResolvedOAuthProvider): Promise<string | null>;
+  /**
+   * After a proven first factor, before the session: asks the second factor of a user who turned it on (a feature's
+   * `secondFactor`, which needs the database), which then answers the request and finishes the sign-in; resolves true
+   * when it did.
+   */
+  askSecondFactor(context: RequestContext, signIn: { user: User | AdapterUser; account: Account; callbackUrl: string | undefined }): Promise<boolean>;
+  /** At startup: gives the adapter the app's features, whose tables and methods a built-in adapter adds. */
+  useFeatures(adapter: Adapter, features: readonly Feature[]): void;
 }
 
 /**

@@ -38,7 +38,7 @@ export const errorTypes = [
 ] as const;
 
 /** A type of the core's errors (the table below). */
-export type CoreErrorType = (typeof errorTypes)[number];
+type CoreErrorType = (typeof errorTypes)[number];
 
 /**
  * The error types that features bring, each declared by its feature (`declare module` in the feature's errors), so
@@ -77,7 +77,12 @@ const sameAccount = 'To confirm your identity, sign in with the same account you
 export const configuration: ErrorResponse = { status: 400, page: 'error', shownAs: 'Configuration' };
 const inline = (status: number): ErrorResponse => ({ status, page: 'inline', shownAs: 'Configuration' });
 
-/** A client-safe type: shown as itself, with the sign-in page's alert and the error page's heading and text. */
+/**
+ * The response of a client-safe type: shown as itself, with the sign-in page's alert and the error page's heading
+ * and text. The core's table below uses it, and so does a feature's error class (your own features' too).
+ * @example
+ * static override response: ErrorResponse = clientSafe('QuotaExceeded', 429, 'signIn', 'Too many tries. Wait a minute.', 'Slow down')
+ */
 export function clientSafe(type: ErrorType, status: number, page: ErrorResponse['page'], signIn: string, heading: string, errorPage = signIn): ErrorResponse {
   return { status, page, shownAs: type, messages: { signIn, heading, errorPage } };
 }
@@ -140,9 +145,6 @@ export const errorResponses: Readonly<Record<CoreErrorType, ErrorResponse>> = {
   UnsupportedStrategy: configuration,
   UntrustedHost: inline(400),
 };
-
-/** Types that may appear in a URL (their own `shownAs`). Anything else is shown as what the table says. */
-export const clientSafeErrorTypes: ReadonlySet<CoreErrorType> = new Set(errorTypes.filter((type) => errorResponses[type].shownAs === type));
 
 /** The `cause` of an `AuthError`: the original error plus any safe details for logs. */
 export type ErrorCause = Record<string, unknown> & { err?: Error };

@@ -6,11 +6,13 @@
  */
 export { FrameworkAuth } from './handler.js';
 export type { FrameworkAuthHandler } from './handler.js';
+export type { ProviderFlow } from './flow.js';
 export { carriedFeatures, customFetch, providerFlow } from './contracts.js';
 export type {
   AccountSignIn,
   DatabaseHooks,
   Feature,
+  FeatureWarningCodes,
   RouteHandler,
   FrameworkAuthConfig,
   CallbacksOptions,
@@ -52,7 +54,8 @@ export type {
 } from './contracts.js';
 export { getSession, createSessionLocals, createRequireAuth } from './session/get-session.js';
 export type { RequireAuthOptions } from './session/get-session.js';
-export { getAccessToken, ACCESS_TOKEN_SKEW_SECONDS } from './oauth/access-token.js';
+export { getAccessToken } from './oauth/access-token.js';
+export { ACCESS_TOKEN_SKEW_SECONDS } from './oauth/refresh.js';
 export { featuresOf, resolveConfig, readSecrets, MIN_SECRET_LENGTH } from './config.js';
 export { encode, decode, DEFAULT_MAX_AGE } from './session/jwt.js';
 export {
@@ -86,13 +89,13 @@ export {
   UnknownAction,
   UnsupportedStrategy,
   UntrustedHost,
+  clientSafe,
   errorTypes,
 } from './errors.js';
 export type { ErrorType, ErrorCause, ErrorPageKind, ErrorResponse, FeatureErrorTypes, RefreshTokenFailure } from './errors.js';
 export type {
   Account,
   AdapterAccount,
-  AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
   Awaitable,

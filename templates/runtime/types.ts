@@ -198,18 +198,6 @@ export interface VerificationToken {
   token: string;
 }
 
-/** A stored WebAuthn authenticator. */
-export interface AdapterAuthenticator {
-  credentialID: string;
-  userId: string;
-  providerAccountId: string;
-  credentialPublicKey: string;
-  counter: number;
-  credentialDeviceType: string;
-  credentialBackedUp: boolean;
-  transports?: string | null;
-}
-
 /** An account as stored by an adapter: `userId` is set. */
 export interface AdapterAccount extends Account {
   userId: string;

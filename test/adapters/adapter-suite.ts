@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Adapter, AdapterAccount, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
-import type { AdapterAuthenticator } from '../../templates/runtime/types.js';
+import type { AdapterAuthenticator } from '../../templates/runtime/features/passkey/storage.js';
 
 /** Every method of the interface, in its order. */
 export const adapterMethods = [

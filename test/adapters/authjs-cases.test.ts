@@ -22,7 +22,7 @@ import Database from 'better-sqlite3';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Adapter, AdapterAccount, AdapterSession, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
-import type { AdapterAuthenticator } from '../../templates/runtime/types.js';
+import type { AdapterAuthenticator } from '../../templates/runtime/features/passkey/storage.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';

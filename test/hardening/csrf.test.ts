@@ -1,6 +1,7 @@
 // CSRF: every state-changing POST (credentials sign-in, OAuth sign-in, sign-out, session update) needs the
 // csrfToken of this browser's signed CSRF cookie. Each forgery is refused with a 4xx or the sign-in page, never
 // a 500, never a session, and authorize() is not even called.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import OIDC from '../../templates/runtime/providers/oidc.js';
@@ -97,9 +98,10 @@ describe('CSRF on the credentials sign-in', () => {
   });
 
   it('refuses a CSRF cookie signed with a secret the app no longer has', async () => {
-    const { createCsrfToken } = await import('../../templates/runtime/http/csrf.js');
     const jar = createJar();
-    const stale = createCsrfToken(OLD_SECRET);
+    // A cookie as http/csrf.ts signs it (token|sha256hex(token + secret)), with the rotated-out secret.
+    const token = 'e'.repeat(64);
+    const stale = { token, cookieValue: `${token}|${createHash('sha256').update(`${token}${OLD_SECRET}`).digest('hex')}` };
     jar.set(app.url, `authjs.csrf-token=${encodeURIComponent(stale.cookieValue)}; Path=/`);
     const response = await jar.fetch(`${app.url}${credentialsPath}`, { method: 'POST', ...formBody({ ...goodFields, csrfToken: stale.token }) });
     await expectCsrfRefusal(response, jar);

@@ -3,7 +3,7 @@
 // is refused with a message naming it, before any request is made.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { isLoopback } from '../../templates/runtime/oauth/server.js';
+import { isSecureOrLoopback } from '../../templates/runtime/oauth/server.js';
 import Microblog from '../../templates/runtime/providers/microblog.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import { customFetch, type CustomFetch } from '../../templates/runtime/contracts.js';
@@ -15,11 +15,11 @@ import type { OidcStandIn } from './support/oidc-stand-in.js';
 import { MOUNT, csrfToken, expectNoSession, expectRefusalRedirect, startScaffoldApp } from './support/scaffold-app.js';
 import type { ScaffoldApp } from './support/scaffold-app.js';
 
-describe('isLoopback', () => {
-  it.each(['http://localhost:3000/x', 'http://127.0.0.1:8080', 'http://127.1.2.3/', 'http://127.1/', 'http://[::1]:4000/', 'https://[0:0:0:0:0:0:0:1]/'])(
+describe('isSecureOrLoopback (plain http only to this machine)', () => {
+  it.each(['http://localhost:3000/x', 'http://127.0.0.1:8080', 'http://127.1.2.3/', 'http://127.1/', 'http://[::1]:4000/', 'http://[0:0:0:0:0:0:0:1]/'])(
     'is true for %s',
     (url) => {
-      expect(isLoopback(url)).toBe(true);
+      expect(isSecureOrLoopback(url)).toBe(true);
     },
   );
 
@@ -32,7 +32,7 @@ describe('isLoopback', () => {
     'http://[::2]/',
     'not a url',
   ])('is false for %s', (url) => {
-    expect(isLoopback(url)).toBe(false);
+    expect(isSecureOrLoopback(url)).toBe(false);
   });
 });
 

@@ -1,8 +1,30 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createCsrfToken, safeEqual, verifyCsrfCookie } from '../../templates/runtime/http/csrf.js';
+import type { RequestContext } from '../../templates/runtime/contracts.js';
+import { csrfTokenOf } from '../../templates/runtime/http/csrf.js';
+import { safeEqual } from '../../templates/runtime/http/safe-equal.js';
 
 const secret = 'a-test-secret-that-is-long-enough-0123456789';
+
+/** The part of a request context that csrfTokenOf reads and writes: the CSRF cookie, the secrets, the cookies out. */
+function contextWith(secrets: string[], cookieValue?: string): RequestContext {
+  const cookies = new Map<string, string>(cookieValue === undefined ? [] : [['csrf', cookieValue]]);
+  return { cookies, cookieOptions: { csrfToken: { name: 'csrf', options: {} } }, options: { secrets }, outgoing: [] } as unknown as RequestContext;
+}
+
+/** The token and cookie value that csrfTokenOf issues to a request without a CSRF cookie. */
+function createCsrfToken(signingSecret: string): { token: string; cookieValue: string } {
+  const context = contextWith([signingSecret]);
+  const token = csrfTokenOf(context);
+  return { token, cookieValue: context.outgoing[0]!.value };
+}
+
+/** The token of a CSRF cookie that csrfTokenOf accepts (it issues no new cookie then), or null. */
+function verifyCsrfCookie(cookieValue: string | undefined, secrets: string[]): string | null {
+  const context = contextWith(secrets, cookieValue);
+  const token = csrfTokenOf(context);
+  return context.outgoing.length === 0 ? token : null;
+}
 
 describe('CSRF double-submit cookie', () => {
   it('stores token|sha256hex(token + secret), as Auth.js does', () => {

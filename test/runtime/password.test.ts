@@ -12,7 +12,7 @@ import { findForm } from '../support/html-form.js';
 import type { RunningApp } from '../support/listen.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { resolveConfig } from '../../templates/runtime/config.js';
-import { storeFeatures } from '../../templates/runtime/contracts.js';
+import { storeFeatures } from '../../templates/runtime/features/database/adapter.js';
 import { withAllFeatures } from '../support/all-features.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import { hashPassword } from '../../templates/runtime/features/password/hash.js';

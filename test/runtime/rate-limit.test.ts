@@ -6,7 +6,7 @@ import type { Request } from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { FrameworkAuth } from '../../templates/runtime/index.js';
-import { storeFeatures } from '../../templates/runtime/contracts.js';
+import { storeFeatures } from '../../templates/runtime/features/database/adapter.js';
 import type { Adapter, FrameworkAuthConfig, User } from '../../templates/runtime/index.js';
 import Credentials from '../../templates/runtime/providers/credentials.js';
 import Email from '../../templates/runtime/providers/email.js';

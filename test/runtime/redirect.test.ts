@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { sameOriginUrl } from '../../templates/runtime/http/redirect.js';
+import type { RequestContext } from '../../templates/runtime/contracts.js';
+import { safeCallbackParam } from '../../templates/runtime/http/redirect.js';
 
 const origin = 'http://app.test:3000';
+
+/** A `callbackUrl` parameter through the same-origin check every redirect passes (null when refused). */
+function sameOriginUrl(url: string, appOrigin: string): string | null {
+  return safeCallbackParam({ origin: appOrigin } as RequestContext, url) ?? null;
+}
 
 describe('same-origin redirects', () => {
   it.each([

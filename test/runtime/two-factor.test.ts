@@ -7,7 +7,7 @@ import type { RunningApp } from '../support/listen.js';
 import { withAllFeatures } from '../support/all-features.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { resolveConfig } from '../../templates/runtime/config.js';
-import { storeFeatures } from '../../templates/runtime/contracts.js';
+import { storeFeatures } from '../../templates/runtime/features/database/adapter.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import { hashPassword } from '../../templates/runtime/features/password/hash.js';
 import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js';

@@ -2,7 +2,8 @@
  * Every feature that keeps data, for tests that use an adapter without a config: a config gives the adapter its
  * features when it is resolved (`Adapter[storeFeatures]`), a bare adapter has only the core's tables and methods.
  */
-import { type Adapter, type Feature, storeFeatures } from '../../templates/runtime/contracts.js';
+import type { Adapter, Feature } from '../../templates/runtime/contracts.js';
+import { storeFeatures } from '../../templates/runtime/features/database/adapter.js';
 import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js';
 import { webAuthnFlow } from '../../templates/runtime/features/passkey/index.js';
 import { passwordFlow } from '../../templates/runtime/features/password/index.js';

@@ -12,8 +12,9 @@ import {
   type FeatureStorage,
   type VerificationToken,
   addMissing,
+  storeFeatures,
 } from '../features/database/adapter.js';
-import { carriedFeatures, storeFeatures } from '../contracts.js';
+import { carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 
 /** Accounts are found by provider and the provider's id for the user: one key for the pair. */

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
-import { type Adapter, type AdapterAccount, type AdapterUser, type SqlDatabase, type TableSpec, addMissing } from '../features/database/adapter.js';
-import { type Feature, carriedFeatures, storeFeatures } from '../contracts.js';
+import { type Adapter, type AdapterAccount, type AdapterUser, type SqlDatabase, type TableSpec, addMissing, storeFeatures } from '../features/database/adapter.js';
+import { type Feature, carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,

@@ -13,8 +13,8 @@ import { dirname, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { type Adapter, type AdapterAccount, type AdapterUser, type SqlDatabase, type TableSpec, addMissing } from '../features/database/adapter.js';
-import { type Feature, carriedFeatures, storeFeatures } from '../contracts.js';
+import { type Adapter, type AdapterAccount, type AdapterUser, type SqlDatabase, type TableSpec, addMissing, storeFeatures } from '../features/database/adapter.js';
+import { type Feature, carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
@@ -25,6 +25,7 @@ import {
   refreshedTokenFields,
   sessionDetailColumns,
   sessionFromRow,
+  toDate,
   tokenFields,
   tokenParameter,
   userFromRow,
@@ -170,8 +171,7 @@ function definedFields<T extends object>(changes: T): Partial<T> {
 }
 
 function toEpochMilliseconds(date: Date | string | number | null | undefined): number | null {
-  if (date === null || date === undefined) return null;
-  return new Date(date).getTime();
+  return toDate(date)?.getTime() ?? null;
 }
 
 function userParameters(user: Partial<AdapterUser>): Omit<UserRow<number>, 'id'> {

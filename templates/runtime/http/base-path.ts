@@ -12,7 +12,7 @@ const segmentPattern = /^[A-Za-z0-9._~-]+$/;
  * Why `basePath` is not a mount path, or undefined when it is: it starts with "/", has at least one segment, no
  * trailing "/", no "//", no "." or ".." segment, no wildcard or parameter, and only URL-safe characters.
  */
-export function basePathProblem(basePath: string): string | undefined {
+function basePathProblem(basePath: string): string | undefined {
   if (!basePath.startsWith('/')) return 'must start with "/"';
   if (basePath === '/') return `must not be "/": the auth routes need their own path such as "${DEFAULT_BASE_PATH}"`;
   if (basePath.endsWith('/')) return 'must not end with "/"';

@@ -3,25 +3,19 @@
  * the server can mint a valid pair, and every state-changing POST must echo `token` in its body.
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Cross-Site_Request_Forgery_Prevention_Cheat_Sheet.html#signed-double-submit-cookie-recommended
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { RequestContext } from '../contracts.js';
 import { setCookie } from '../context.js';
 import { MissingCSRF } from '../errors.js';
 import { bodyField } from './request.js';
+import { safeEqual } from './safe-equal.js';
 
 function hashToken(token: string, secret: string): string {
   return createHash('sha256').update(`${token}${secret}`).digest('hex');
 }
 
-/** Compares two strings in constant time (for equal lengths; a length difference is not secret). */
-export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
 /** The token of a CSRF cookie whose hash matches one of the secrets, or null. */
-export function verifyCsrfCookie(cookieValue: string | undefined, secrets: readonly string[]): string | null {
+function verifyCsrfCookie(cookieValue: string | undefined, secrets: readonly string[]): string | null {
   if (!cookieValue) return null;
   const separator = cookieValue.indexOf('|');
   if (separator <= 0) return null;
@@ -34,7 +28,7 @@ export function verifyCsrfCookie(cookieValue: string | undefined, secrets: reado
 }
 
 /** A fresh token and the cookie value that proves it, signed with the newest secret. */
-export function createCsrfToken(secret: string): { token: string; cookieValue: string } {
+function createCsrfToken(secret: string): { token: string; cookieValue: string } {
   const token = randomBytes(32).toString('hex');
   return { token, cookieValue: `${token}|${hashToken(token, secret)}` };
 }

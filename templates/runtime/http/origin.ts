@@ -9,7 +9,7 @@ import type { TrustedHostRule } from '../contracts.js';
 import { InvalidRequest, UntrustedHost } from '../errors.js';
 
 /** The origin of a request, and the one configuration (not a header alone) vouches for. */
-export interface RequestOriginResult {
+interface RequestOriginResult {
   /** Where the request came to: `AUTH_URL`'s origin, or the request's scheme, host and port. */
   origin: string;
   /**
@@ -21,7 +21,7 @@ export interface RequestOriginResult {
 }
 
 /** What the resolved config says about hosts. */
-export interface OriginSettings {
+interface OriginSettings {
   /** `AUTH_URL`'s origin: when set, every URL is built on it and the Host header is never read. */
   envOrigin: string | undefined;
   /** `trustHost: true`: any well-formed Host header (never for emailed links or the redirect proxy). */

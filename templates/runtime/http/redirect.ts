@@ -3,10 +3,9 @@
  * of another origin is replaced by the app's origin: the handler is never an open redirect.
  */
 import type { RequestContext } from '../contracts.js';
-import { bodyField, queryParams } from './request.js';
 
 /** Resolves `url` against the origin when it is same-origin; null otherwise. */
-export function sameOriginUrl(url: string, origin: string): string | null {
+function sameOriginUrl(url: string, origin: string): string | null {
   // Browsers read `/\host` and `\\host` as `//host`; control characters can hide a scheme.
   for (let index = 0; index < url.length; index++) {
     const code = url.charCodeAt(index);
@@ -43,11 +42,6 @@ export async function resolveRedirect(context: RequestContext, requested: string
 /** A `callbackUrl` from the query or body, kept only when same-origin (a page re-posts it). */
 export function safeCallbackParam(context: RequestContext, value: string | null | undefined): string | undefined {
   return value ? (sameOriginUrl(value, context.origin) ?? undefined) : undefined;
-}
-
-/** The `callbackUrl` of a sign-in form post: the body's, the query's, or the one kept in the callback-url cookie. */
-export function requestedCallbackUrl(context: RequestContext, body: Record<string, unknown>): string | undefined {
-  return bodyField(body, 'callbackUrl') ?? queryParams(context.req).get('callbackUrl') ?? context.cookies.get(context.cookieOptions.callbackUrl.name);
 }
 
 /** A configured custom page (`pages.*`) as an absolute URL with query parameters. */

@@ -30,7 +30,7 @@ function requestPathname(req: Request): string {
 }
 
 /** Where the handler is mounted and what is asked of it. */
-export interface RoutedRequest {
+interface RoutedRequest {
   /** The mount path as the browser sees it (`/auth`, `/api/auth`, `''` at the root). */
   mountPath: string;
   /** The decoded path segments below the mount (`['callback', 'github']`). */
@@ -149,16 +149,4 @@ export function prefersJson(req: Request): boolean {
   const json = accept.indexOf('application/json');
   const html = accept.indexOf('text/html');
   return json !== -1 && (html === -1 || json < html);
-}
-
-/** Longest `User-Agent` a session stores: the header is the client's to choose, the column is ours to bound. */
-const MAX_USER_AGENT_LENGTH = 512;
-
-/** The request's `User-Agent` for a session's details: control characters removed, bounded, null when absent. */
-export function userAgentOf(req: Request): string | null {
-  const header = req.headers['user-agent'];
-  if (typeof header !== 'string') return null;
-  // eslint-disable-next-line no-control-regex -- control characters are what is removed
-  const cleaned = header.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, MAX_USER_AGENT_LENGTH);
-  return cleaned || null;
 }

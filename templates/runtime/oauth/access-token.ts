@@ -1,7 +1,7 @@
 /**
  * `getAccessToken(req, providerId, config)`: a valid access token of the signed-in user's account with an OAuth or
  * OpenID Connect provider, refreshed with the refresh token (oauth/refresh.ts) when it has expired or expires within
- * {@link ACCESS_TOKEN_SKEW_SECONDS}. Where the tokens live follows the session strategy (provider-tokens.ts):
+ * `ACCESS_TOKEN_SKEW_SECONDS` (refresh.ts). Where the tokens live follows the session strategy (provider-tokens.ts):
  *
  * - JWT sessions: in the session cookie. A refresh re-issues the cookie on this request's response (`req.res`,
  *   which Express sets), so call it before the response is sent. A browser that sends several requests with the old
@@ -14,31 +14,20 @@
  * the user signs in with that provider again. An answer refused after it rotated the refresh token (HTTP 200, but no
  * access token, say) still leaves the new refresh token stored. No error that is thrown or logged holds a token.
  */
-import { createHmac } from 'node:crypto';
 import type { Request, Response } from 'express';
-import * as oauth from 'oauth4webapi';
 import type { FrameworkAuthConfig, ResolvedConfig, ResolvedOAuthProvider } from '../contracts.js';
 import { databaseOf, resolveConfigOnce } from '../config.js';
 import { flushCookies, noStore } from '../context.js';
 import { chunkCookie } from '../http/cookies.js';
 import { InvalidProvider, RefreshTokenError } from '../errors.js';
-import { refreshTokenGrant, rotatedRefreshToken } from './refresh.js';
+import { MAX_SHARED_REFRESHES, isFresh, noRefreshToken, refreshFailure, refreshKey, refreshTokenGrant, refusedEarlier, rotatedRefreshToken, shared } from './refresh.js';
 import { isOAuthProvider } from '../providers/resolve.js';
 import { requestCookies } from '../http/request.js';
 import { cookieOptionsFor, readSession } from '../session/session.js';
 import type { JWT, ProviderTokens, TokenSet } from '../types.js';
 
-/** An access token that expires within this many seconds is refreshed before it is given out. */
-export const ACCESS_TOKEN_SKEW_SECONDS = 60;
-
 /** How long a refresh's result answers other requests that still carry the refresh token it used (JWT sessions). */
 const RECENT_REFRESH_MS = 60_000;
-
-/** At most this many refreshes are in flight, and this many recent results remembered; beyond, nothing is shared. */
-const MAX_SHARED_REFRESHES = 1000;
-
-/** Refreshes in flight in this process, by `refreshKey`: concurrent callers share one request to the provider. */
-const inFlight = new Map<string, Promise<unknown>>();
 
 /**
  * Results of recent refreshes by the key of the refresh token they used, oldest first (JWT sessions): the new
@@ -70,56 +59,6 @@ export async function getAccessToken(req: Request, providerId: string, config: F
   return options.session.strategy === 'database' ? databaseOf(options).accessToken(req, options, provider) : jwtAccessToken(req, options, provider);
 }
 
-/** True while the access token is usable for at least the skew. A token without `expires_at` never expires here. */
-export function isFresh(tokens: Pick<TokenSet, 'access_token' | 'expires_at'>): tokens is { access_token: string; expires_at?: number } {
-  if (typeof tokens.access_token !== 'string') return false;
-  return typeof tokens.expires_at !== 'number' || tokens.expires_at - ACCESS_TOKEN_SKEW_SECONDS > Date.now() / 1000;
-}
-
-/** A keyed hash that names one refresh token of one account, so that no token is ever a map key or a database key. */
-export function refreshKey(options: ResolvedConfig, provider: ResolvedOAuthProvider, providerAccountId: string, refreshToken: string): string {
-  return createHmac('sha256', options.secrets[0]!).update(`${provider.id}\u0000${providerAccountId}\u0000${refreshToken}`).digest('base64url');
-}
-
-/** Runs `refresh` once per key at a time: a caller that finds one in flight shares its result (or its failure). */
-export function shared<Result>(key: string, refresh: () => Promise<Result>): Promise<Result> {
-  const pending = inFlight.get(key) as Promise<Result> | undefined;
-  if (pending) return pending;
-  const started = refresh();
-  if (inFlight.size < MAX_SHARED_REFRESHES) {
-    inFlight.set(key, started);
-    const forget = (): void => void inFlight.delete(key);
-    started.then(forget, forget);
-  }
-  return started;
-}
-
-/** The `RefreshTokenError` of a failed refresh: `refused` only for the provider's `invalid_grant`. */
-export function refreshFailure(options: ResolvedConfig, provider: ResolvedOAuthProvider, error: unknown): RefreshTokenError {
-  const cause = error instanceof Error ? error : undefined;
-  if (error instanceof RefreshTokenError) return error;
-  if (error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant') {
-    const refused = new RefreshTokenError(`Provider "${provider.id}" refused the refresh token (invalid_grant): the user must sign in with it again`, { provider: provider.id, reason: 'refused' }, { cause });
-    options.logger.debug('refresh token refused', { provider: provider.id });
-    return refused;
-  }
-  const answer = error instanceof oauth.ResponseBodyError ? `answered "${error.error}"` : 'could not be completed';
-  const failed = new RefreshTokenError(`Refreshing the access token of provider "${provider.id}" ${answer}`, { provider: provider.id, reason: 'failed' }, { cause });
-  options.logger.error(failed);
-  return failed;
-}
-
-export function refusedEarlier(provider: ResolvedOAuthProvider): RefreshTokenError {
-  const message = `The tokens of provider "${provider.id}" were withdrawn after a refused refresh: the user must sign in with it again`;
-  return new RefreshTokenError(message, { provider: provider.id, reason: 'refused' });
-}
-
-export function noRefreshToken(provider: ResolvedOAuthProvider): RefreshTokenError {
-  return new RefreshTokenError(
-    `The access token of provider "${provider.id}" expired and the provider gave no refresh token (ask for offline access, e.g. the offline_access scope): the user must sign in with it again`,
-    { provider: provider.id, reason: 'no-refresh-token' },
-  );
-}
 
 /** Keeps a refresh's result for late requests that still carry the refresh token it used. */
 function rememberRefresh(key: string, result: TokenSet | Error): void {

@@ -6,11 +6,11 @@
  * @see https://openid.net/specs/openid-connect-core-1_0.html#CodeFlowAuth
  */
 import * as oauth from 'oauth4webapi';
-import type { RequestContext, ResolvedOAuthProvider } from '../contracts.js';
+import type { CookieOption, RequestContext, ResolvedOAuthProvider } from '../contracts.js';
 import { isTrustedOrigin } from '../http/origin.js';
 import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError } from '../errors.js';
 import type { Account, Profile, TokenSet, User } from '../types.js';
-import { consumeCheckCookies } from './check-cookies.js';
+import { consumeCheckCookie } from './check-cookies.js';
 import { redirectUri } from './authorization-url.js';
 import { verifyIdTokenSignature } from './id-token.js';
 import { authorizationServer, httpOptions, oauthClient } from './server.js';
@@ -129,6 +129,24 @@ async function verifyIdToken(provider: ResolvedOAuthProvider, as: oauth.Authoriz
   } catch (error) {
     throw new OAuthCallbackError(`Provider "${provider.id}": the ID token signature did not verify against the provider's keys (jwks_uri)`, { cause: withoutSecrets(error, [idToken]) });
   }
+}
+
+/**
+ * Consumes several check cookies of one callback. Every cookie is read and deleted before the first failure is
+ * thrown, so that a callback refused for one check cannot leave the others behind to be replayed.
+ */
+async function consumeCheckCookies<Name extends string>(
+  context: RequestContext,
+  providerId: string,
+  checks: ReadonlyArray<{ name: Name; option: CookieOption; check: string }>,
+): Promise<Partial<Record<Name, Record<string, unknown>>>> {
+  const results = await Promise.allSettled(checks.map(({ option, check }) => consumeCheckCookie(context, option, check, providerId)));
+  const consumed: Partial<Record<Name, Record<string, unknown>>> = {};
+  for (const [index, result] of results.entries()) {
+    if (result.status === 'rejected') throw result.reason;
+    consumed[checks[index]!.name] = result.value;
+  }
+  return consumed;
 }
 
 /** Runs the callback of `provider` with the authorization response `parameters`. */

@@ -60,21 +60,3 @@ export async function consumeCheckCookie(
   }
   return payload;
 }
-
-/**
- * Consumes several check cookies of one callback. Every cookie is read and deleted before the first failure is
- * thrown, so that a callback refused for one check cannot leave the others behind to be replayed.
- */
-export async function consumeCheckCookies<Name extends string>(
-  context: RequestContext,
-  providerId: string,
-  checks: ReadonlyArray<{ name: Name; option: CookieOption; check: string }>,
-): Promise<Partial<Record<Name, Record<string, unknown>>>> {
-  const results = await Promise.allSettled(checks.map(({ option, check }) => consumeCheckCookie(context, option, check, providerId)));
-  const consumed: Partial<Record<Name, Record<string, unknown>>> = {};
-  for (const [index, result] of results.entries()) {
-    if (result.status === 'rejected') throw result.reason;
-    consumed[checks[index]!.name] = result.value;
-  }
-  return consumed;
-}

@@ -4,7 +4,7 @@
  * Both say the same thing the same way when a refresh was refused: the tokens are gone, and the session shows
  * `error: 'RefreshTokenError'` until the user signs in with that provider again.
  */
-import type { Account, AdapterAccount, JWT, ProviderTokens } from '../types.js';
+import type { Account, JWT, ProviderTokens } from '../types.js';
 
 /** The token fields a JWT session keeps of an account (everything `getAccessToken` needs; no ID token). */
 const keptFields = ['access_token', 'refresh_token', 'expires_at', 'token_type', 'scope'] as const;
@@ -24,15 +24,4 @@ export function refreshErrorOfToken(token: JWT): 'RefreshTokenError' | undefined
   const records = token.providerTokens;
   if (!records || typeof records !== 'object') return undefined;
   return Object.values(records).some((record) => record?.error === 'RefreshTokenError') ? 'RefreshTokenError' : undefined;
-}
-
-/**
- * True for an OAuth/OIDC account row whose tokens `getAccessToken` withdrew after a refused refresh: it keeps when
- * its access token expired (`expires_at`) but no longer an access or a refresh token. A provider always returns an
- * access token at sign-in, so a row like this comes only from that withdrawal; a new sign-in stores tokens again.
- */
-export function isWithdrawnAccount(account: AdapterAccount): boolean {
-  if (account.type !== 'oauth' && account.type !== 'oidc') return false;
-  const absent = (value: unknown): boolean => value === undefined || value === null;
-  return absent(account.access_token) && absent(account.refresh_token) && !absent(account.expires_at);
 }

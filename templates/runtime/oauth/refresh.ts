@@ -1,11 +1,14 @@
 /**
  * The refresh token grant, by oauth4webapi, against the token endpoint and with the client authentication that the
- * sign-in uses (discovered or configured: server.ts).
+ * sign-in uses (discovered or configured: server.ts), and what both places that keep tokens share around it (the JWT
+ * session's access-token.ts, the database feature's): when a token needs a refresh, one refresh per token at a time,
+ * and the `RefreshTokenError` of each way it fails.
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-6
  */
+import { createHmac } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
-import { InvalidEndpoints } from '../errors.js';
-import type { ResolvedOAuthProvider } from '../contracts.js';
+import { InvalidEndpoints, RefreshTokenError } from '../errors.js';
+import type { ResolvedConfig, ResolvedOAuthProvider } from '../contracts.js';
 import type { TokenSet } from '../types.js';
 import { credentialsIn, normaliseTokens, tokenAnswer, withoutIdToken, withoutSecrets } from './callback.js';
 import { authorizationServer, httpOptions, oauthClient } from './server.js';
@@ -49,4 +52,66 @@ export async function refreshTokenGrant(provider: ResolvedOAuthProvider, refresh
     if (response.ok && typeof answer?.['refresh_token'] === 'string') rotatedBy.set(refused, answer['refresh_token']);
     throw refused;
   }
+}
+
+/** An access token that expires within this many seconds is refreshed before it is given out. */
+export const ACCESS_TOKEN_SKEW_SECONDS = 60;
+
+/** At most this many refreshes are in flight, and this many recent results remembered; beyond, nothing is shared. */
+export const MAX_SHARED_REFRESHES = 1000;
+
+/** Refreshes in flight in this process, by `refreshKey`: concurrent callers share one request to the provider. */
+const inFlight = new Map<string, Promise<unknown>>();
+
+/** True while the access token is usable for at least the skew. A token without `expires_at` never expires here. */
+export function isFresh(tokens: Pick<TokenSet, 'access_token' | 'expires_at'>): tokens is { access_token: string; expires_at?: number } {
+  if (typeof tokens.access_token !== 'string') return false;
+  return typeof tokens.expires_at !== 'number' || tokens.expires_at - ACCESS_TOKEN_SKEW_SECONDS > Date.now() / 1000;
+}
+
+/** A keyed hash that names one refresh token of one account, so that no token is ever a map key or a database key. */
+export function refreshKey(options: ResolvedConfig, provider: ResolvedOAuthProvider, providerAccountId: string, refreshToken: string): string {
+  return createHmac('sha256', options.secrets[0]!).update(`${provider.id}\u0000${providerAccountId}\u0000${refreshToken}`).digest('base64url');
+}
+
+/** Runs `refresh` once per key at a time: a caller that finds one in flight shares its result (or its failure). */
+export function shared<Result>(key: string, refresh: () => Promise<Result>): Promise<Result> {
+  const pending = inFlight.get(key) as Promise<Result> | undefined;
+  if (pending) return pending;
+  const started = refresh();
+  if (inFlight.size < MAX_SHARED_REFRESHES) {
+    inFlight.set(key, started);
+    const forget = (): void => void inFlight.delete(key);
+    started.then(forget, forget);
+  }
+  return started;
+}
+
+/** The `RefreshTokenError` of a failed refresh: `refused` only for the provider's `invalid_grant`. */
+export function refreshFailure(options: ResolvedConfig, provider: ResolvedOAuthProvider, error: unknown): RefreshTokenError {
+  const cause = error instanceof Error ? error : undefined;
+  if (error instanceof RefreshTokenError) return error;
+  if (error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant') {
+    const refused = new RefreshTokenError(`Provider "${provider.id}" refused the refresh token (invalid_grant): the user must sign in with it again`, { provider: provider.id, reason: 'refused' }, { cause });
+    options.logger.debug('refresh token refused', { provider: provider.id });
+    return refused;
+  }
+  const answer = error instanceof oauth.ResponseBodyError ? `answered "${error.error}"` : 'could not be completed';
+  const failed = new RefreshTokenError(`Refreshing the access token of provider "${provider.id}" ${answer}`, { provider: provider.id, reason: 'failed' }, { cause });
+  options.logger.error(failed);
+  return failed;
+}
+
+/** The `RefreshTokenError` of tokens withdrawn after an earlier refused refresh: the user must sign in again. */
+export function refusedEarlier(provider: ResolvedOAuthProvider): RefreshTokenError {
+  const message = `The tokens of provider "${provider.id}" were withdrawn after a refused refresh: the user must sign in with it again`;
+  return new RefreshTokenError(message, { provider: provider.id, reason: 'refused' });
+}
+
+/** The `RefreshTokenError` of an expired access token that came without a refresh token. */
+export function noRefreshToken(provider: ResolvedOAuthProvider): RefreshTokenError {
+  return new RefreshTokenError(
+    `The access token of provider "${provider.id}" expired and the provider gave no refresh token (ask for offline access, e.g. the offline_access scope): the user must sign in with it again`,
+    { provider: provider.id, reason: 'no-refresh-token' },
+  );
 }

@@ -16,7 +16,7 @@ export const PROVIDER_TIMEOUT_MS = 10_000;
  * (`127.0.0.0/8`, `[::1]`) or exactly `localhost`. A name that merely starts with `127.` (`127.attacker.example`)
  * is a remote host. The URL parser has already normalised IPv4 forms (`127.1`, `0x7f.0.0.1`) to dotted quads.
  */
-export function isLoopback(url: string): boolean {
+function isLoopback(url: string): boolean {
   let hostname: string;
   try {
     hostname = new URL(url).hostname;
@@ -53,7 +53,7 @@ export function httpOptions(provider: ResolvedOAuthProvider, url: string | undef
 }
 
 /** Discovery is fetched again after an hour, so a provider that moves an endpoint or `jwks_uri` is followed. */
-export const DISCOVERY_MAX_AGE_MS = 60 * 60 * 1000;
+const DISCOVERY_MAX_AGE_MS = 60 * 60 * 1000;
 const discovered = new WeakMap<ResolvedOAuthProvider, { startedAt: number; metadata: Promise<oauth.AuthorizationServer> }>();
 
 async function discover(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {

@@ -7,12 +7,12 @@
  */
 import type { RequestContext, ResolvedOAuthProvider } from '../contracts.js';
 import { actionUrl } from '../context.js';
-import { safeEqual } from '../http/csrf.js';
+import { safeEqual } from '../http/safe-equal.js';
 import type { OAuthProtocol } from '../flow.js';
 import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError, OAuthSignInError } from '../errors.js';
 import type { OAuthCallbackResult } from '../oauth/callback.js';
 import { consumeCheckCookie, writeCheckCookie } from '../oauth/check-cookies.js';
-import { PROVIDER_TIMEOUT_MS, isLoopback } from '../oauth/server.js';
+import { PROVIDER_TIMEOUT_MS, isSecureOrLoopback } from '../oauth/server.js';
 import type { Account, Profile, TokenSet, User } from '../types.js';
 import { authorizationHeader, signRequest } from './signature.js';
 
@@ -31,7 +31,7 @@ function endpoint(provider: ResolvedOAuthProvider, name: string, url: string | u
   if (!url) throw new InvalidEndpoints(`Provider "${provider.id}" (OAuth 1.0a) has no ${name} URL`);
   const parsed = new URL(url);
   // The same rule as for OAuth 2: plain HTTP only for a provider on this machine.
-  if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopback(url))) {
+  if (!isSecureOrLoopback(url)) {
     throw new InvalidEndpoints(`Provider "${provider.id}": the ${name} URL must use https (got ${parsed.origin})`);
   }
   return parsed;

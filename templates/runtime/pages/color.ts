@@ -5,7 +5,7 @@
  */
 
 /** An opaque colour as 0–255 channels. */
-export interface Rgb {
+interface Rgb {
   red: number;
   green: number;
   blue: number;
@@ -38,7 +38,7 @@ const namedColors: Record<string, string> = {
  * Alpha is ignored: buttons are drawn on the page's own background, and a brand colour is meant to be solid.
  * Returns undefined for anything else.
  */
-export function parseColor(color: string): Rgb | undefined {
+function parseColor(color: string): Rgb | undefined {
   const value = color.trim().toLowerCase();
   if (Object.hasOwn(namedColors, value)) return parseColor(namedColors[value]!);
   const hex = /^#([0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/.exec(value)?.[1];
@@ -82,7 +82,7 @@ function relativeLuminance({ red, green, blue }: Rgb): number {
 }
 
 /** The WCAG contrast ratio of two colours, 1 to 21. */
-export function contrastRatio(first: Rgb, second: Rgb): number {
+function contrastRatio(first: Rgb, second: Rgb): number {
   const [lighter, darker] = [relativeLuminance(first), relativeLuminance(second)].sort((a, b) => b - a) as [number, number];
   return (lighter + 0.05) / (darker + 0.05);
 }

@@ -1,4 +1,4 @@
-/** The sign-out confirmation, error and "check your email" pages. */
+/** The sign-out confirmation and error pages. */
 import type { Theme, PageMessages } from '../contracts.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
@@ -34,15 +34,4 @@ export function renderErrorPage(params: {
   const code = params.error === 'CredentialsSignin' ? displayableCode(params.code) : undefined;
   const body = html`<h1>${entry.heading}</h1><p>${entry.message}</p>${code ? html`<p class="muted">Error code: <code>${code}</code></p>` : ''}<a class="button" href="${params.mountPath}/signin">Sign in</a>`;
   return { status: entry.status, body: layout({ title: entry.heading, theme: params.theme, body }) };
-}
-
-/** "Check your email" after a link was emailed: a sign-in link, or a message about an account (sign-up, reset). */
-export function renderVerifyRequestPage(params: { origin: string; theme: Theme; purpose?: 'sign-in' | 'account' }): string {
-  const host = new URL(params.origin).host;
-  const sent =
-    params.purpose === 'account'
-      ? 'If the address can receive it, a message has been sent to it. Open its link to continue.'
-      : 'A sign-in link has been sent to your email address. Open it to finish signing in.';
-  const body = html`<h1>Check your email</h1><p>${sent}</p><p class="muted">The link works once and expires after a while. If it does not arrive, check your spam folder or try again.</p><p class="actions"><a href="${params.origin}">Back to ${host}</a></p>`;
-  return layout({ title: 'Check your email', theme: params.theme, body });
 }

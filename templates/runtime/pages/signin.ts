@@ -3,7 +3,7 @@
  * each other provider, which its flow renders (credentials fields, an address, passkey buttons with the page's only
  * script). Every form posts its CSRF token and works without JavaScript; the passkey buttons, which cannot, say so.
  */
-import { flowOf } from '../flow.js';
+import { type SignInFormContext, flowOf } from '../flow.js';
 import type { ResolvedOAuthProvider, ResolvedProvider, Theme, PageMessages } from '../contracts.js';
 import { isOAuthProvider } from '../providers/resolve.js';
 import { readableTextColor } from './color.js';
@@ -68,10 +68,11 @@ export function renderSignInPage(params: {
   // Provider buttons first, together; then each form in the configured order, with "or" between groups.
   const buttons: SafeHtml[] = [];
   const forms: SafeHtml[] = [];
+  const formContext: SignInFormContext = { mountPath, hidden, email: params.email };
   for (const provider of providers) {
     if (isOAuthProvider(provider)) buttons.push(providerButton(provider, mountPath, hidden, params.reauth !== undefined));
     else {
-      const form = flowOf(provider).signInForm?.(provider, { mountPath, hidden, email: params.email });
+      const form = flowOf(provider).signInForm?.(provider, formContext);
       if (form) forms.push(form);
     }
   }

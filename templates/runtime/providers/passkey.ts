@@ -31,6 +31,7 @@ export type {
   WebAuthnCredentialDescriptor,
   WebAuthnRegisteredCredential,
 } from '../features/passkey/webauthn.js';
+export type { AdapterAuthenticator } from '../features/passkey/storage.js';
 
 /** Five minutes for the user to answer their authenticator, as Auth.js. */
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000;

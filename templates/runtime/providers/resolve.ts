@@ -25,7 +25,7 @@ export function isOAuthProvider(provider: ResolvedProvider): provider is Resolve
 }
 
 /** `AUTH_<ID>_…`: the id upper-cased, `-` turned into `_` (`microsoft-entra-id` → `AUTH_MICROSOFT_ENTRA_ID_ID`). */
-export function envPrefix(providerId: string): string {
+function envPrefix(providerId: string): string {
   return `AUTH_${providerId.toUpperCase().replace(/-/g, '_')}`;
 }
 
@@ -146,7 +146,6 @@ function resolveOAuth(
     profile: merged.profile ?? defaultProfile,
     account: merged.account ?? defaultAccount,
     allowDangerousEmailAccountLinking: merged.allowDangerousEmailAccountLinking ?? false,
-    twoFactor: merged.twoFactor !== false,
     isEmailVerified: merged.isEmailVerified ?? (merged.type === 'oidc' ? oidcEmailVerified : neverVerified),
     redirectProxyUrl,
     style: merged.style,
@@ -188,7 +187,7 @@ export function resolveProviders(
         if (typeof flow?.resolve !== 'function') {
           throw new TypeError(`Provider "${id}" (${type}) has no sign-in flow: create it with its factory (${flowFactories[type]})`);
         }
-        return flow.resolve({ ...withOptions, name }, { env: context.env });
+        return flow.resolve({ ...withOptions, name }, { env: context.env, envPrefix: envPrefix(id) });
       }
       default:
         throw new TypeError(`Provider "${id}" has an unknown type "${String(type)}"; valid types are oauth, oidc, credentials, email, webauthn`);

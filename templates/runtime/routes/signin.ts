@@ -2,12 +2,12 @@
  * `<mount>/signin`: GET shows the sign-in page (or redirects to `pages.signIn`); POST `<mount>/signin/<provider>`
  * with the CSRF token starts a sign-in: the provider's authorization URL for OAuth, or the provider's own flow.
  */
-import type { RequestContext, ResolvedOAuthProvider, Route } from '../contracts.js';
+import type { RequestContext, Route } from '../contracts.js';
 import { sendHtml, sendRedirect, setCookie } from '../context.js';
 import { csrfTokenOf, verifyCsrf } from '../http/csrf.js';
 import { InvalidProvider } from '../errors.js';
-import { type OAuthProtocol, flowOf } from '../flow.js';
-import { createAuthorizationUrl } from '../oauth/authorization-url.js';
+import { flowOf } from '../flow.js';
+import { startOAuthSignIn } from '../oauth/start-sign-in.js';
 import { renderSignInPage, signInPageScriptHashes } from '../pages/signin.js';
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../http/redirect.js';
 import { isOAuthProvider } from '../providers/resolve.js';
@@ -27,19 +27,6 @@ export async function signInRoute(context: RequestContext, route: Route): Promis
   }
   const query = queryParams(context.req);
   await startOAuthSignIn(context, provider, query, bodyField(body, 'callbackUrl') ?? query.get('callbackUrl') ?? undefined);
-}
-
-/**
- * Sends the browser to an OAuth provider's authorization URL (`params`: extra parameters such as `prompt`), keeping
- * `callbackUrl` in its cookie for the callback.
- */
-export async function startOAuthSignIn(context: RequestContext, provider: ResolvedOAuthProvider, params: URLSearchParams, callbackUrl: string | undefined): Promise<void> {
-  if (callbackUrl) {
-    setCookie(context, context.cookieOptions.callbackUrl, await resolveRedirect(context, callbackUrl));
-  }
-  const protocol = provider.protocol as OAuthProtocol | undefined;
-  const url = protocol ? await protocol.authorizationUrl(context, provider, params) : await createAuthorizationUrl(context, provider, params);
-  sendRedirect(context, url);
 }
 
 /**

@@ -115,7 +115,7 @@ interface Decrypted {
 }
 
 /** jose's `jwtDecrypt`, with the secret found by `kid` (Auth.js's rule: a token without `kid` gets the newest). */
-export async function decryptWithJose(token: string, secrets: readonly string[], salt: string): Promise<Decrypted> {
+async function decryptWithJose(token: string, secrets: readonly string[], salt: string): Promise<Decrypted> {
   let usedSecret: string | undefined;
   let hadKid = false;
   const { payload } = await jwtDecrypt(

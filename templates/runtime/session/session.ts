@@ -1,15 +1,18 @@
 /**
  * Reading and writing JWT sessions (database sessions are read by the database feature, features/database/). A
  * session that cannot be read for any reason (tampered, expired, another secret, truncated chunks) is no session: it
- * fails closed, and its cookies are cleared where a response exists.
+ * fails closed, and its cookies are cleared where a response exists. `startSession` opens the session of a proven
+ * sign-in, for `completeSignIn` and the two-factor feature.
  */
 import type { Request } from 'express';
-import type { CookiesOptions, OutgoingCookie, ResolvedConfig, SessionReadParams, SessionResult } from '../contracts.js';
+import type { CookiesOptions, OutgoingCookie, RequestContext, ResolvedConfig, SessionRead, SessionReadParams, SessionResult } from '../contracts.js';
+import { sendRedirect } from '../context.js';
 import { chunkCookie, clearChunkedCookie, readChunkedCookie } from '../http/cookies.js';
 import { JWTSessionError } from '../errors.js';
 import { emitEvent } from '../events.js';
 import { databaseOf } from '../config.js';
 import { providerTokensOf, refreshErrorOfToken } from '../oauth/provider-tokens.js';
+import { customPageUrl, resolveRedirect } from '../http/redirect.js';
 import { requestCookies, usesSecureCookies } from '../http/request.js';
 import type { Account, AdapterUser, JWT, Profile, Session, User } from '../types.js';
 
@@ -47,7 +50,10 @@ export async function readSession(
   const clear = () => ({ session: null, token: null, cookies: params.write ? clearChunkedCookie(cookies, sessionCookie) : [] });
   // Chunks without their first part are debris of a cookie the browser partly dropped: no session, and cleared.
   if (raw === undefined) return clear();
-  if (options.session.strategy === 'database') return databaseOf(options).readSession(options, raw, { ...params, cookies, cookieOptions, clear });
+  if (options.session.strategy === 'database') {
+    const read: SessionRead = { ...params, cookies, cookieOptions, clear };
+    return databaseOf(options).readSession(options, raw, read);
+  }
 
   let decoded: JWT | null;
   try {
@@ -111,7 +117,7 @@ export async function readSession(
 }
 
 /** The session cookies for a new sign-in: the default token, through the `jwt` callback, encrypted and chunked. */
-export async function createSessionCookies(
+async function createSessionCookies(
   options: ResolvedConfig,
   cookies: Map<string, string>,
   cookieOptions: CookiesOptions,
@@ -141,4 +147,29 @@ export async function createSessionCookies(
   const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge });
   const expires = new Date(Date.now() + maxAge * 1000);
   return { cookies: chunkCookie(cookies, sessionCookie, encoded, { expires }), token };
+}
+
+/**
+ * The end of a proven sign-in: the session (a database row through the database feature, or the JWT cookie), the
+ * `signIn` event and the redirect. Called by `completeSignIn`, and by the second factor once its code is right.
+ */
+export async function startSession(
+  context: RequestContext,
+  params: { user: User | AdapterUser; account: Account; profile?: Profile; isNewUser: boolean; callbackUrl: string | undefined },
+): Promise<void> {
+  const { options } = context;
+  const { user, account, profile, isNewUser } = params;
+  if (options.session.strategy === 'database' && options.database) {
+    const { sessionToken, expires } = await options.database.openSession(context, String(user.id));
+    context.outgoing.push(...chunkCookie(context.cookies, context.cookieOptions.sessionToken, sessionToken, { expires }));
+  } else {
+    const session = await createSessionCookies(options, context.cookies, context.cookieOptions, { user, account, isNewUser, ...(profile && { profile }) });
+    context.outgoing.push(...session.cookies);
+  }
+  await emitEvent(options, 'signIn', { user, account, ...(profile && { profile }), isNewUser });
+  const destination = await resolveRedirect(context, params.callbackUrl);
+  if (isNewUser && options.pages.newUser) {
+    return sendRedirect(context, customPageUrl(context, options.pages.newUser, { callbackUrl: destination }));
+  }
+  sendRedirect(context, destination);
 }

@@ -160,7 +160,7 @@ const credentials: Feature = {
   id: 'credentials',
   check(options) {
     const asking = options.providers.filter((provider) => 'flow' in provider && provider.flow === credentialsFlow && (provider as ResolvedCredentialsProvider).twoFactor);
-    if (asking.length > 0 && !options.secondFactor) {
+    if (asking.length > 0 && !options.features.some((feature) => 'secondFactor' in feature)) {
       throw new TypeError(`Credentials provider "${asking[0]!.id}" has twoFactor: true: add TwoFactor() (core/features/two-factor/index.ts) to the config's features.`);
     }
   },

@@ -7,13 +7,11 @@
  * access-token.ts.
  */
 import type { Request } from 'express';
-import { isFresh, noRefreshToken, refreshFailure, refreshKey, refusedEarlier, shared } from '../../oauth/access-token.js';
 import { type Adapter, type AccountTokens, callAdapter } from './adapter.js';
 import type { ResolvedConfig, ResolvedOAuthProvider } from '../../contracts.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { MissingAdapterMethods, RefreshTokenError } from '../../errors.js';
-import { refreshTokenGrant, rotatedRefreshToken } from '../../oauth/refresh.js';
-import { isWithdrawnAccount } from '../../oauth/provider-tokens.js';
+import { isFresh, noRefreshToken, refreshFailure, refreshKey, refreshTokenGrant, refusedEarlier, rotatedRefreshToken, shared } from '../../oauth/refresh.js';
 import { requestCookies } from '../../http/request.js';
 import { cookieOptionsFor } from '../../session/session.js';
 import type { AdapterAccount, TokenSet } from '../../types.js';
@@ -180,4 +178,15 @@ function refreshedAccountTokens(account: AdapterAccount, tokens: TokenSet): Acco
     token_type: tokens.token_type ?? account.token_type,
   };
   return definedFields(fields);
+}
+
+/**
+ * True for an OAuth/OIDC account row whose tokens `getAccessToken` withdrew after a refused refresh: it keeps when
+ * its access token expired (`expires_at`) but no longer an access or a refresh token. A provider always returns an
+ * access token at sign-in, so a row like this comes only from that withdrawal; a new sign-in stores tokens again.
+ */
+export function isWithdrawnAccount(account: AdapterAccount): boolean {
+  if (account.type !== 'oauth' && account.type !== 'oidc') return false;
+  const absent = (value: unknown): boolean => value === undefined || value === null;
+  return absent(account.access_token) && absent(account.refresh_token) && !absent(account.expires_at);
 }

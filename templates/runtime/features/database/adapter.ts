@@ -17,6 +17,9 @@ import type {
 
 export type { AdapterAccount, AdapterSession, AdapterUser, VerificationToken };
 
+/** Key of the adapter method that takes the app's features (`Adapter[storeFeatures]`, called by `useFeatures`). */
+export const storeFeatures = Symbol.for('framework-auth.store-features');
+
 declare module '../../contracts.js' {
   interface Feature {
     /** Its tables and adapter methods, which a built-in adapter adds to its own (users, accounts, sessions, tokens). */
@@ -28,6 +31,11 @@ declare module '../../contracts.js' {
    * declares its own methods beside its storage (features/<name>/storage.ts).
    */
   interface Adapter {
+    /**
+     * Called at startup with every feature of the app: a built-in adapter adds the tables and methods of the
+     * features that keep data (`Feature.storage`). An Auth.js adapter has none and brings its own methods.
+     */
+    [storeFeatures]?(features: readonly Feature[]): void;
     createUser?(user: AdapterUser): Awaitable<AdapterUser>;
     getUser?(id: string): Awaitable<AdapterUser | null>;
     getUserByEmail?(email: string): Awaitable<AdapterUser | null>;

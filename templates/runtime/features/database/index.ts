@@ -14,10 +14,13 @@ import { endDatabaseSession, readDatabaseSession } from './session.js';
 import { reauthRoute } from './reauth-route.js';
 import { ReauthenticationRequired } from './recent-auth.js';
 import { sessionsRoute } from './sessions-route.js';
-import { rateLimitStorage } from '../rate-limit/storage.js';
+import { reauthMaxAgeOf } from './signed-in.js';
+import { askSecondFactor } from './second-factor.js';
+import { counterStorage } from './counters.js';
+import { storeFeatures } from './adapter.js';
 import { existingUserOf, openSession, resolveSignIn } from './sign-in.js';
 
-export type { AccountTokens, Adapter, NewAdapterSession, UpdateAccountTokensParams } from './adapter.js';
+export type { AccountTokens, Adapter, AdapterMethod, FeatureStorage, NewAdapterSession, UpdateAccountTokensParams } from './adapter.js';
 
 export const database: Feature = {
   id: 'database',
@@ -26,8 +29,10 @@ export const database: Feature = {
     reauth: { methods: ['GET', 'POST'], provider: 'none', errors: 'redirect', run: reauthRoute },
   },
   errors: [ReauthenticationRequired],
-  // The counters' table holds the lease app processes take on a token refresh (access-token.ts).
-  storage: rateLimitStorage,
+  // A bad `session.reauthMaxAge` fails when the app starts, not at the first sensitive change.
+  check: (options) => void reauthMaxAgeOf(options),
+  // The counters' table, where app processes take their lease on a token refresh (access-token.ts).
+  storage: counterStorage,
   database: {
     userOfAccount: existingUserOf,
     resolveSignIn,
@@ -35,5 +40,7 @@ export const database: Feature = {
     readSession: readDatabaseSession,
     endSession: endDatabaseSession,
     accessToken: databaseAccessToken,
+    askSecondFactor,
+    useFeatures: (adapter, features) => adapter[storeFeatures]?.(features),
   },
 };

@@ -16,8 +16,8 @@ import { customPageUrl, resolveRedirect, safeCallbackParam } from '../../http/re
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { bodyField, prefersJson, queryParams, readBody } from '../../http/request.js';
 import { findProvider, unsupportedProvider } from '../../router.js';
-import { startOAuthSignIn } from '../../routes/signin.js';
-import { currentSignIn } from './sign-in.js';
+import { startOAuthSignIn } from '../../oauth/start-sign-in.js';
+import { currentSignIn } from './signed-in.js';
 
 export async function reauthRoute(context: RequestContext, route: Route): Promise<void> {
   const signedIn = await currentSignIn(context, context.options.adapter!);
@@ -64,4 +64,14 @@ function defaultProviderId(context: RequestContext): string {
   const provider = context.options.providers.find((candidate) => !isOAuthProvider(candidate) && candidate.type === 'credentials');
   if (!provider) throw new InvalidProvider('Name the provider to sign in again with: provider=<id>.');
   return provider.id;
+}
+
+/** The re-authentication page below `mountPath`, coming back to `returnTo`. */
+export function reauthUrl(mountPath: string, returnTo: string): string {
+  return `${mountPath}/reauth?${new URLSearchParams({ callbackUrl: returnTo })}`;
+}
+
+/** The 401 JSON answer that asks for re-authentication at `url`. */
+export function reauthenticationJson(url: string): { error: 'reauthentication_required'; message: string; url: string } {
+  return { error: 'reauthentication_required', message: 'Confirm it is you: sign in again to continue.', url };
 }

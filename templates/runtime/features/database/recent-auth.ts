@@ -7,12 +7,14 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DEFAULT_BASE_PATH } from '../../http/base-path.js';
-import type { FrameworkAuthConfig, RequestContext } from '../../contracts.js';
+import type { FrameworkAuthConfig } from '../../contracts.js';
 import { resolveConfigOnce } from '../../config.js';
-import { flushCookies, noStore, sendJson, sendRedirect, sendRedirectResponse } from '../../context.js';
+import { flushCookies, noStore, sendRedirectResponse } from '../../context.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
 import { prefersJson } from '../../http/request.js';
 import { readSession } from '../../session/session.js';
+import { reauthUrl, reauthenticationJson } from './reauth-route.js';
+import { isRecentAuth, reauthMaxAgeOf } from './signed-in.js';
 
 declare module '../../errors.js' {
   interface FeatureErrorTypes {
@@ -35,34 +37,6 @@ export class ReauthenticationRequired extends AuthError {
   );
 }
 
-/** The `error` of a JSON answer that asks for re-authentication. */
-const REAUTHENTICATION_REQUIRED = 'reauthentication_required';
-
-/** Whether an authentication at `authTime` (seconds since the epoch) is at most `maxAge` seconds old. */
-export function isRecentAuth(authTime: number | undefined, maxAge: number, now: number = Date.now()): boolean {
-  if (authTime === undefined || !Number.isFinite(authTime)) return false;
-  const age = now / 1000 - authTime;
-  // A time in the future is a clock that moved back, not a fresh sign-in; a second of skew is allowed.
-  return age >= -1 && age <= maxAge;
-}
-
-/** The re-authentication page below `mountPath`, coming back to `returnTo`. */
-function reauthUrl(mountPath: string, returnTo: string): string {
-  return `${mountPath}/reauth?${new URLSearchParams({ callbackUrl: returnTo })}`;
-}
-
-/**
- * Answers a request whose session is not recent enough: 401 JSON `{ error: 'reauthentication_required', url }`, or
- * a redirect to `<mount>/reauth` that comes back to `returnTo` (a URL on this app).
- */
-export function askToReauthenticate(context: RequestContext, returnTo: string): void {
-  const url = `${context.origin}${reauthUrl(context.mountPath, returnTo)}`;
-  if (prefersJson(context.req) || context.req.headers['x-auth-return-redirect']) {
-    return sendJson(context, 401, { error: REAUTHENTICATION_REQUIRED, message: 'Confirm it is you: sign in again to continue.', url });
-  }
-  sendRedirect(context, url);
-}
-
 /** Options of `createRequireRecentAuth`. */
 export interface RequireRecentAuthOptions {
   /** Seconds the last authentication may be old. @default session.reauthMaxAge (600) */
@@ -79,7 +53,7 @@ export interface RequireRecentAuthOptions {
  */
 export function createRequireRecentAuth(config: FrameworkAuthConfig, guardOptions: RequireRecentAuthOptions = {}): RequestHandler {
   const options = resolveConfigOnce(config);
-  const maxAge = guardOptions.maxAge ?? options.session.reauthMaxAge;
+  const maxAge = guardOptions.maxAge ?? reauthMaxAgeOf(options);
   if (!Number.isFinite(maxAge) || maxAge <= 0) throw new TypeError(`requireRecentAuth({ maxAge }) must be a positive number of seconds (got ${String(maxAge)})`);
   const mountPath = options.basePath ?? DEFAULT_BASE_PATH;
   async function guard(req: Request, res: Response, next: NextFunction): Promise<void> {
@@ -104,7 +78,7 @@ export function createRequireRecentAuth(config: FrameworkAuthConfig, guardOption
     }
     if (isRecentAuth(result.authTime, maxAge)) return next();
     const url = reauthUrl(mountPath, returnTo);
-    if (json) return answerJson(res, 401, { error: REAUTHENTICATION_REQUIRED, message: 'Confirm it is you: sign in again to continue.', url });
+    if (json) return answerJson(res, 401, reauthenticationJson(url));
     sendRedirectResponse(res, url);
   }
   return function requireRecentAuth(req: Request, res: Response, next: NextFunction): Promise<void> {

@@ -13,10 +13,10 @@ import type { FrameworkAuthConfig, ResolvedConfig } from '../../contracts.js';
 import { resolveConfigOnce } from '../../config.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { InvalidRequest, MissingAdapterMethods, UnsupportedStrategy } from '../../errors.js';
-import { emitEvent } from '../../events.js';
 import { requestCookies } from '../../http/request.js';
 import { cookieOptionsFor } from '../../session/session.js';
 import type { AdapterSession } from '../../types.js';
+import { endSessionRows } from './session.js';
 
 /** One of the signed-in user's sessions, as listed to them. */
 export interface SessionSummary {
@@ -111,15 +111,6 @@ export async function endSessionsOf(req: Request, options: ResolvedConfig, which
   });
   const ended = await endSessionRows(options, current.adapter, chosen);
   return { ended, endedCurrent: chosen.some((row) => row.sessionToken === current.row.sessionToken) };
-}
-
-/** Ends these session rows: each is deleted and emits the `signOut` event. Returns how many. */
-export async function endSessionRows(options: ResolvedConfig, adapter: Adapter, rows: readonly AdapterSession[]): Promise<number> {
-  for (const row of rows) {
-    const deleted = await callAdapter(adapter, 'deleteSession', row.sessionToken);
-    await emitEvent(options, 'signOut', { session: deleted ?? row });
-  }
-  return rows.length;
 }
 
 /**

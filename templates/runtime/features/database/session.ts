@@ -2,17 +2,17 @@
  * Database sessions: the cookie holds the session token, the adapter holds the row (`session.strategy: 'database'`,
  * the default with an adapter).
  */
-import { callAdapter } from './adapter.js';
+import { type Adapter, callAdapter } from './adapter.js';
 import type { ResolvedConfig, OutgoingCookie, SessionRead, SessionResult } from '../../contracts.js';
 import { chunkCookie } from '../../http/cookies.js';
 import { JWTSessionError } from '../../errors.js';
 import { emitEvent } from '../../events.js';
-import { isWithdrawnAccount } from '../../oauth/provider-tokens.js';
+import { isWithdrawnAccount } from './access-token.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import type { AdapterSession, DefaultSession, Session, User } from '../../types.js';
 
 /** A database session's `lastSeenAt` is written when a request reads it at least this long after the last write. */
-export const LAST_SEEN_INTERVAL_MS = 5 * 60_000;
+const LAST_SEEN_INTERVAL_MS = 5 * 60_000;
 
 /**
  * A database session: the cookie holds the session token, the adapter holds the row. An unknown or expired row is
@@ -103,4 +103,13 @@ export async function endDatabaseSession(options: ResolvedConfig, sessionToken: 
     options.logger.error(error as Error);
     return null;
   }
+}
+
+/** Ends these session rows: each is deleted and emits the `signOut` event. Returns how many. */
+export async function endSessionRows(options: ResolvedConfig, adapter: Adapter, rows: readonly AdapterSession[]): Promise<number> {
+  for (const row of rows) {
+    const deleted = await callAdapter(adapter, 'deleteSession', row.sessionToken);
+    await emitEvent(options, 'signOut', { session: deleted ?? row });
+  }
+  return rows.length;
 }

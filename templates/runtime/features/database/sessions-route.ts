@@ -9,9 +9,9 @@ import { clearChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidRequest } from '../../errors.js';
 import { renderSessionsPage } from './sessions-page.js';
-import { customPageUrl } from '../../http/redirect.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
 import { type EndSessions, endSessionsOf, listSessionsOf } from './session-management.js';
+import { askToSignIn } from './signed-in.js';
 
 export async function sessionsRoute(context: RequestContext, route: Route): Promise<void> {
   const json = prefersJson(context.req) || !acceptsPage(context);
@@ -42,16 +42,6 @@ function endRequestOf(body: Record<string, unknown>): EndSessions {
 /** A browser navigating here (it asks for HTML) gets the page; any other client gets JSON. */
 function acceptsPage(context: RequestContext): boolean {
   return String(context.req.headers.accept ?? '').includes('text/html');
-}
-
-/**
- * The answer of a page for signed-in users to a request without a session: 401 JSON with `message`, or the sign-in
- * page with a way back to `<mount>/<action>`.
- */
-export function askToSignIn(context: RequestContext, json: boolean, back: { action: string; message: string }): void {
-  if (json) return sendJson(context, 401, { error: 'Unauthorized', message: back.message });
-  const signIn = context.options.pages.signIn ?? `${context.mountPath}/signin`;
-  sendRedirect(context, customPageUrl(context, signIn, { callbackUrl: `${context.origin}${context.mountPath}/${back.action}` }));
 }
 
 function notSignedIn(context: RequestContext, json: boolean): void {

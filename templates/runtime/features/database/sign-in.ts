@@ -3,7 +3,7 @@
  * database session. Auth.js's rules, except where an email address is concerned: an address joins identities only
  * once proven (SECURITY.md, "Email proof and account linking"). A user's `email` is proven when `emailVerified` is
  * set, and the runtime sets it only on proof: a used magic link, or an OAuth/OIDC sign-in whose provider vouches
- * for the address (the provider's `isEmailVerified`). `settleAddress` decides who gets an address, for every flow:
+ * for the address (the provider's `isEmailVerified`). `settleAddress` (addresses.ts) decides who gets an address, for every flow:
  * - an account already linked signs its user in (and a vouched-for address equal to the user's unproven one proves it);
  * - a signed-in user who signs in with a new provider gets that account linked (not a credentials account: that
  *   sign-in switches to whoever `authorize()` vouched for);
@@ -16,118 +16,22 @@
  * - a passkey sign-up claims no address at all: what was typed is only the new user's name.
  */
 import { randomUUID } from 'node:crypto';
+import type { Request } from 'express';
 import { type Adapter, callAdapter } from './adapter.js';
 import type { ResolvedConfig, SignInResolution, RequestContext, AccountSignIn } from '../../contracts.js';
-import { completeSignIn } from '../../complete-sign-in.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { OAuthAccountNotLinked } from '../../errors.js';
-import { ReauthenticationRequired, isRecentAuth } from './recent-auth.js';
+import { ReauthenticationRequired } from './recent-auth.js';
+import { hasProvenEmail, settleAddress, undoNewUserOnFailure } from './addresses.js';
+import { type SignedIn, currentSignIn, isRecentSignIn } from './signed-in.js';
 import { emitEvent } from '../../events.js';
-import { userAgentOf } from '../../http/request.js';
 import type { Account, AdapterSession, AdapterUser, Profile } from '../../types.js';
-
-/**
- * Runs the writes that complete a new user (linking the account, storing the passkey). If one fails (the database
- * went down), the user created for this sign-in is deleted again: a user without an account could never sign in
- * again, as their email would already be taken. Deleting the user cascades to whatever was written for it.
- */
-export async function undoNewUserOnFailure(options: ResolvedConfig, adapter: Adapter, created: AdapterUser | null, writes: () => Promise<unknown>): Promise<void> {
-  try {
-    await writes();
-  } catch (error) {
-    if (created) {
-      await callAdapter(adapter, 'deleteUser', created.id).catch((cleanup: Error) => options.logger.error(cleanup));
-    }
-    throw error;
-  }
-}
-
-/** What an identity says about its email address. */
-export interface AddressClaim {
-  /** The address, as the flow has it; null when the identity brings none. */
-  email: string | null;
-  /** A used magic link, or a provider that vouches for the address. */
-  proven: boolean;
-  /** Whether a proven address may join a user who proved it too (magic link: yes; OAuth: `allowDangerous…`). */
-  joinProvenHolder: boolean;
-}
-
-/** Who gets the address: a new user (with these fields), the existing user it joins, or nobody (refused). */
-export type AddressOutcome =
-  | { action: 'create'; email: string | null; emailVerified: Date | null }
-  | { action: 'join'; user: AdapterUser }
-  | { action: 'refuse' };
-
-/** Whether a stored user proved their address (a magic link, or a provider that vouched for it). */
-export function hasProvenEmail(user: AdapterUser): boolean {
-  return user.emailVerified !== null && user.emailVerified !== undefined;
-}
-
-/**
- * The one place that decides who gets an email address when no account or session already names the user (see
- * the rules at the top of this file). Claiming clears the address from the unproven holder (an `updateUser` event)
- * before the caller creates the new user, as the address is unique.
- */
-export async function settleAddress(options: ResolvedConfig, adapter: Adapter, claim: AddressClaim): Promise<AddressOutcome> {
-  if (claim.email === null) return { action: 'create', email: null, emailVerified: null };
-  const holder = await callAdapter(adapter, 'getUserByEmail', claim.email);
-  if (!holder) return { action: 'create', email: claim.email, emailVerified: claim.proven ? new Date() : null };
-  if (!claim.proven) return { action: 'refuse' };
-  if (hasProvenEmail(holder)) return claim.joinProvenHolder ? { action: 'join', user: holder } : { action: 'refuse' };
-  // AdapterUser types email as a string (Auth.js's type); every adapter stores a user without one as null.
-  const cleared = await callAdapter(adapter, 'updateUser', { id: holder.id, email: null as unknown as string });
-  await emitEvent(options, 'updateUser', { user: cleared });
-  return { action: 'create', email: claim.email, emailVerified: new Date() };
-}
 
 /** Whether the OAuth provider of `account` vouches for the email of this profile. */
 function providerVouchesForEmail(context: RequestContext, account: Account, profile: Profile | undefined, email: string | null): boolean {
   const provider = context.options.providersById.get(account.provider);
   if (!email || !profile || !provider || (provider.type !== 'oauth' && provider.type !== 'oidc')) return false;
   return provider.isEmailVerified(profile) === true;
-}
-
-/** The signed-in user of a request, and when they last authenticated (seconds; absent when unknown). */
-export interface SignedIn {
-  user: AdapterUser;
-  authTime: number | undefined;
-}
-
-/**
- * The user of the request's current session and when they last authenticated, or null: a session past its expiry
- * or its absolute end (`session.absoluteMaxAge`) is no session here either.
- */
-export async function currentSignIn(context: RequestContext, adapter: Adapter): Promise<SignedIn | null> {
-  const { options } = context;
-  const cookie = context.cookieOptions.sessionToken;
-  const raw = readChunkedCookie(context.cookies, cookie.name);
-  if (!raw) return null;
-  const now = Date.now();
-  if (options.session.strategy === 'database') {
-    const found = await callAdapter(adapter, 'getSessionAndUser', raw);
-    if (!found || found.session.expires.valueOf() <= now) return null;
-    const createdAt = found.session.createdAt?.valueOf();
-    if (createdAt !== undefined && createdAt + options.session.absoluteMaxAge * 1000 <= now) return null;
-    // An Auth.js adapter stores no createdAt: the row's last renewal (expires - maxAge) is the closest it keeps.
-    const authenticatedAt = createdAt ?? found.session.expires.valueOf() - options.session.maxAge * 1000;
-    return { user: found.user, authTime: Math.floor(authenticatedAt / 1000) };
-  }
-  const token = await options.jwt.decode({ token: raw, secret: options.secrets, salt: cookie.name }).catch(() => null);
-  if (!token?.sub) return null;
-  const authTime = typeof token.auth_time === 'number' ? token.auth_time : typeof token.iat === 'number' ? token.iat : undefined;
-  if (authTime !== undefined && (authTime + options.session.absoluteMaxAge) * 1000 <= now) return null;
-  const user = await callAdapter(adapter, 'getUser', token.sub);
-  return user ? { user, authTime } : null;
-}
-
-/** The user of the request's current session, when there is one, so that a new provider gets linked to them. */
-export async function currentUser(context: RequestContext, adapter: Adapter): Promise<AdapterUser | null> {
-  return (await currentSignIn(context, adapter))?.user ?? null;
-}
-
-/** Whether the signed-in user authenticated within `session.reauthMaxAge`. */
-export function isRecentSignIn(context: RequestContext, signedIn: SignedIn): boolean {
-  return isRecentAuth(signedIn.authTime, context.options.session.reauthMaxAge);
 }
 
 /**
@@ -152,24 +56,6 @@ export async function openSession(context: RequestContext, userId: string): Prom
     userId,
     expires: new Date(now.valueOf() + Math.min(options.session.maxAge, options.session.absoluteMaxAge) * 1000),
     ...details,
-  });
-}
-
-/**
- * Signs in a stored user whom a flow has proven (a password, a confirmation link) through an account it knows them
- * by: the shared `signIn` callback, the second factor, the session and the redirect (complete-sign-in.ts).
- */
-export async function signInStoredUser(
-  context: RequestContext,
-  params: { user: AdapterUser; account: Account; isNewUser: boolean; callbackUrl: string | undefined },
-): Promise<void> {
-  const { user } = params;
-  await completeSignIn(context, {
-    user,
-    account: params.account,
-    storedUser: user,
-    callbackUrl: params.callbackUrl,
-    resolve: async () => ({ user, isNewUser: params.isNewUser }),
   });
 }
 
@@ -218,7 +104,7 @@ export async function resolveSignIn(
   const proven = providerVouchesForEmail(context, account, params.profile, email);
   // A credentials sign-in is whoever authorize() vouched for: it switches the browser to that user, and never links
   // their account to the user signed in before (on a shared computer, that would hand one person's account to another).
-  const current = account.type === 'credentials' ? null : await currentSignIn(context, adapter);
+  const current: SignedIn | null = account.type === 'credentials' ? null : await currentSignIn(context, adapter);
   const signedIn = current?.user ?? null;
   const owner = await existingUserOf(options, account);
 
@@ -274,4 +160,16 @@ export async function resolveSignIn(
   await undoNewUserOnFailure(options, adapter, isNewUser ? user : null, () => callAdapter(adapter, 'linkAccount', { ...account, userId: user.id }));
   await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
   return { user, isNewUser };
+}
+
+/** Longest `User-Agent` a session stores: the header is the client's to choose, the column is ours to bound. */
+const MAX_USER_AGENT_LENGTH = 512;
+
+/** The request's `User-Agent` for a session's details: control characters removed, bounded, null when absent. */
+function userAgentOf(req: Request): string | null {
+  const header = req.headers['user-agent'];
+  if (typeof header !== 'string') return null;
+  // eslint-disable-next-line no-control-regex -- control characters are what is removed
+  const cleaned = header.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, MAX_USER_AGENT_LENGTH);
+  return cleaned || null;
 }

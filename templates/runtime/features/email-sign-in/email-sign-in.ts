@@ -21,9 +21,10 @@ import type { SignInFormContext } from '../../flow.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { renderSignInPage, signInPageScriptHashes } from '../../pages/signin.js';
 import { consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
-import { customPageUrl, requestedCallbackUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
+import { customPageUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
+import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { bodyField, prefersJson, queryParams } from '../../http/request.js';
-import { hasProvenEmail, settleAddress } from '../database/sign-in.js';
+import { hasProvenEmail, settleAddress } from '../database/addresses.js';
 import type { Account, AdapterUser, Awaitable, User } from '../../types.js';
 
 /** What `sendVerificationRequest` receives: where to send the link, and the link itself. */

@@ -7,7 +7,6 @@ import type { Feature } from '../../contracts.js';
 import { UntrustedHost } from '../../errors.js';
 import { normalizeEmailAddress } from '../../email-address.js';
 import type { ProviderFlow } from '../../flow.js';
-import { envPrefix } from '../../providers/resolve.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import { emailLinks } from '../email/index.js';
 import { rateLimits } from '../rate-limit/index.js';
@@ -33,9 +32,8 @@ const emailSignInLimits: Feature = { id: 'email-sign-in', rateLimits: { emailPer
 
 /** The flow of an email provider. */
 export const emailFlow: ProviderFlow<ResolvedEmailProvider> = {
-  resolve(config, { env }) {
+  resolve(config, { env, envPrefix: prefix }) {
     const provider = config as EmailConfig;
-    const prefix = envPrefix(provider.id);
     const names = { server: `${prefix}_SERVER`, from: `${prefix}_FROM` };
     if (typeof provider.sendVerificationRequest !== 'function') {
       throw new TypeError(`Email provider "${provider.id}" needs a sendVerificationRequest function: create it with Email() from providers/email.ts, or pass your own sender`);

@@ -2,8 +2,20 @@
  * Where the passkey feature keeps WebAuthn authenticators (Auth.js's authenticator methods): the `authenticators`
  * table of the SQL adapters, or a map in memory.
  */
-import type { AdapterAuthenticator, Awaitable } from '../../types.js';
+import type { Awaitable } from '../../types.js';
 import type { Adapter, FeatureStorage, SqlDatabase } from '../database/adapter.js';
+
+/** A stored WebAuthn authenticator. */
+export interface AdapterAuthenticator {
+  credentialID: string;
+  userId: string;
+  providerAccountId: string;
+  credentialPublicKey: string;
+  counter: number;
+  credentialDeviceType: string;
+  credentialBackedUp: boolean;
+  transports?: string | null;
+}
 
 declare module '../../contracts.js' {
   interface Adapter {

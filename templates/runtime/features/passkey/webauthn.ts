@@ -32,11 +32,15 @@ import { type SafeHtml, html } from '../../pages/html.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { findProvider, unsupportedProvider } from '../../router.js';
 import { consumeClientRateLimit } from '../rate-limit/rate-limit.js';
-import { requestedCallbackUrl } from '../../http/redirect.js';
+import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { bodyField, queryParams, readBody } from '../../http/request.js';
-import { currentSignIn, existingUserOf, isRecentSignIn, settleAddress, undoNewUserOnFailure } from '../database/sign-in.js';
-import { ReauthenticationRequired, askToReauthenticate } from '../database/recent-auth.js';
-import type { Account, AdapterAuthenticator, AdapterUser, User } from '../../types.js';
+import { existingUserOf } from '../database/sign-in.js';
+import { settleAddress, undoNewUserOnFailure } from '../database/addresses.js';
+import { currentSignIn, isRecentSignIn } from '../database/signed-in.js';
+import { ReauthenticationRequired } from '../database/recent-auth.js';
+import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
+import type { Account, AdapterUser, User } from '../../types.js';
+import type { AdapterAuthenticator } from './storage.js';
 
 /** A WebAuthn credential as the ceremonies see it: `id` is base64url. */
 export interface WebAuthnCredentialDescriptor {

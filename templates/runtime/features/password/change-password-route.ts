@@ -3,11 +3,11 @@
  * end and this browser's session gets a new token.
  */
 import { callAdapter } from '../database/adapter.js';
-import { askToSignIn } from '../database/sessions-route.js';
-import { currentSignIn, isRecentSignIn, openSession } from '../database/sign-in.js';
+import { openSession } from '../database/sign-in.js';
+import { askToSignIn, currentSignIn, isRecentSignIn } from '../database/signed-in.js';
 import type { RequestContext, Route } from '../../contracts.js';
 import { actionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
-import { askToReauthenticate } from '../database/recent-auth.js';
+import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { chunkCookie, readChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { prefersJson, queryParams, readBody } from '../../http/request.js';

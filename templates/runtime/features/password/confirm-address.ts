@@ -3,12 +3,13 @@
  * POST (with the link's token) confirms the address and signs in.
  */
 import { callAdapter } from '../database/adapter.js';
-import { hasProvenEmail } from '../database/sign-in.js';
+import { hasProvenEmail } from '../database/addresses.js';
 import type { RequestContext } from '../../contracts.js';
 import { sendHtml } from '../../context.js';
 import { csrfTokenOf } from '../../http/csrf.js';
 import { emitEvent } from '../../events.js';
-import { requestedCallbackUrl, safeCallbackParam } from '../../http/redirect.js';
+import { safeCallbackParam } from '../../http/redirect.js';
+import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { queryParams } from '../../http/request.js';
 import { Verification } from '../email/errors.js';
 import { useLinkToken } from '../email/link-token.js';

@@ -170,9 +170,8 @@ function lifetime(value: number | undefined, fallback: number, max: number, name
 
 /** The flow of an email and password provider. */
 export const passwordFlow: ProviderFlow<ResolvedPasswordProvider> = {
-  resolve(config, { env }) {
+  resolve(config, { env, envPrefix: prefix }) {
     const provider = config as PasswordConfig;
-    const prefix = `AUTH_${provider.id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
     const server = provider.server ?? (env[`${prefix}_SERVER`] || env['AUTH_EMAIL_SERVER'] || undefined);
     const from = provider.from ?? (env[`${prefix}_FROM`] || env['AUTH_EMAIL_FROM'] || undefined);
     let send = provider.sendMessage;

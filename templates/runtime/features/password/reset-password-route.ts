@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { callAdapter } from '../database/adapter.js';
-import { settleAddress } from '../database/sign-in.js';
+import { settleAddress } from '../database/addresses.js';
 import type { RequestContext, Route } from '../../contracts.js';
 import { configuredActionUrl, sendHtml } from '../../context.js';
 import { clearChunkedCookie } from '../../http/cookies.js';

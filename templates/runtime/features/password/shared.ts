@@ -5,15 +5,15 @@
  * in and ending their sessions.
  */
 import { type Adapter, type VerificationToken, callAdapter } from '../database/adapter.js';
-import { endSessionRows } from '../database/session-management.js';
-import { signInStoredUser } from '../database/sign-in.js';
+import { endSessionRows } from '../database/session.js';
+import { completeSignIn } from '../../complete-sign-in.js';
 import type { RequestContext, ResolvedFlowProvider } from '../../contracts.js';
 import { configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { InvalidEmailAddress, assertSingleAddress, normalizeEmailAddress } from '../../email-address.js';
 import { InvalidRequest } from '../../errors.js';
 import { resolveRedirect } from '../../http/redirect.js';
 import { prefersJson } from '../../http/request.js';
-import type { AdapterUser } from '../../types.js';
+import type { Account, AdapterUser } from '../../types.js';
 import { EmailSignInError } from '../email/errors.js';
 import { newLinkToken, storeLinkToken } from '../email/link-token.js';
 import { type BreachedPasswordCheck, isBreachedPassword } from './breached.js';
@@ -167,4 +167,22 @@ export async function endSessionsOfUser(context: RequestContext, userId: string,
   if (context.options.session.strategy !== 'database' || typeof adapter.listSessionsByUserId !== 'function') return 0;
   const rows = await callAdapter(adapter, 'listSessionsByUserId', userId);
   return endSessionRows(context.options, adapter, rows.filter((row) => row.sessionToken !== keep));
+}
+
+/**
+ * Signs in a stored user whom a flow has proven (a password, a confirmation link) through an account it knows them
+ * by: the shared `signIn` callback, the second factor, the session and the redirect (complete-sign-in.ts).
+ */
+async function signInStoredUser(
+  context: RequestContext,
+  params: { user: AdapterUser; account: Account; isNewUser: boolean; callbackUrl: string | undefined },
+): Promise<void> {
+  const { user } = params;
+  await completeSignIn(context, {
+    user,
+    account: params.account,
+    storedUser: user,
+    callbackUrl: params.callbackUrl,
+    resolve: async () => ({ user, isNewUser: params.isNewUser }),
+  });
 }

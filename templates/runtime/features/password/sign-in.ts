@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { callAdapter } from '../database/adapter.js';
-import { hasProvenEmail } from '../database/sign-in.js';
+import { hasProvenEmail } from '../database/addresses.js';
 import type { RequestContext } from '../../contracts.js';
 import { CredentialsSignin } from '../../errors.js';
-import { requestedCallbackUrl } from '../../http/redirect.js';
+import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { bodyField } from '../../http/request.js';
 import { RateLimited, clearRateLimit, consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { hashPassword, verifyPassword } from './hash.js';

@@ -3,25 +3,13 @@
  * the database), or this process's memory (`MemoryRateLimitStore`, the default without a SQL adapter).
  */
 import type { FeatureStorage } from '../database/adapter.js';
+import { counterStorage } from '../database/counters.js';
 import type { Awaitable } from '../../types.js';
 
 /** The count of a rate-limit key's current window after a hit, and when that window ends. */
 export interface RateLimitHit {
   count: number;
   resetAt: Date;
-}
-
-declare module '../../contracts.js' {
-  interface Adapter {
-    /**
-     * Not part of Auth.js's interface: counts one attempt for a rate-limit key in its fixed window, atomically (see
-     * `RateLimitStore.hit`). With `resetRateLimit`, the `rateLimit` counters live in the database, so every app
-     * process sharing it counts together; without them, they live in each process's memory.
-     */
-    hitRateLimit?(key: string, windowSeconds: number, max?: number): Awaitable<RateLimitHit>;
-    /** Not part of Auth.js's interface: forgets a rate-limit key's window (see `RateLimitStore.reset`). */
-    resetRateLimit?(key: string): Awaitable<void>;
-  }
 }
 
 /**
@@ -101,38 +89,12 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
   };
 }
 
-/** Ended windows are deleted at most this often (per adapter), by the next hit. */
-const CLEANUP_MS = 60_000;
-
+/**
+ * The counters' table and SQL methods are the database feature's (counters.ts: every app with a SQL adapter has them,
+ * for the lease on a token refresh); in memory, the counters are this store's.
+ */
 export const rateLimitStorage: FeatureStorage = {
-  tables: [{ name: 'rate_limits', columns: { key: 'text', count: 'integer', reset_at: 'date' }, primaryKey: ['key'], indexes: ['reset_at'] }],
-  sql(database) {
-    let cleanedAt = 0;
-    return {
-      async hitRateLimit(key, windowSeconds) {
-        // The app's clock, not the database's, so that every store counts windows the same way.
-        const now = new Date();
-        if (now.getTime() - cleanedAt >= CLEANUP_MS) {
-          cleanedAt = now.getTime();
-          await database.run('DELETE FROM rate_limits WHERE reset_at <= ?', [now]);
-        }
-        // One upsert, so one write: concurrent hits on a key (from any process) wait for each other (SQLite's write
-        // lock, PostgreSQL's row lock), and each gets its own count. SET expressions read the row as it was.
-        const [row] = await database.all<{ count: number; reset_at: Date | number }>(
-          `INSERT INTO rate_limits (key, count, reset_at) VALUES (?, 1, ?)
-           ON CONFLICT (key) DO UPDATE SET
-             count = CASE WHEN rate_limits.reset_at <= ? THEN 1 ELSE rate_limits.count + 1 END,
-             reset_at = CASE WHEN rate_limits.reset_at <= ? THEN excluded.reset_at ELSE rate_limits.reset_at END
-           RETURNING count, reset_at`,
-          [key, new Date(now.getTime() + windowSeconds * 1000), now, now],
-        );
-        return { count: Number(row!.count), resetAt: new Date(row!.reset_at) };
-      },
-      async resetRateLimit(key) {
-        await database.run('DELETE FROM rate_limits WHERE key = ?', [key]);
-      },
-    };
-  },
+  ...counterStorage,
   memory() {
     const store = MemoryRateLimitStore();
     return { methods: { hitRateLimit: (key, windowSeconds, max) => store.hit(key, windowSeconds, max), resetRateLimit: (key) => store.reset(key) } };

@@ -32,6 +32,19 @@ const neededMethods = [
   'useVerificationToken',
 ] as const;
 
+declare module '../../contracts.js' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- merged into OAuthConfig<P>, whose declarations must name the same parameter
+  interface OAuthConfig<P> {
+    /**
+     * Whether a user who turned two-factor on (`TwoFactor()`) enters their code after signing in with this provider,
+     * as after every other first factor but a passkey. Set it to false only for a provider that asks its own second
+     * factor of every user (an identity provider that enforces MFA): its sign-in then counts as both.
+     * @default true
+     */
+    twoFactor?: boolean;
+  }
+}
+
 declare module '../rate-limit/rate-limit.js' {
   interface RateLimitRules {
     /**

@@ -14,15 +14,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Adapter } from '../database/adapter.js';
 import type { TwoFactorRecord } from './storage.js';
 import { callAdapter } from '../database/adapter.js';
-import { askToSignIn } from '../database/sessions-route.js';
-import { type SignedIn, currentSignIn, isRecentSignIn } from '../database/sign-in.js';
-import { startSession } from '../../complete-sign-in.js';
-import { askToReauthenticate } from '../database/recent-auth.js';
+import { type SignedIn, askToSignIn, currentSignIn, isRecentSignIn } from '../database/signed-in.js';
+import { startSession } from '../../session/session.js';
+import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import type { RequestContext, CookieOption, PendingSignIn, Route } from '../../contracts.js';
 import { actionUrl, sendHtml, sendJson, sendRedirect, setCookie } from '../../context.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { type ErrorResponse, type ErrorType, AuthError, InvalidRequest, clientSafe } from '../../errors.js';
 import { customPageUrl } from '../../http/redirect.js';
+import { isOAuthProvider } from '../../providers/resolve.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
 import { decode, encode } from '../../session/jwt.js';
 import type { Account, AdapterUser } from '../../types.js';
@@ -112,8 +112,9 @@ function adapterOf(context: RequestContext): Adapter {
  */
 function asksSecondFactor(context: RequestContext, account: PendingSignIn['account']): boolean {
   if (account.type === 'webauthn') return false;
-  const provider = context.options.providersById.get(account.provider) as { twoFactor?: boolean } | undefined;
-  return provider?.twoFactor !== false;
+  const provider = context.options.providersById.get(account.provider);
+  if (provider && isOAuthProvider(provider)) return provider.config.twoFactor !== false;
+  return (provider as { twoFactor?: boolean } | undefined)?.twoFactor !== false;
 }
 
 /** The hook the core calls once a first factor is proven (complete-sign-in.ts). */
