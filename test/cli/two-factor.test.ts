@@ -2,7 +2,7 @@
 // "create with two-factor" and "create, then add-two-factor" give the same project; removing it gives back the
 // project without it; what could not run is refused before anything is written (exit 2).
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseJsonOutput, parseManifestJson } from './helpers/json-schema.js';
@@ -50,6 +50,21 @@ describe('two-factor in the CLI', () => {
     expect(removed.exitCode, removed.stderr).toBe(0);
     expect(parseJsonOutput(removed.stdout)).toMatchObject({ command: 'remove-two-factor', twoFactor: false, dependencies: { removed: ['uqr'] } });
     expect(await tree(added)).toEqual(without);
+  });
+
+  // Issue 35: remove-provider and remove-two-factor dropped dependencies by different rules; one reconciler now
+  // removes what the CLI added (the manifest's range) from dependencies or devDependencies alike.
+  it.fails('remove-two-factor drops uqr from devDependencies too, where the user moved it, as remove-provider does for its dependencies', async () => {
+    const root = await create(['--providers', 'password', '--adapter', 'sqlite', '--two-factor']);
+    const packagePath = join(root, 'package.json');
+    const pkg = JSON.parse(await readFile(packagePath, 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    pkg.devDependencies['uqr'] = pkg.dependencies['uqr']!;
+    delete pkg.dependencies['uqr'];
+    await writeFile(packagePath, `${JSON.stringify(pkg, null, 2)}\n`);
+    const result = await frameworkAuth(['remove-two-factor', '--json'], root);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(parseJsonOutput(result.stdout)).toMatchObject({ dependencies: { removed: ['uqr'] } });
+    expect(JSON.parse(await readFile(packagePath, 'utf8')).devDependencies.uqr).toBeUndefined();
   });
 
   it('prints its plan with --dry-run --json and writes nothing', async () => {
