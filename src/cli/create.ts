@@ -12,6 +12,7 @@ import { readProjectAdapter } from '../generator/project/adapter.js';
 import { checkProvidersFitAdapter, checkTwoFactorFits, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
 import type { Answers } from '../generator/answers.js';
 import { usageError } from '../generator/errors.js';
+import { generateSecret } from '../generator/edit/secret.js';
 import type { CliIo } from './io.js';
 import { applyPlan } from './apply-plan.js';
 import { requireTypeScript } from './project.js';
@@ -115,6 +116,7 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
         install: flags.install,
         convertEsm: flags.convertEsm === true,
         previousManifest,
+        secret: generateSecret(),
       }),
     (result) => `Planned ${countFiles(result.files)} files: ${summariseFiles(result.files)}`,
   );

@@ -5,6 +5,7 @@ import { changeKinds, changesBetween, readPackageChangelog } from '../generator/
 import type { ChangelogRelease } from '../generator/plan/changelog.js';
 import { manifestPath, readManifest } from '../generator/project/manifest.js';
 import { releaseFrom } from '../generator/paths.js';
+import { generateSecret } from '../generator/edit/secret.js';
 import { CliError } from './errors.js';
 import { applyPlan } from './apply-plan.js';
 import type { CliIo } from './io.js';
@@ -62,7 +63,7 @@ export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
   const changelog = changesBetween(readPackageChangelog(), manifest.cliVersion, cliVersion);
   if (changelog.length > 0) ui.lines(`Changes from ${manifest.cliVersion} to ${cliVersion} (CHANGELOG.md)`, describeChanges(changelog));
   const { pm } = detectPackageManager(root, undefined, io.env);
-  const plan = planUpdate({ project: readProject(root, { authDir }), manifest, authDir, release: releaseFrom(io.env), packageManager: pm, changelog });
+  const plan = planUpdate({ project: readProject(root, { authDir }), manifest, authDir, release: releaseFrom(io.env), packageManager: pm, secret: generateSecret(), changelog });
   await applyPlan(plan, ui, io, { dryRun: flags.dryRun === true, json });
 }
 

@@ -58,7 +58,7 @@ describe('adapter catalog against the runtime', () => {
 async function plan(adapter: AdapterId, packageManager: PackageManager = 'npm', files: Record<string, string> = {}): Promise<ProjectPlan> {
   const root = join(tmpdir(), 'create-framework-auth-never-created', 'app');
   const project = snapshotOf({ root, files, shape: readProjectShape(root, { packageJson: undefined }) });
-  return planProject({ project, answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, release: { version: cliVersion, templates: packageTemplateDirs }, packageManager });
+  return planProject({ project, answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, release: { version: cliVersion, templates: packageTemplateDirs }, packageManager, secret: 'a-test-secret-of-forty-three-characters-xyz' });
 }
 
 function content(projectPlan: ProjectPlan, path: string): string {

@@ -35,6 +35,7 @@ describe('the plan pipeline', () => {
       install: false,
       convertEsm: false,
       previousManifest: undefined,
+      secret: 'a-test-secret-of-forty-three-characters-xyz',
     });
     expect(plan.command).toBe('create');
     expect(plan.details['answers']).toEqual(answers);

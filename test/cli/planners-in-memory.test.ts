@@ -49,6 +49,7 @@ function created(providers: ProviderId[], adapter: AdapterId): ProjectSnapshot {
     install: false,
     convertEsm: false,
     previousManifest: undefined,
+    secret: 'a-test-secret-of-forty-three-characters-xyz',
   });
   return applied(empty, plan);
 }

@@ -54,7 +54,7 @@ describe('two-factor in the CLI', () => {
 
   // Issue 35: remove-provider and remove-two-factor dropped dependencies by different rules; one reconciler now
   // removes what the CLI added (the manifest's range) from dependencies or devDependencies alike.
-  it.fails('remove-two-factor drops uqr from devDependencies too, where the user moved it, as remove-provider does for its dependencies', async () => {
+  it('remove-two-factor drops uqr from devDependencies too, where the user moved it, as remove-provider does for its dependencies', async () => {
     const root = await create(['--providers', 'password', '--adapter', 'sqlite', '--two-factor']);
     const packagePath = join(root, 'package.json');
     const pkg = JSON.parse(await readFile(packagePath, 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };

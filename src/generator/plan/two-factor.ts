@@ -1,14 +1,9 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
 import { providerCatalog } from '../../catalog/providers.js';
 import { twoFactorEntry } from '../../catalog/two-factor.js';
-import { removeDependencies } from '../edit/package-json.js';
 import { addFeatureToConfig, normaliseModule, readAuthConfig, removeFeatureFromConfig } from '../edit/provider-list.js';
 import { usageError } from '../errors.js';
-import { planMergedFile } from '../planned-file.js';
-import type { PlannedFile } from '../planned-file.js';
-import { planManifest } from '../project/manifest.js';
-import { fileIn } from '../project/snapshot.js';
-import { planAddedParts, planProviderListEdit, planUnusedRuntimeFiles } from './plan.js';
+import { planConfigEdit } from './plan.js';
 import type { AddProviderPlanInput } from './add-provider.js';
 import type { Plan } from './plan.js';
 
@@ -22,7 +17,7 @@ export type TwoFactorPlanInput = Omit<AddProviderPlanInput, 'entry'> & { on: boo
  * feature used (when unchanged) and the dependency the CLI added for it. Running either again changes nothing.
  */
 export function planTwoFactor(input: TwoFactorPlanInput): Plan {
-  const { project, authDir, configText, manifest, api, on } = input;
+  const { project, authDir, configText, api, on } = input;
   const { root } = project;
   const configPath = `${authDir}/config.ts`;
   const command = on ? 'add-two-factor' : 'remove-two-factor';
@@ -43,30 +38,7 @@ export function planTwoFactor(input: TwoFactorPlanInput): Plan {
   }
   const edit = on ? addFeatureToConfig(api, configText, twoFactorEntry, configPath) : removeFeatureFromConfig(api, configText, twoFactorEntry.importPath, configPath);
   const change = on ? `adds ${twoFactorEntry.importName}() to the features` : `removes ${twoFactorEntry.importName}() from the features`;
-  const { configFile, answers, before, after } = planProviderListEdit(input, edit, change, info.basePath ?? defaultMountPath);
-  const files: PlannedFile[] = [configFile];
-  const notes: string[] = [];
-
-  let added: Record<string, string> = {};
-  let removed: string[] = [];
-  if (on) {
-    const gained = planAddedParts(input, { before, after });
-    files.push(...gained.runtimeFiles, ...(gained.packageJson ? [gained.packageJson] : []));
-    added = gained.added;
-  } else {
-    files.push(...planUnusedRuntimeFiles(input, { before, after }, { path: configPath, content: edit.content }, notes));
-    const packageText = fileIn(project, 'package.json');
-    if (packageText !== undefined) {
-      const current = JSON.parse(packageText) as { dependencies?: Record<string, string> };
-      const removable = Object.keys(before.dependencies).filter((name) => !(name in after.dependencies) && current.dependencies?.[name] !== undefined && manifest?.dependencies[name] === current.dependencies[name]);
-      const removal = removeDependencies(packageText, removable);
-      removed = removal.removed;
-      files.push(planMergedFile('package.json', packageText, removal.content, removed.length > 0 ? `removes ${removed.join(', ')}` : undefined));
-    }
-  }
-  if (manifest) {
-    files.push(...planManifest({ read: (path) => fileIn(project, path), previous: manifest, version: manifest.cliVersion, answers, files, addedDependencies: added, removedDependencies: removed }));
-  }
+  const { files, notes, added, removed } = planConfigEdit(input, edit, change, { mount: info.basePath ?? defaultMountPath });
 
   const optIn = on && asking.includes('credentials') && edit.changed;
   const addedNames = Object.keys(added);
