@@ -1,20 +1,15 @@
-import { resolve } from 'node:path';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { packageManagers } from '../catalog/package-managers.js';
-import { releaseFrom } from '../generator/paths.js';
 import { applyPlan } from './apply-plan.js';
 import { parsePackageManager } from './create.js';
 import type { CliIo } from './io.js';
-import { messageIo } from './json-output.js';
-import { openScaffoldedProject } from './project.js';
+import { openProjectCommand, projectCommand } from './project-command.js';
+import type { ProjectCommandFlags } from './project-command.js';
 
 /** Flags of `framework-auth add-two-factor` and `remove-two-factor`. */
-export interface TwoFactorFlags {
-  cwd?: string;
+export interface TwoFactorFlags extends ProjectCommandFlags {
   install?: boolean;
   packageManager?: string;
-  dryRun?: boolean;
-  json?: boolean;
 }
 
 const addExamples = `
@@ -40,51 +35,25 @@ you did not change them, and the dependency add-two-factor added. Running it aga
 /** Turns two-factor on (`add-two-factor`) or off (`remove-two-factor`) in a scaffolded project. */
 export async function runTwoFactor(on: boolean, flags: TwoFactorFlags, io: CliIo): Promise<void> {
   const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
-  const root = resolve(io.cwd, flags.cwd ?? '.');
-  const { manifest, authDir, configText, api } = await openScaffoldedProject(root, io);
-  const json = flags.json === true;
-  const [{ createUi }, { planTwoFactor }, { detectPackageManager }, { readProject }] = await Promise.all([
-    import('./ui.js'),
-    import('../generator/plan/two-factor.js'),
-    import('../generator/io/install.js'),
-    import('../generator/project/snapshot.js'),
-  ]);
-  const ui = createUi(messageIo(io, json));
-  ui.intro(`framework-auth ${on ? 'add' : 'remove'}-two-factor`);
+  const { root, opened, project, release, ui, apply } = await openProjectCommand(flags, io, { intro: () => `framework-auth ${on ? 'add' : 'remove'}-two-factor` });
+  const [{ planTwoFactor }, { detectPackageManager }] = await Promise.all([import('../generator/plan/two-factor.js'), import('../generator/io/install.js')]);
   const { pm, source } = detectPackageManager(root, pmFlag, io.env);
-  const plan = planTwoFactor({
-    project: readProject(root, { authDir }),
-    authDir,
-    configText,
-    manifest,
-    api,
-    release: releaseFrom(io.env),
-    install: on && flags.install !== false ? { packageManager: pm, detectedFrom: source } : undefined,
-    on,
-  });
-  await applyPlan(plan, ui, io, { dryRun: flags.dryRun === true, json });
+  const plan = planTwoFactor({ ...opened, project, release, install: on && flags.install !== false ? { packageManager: pm, detectedFrom: source } : undefined, on });
+  await applyPlan(plan, ui, io, apply);
 }
 
 /** The `add-two-factor` command of `framework-auth`. */
 export function createAddTwoFactorCommand(io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
-  return new Command('add-two-factor')
-    .description('add TOTP two-factor sign-in (after the password) to a project scaffolded by create-framework-auth')
-    .option('--cwd <dir>', 'project directory (default: the current directory)')
-    .option('--no-install', 'do not install its dependency')
-    .option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected)`)
-    .option('--dry-run', 'print the plan and write nothing')
-    .option('--json', 'print one JSON document on stdout (messages go to stderr)')
+  return projectCommand('add-two-factor', 'add TOTP two-factor sign-in (after the password) to a project scaffolded by create-framework-auth', (command) =>
+    command.option('--no-install', 'do not install its dependency').option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected)`),
+  )
     .addHelpText('after', addExamples)
     .action((flags: TwoFactorFlags) => run(() => runTwoFactor(true, flags, io)));
 }
 
 /** The `remove-two-factor` command of `framework-auth`. */
 export function createRemoveTwoFactorCommand(io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
-  return new Command('remove-two-factor')
-    .description('remove the two-factor sign-in that add-two-factor (or create --two-factor) added')
-    .option('--cwd <dir>', 'project directory (default: the current directory)')
-    .option('--dry-run', 'print the plan and write nothing')
-    .option('--json', 'print one JSON document on stdout (messages go to stderr)')
+  return projectCommand('remove-two-factor', 'remove the two-factor sign-in that add-two-factor (or create --two-factor) added')
     .addHelpText('after', removeExamples)
     .action((flags: TwoFactorFlags) => run(() => runTwoFactor(false, flags, io)));
 }
