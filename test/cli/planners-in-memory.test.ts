@@ -14,6 +14,7 @@ import { packageTemplateDirs } from '../../src/generator/paths.js';
 import { planAddProvider } from '../../src/generator/plan/add-provider.js';
 import { planCreate } from '../../src/generator/plan/create.js';
 import { planRemoveProvider } from '../../src/generator/plan/remove-provider.js';
+import { planTwoFactor } from '../../src/generator/plan/two-factor.js';
 import { parseManifest } from '../../src/generator/project/manifest.js';
 import { readProjectShape } from '../../src/generator/project/shape.js';
 import { snapshotOf } from '../../src/generator/project/snapshot.js';
@@ -36,12 +37,12 @@ function applied(project: ProjectSnapshot, plan: Plan): ProjectSnapshot {
   return snapshotOf({ root, files, shape: project.shape, typescript: () => api });
 }
 
-function created(providers: ProviderId[], adapter: AdapterId): ProjectSnapshot {
+function created(providers: ProviderId[], adapter: AdapterId, twoFactor = false): ProjectSnapshot {
   const empty = snapshotOf({ root, shape: newLayout, typescript: () => api });
   const plan = planCreate({
     project: empty,
     cwd: root,
-    answers: { providers, mount: '/auth', adapter },
+    answers: { providers, mount: '/auth', adapter, ...(twoFactor && { twoFactor }) },
     force: false,
     release,
     packageManager: 'npm',
@@ -89,6 +90,16 @@ describe('the planners on snapshots made in memory', () => {
     expect(runtimeOf(removed)).toEqual(runtimeOf(without));
     expect(removed.files.get('.env.example')).toBe(without.files.get('.env.example'));
     expect(JSON.parse(removed.files.get('package.json')!)).toEqual(JSON.parse(without.files.get('package.json')!));
+  });
+
+  it('add two-factor as "create with two-factor" would, and remove it again: the same files both ways (issue 35)', () => {
+    const without = created(['password'], 'sqlite');
+    const { entry: _provider, ...edit } = providerEdit(without, 'password');
+    const added = applied(without, planTwoFactor({ ...edit, install: undefined, on: true }));
+    expect(Object.fromEntries(added.files)).toEqual(Object.fromEntries(created(['password'], 'sqlite', true).files));
+    const { entry: _again, ...removal } = providerEdit(added, 'password');
+    const removed = applied(added, planTwoFactor({ ...removal, install: undefined, on: false }));
+    expect(Object.fromEntries(removed.files)).toEqual(Object.fromEntries(without.files));
   });
 
   it('refuses to read a file the snapshot does not cover (a planner that reached for the disk would be caught)', async () => {
