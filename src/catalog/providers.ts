@@ -1,4 +1,5 @@
 import { oauthEnvVars } from './env-names.js';
+import { twoFactorEntry } from './two-factor.js';
 
 /**
  * One provider the CLI can write into a project. Adding a provider to the CLI is adding one of these (and its runtime
@@ -83,7 +84,9 @@ export interface LocalDevelopment {
   readonly signInAs: string;
 }
 
-const credentialsSnippet = (twoFactor: boolean) => `Credentials({${twoFactor ? '\n  twoFactor: true, // users who turned two-factor on enter a code after authorize()' : ''}
+// With two-factor, its opt-in first, as add-two-factor writes it into the user's Credentials({ … }).
+const credentialsOptIn = twoFactorEntry.optIns.find((optIn) => optIn.provider === 'credentials')!;
+const credentialsSnippet = (twoFactor: boolean) => `Credentials({${twoFactor ? `\n  ${credentialsOptIn.name}: ${credentialsOptIn.value}, // ${credentialsOptIn.comment}` : ''}
   credentials: {
     username: { label: 'Username' },
     password: { label: 'Password', type: 'password' },

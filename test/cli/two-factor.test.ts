@@ -80,11 +80,37 @@ describe('two-factor in the CLI', () => {
     expect(await tree(root)).toEqual(before);
   });
 
-  it('tells a credentials project how its users opt in', async () => {
+  it('opts the credentials provider in, and says so', async () => {
     const root = await create(['--providers', 'credentials', '--adapter', 'sqlite']);
     const result = await frameworkAuth(['add-two-factor', '--no-install'], root);
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout).toContain('Credentials users are asked only when you add `twoFactor: true` to Credentials({ … }) in src/auth/config.ts.');
+    expect(result.stdout).toContain('Credentials users are asked too: add-two-factor set `twoFactor: true` in Credentials({ … }) in src/auth/config.ts.');
+    expect(await readFile(join(root, 'src/auth/config.ts'), 'utf8')).toContain('    Credentials({\n      twoFactor: true, // users who turned two-factor on enter a code after authorize()\n');
+  });
+
+  it('tells a credentials project how its users opt in when its Credentials call is not one it can edit, and writes the rest', async () => {
+    const root = await create(['--providers', 'credentials', '--adapter', 'sqlite']);
+    const configPath = join(root, 'src/auth/config.ts');
+    const config = await readFile(configPath, 'utf8');
+    const call = config.slice(config.indexOf('    Credentials({'), config.indexOf('    }),\n') + '    }),\n'.length);
+    const own = config.replace(call, '    Credentials(credentialsOptions),\n').replace('export const authConfig', `const credentialsOptions = { credentials: {}, authorize: async () => null };\n\nexport const authConfig`);
+    await writeFile(configPath, own);
+    const result = await frameworkAuth(['add-two-factor', '--no-install'], root);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Credentials users are asked only when you add `twoFactor: true` to Credentials({ … }) in src/auth/config.ts; it was left as it is (Credentials(…) does not take one object literal). Until then the app does not start');
+    const written = await readFile(configPath, 'utf8');
+    expect(written).toContain('    Credentials(credentialsOptions),\n');
+    expect(written).toContain('  features: [TwoFactor()],\n');
+  });
+
+  it('remove-two-factor takes the credentials opt-in out: add then remove gives the config back', async () => {
+    const root = await create(['--providers', 'oidc,credentials', '--adapter', 'memory']);
+    const before = await readFile(join(root, 'src/auth/config.ts'), 'utf8');
+    expect((await frameworkAuth(['add-two-factor', '--no-install'], root)).exitCode).toBe(0);
+    const removed = await frameworkAuth(['remove-two-factor', '--json'], root);
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(parseJsonOutput(removed.stdout)).toMatchObject({ command: 'remove-two-factor', twoFactor: false, files: { updated: expect.arrayContaining(['src/auth/config.ts']) } });
+    expect(await readFile(join(root, 'src/auth/config.ts'), 'utf8')).toBe(before);
   });
 
   it.each([

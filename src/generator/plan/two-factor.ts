@@ -1,14 +1,25 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
-import { providerCatalog } from '../../catalog/providers.js';
+import { getProvider, providerCatalog } from '../../catalog/providers.js';
+import type { ProviderId } from '../../catalog/providers.js';
 import { twoFactorEntry } from '../../catalog/two-factor.js';
-import { addFeatureToConfig, normaliseModule, readAuthConfig, removeFeatureFromConfig } from '../edit/provider-list.js';
-import { usageError } from '../errors.js';
+import type { ProviderOptIn } from '../../catalog/two-factor.js';
+import { addFeatureToConfig, normaliseModule, readAuthConfig, removeFeatureFromConfig, removeProviderOption, setProviderOption } from '../edit/provider-list.js';
+import { Refusal, usageError } from '../errors.js';
 import { planConfigEdit } from './plan.js';
 import type { AddProviderPlanInput } from './add-provider.js';
 import type { Plan } from './plan.js';
 
 /** Inputs of {@link planTwoFactor}: a scaffolded project, and whether two-factor is turned on or off. */
 export type TwoFactorPlanInput = Omit<AddProviderPlanInput, 'entry'> & { on: boolean };
+
+/** A provider's opt-in as the command set or took it out (`written`), or left for the user (`reason`). */
+interface OptInEdit {
+  optIn: ProviderOptIn;
+  /** The provider's factory (`Credentials`). */
+  factory: string;
+  written: boolean;
+  reason?: string;
+}
 
 /**
  * `framework-auth add-two-factor` and `remove-two-factor`: `TwoFactor()` in the config's `features` and its import
@@ -36,11 +47,36 @@ export function planTwoFactor(input: TwoFactorPlanInput): Plan {
       'Add one first: npx framework-auth add-provider password',
     );
   }
-  const edit = on ? addFeatureToConfig(api, configText, twoFactorEntry, configPath) : removeFeatureFromConfig(api, configText, twoFactorEntry.importPath, configPath);
-  const change = on ? `adds ${twoFactorEntry.importName}() to the features` : `removes ${twoFactorEntry.importName}() from the features`;
-  const { files, notes, added, removed } = planConfigEdit(input, edit, change, { mount: info.basePath ?? defaultMountPath });
+  let edit = on ? addFeatureToConfig(api, configText, twoFactorEntry, configPath) : removeFeatureFromConfig(api, configText, twoFactorEntry.importPath, configPath);
+  const changes = [on ? `adds ${twoFactorEntry.importName}() to the features` : `removes ${twoFactorEntry.importName}() from the features`];
+  // The providers that ask for a code only when told (credentials) are told with the feature and untold without it,
+  // as create writes them; one the editor cannot change safely is left as it is, and the user told what to write.
+  const optIns: OptInEdit[] = [];
+  if (edit.changed) {
+    for (const optIn of twoFactorEntry.optIns.filter((candidate) => asking.includes(candidate.provider as ProviderId))) {
+      const factory = getProvider(optIn.provider as ProviderId).importName;
+      const call = `${factory}({ … })`;
+      const result = on ? setProviderOption(api, edit.content, optIn, configPath) : removeProviderOption(api, edit.content, optIn, configPath);
+      if (result instanceof Refusal) {
+        optIns.push({ optIn, factory, written: false, reason: result.message });
+      } else if (result.changed) {
+        edit = { content: result.content, changed: true };
+        changes.push(on ? `sets ${optIn.name}: ${optIn.value} in ${call}` : `removes ${optIn.name}: ${optIn.value} from ${call}`);
+        optIns.push({ optIn, factory, written: true });
+      }
+    }
+  }
+  const { files, notes, added, removed } = planConfigEdit(input, edit, changes.join('; '), { mount: info.basePath ?? defaultMountPath });
+  // Without a provider that asks on its own (password), a provider left without its opt-in stops the app at startup.
+  const othersAsk = asking.some((id) => !twoFactorEntry.optIns.some((optIn) => optIn.provider === id));
+  const optInSteps = optIns.map(({ optIn, factory, written, reason }) => {
+    const option = `\`${optIn.name}: ${optIn.value}\``;
+    const call = `${factory}({ … })`;
+    if (on && written) return `${factory} users are asked too: add-two-factor set ${option} in ${call} in ${configPath}.`;
+    if (on) return `${factory} users are asked only when you add ${option} to ${call} in ${configPath}; it was left as it is (${reason}).${othersAsk ? '' : ' Until then the app does not start: TwoFactor() needs a provider that asks for a code.'}`;
+    return written ? undefined : `Remove ${option} from ${call} in ${configPath}: the app does not start with it and without TwoFactor(); it was left as it is (${reason}).`;
+  }).filter((step): step is string => step !== undefined);
 
-  const optIn = on && asking.includes('credentials') && edit.changed;
   const addedNames = Object.keys(added);
   return {
     command,
@@ -58,11 +94,12 @@ export function planTwoFactor(input: TwoFactorPlanInput): Plan {
       after: [
         ...(!on && removed.length > 0 ? [`Run your package manager's install (e.g. npm install) to drop ${removed.join(', ')} from the lockfile and node_modules.`] : []),
         ...(!on && edit.changed ? ['The two_factor and recovery_codes tables keep their rows; nothing reads them any more.'] : []),
+        ...(!on ? optInSteps : []),
       ],
       nextSteps: on
         ? [
             `Signed-in users turn it on at ${info.basePath ?? defaultMountPath}/two-factor; after that, signing in with their password asks for a code.`,
-            ...(optIn ? [`Credentials users are asked only when you add \`twoFactor: true\` to Credentials({ … }) in ${configPath}.`] : []),
+            ...optInSteps,
             'With sqlite or postgres, create its tables now or let the first start do it: npx framework-auth migrate',
           ].join('\n')
         : '',
