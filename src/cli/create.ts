@@ -6,8 +6,7 @@ import { defaultMountPath } from '../catalog/mount-path.js';
 import { isPackageManager, packageManagers } from '../catalog/package-managers.js';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { describeProviderIds } from '../catalog/providers.js';
-import { readManifest } from '../generator/project/manifest.js';
-import { releaseFrom } from '../generator/paths.js';
+import { releaseFrom } from '../generator/release.js';
 import { readProjectAdapter } from '../generator/project/adapter.js';
 import { checkProvidersFitAdapter, checkTwoFactorFits, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
 import type { Answers } from '../generator/answers.js';
@@ -71,8 +70,6 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   const root = resolve(io.cwd, dir);
   const json = flags.json === true;
   const release = releaseFrom(io.env);
-  // A manifest that cannot be read is bad input, reported before anything is asked or written.
-  const previousManifest = existsSync(root) ? readManifest(root) : undefined;
 
   // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and
   // `--version`, `--help` and `secret --raw` need none of them (issue 8).
@@ -83,6 +80,9 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
     import('../generator/io/install.js'),
     import('../generator/project/snapshot.js'),
   ]);
+  // Read once, before anything is asked: a manifest that cannot be read is bad input, reported before any question.
+  let project = readProject(root);
+  const previousManifest = project.manifest;
   const ui = createUi(messageIo(io, json));
   ui.intro(`create-framework-auth ${cliVersion}`);
   // A re-run keeps the project's database unless --adapter says otherwise.
@@ -101,12 +101,16 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   const { pm, source } = detectPackageManager(root, pmFlag, io.env);
   // An existing project's code is read with the TypeScript parser (its own compiler, else one fetched once); a new
   // project is planned without it.
-  if (existsSync(root) && projectHasCode(root)) await requireTypeScript(root, io);
+  if (existsSync(root) && projectHasCode(root)) {
+    await requireTypeScript(root, io);
+    // The shape of a project with a tsconfig is read with the compiler: read again when it had to be fetched.
+    if (project.typescript() === undefined) project = readProject(root);
+  }
   const plan = await ui.step(
     'Planning the auth module',
     async () =>
       planCreate({
-        project: readProject(root),
+        project,
         cwd: io.cwd,
         answers,
         force: flags.force === true,
@@ -115,7 +119,6 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
         packageManagerSource: source,
         install: flags.install,
         convertEsm: flags.convertEsm === true,
-        previousManifest,
         secret: generateSecret(),
       }),
     (result) => `Planned ${countFiles(result.files)} files: ${summariseFiles(result.files)}`,

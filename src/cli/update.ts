@@ -1,16 +1,16 @@
 import type { Command } from 'commander';
-import { locateAuthModule } from '../generator/project/auth-module.js';
 import { changeKinds, changesBetween, readPackageChangelog } from '../generator/plan/changelog.js';
 import type { ChangelogRelease } from '../generator/plan/changelog.js';
-import { manifestPath, readManifest } from '../generator/project/manifest.js';
+import { manifestPath } from '../generator/project/manifest.js';
 import type { Manifest } from '../generator/project/manifest.js';
+import type { ProjectSnapshot } from '../generator/project/snapshot.js';
 import { generateSecret } from '../generator/edit/secret.js';
 import { CliError } from './errors.js';
 import { applyPlan } from './apply-plan.js';
 import type { CliIo } from './io.js';
 import { openProjectCommand, projectCommand } from './project-command.js';
 import type { ProjectCommandFlags } from './project-command.js';
-import { readScaffoldedConfig, requireTypeScript } from './project.js';
+import { checkScaffolded, requireTypeScript } from './project.js';
 import type { ScaffoldedProject } from './project.js';
 import { cliVersion } from '../generator/version.js';
 
@@ -42,26 +42,25 @@ export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
     open: openRecordedProject,
     intro: ({ manifest }) => `framework-auth update ${manifest.cliVersion} → ${cliVersion}`,
   });
-  const { manifest, authDir } = opened;
+  const { manifest } = opened;
   const [{ planUpdate }, { detectPackageManager }] = await Promise.all([import('../generator/plan/update.js'), import('../generator/io/install.js')]);
   const changelog = changesBetween(readPackageChangelog(), manifest.cliVersion, cliVersion);
   if (changelog.length > 0) ui.lines(`Changes from ${manifest.cliVersion} to ${cliVersion} (CHANGELOG.md)`, describeChanges(changelog));
   const { pm } = detectPackageManager(root, undefined, io.env);
-  const plan = planUpdate({ project, manifest, authDir, release, packageManager: pm, secret: generateSecret(), changelog });
+  const plan = planUpdate({ project, release, packageManager: pm, secret: generateSecret(), changelog });
   await applyPlan(plan, ui, io, apply);
 }
 
 /** A scaffolded project with a manifest: update tells the user's changes from the CLI's by it. */
-async function openRecordedProject(root: string, io: CliIo): Promise<ScaffoldedProject & { manifest: Manifest }> {
-  const manifest = readManifest(root);
-  const authDir = locateAuthModule(root, manifest);
-  const configText = readScaffoldedConfig(root, authDir);
+async function openRecordedProject(project: ProjectSnapshot, io: CliIo): Promise<ScaffoldedProject & { manifest: Manifest }> {
+  const { root, manifest } = project;
+  checkScaffolded(project);
   if (!manifest) {
     throw new CliError('not-a-project', `${root} has no ${manifestPath}: update needs it to tell your changes from the CLI's.`, {
       hint: `It is written by create-framework-auth from this version on. Commit your work, then re-run "npx create-framework-auth" with the project's answers (--providers, --mount, --adapter) to write it.`,
     });
   }
-  return { manifest, authDir, configText, api: await requireTypeScript(root, io) };
+  return { manifest, api: await requireTypeScript(root, io) };
 }
 
 /** `0.2.0 (2026-12-01)`, then each subsection's entries, security first: the body of the changelog block. */

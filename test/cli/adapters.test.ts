@@ -10,6 +10,7 @@ import { adapterCatalog, findAdapter } from '../../src/catalog/adapters.js';
 import { cliVersion } from '../../src/generator/version.js';
 import { cliPackageRoot, packageTemplateDirs, runtimeTemplateDir } from '../../src/generator/paths.js';
 import { planProject } from '../../src/generator/plan/project.js';
+import { readTemplates } from '../../src/generator/release.js';
 import { readProjectShape } from '../../src/generator/project/shape.js';
 import { snapshotOf } from '../../src/generator/project/snapshot.js';
 import type { ProjectPlan } from '../../src/generator/plan/project.js';
@@ -58,7 +59,7 @@ describe('adapter catalog against the runtime', () => {
 async function plan(adapter: AdapterId, packageManager: PackageManager = 'npm', files: Record<string, string> = {}): Promise<ProjectPlan> {
   const root = join(tmpdir(), 'create-framework-auth-never-created', 'app');
   const project = snapshotOf({ root, files, shape: readProjectShape(root, { packageJson: undefined }) });
-  return planProject({ project, answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, release: { version: cliVersion, templates: packageTemplateDirs }, packageManager, secret: 'a-test-secret-of-forty-three-characters-xyz' });
+  return planProject({ project, answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, release: { version: cliVersion, templates: readTemplates(packageTemplateDirs) }, packageManager, secret: 'a-test-secret-of-forty-three-characters-xyz' });
 }
 
 function content(projectPlan: ProjectPlan, path: string): string {

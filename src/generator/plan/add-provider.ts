@@ -2,7 +2,7 @@ import { defaultMountPath } from '../../catalog/mount-path.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
 import { addProviderToConfig, readAuthConfig } from '../edit/provider-list.js';
 import { usageError } from '../errors.js';
-import { fileIn } from '../project/snapshot.js';
+import { authConfigIn, fileIn } from '../project/snapshot.js';
 import { appOrigin, callbackUrl } from './env-groups.js';
 import { callbackUrls } from './next-steps.js';
 import { envKeyChanges, planConfigEdit } from './plan.js';
@@ -20,9 +20,9 @@ export interface AddProviderPlanInput extends ProviderEditInput {
  * nothing. A provider that needs a database is refused (before anything is written) when the config has no adapter.
  */
 export function planAddProvider(input: AddProviderPlanInput): Plan {
-  const { project, entry, authDir, configText, api } = input;
+  const { project, entry, api } = input;
   const { root } = project;
-  const configPath = `${authDir}/config.ts`;
+  const { path: configPath, text: configText } = authConfigIn(project);
   const info = readAuthConfig(api, configText, configPath);
   if (entry.requiresAdapter === true && !info.hasAdapter) {
     throw usageError(

@@ -2,17 +2,16 @@ import type { PackageManager } from '../../catalog/package-managers.js';
 import { getProvider } from '../../catalog/providers.js';
 import type { Answers } from '../answers.js';
 import { isBaseFile } from '../project/manifest.js';
-import type { Manifest } from '../project/manifest.js';
 import { callbackUrls, nextSteps } from './next-steps.js';
 import { envKeyChanges } from './plan.js';
 import type { Plan } from './plan.js';
 import { planProject } from './project.js';
-import type { Release } from '../paths.js';
+import type { Release } from '../release.js';
 import type { ProjectSnapshot } from '../project/snapshot.js';
 
 /** Inputs of {@link planCreate}: the answers and flags of `create-framework-auth`. */
 export interface CreatePlanInput {
-  /** The project as `readProject` read it. */
+  /** The project as `readProject` read it (the manifest of an earlier run included). */
   project: ProjectSnapshot;
   /** The directory the command runs in, for the `cd` of the next steps. */
   cwd: string;
@@ -26,8 +25,6 @@ export interface CreatePlanInput {
   /** Whether to install dependencies after the write (`--no-install` says no). */
   install: boolean;
   convertEsm: boolean;
-  /** The manifest of an earlier run, read (and refused when unreadable) before anything was asked. */
-  previousManifest: Manifest | undefined;
   /** A new `AUTH_SECRET` for a `.env` without one (drawn by the caller: `generateSecret`). */
   secret: string;
 }
@@ -42,7 +39,6 @@ export function planCreate(input: CreatePlanInput): Plan {
     packageManager: input.packageManager,
     convertEsm: input.convertEsm,
     secret: input.secret,
-    manifest: input.previousManifest,
     recordManifest: true,
   });
   const { files } = project;

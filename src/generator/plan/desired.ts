@@ -7,7 +7,7 @@ import { twoFactorEntry } from '../../catalog/two-factor.js';
 import type { Answers } from '../answers.js';
 import type { EnvGroup } from '../edit/env-file.js';
 import { readProjectTemplate, renderTemplate } from '../edit/render-template.js';
-import type { Release } from '../paths.js';
+import type { Release } from '../release.js';
 import { mountPatternFor } from '../project/shape.js';
 import type { ExpressMajor, ProjectShape } from '../project/shape.js';
 import { express4Ranges, runtimeDependencies, testedRanges, toolDevDependencies } from './dependencies.js';

@@ -2,14 +2,13 @@ import type { PackageManager } from '../../catalog/package-managers.js';
 import type { ProviderEntry } from '../../catalog/providers.js';
 import type { Answers } from '../answers.js';
 import { readEnvLines } from '../edit/env-file.js';
-import type { Release } from '../paths.js';
+import type { Release } from '../release.js';
 import { planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { adapterOfConfig } from '../project/adapter.js';
 import { answersFromConfig } from '../project/manifest.js';
-import type { Manifest } from '../project/manifest.js';
 import { shapeAt } from '../project/shape.js';
-import { fileIn } from '../project/snapshot.js';
+import { authConfigIn, fileIn } from '../project/snapshot.js';
 import type { ProjectSnapshot } from '../project/snapshot.js';
 import type { TypeScriptApi } from '../typescript-api.js';
 import { desired, settingOf } from './desired.js';
@@ -76,14 +75,13 @@ export interface Plan {
   failure?: { message: string; hint: string };
 }
 
-/** What a command that edits a scaffolded project's config plans from. */
+/**
+ * What a command that edits a scaffolded project's config plans from: the project as read once (its auth module's
+ * folder, config and manifest included), the compiler its code is read with, and the release.
+ */
 export interface ProjectEditInput {
-  /** The project as `readProject` read it. */
+  /** The project as `readProject` read it: the planner reads nothing else. */
   project: ProjectSnapshot;
-  /** The auth module's folder (locateAuthModule) and its config's text. */
-  authDir: string;
-  configText: string;
-  manifest: Manifest | undefined;
   api: TypeScriptApi;
   /** The version and templates it generates from. */
   release: Release;
@@ -107,8 +105,9 @@ export interface ConfigEdit extends Reconciled {
  * reconciled (`keep`): the runtime files, dependencies and env keys it gains or loses, and the manifest.
  */
 export function planConfigEdit(input: ProjectEditInput, edited: { content: string; changed: boolean }, change: string, options: { mount: string; purgeEnv?: boolean }): ConfigEdit {
-  const { project, authDir, configText, manifest, api, release } = input;
-  const configPath = `${authDir}/config.ts`;
+  const { project, api, release } = input;
+  const { authDir, manifest } = project;
+  const { path: configPath, text: configText } = authConfigIn(project);
   const fallback = manifest?.answers ?? { providers: [], mount: options.mount, adapter: adapterOfConfig(api, configText)?.entry?.id ?? 'none' };
   const answers = answersFromConfig(api, edited.content, fallback);
   const shape = shapeAt(project.shape, answers.mount);

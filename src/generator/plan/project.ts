@@ -7,8 +7,7 @@ import type { Answers } from '../answers.js';
 import { appOrigin } from './env-groups.js';
 import { mergeTsconfig } from '../edit/tsconfig.js';
 import { answersFromConfig } from '../project/manifest.js';
-import type { Manifest } from '../project/manifest.js';
-import type { Release } from '../paths.js';
+import type { Release } from '../release.js';
 import { planMergedFile, planOwnedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { addProvidersToConfig, inspectAuthConfig, normaliseModule, setAdapterInConfig } from '../edit/provider-list.js';
@@ -63,8 +62,6 @@ export interface ProjectPlanOptions {
   convertEsm?: boolean;
   /** A new `AUTH_SECRET`, written when `.env` has none (the caller draws it: the planner stays a function of its inputs). */
   secret: string;
-  /** The project's manifest (what the CLI wrote before), read once with the snapshot. */
-  manifest?: Manifest | undefined;
   /** How generated files the project has are treated: `render` (create, the default) or `merge` (update). */
   policy?: 'render' | 'merge';
   /** Whether the manifest and the kept bases are planned too (create and update; tests of the files alone leave it out). */
@@ -164,7 +161,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
 
   const reconciled = reconcile({
     project,
-    manifest: options.manifest,
+    manifest: project.manifest,
     before: undefined,
     after,
     policy: options.policy ?? 'render',

@@ -1,6 +1,7 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
 import { twoFactorEntry } from '../../catalog/two-factor.js';
 import { usageError } from '../errors.js';
+import { authConfigIn } from '../project/snapshot.js';
 import { removeProviderFromConfig } from '../edit/provider-list.js';
 import { envKeyChanges, planConfigEdit } from './plan.js';
 import type { Plan, ProviderEditInput } from './plan.js';
@@ -17,9 +18,9 @@ export interface RemoveProviderPlanInput extends ProviderEditInput {
  * unchanged and no longer imported), and the dependencies the CLI added for it alone. The last provider is refused.
  */
 export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
-  const { project, entry, authDir, configText, api } = input;
+  const { project, entry, api } = input;
   const { root } = project;
-  const configPath = `${authDir}/config.ts`;
+  const { path: configPath, text: configText } = authConfigIn(project);
   // Refusals (the last provider, a config the editor cannot read) come before anything is written: exit 2.
   const edit = removeProviderFromConfig(api, configText, entry.importPath, configPath);
   const { files, answers: projectAnswers, removed: removedDependencies, envKept: keptEnv, notes } = planConfigEdit(input, edit, `removes ${entry.importName} from the providers`, {

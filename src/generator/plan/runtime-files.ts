@@ -1,25 +1,15 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, posix, relative, sep } from 'node:path';
+import { posix } from 'node:path';
 import { findAdapter } from '../../catalog/adapters.js';
 import type { AdapterId } from '../../catalog/adapters.js';
 import { getProvider } from '../../catalog/providers.js';
 import { twoFactorEntry } from '../../catalog/two-factor.js';
 import type { ProviderId } from '../../catalog/providers.js';
-import { packageTemplateDirs } from '../paths.js';
-import type { TemplateDirs } from '../paths.js';
+import type { Templates } from '../release.js';
 
 /** One runtime file: its path below `templates/runtime/` (posix) and its text. */
 export interface RuntimeFile {
   path: string;
   content: string;
-}
-
-function listFiles(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const full = join(directory, entry.name);
-    if (entry.isDirectory()) return listFiles(full);
-    return entry.isFile() ? [full] : [];
-  });
 }
 
 /** Relative specifiers a runtime file imports: `import … from`, `export … from`, `import '…'` and `import('…')`. */
@@ -77,9 +67,7 @@ export function withRuntimeHeader(path: string, content: string, version: string
  * only with microblog, WebAuthn with passkeys, email sign-in with email, and each adapter's file with that adapter.
  * `create`, `add-provider`, `remove-provider` and `update` all plan the runtime copy with this function.
  */
-export function readRuntimeFiles(providers: readonly ProviderId[], adapter: AdapterId, templates: TemplateDirs = packageTemplateDirs, twoFactor = false): RuntimeFile[] {
-  const directory = templates.runtime;
-  const available = new Set(listFiles(directory).map((full) => relative(directory, full).split(sep).join('/')));
-  const read = (path: string): string | undefined => (available.has(path) ? readFileSync(join(directory, path), 'utf8') : undefined);
+export function readRuntimeFiles(providers: readonly ProviderId[], adapter: AdapterId, templates: Templates, twoFactor = false): RuntimeFile[] {
+  const read = (path: string): string | undefined => templates.runtime.get(path);
   return reachableRuntimeFiles(runtimeEntryPoints(providers, adapter, twoFactor), read).map((path) => ({ path, content: read(path)! }));
 }

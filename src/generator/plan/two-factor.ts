@@ -5,6 +5,7 @@ import { twoFactorEntry } from '../../catalog/two-factor.js';
 import type { ProviderOptIn } from '../../catalog/two-factor.js';
 import { addFeatureToConfig, normaliseModule, readAuthConfig, removeFeatureFromConfig, removeProviderOption, setProviderOption } from '../edit/provider-list.js';
 import { Refusal, usageError } from '../errors.js';
+import { authConfigIn } from '../project/snapshot.js';
 import { planConfigEdit } from './plan.js';
 import type { AddProviderPlanInput } from './add-provider.js';
 import type { Plan } from './plan.js';
@@ -28,9 +29,9 @@ interface OptInEdit {
  * feature used (when unchanged) and the dependency the CLI added for it. Running either again changes nothing.
  */
 export function planTwoFactor(input: TwoFactorPlanInput): Plan {
-  const { project, authDir, configText, api, on } = input;
+  const { project, api, on } = input;
   const { root } = project;
-  const configPath = `${authDir}/config.ts`;
+  const { path: configPath, text: configText } = authConfigIn(project);
   const command = on ? 'add-two-factor' : 'remove-two-factor';
   const info = readAuthConfig(api, configText, configPath);
   const providers = info.providerModules;

@@ -1,7 +1,8 @@
 import type { ChangelogRelease } from './changelog.js';
-import type { Manifest } from '../project/manifest.js';
+import { Refusal } from '../errors.js';
+import { manifestPath } from '../project/manifest.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
-import type { Release } from '../paths.js';
+import type { Release } from '../release.js';
 import type { Plan } from './plan.js';
 import { planProject } from './project.js';
 import { mergeSuffix } from './reconcile.js';
@@ -9,11 +10,8 @@ import type { ProjectSnapshot } from '../project/snapshot.js';
 
 /** Inputs of {@link planUpdate}. */
 export interface UpdatePlanInput {
-  /** The project as `readProject` read it (the auth module's folder and `.framework-auth/` included). */
+  /** The project as `readProject` read it (its manifest, the auth module's folder and `.framework-auth/` included). */
   project: ProjectSnapshot;
-  manifest: Manifest;
-  /** The auth module's folder (locateAuthModule). */
-  authDir: string;
   /** The version and templates it updates to. */
   release: Release;
   packageManager: PackageManager;
@@ -30,12 +28,13 @@ export interface UpdatePlanInput {
  * generates deleted when untouched.
  */
 export function planUpdate(input: UpdatePlanInput): Plan {
-  const { project, manifest, release } = input;
-  const { root } = project;
+  const { project, release } = input;
+  const { root, manifest } = project;
+  if (!manifest) throw new Refusal('not-a-project', `${root} has no ${manifestPath}: update needs it to tell your changes from the CLI's.`);
   const cliVersion = release.version;
   // The answers the kept bases were rendered for: this version renders the same answers, so that the merges see
   // only the template's changes on one side and the user's on the other.
-  const plan = planProject({ project, answers: manifest.answers, force: false, release, packageManager: input.packageManager, secret: input.secret, manifest, policy: 'merge', recordManifest: true });
+  const plan = planProject({ project, answers: manifest.answers, force: false, release, packageManager: input.packageManager, secret: input.secret, policy: 'merge', recordManifest: true });
   const { files, mergeFiles, notes } = plan;
 
   const conflicts = files.filter((file) => file.action === 'conflict');
