@@ -6,9 +6,11 @@ import { defaultMountPath } from '../catalog/mount-path.js';
 import { isPackageManager, packageManagers } from '../catalog/package-managers.js';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { describeProviderIds } from '../catalog/providers.js';
+import { featureAnswers, featureCatalog, featuresOn } from '../catalog/features.js';
+import type { FeatureAnswers } from '../catalog/features.js';
 import { releaseFrom } from '../generator/release.js';
 import { readProjectAdapter } from '../generator/project/adapter.js';
-import { checkProvidersFitAdapter, checkTwoFactorFits, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
+import { checkFeaturesFit, checkProvidersFitAdapter, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
 import type { Answers } from '../generator/answers.js';
 import { usageError } from '../generator/errors.js';
 import { generateSecret } from '../generator/edit/secret.js';
@@ -20,12 +22,11 @@ import { messageIo } from './json-output.js';
 import { countFiles, summariseFiles } from './plan-report.js';
 import { cliVersion } from '../generator/version.js';
 
-/** Flags of `create-framework-auth`, as commander parses them. */
-export interface CreateFlags {
+/** Flags of `create-framework-auth`, as commander parses them; each catalog feature's flag by its answers key (`twoFactor`). */
+export type CreateFlags = FeatureAnswers & {
   providers?: string;
   mount?: string;
   adapter?: string;
-  twoFactor?: boolean;
   yes?: boolean;
   install: boolean;
   packageManager?: string;
@@ -63,10 +64,10 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   if (flags.providers !== undefined) known.providers = parseProviderList(flags.providers);
   if (flags.mount !== undefined) known.mount = parseMountPath(flags.mount);
   if (flags.adapter !== undefined) known.adapter = parseAdapter(flags.adapter);
-  if (flags.twoFactor === true) known.twoFactor = true;
+  for (const entry of featureCatalog) if (flags[entry.answersKey] === true) known[entry.answersKey] = true;
   const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
   if (known.providers && known.adapter) checkProvidersFitAdapter({ providers: known.providers, adapter: known.adapter });
-  if (known.twoFactor && known.providers && known.adapter) checkTwoFactorFits({ providers: known.providers, adapter: known.adapter, twoFactor: true });
+  if (known.providers && known.adapter) checkFeaturesFit({ ...known, providers: known.providers, adapter: known.adapter });
   const root = resolve(io.cwd, dir);
   const json = flags.json === true;
   const release = releaseFrom(io.env);
@@ -87,17 +88,17 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   ui.intro(`create-framework-auth ${cliVersion}`);
   // A re-run keeps the project's database unless --adapter says otherwise.
   const currentAdapter = existsSync(root) ? readProjectAdapter(root)?.entry?.id : undefined;
-  const currentTwoFactor = previousManifest?.answers.twoFactor;
+  const currentFeatures = previousManifest ? featureAnswers(featuresOn(previousManifest.answers)) : undefined;
   const answers = await askAnswers(known, {
     input: io.stdin,
     output: json ? io.stderr : io.stdout,
     interactive: io.interactive,
     yes: flags.yes === true,
     currentAdapter,
-    currentTwoFactor,
+    currentFeatures,
   });
   checkProvidersFitAdapter(answers);
-  checkTwoFactorFits(answers);
+  checkFeaturesFit(answers);
   const { pm, source } = detectPackageManager(root, pmFlag, io.env);
   // An existing project's code is read with the TypeScript parser (its own compiler, else one fetched once); a new
   // project is planned without it.
@@ -130,13 +131,15 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
 
 /** The `create-framework-auth` program. */
 export function createCreateCommand(io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
-  return new Command('create-framework-auth')
+  const command = new Command('create-framework-auth')
     .description('Scaffold a complete authentication module (OAuth 2 / OpenID Connect, credentials, sessions) into an Express project.')
     .argument('[dir]', 'project directory; created when missing, extended when it exists', '.')
     .option('--providers <ids>', `comma list of providers: ${describeProviderIds()}`)
     .option('--mount <path>', `mount path of the auth routes (default ${defaultMountPath}; starts with "/", no trailing "/" or wildcard)`)
-    .addOption(new Option('--adapter <name>', `session storage: ${adapterIds.join(', ')} (default none: JWT sessions)`))
-    .option('--two-factor', 'TOTP two-factor after the password (needs password or credentials, and an adapter)')
+    .addOption(new Option('--adapter <name>', `session storage: ${adapterIds.join(', ')} (default none: JWT sessions)`));
+  // Each catalog feature's flag, after --adapter (its answers key is what commander makes of it: --two-factor, twoFactor).
+  for (const entry of featureCatalog) command.option(entry.flag.name, entry.flag.description);
+  return command
     .option('-y, --yes', 'accept the default of every unanswered question; never prompt')
     .option('--no-install', 'write the files only; print the install command')
     .option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected from packageManager, lockfile, user agent)`)

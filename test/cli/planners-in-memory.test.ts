@@ -18,13 +18,15 @@ import { readTemplates } from '../../src/generator/release.js';
 import { planAddProvider } from '../../src/generator/plan/add-provider.js';
 import { planCreate } from '../../src/generator/plan/create.js';
 import { planRemoveProvider } from '../../src/generator/plan/remove-provider.js';
-import { planTwoFactor } from '../../src/generator/plan/two-factor.js';
+import { getFeature } from '../../src/catalog/features.js';
+import { planFeature } from '../../src/generator/plan/feature.js';
 import { readProjectShape } from '../../src/generator/project/shape.js';
 import { snapshotOf } from '../../src/generator/project/snapshot.js';
 import type { ProjectSnapshot } from '../../src/generator/project/snapshot.js';
 import { loadTypeScript } from '../../src/generator/typescript-api.js';
 
 const release = { version: '9.9.9', templates: readTemplates(packageTemplateDirs) };
+const twoFactor = getFeature('two-factor');
 const api = loadTypeScript(fileURLToPath(new URL('../..', import.meta.url)))!;
 // A folder that does not exist: the layout of a new project, read without creating anything.
 const root = join(tmpdir(), 'create-framework-auth-planners-never-created', 'app');
@@ -115,9 +117,9 @@ describe('the planners on snapshots made in memory', () => {
 
   it('add two-factor as "create with two-factor" would, and remove it again: the same files both ways (issue 35)', () => {
     const without = created(['password'], 'sqlite');
-    const added = applied(without, planTwoFactor({ project: without, api, release, install: undefined, on: true }));
+    const added = applied(without, planFeature({ project: without, api, release, install: undefined, feature: twoFactor, on: true }));
     expect(Object.fromEntries(added.files)).toEqual(Object.fromEntries(created(['password'], 'sqlite', true).files));
-    const removed = applied(added, planTwoFactor({ project: added, api, release, install: undefined, on: false }));
+    const removed = applied(added, planFeature({ project: added, api, release, install: undefined, feature: twoFactor, on: false }));
     expect(Object.fromEntries(removed.files)).toEqual(Object.fromEntries(without.files));
   });
 
@@ -127,8 +129,8 @@ describe('the planners on snapshots made in memory', () => {
       created(['oidc'], 'memory', false),
       planAddProvider({ ...providerEdit(project, 'github'), install: undefined }),
       planRemoveProvider({ ...providerEdit(project, 'credentials'), purgeEnv: false }),
-      planTwoFactor({ project, api, release, install: undefined, on: true }),
-      planTwoFactor({ project, api, release, install: undefined, on: false }),
+      planFeature({ project, api, release, install: undefined, feature: twoFactor, on: true }),
+      planFeature({ project, api, release, install: undefined, feature: twoFactor, on: false }),
     ]);
     expect(plans).toHaveLength(5);
     // The check itself works: a module that imports readdirSync by name (as the template reader does) is caught.

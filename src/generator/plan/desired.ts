@@ -3,7 +3,8 @@ import type { AdapterId } from '../../catalog/adapters.js';
 import { defaultMountPath, reauthPath, sessionsPath, signInPath, signOutPath } from '../../catalog/mount-path.js';
 import { getProvider } from '../../catalog/providers.js';
 import type { ProviderEntry, ProviderId } from '../../catalog/providers.js';
-import { twoFactorEntry } from '../../catalog/two-factor.js';
+import { featureAnswers, featuresOn, optInLines } from '../../catalog/features.js';
+import type { FeatureAnswers } from '../../catalog/features.js';
 import type { Answers } from '../answers.js';
 import type { EnvGroup } from '../edit/env-file.js';
 import { readProjectTemplate, renderTemplate } from '../edit/render-template.js';
@@ -14,15 +15,13 @@ import { express4Ranges, runtimeDependencies, testedRanges, toolDevDependencies 
 import { adapterEnvGroup, originEnvGroup, providerEnvGroup, secretEnvGroup } from './env-groups.js';
 import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
 
-/** The choices that decide what a project holds: its providers, its adapter, its features and its mount path. */
-export interface DesiredChoices {
+/** The choices that decide what a project holds: its providers, its adapter, its features (`twoFactor: true`) and its mount path. */
+export type DesiredChoices = {
   providers: readonly ProviderId[];
   adapter: AdapterId;
-  /** TOTP two-factor (`TwoFactor()` in the config's features). */
-  twoFactor?: boolean | undefined;
   /** The mount path of the auth routes (default `/auth`). */
   mount?: string | undefined;
-}
+} & FeatureAnswers;
 
 /** What of the project, beside the choices, the generated files depend on: read from its shape and its .env. */
 export interface ProjectSetting {
@@ -89,17 +88,22 @@ export function renderAuthConfig(answers: Answers, release: Release): string {
   const { version, templates } = release;
   const providers = answers.providers.map((id) => getProvider(id));
   const adapter = findAdapter(answers.adapter);
+  const features = featuresOn(answers);
   return renderTemplate(
     'auth/config.ts.hbs',
     {
       header: generatedHeader(version),
       imports: providers.map((entry) => ({ name: entry.importName, path: entry.importPath })),
       adapterImport: adapter?.importName && adapter.importPath ? { name: adapter.importName, path: adapter.importPath } : null,
-      featureImport: answers.twoFactor ? { name: twoFactorEntry.importName, path: twoFactorEntry.importPath } : null,
+      featureImports: features.map((feature) => ({ name: feature.importName, path: feature.importPath })),
       basePath: answers.mount,
-      providers: providers.map((entry: ProviderEntry) => (answers.twoFactor && entry.twoFactorSnippet) || entry.snippet),
+      // A provider the features opt in (credentials under two-factor) starts with their options.
+      providers: providers.map((entry: ProviderEntry) => {
+        const lines = optInLines(entry.id, features);
+        return lines.length > 0 && entry.snippetWith ? entry.snippetWith(lines) : entry.snippet;
+      }),
       adapter: adapter?.snippet ?? null,
-      features: answers.twoFactor ? twoFactorEntry.snippet : null,
+      features: features.length > 0 ? features.map((feature) => feature.snippet).join(', ') : null,
     },
     templates,
   );
@@ -114,14 +118,15 @@ export function settingOf(shape: ProjectShape, origin: string, scripts: Readonly
 export function desired(choices: DesiredChoices, release: Release, setting: ProjectSetting = newProjectSetting): DesiredProject {
   const { version, templates } = release;
   const mount = choices.mount ?? defaultMountPath;
-  const answers: Answers = { providers: [...choices.providers], mount, adapter: choices.adapter, ...(choices.twoFactor === true && { twoFactor: true }) };
+  const features = featuresOn(choices);
+  const answers: Answers = { providers: [...choices.providers], mount, adapter: choices.adapter, ...featureAnswers(features) };
   const providers = choices.providers.map((id) => getProvider(id));
   const adapter = findAdapter(choices.adapter);
   const header = generatedHeader(version);
   const mountPattern = mountPatternFor(setting.expressMajor, mount);
   const databaseSessions = choices.adapter !== 'none';
 
-  const runtime = new Map(readRuntimeFiles(choices.providers, choices.adapter, templates, choices.twoFactor === true).map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const));
+  const runtime = new Map(readRuntimeFiles(choices.providers, choices.adapter, templates, features).map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const));
   const module = new Map([
     ['env.ts', renderTemplate('auth/env.ts.hbs', { header }, templates)],
     ['index.ts', renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions, sessionsPath: sessionsPath(mount), reauthPath: reauthPath(mount) }, templates)],
@@ -138,7 +143,7 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
       }
     : undefined;
 
-  const brought = [...providers, ...(adapter ? [adapter] : []), ...(choices.twoFactor ? [twoFactorEntry] : [])];
+  const brought = [...providers, ...(adapter ? [adapter] : []), ...features];
   const dependencies = Object.assign({}, ...brought.map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
   const devDependencies = testedRanges(adapter?.devDependencies ?? {});
   const express4 = setting.expressMajor === 4 ? express4Ranges() : undefined;

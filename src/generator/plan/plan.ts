@@ -1,3 +1,4 @@
+import type { FeatureCommandName } from '../../catalog/features.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
 import type { ProviderEntry } from '../../catalog/providers.js';
 import type { Answers } from '../answers.js';
@@ -25,7 +26,7 @@ import { shapeScripts } from './shape-plan.js';
  */
 export interface Plan {
   /** The command, as `--json` names it. */
-  command: 'create' | 'update' | 'add-provider' | 'remove-provider' | 'add-two-factor' | 'remove-two-factor';
+  command: 'create' | 'update' | 'add-provider' | 'remove-provider' | FeatureCommandName;
   /** The project directory. */
   root: string;
   /** Every file the command creates, updates, deletes, keeps or leaves in conflict. */

@@ -1,5 +1,5 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
-import { twoFactorEntry } from '../../catalog/two-factor.js';
+import { featureCommandName, featuresOn } from '../../catalog/features.js';
 import { usageError } from '../errors.js';
 import { authConfigIn } from '../project/snapshot.js';
 import { removeProviderFromConfig } from '../edit/provider-list.js';
@@ -27,11 +27,15 @@ export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
     mount: defaultMountPath,
     purgeEnv: input.purgeEnv,
   });
-  if (projectAnswers.twoFactor && !projectAnswers.providers.some((id) => twoFactorEntry.providers.includes(id))) {
-    throw usageError(
-      `Two-factor asks for a code after a password, and ${entry.id} is the last provider in ${configPath} that signs in with one: the app would not start.`,
-      'Remove two-factor first: npx framework-auth remove-two-factor',
-    );
+  // A feature that works after one of its providers (two-factor after a password) keeps the last of them.
+  for (const feature of featuresOn(projectAnswers)) {
+    const needed = feature.needs.providers;
+    if (needed && !projectAnswers.providers.some((id) => needed.ids.includes(id))) {
+      throw usageError(
+        `${feature.label} ${needed.why}, and ${entry.id} is the last provider in ${configPath} that ${needed.does}: the app would not start.`,
+        `Remove ${feature.noun} first: npx framework-auth ${featureCommandName(feature, false)}`,
+      );
+    }
   }
 
   const envRemoved = [...new Set([...envKeyChanges(files.find((file) => file.path === '.env.example')).removed, ...envKeyChanges(files.find((file) => file.path === '.env')).removed])];

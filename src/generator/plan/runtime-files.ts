@@ -2,8 +2,8 @@ import { posix } from 'node:path';
 import { findAdapter } from '../../catalog/adapters.js';
 import type { AdapterId } from '../../catalog/adapters.js';
 import { getProvider } from '../../catalog/providers.js';
-import { twoFactorEntry } from '../../catalog/two-factor.js';
 import type { ProviderId } from '../../catalog/providers.js';
+import type { FeatureEntry } from '../../catalog/features.js';
 import type { Templates } from '../release.js';
 
 /** One runtime file: its path below `templates/runtime/` (posix) and its text. */
@@ -23,10 +23,11 @@ export const databaseSessionsEntryPoint = 'features/database/session-management.
 /**
  * The runtime files the generated auth module starts from (paths below `templates/runtime/`): `index.ts`, which
  * src/auth/index.ts and config.ts import, the files config.ts imports for these providers, this adapter and
- * two-factor (which bring their features), and with an adapter the session helpers that src/auth/index.ts imports.
+ * the catalog features that are on (which bring their folders), and with an adapter the session helpers that
+ * src/auth/index.ts imports.
  */
-export function runtimeEntryPoints(providers: readonly ProviderId[], adapter: AdapterId, twoFactor = false): string[] {
-  const fromConfig = [...providers.map((id) => getProvider(id).importPath), findAdapter(adapter)?.importPath ?? null, twoFactor ? twoFactorEntry.importPath : null];
+export function runtimeEntryPoints(providers: readonly ProviderId[], adapter: AdapterId, features: readonly FeatureEntry[] = []): string[] {
+  const fromConfig = [...providers.map((id) => getProvider(id).importPath), findAdapter(adapter)?.importPath ?? null, ...features.map((feature) => feature.importPath)];
   const fromIndex = adapter === 'none' ? [] : [databaseSessionsEntryPoint];
   return ['index.ts', ...fromIndex, ...fromConfig.flatMap((path) => (path ? [path.replace(/^\.\/core\//, '').replace(/\.js$/, '.ts')] : []))];
 }
@@ -67,7 +68,7 @@ export function withRuntimeHeader(path: string, content: string, version: string
  * only with microblog, WebAuthn with passkeys, email sign-in with email, and each adapter's file with that adapter.
  * `create`, `add-provider`, `remove-provider` and `update` all plan the runtime copy with this function.
  */
-export function readRuntimeFiles(providers: readonly ProviderId[], adapter: AdapterId, templates: Templates, twoFactor = false): RuntimeFile[] {
+export function readRuntimeFiles(providers: readonly ProviderId[], adapter: AdapterId, templates: Templates, features: readonly FeatureEntry[] = []): RuntimeFile[] {
   const read = (path: string): string | undefined => templates.runtime.get(path);
-  return reachableRuntimeFiles(runtimeEntryPoints(providers, adapter, twoFactor), read).map((path) => ({ path, content: read(path)! }));
+  return reachableRuntimeFiles(runtimeEntryPoints(providers, adapter, features), read).map((path) => ({ path, content: read(path)! }));
 }
