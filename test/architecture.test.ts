@@ -131,7 +131,7 @@ describe('the generator\'s layers (plan → project → edit, io → project; al
 
 describe('planners that only compute (issue 24)', () => {
   it('leaves reading the project to readProject: no planner reads a project file, walks its folders or loads its compiler', () => {
-    // The package's own files (templates, CHANGELOG.md, package.json) are read by runtime-files, changelog and dependencies.
+    // The package's own files are read elsewhere: the templates by release.ts before planning, CHANGELOG.md and package.json by changelog and dependencies.
     const readers = /\b(readProjectFile|readProjectShape|readProjectAdapter|readSourceText|listSourceFiles|listFolderFiles|loadTypeScript|existsSync|statSync)\b/;
     const offending = sourceFiles(join('src', 'generator', 'plan')).filter((file) => readers.test(readFileSync(join(repoRoot, file), 'utf8')));
     expect(offending).toEqual([]);
@@ -164,9 +164,9 @@ describe('one owner per concept', () => {
   });
 
   it('walks the project\'s folders in one place (readdirSync of the user\'s project only in project/files.ts)', () => {
-    // runtime-files.ts reads this package's templates, project-shape.ts one folder's names (no walk), dev-idp none.
+    // release.ts reads this package's templates (before any planner runs), project-shape.ts one folder's names (no walk), dev-idp none.
     const walkers = srcFiles.filter(({ text }) => /withFileTypes: true/.test(text)).map(({ file }) => file);
-    expect(walkers.sort()).toEqual([join('src', 'generator', 'project', 'files.ts'), join('src', 'generator', 'plan', 'runtime-files.ts')].sort());
+    expect(walkers.sort()).toEqual([join('src', 'generator', 'project', 'files.ts'), join('src', 'generator', 'release.ts')].sort());
   });
 
   it('names the default auth folder once (paths.ts); everything else finds it with locateAuthModule', () => {

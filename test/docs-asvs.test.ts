@@ -6,6 +6,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { featureCatalog, optInLines } from '../src/catalog/features.js';
 import { providerCatalog } from '../src/catalog/providers.js';
 import { migrate } from '../templates/runtime/adapters/sqlite.js';
 import { allRateLimitDefaults as defaultRateLimitRules } from './support/all-features.js';
@@ -229,7 +230,7 @@ describe('claims of the ASVS map that no other test holds', () => {
       database.close();
     }
     const credentials = providerCatalog.find((entry) => entry.id === 'credentials')!;
-    for (const snippet of [credentials.snippet, credentials.twoFactorSnippet]) expect(snippet).toMatch(/\n {2}authorize: async \(\) => null,\n/);
+    for (const snippet of [credentials.snippet, credentials.snippetWith(optInLines('credentials', featureCatalog))]) expect(snippet).toMatch(/\n {2}authorize: async \(\) => null,\n/);
   });
 
   it('keeps no password hint, secret question or password expiry: no column for one in the users and passwords tables', () => {

@@ -49,8 +49,11 @@ interface ProviderFields {
    * NODE_ENV is production, where the runtime refuses to start without them.
    */
   readonly developmentFallback?: { readonly env: readonly string[]; readonly instead: string };
-  /** The element written instead of `snippet` when the project has two-factor and the provider must opt in to it. */
-  readonly twoFactorSnippet?: string;
+  /**
+   * The element written instead of `snippet` when features opt the provider in (`twoFactor: true, // …` for
+   * two-factor, catalog/features.ts): the same call with those option lines first, as add-<feature> sets them.
+   */
+  readonly snippetWith?: (optionLines: readonly string[]) => string;
 }
 
 /** Whether a {@link ProviderEntry} needs a database adapter, and for what. */
@@ -83,7 +86,8 @@ export interface LocalDevelopment {
   readonly signInAs: string;
 }
 
-const credentialsSnippet = (twoFactor: boolean) => `Credentials({${twoFactor ? '\n  twoFactor: true, // users who turned two-factor on enter a code after authorize()' : ''}
+// The options features opt it in with come first, each on its own line, as add-<feature> sets them in the user's call.
+const credentialsSnippet = (optionLines: readonly string[] = []) => `Credentials({${optionLines.map((line) => `\n  ${line}`).join('')}
   credentials: {
     username: { label: 'Username' },
     password: { label: 'Password', type: 'password' },
@@ -215,8 +219,8 @@ export const providerCatalog = [
     env: [],
     importName: 'Credentials',
     importPath: './core/providers/credentials.js',
-    snippet: credentialsSnippet(false),
-    twoFactorSnippet: credentialsSnippet(true),
+    snippet: credentialsSnippet(),
+    snippetWith: credentialsSnippet,
     dependencies: {},
     nextStep: (configPath: string) => `Write the user lookup in the authorize() of ${configPath}.`,
   },

@@ -6,12 +6,14 @@ import { defaultMountPath } from '../catalog/mount-path.js';
 import { isPackageManager, packageManagers } from '../catalog/package-managers.js';
 import type { PackageManager } from '../catalog/package-managers.js';
 import { describeProviderIds } from '../catalog/providers.js';
-import { readManifest } from '../generator/project/manifest.js';
-import { releaseFrom } from '../generator/paths.js';
+import { featureAnswers, featureCatalog, featuresOn } from '../catalog/features.js';
+import type { FeatureAnswers } from '../catalog/features.js';
+import { releaseFrom } from '../generator/release.js';
 import { readProjectAdapter } from '../generator/project/adapter.js';
-import { checkProvidersFitAdapter, checkTwoFactorFits, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
+import { checkFeaturesFit, checkProvidersFitAdapter, parseAdapter, parseMountPath, parseProviderList } from '../generator/answers.js';
 import type { Answers } from '../generator/answers.js';
 import { usageError } from '../generator/errors.js';
+import { generateSecret } from '../generator/edit/secret.js';
 import type { CliIo } from './io.js';
 import { applyPlan } from './apply-plan.js';
 import { requireTypeScript } from './project.js';
@@ -20,12 +22,11 @@ import { messageIo } from './json-output.js';
 import { countFiles, summariseFiles } from './plan-report.js';
 import { cliVersion } from '../generator/version.js';
 
-/** Flags of `create-framework-auth`, as commander parses them. */
-export interface CreateFlags {
+/** Flags of `create-framework-auth`, as commander parses them; each catalog feature's flag by its answers key (`twoFactor`). */
+export type CreateFlags = FeatureAnswers & {
   providers?: string;
   mount?: string;
   adapter?: string;
-  twoFactor?: boolean;
   yes?: boolean;
   install: boolean;
   packageManager?: string;
@@ -63,15 +64,13 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
   if (flags.providers !== undefined) known.providers = parseProviderList(flags.providers);
   if (flags.mount !== undefined) known.mount = parseMountPath(flags.mount);
   if (flags.adapter !== undefined) known.adapter = parseAdapter(flags.adapter);
-  if (flags.twoFactor === true) known.twoFactor = true;
+  for (const entry of featureCatalog) if (flags[entry.answersKey] === true) known[entry.answersKey] = true;
   const pmFlag = flags.packageManager === undefined ? undefined : parsePackageManager(flags.packageManager);
   if (known.providers && known.adapter) checkProvidersFitAdapter({ providers: known.providers, adapter: known.adapter });
-  if (known.twoFactor && known.providers && known.adapter) checkTwoFactorFits({ providers: known.providers, adapter: known.adapter, twoFactor: true });
+  if (known.providers && known.adapter) checkFeaturesFit({ ...known, providers: known.providers, adapter: known.adapter });
   const root = resolve(io.cwd, dir);
   const json = flags.json === true;
   const release = releaseFrom(io.env);
-  // A manifest that cannot be read is bad input, reported before anything is asked or written.
-  const previousManifest = existsSync(root) ? readManifest(root) : undefined;
 
   // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and
   // `--version`, `--help` and `secret --raw` need none of them (issue 8).
@@ -82,30 +81,37 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
     import('../generator/io/install.js'),
     import('../generator/project/snapshot.js'),
   ]);
+  // Read once, before anything is asked: a manifest that cannot be read is bad input, reported before any question.
+  let project = readProject(root);
+  const previousManifest = project.manifest;
   const ui = createUi(messageIo(io, json));
   ui.intro(`create-framework-auth ${cliVersion}`);
   // A re-run keeps the project's database unless --adapter says otherwise.
   const currentAdapter = existsSync(root) ? readProjectAdapter(root)?.entry?.id : undefined;
-  const currentTwoFactor = previousManifest?.answers.twoFactor;
+  const currentFeatures = previousManifest ? featureAnswers(featuresOn(previousManifest.answers)) : undefined;
   const answers = await askAnswers(known, {
     input: io.stdin,
     output: json ? io.stderr : io.stdout,
     interactive: io.interactive,
     yes: flags.yes === true,
     currentAdapter,
-    currentTwoFactor,
+    currentFeatures,
   });
   checkProvidersFitAdapter(answers);
-  checkTwoFactorFits(answers);
+  checkFeaturesFit(answers);
   const { pm, source } = detectPackageManager(root, pmFlag, io.env);
   // An existing project's code is read with the TypeScript parser (its own compiler, else one fetched once); a new
   // project is planned without it.
-  if (existsSync(root) && projectHasCode(root)) await requireTypeScript(root, io);
+  if (existsSync(root) && projectHasCode(root)) {
+    await requireTypeScript(root, io);
+    // The shape of a project with a tsconfig is read with the compiler: read again when it had to be fetched.
+    if (project.typescript() === undefined) project = readProject(root);
+  }
   const plan = await ui.step(
     'Planning the auth module',
     async () =>
       planCreate({
-        project: readProject(root),
+        project,
         cwd: io.cwd,
         answers,
         force: flags.force === true,
@@ -114,7 +120,7 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
         packageManagerSource: source,
         install: flags.install,
         convertEsm: flags.convertEsm === true,
-        previousManifest,
+        secret: generateSecret(),
       }),
     (result) => `Planned ${countFiles(result.files)} files: ${summariseFiles(result.files)}`,
   );
@@ -125,13 +131,15 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
 
 /** The `create-framework-auth` program. */
 export function createCreateCommand(io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
-  return new Command('create-framework-auth')
+  const command = new Command('create-framework-auth')
     .description('Scaffold a complete authentication module (OAuth 2 / OpenID Connect, credentials, sessions) into an Express project.')
     .argument('[dir]', 'project directory; created when missing, extended when it exists', '.')
     .option('--providers <ids>', `comma list of providers: ${describeProviderIds()}`)
     .option('--mount <path>', `mount path of the auth routes (default ${defaultMountPath}; starts with "/", no trailing "/" or wildcard)`)
-    .addOption(new Option('--adapter <name>', `session storage: ${adapterIds.join(', ')} (default none: JWT sessions)`))
-    .option('--two-factor', 'TOTP two-factor after the password (needs password or credentials, and an adapter)')
+    .addOption(new Option('--adapter <name>', `session storage: ${adapterIds.join(', ')} (default none: JWT sessions)`));
+  // Each catalog feature's flag, after --adapter (its answers key is what commander makes of it: --two-factor, twoFactor).
+  for (const entry of featureCatalog) command.option(entry.flag.name, entry.flag.description);
+  return command
     .option('-y, --yes', 'accept the default of every unanswered question; never prompt')
     .option('--no-install', 'write the files only; print the install command')
     .option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected from packageManager, lockfile, user agent)`)

@@ -11,7 +11,8 @@ import { readEnvLines } from '../generator/edit/env-file.js';
 import { compilesGeneratedModules } from '../generator/edit/tsconfig.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { type AuthConfigInfo, normaliseModule, readAuthConfig } from '../generator/edit/provider-list.js';
-import { twoFactorEntry } from '../catalog/two-factor.js';
+import { featureCatalog, featureCommandName } from '../catalog/features.js';
+import type { FeatureEntry } from '../catalog/features.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { listSourceFiles, readSourceText, scriptKindOf } from '../generator/project/files.js';
 import { CliError } from './errors.js';
@@ -255,15 +256,17 @@ function checkMount(basePath: string | undefined, facts: ServerFacts, configPath
 }
 
 /**
- * Two-factor (`TwoFactor()` in the config's features) needs an adapter and a provider that signs in with a password:
- * without them the app refuses to start.
+ * A catalog feature in the config's features (`TwoFactor()`) needs what its entry says (an adapter, one of its
+ * providers): without them the app refuses to start. One finding per feature listed, named by its id.
  */
-function checkTwoFactor(info: AuthConfigInfo, configPath: string): Finding | undefined {
-  if (!info.featureModules.includes(normaliseModule(twoFactorEntry.importPath))) return undefined;
-  const asking = providerCatalog.filter((entry) => twoFactorEntry.providers.includes(entry.id) && info.providerModules.includes(normaliseModule(entry.importPath)));
-  if (!info.hasAdapter) return problem('two-factor', 'error', `${configPath} has TwoFactor() but no adapter: the app refuses to start (its secrets live in the database).`, 'Set `adapter:` (npx create-framework-auth . --adapter sqlite), or run npx framework-auth remove-two-factor.');
-  if (asking.length === 0) return problem('two-factor', 'error', `${configPath} has TwoFactor() but no password or credentials provider: the app refuses to start.`, 'Run npx framework-auth add-provider password, or npx framework-auth remove-two-factor.');
-  return ok('two-factor', `Two-factor is configured (after ${asking.map((entry) => entry.name).join(', ')}); users turn it on at ${info.basePath ?? defaultMountPath}/two-factor.`);
+function checkFeature(feature: FeatureEntry, info: AuthConfigInfo, configPath: string): Finding | undefined {
+  if (!info.featureModules.includes(normaliseModule(feature.importPath))) return undefined;
+  const { needs, doctor } = feature;
+  const remove = `npx framework-auth ${featureCommandName(feature, false)}`;
+  const present = providerCatalog.filter((entry) => (needs.providers?.ids ?? []).includes(entry.id) && info.providerModules.includes(normaliseModule(entry.importPath)));
+  if (needs.adapter && !info.hasAdapter) return problem(feature.id, 'error', `${configPath} has ${feature.importName}() but no adapter: the app refuses to start (${doctor.withoutAdapter}).`, `Set \`adapter:\` (npx create-framework-auth . --adapter sqlite), or run ${remove}.`);
+  if (needs.providers && present.length === 0) return problem(feature.id, 'error', `${configPath} has ${feature.importName}() but ${doctor.withoutProviders}: the app refuses to start.`, `Run npx framework-auth add-provider ${needs.providers.suggested}, or ${remove}.`);
+  return ok(feature.id, doctor.configured(present.map((entry) => entry.name).join(', '), info.basePath ?? defaultMountPath));
 }
 
 /**
@@ -490,8 +493,10 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   try {
     const info = readAuthConfig(api, configText);
     basePath = info.basePath;
-    const twoFactor = checkTwoFactor(info, configPath);
-    if (twoFactor) findings.push(twoFactor);
+    for (const feature of featureCatalog) {
+      const finding = checkFeature(feature, info, configPath);
+      if (finding) findings.push(finding);
+    }
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     findings.push(problem('config', 'error', error.message, 'Keep `export const authConfig = { basePath, providers: [...] }` as an object literal.'));

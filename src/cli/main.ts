@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { featureCatalog, featureCommandName } from '../catalog/features.js';
 import { Refusal } from '../generator/errors.js';
 import { CliError, exitCodeOf, exitCodes } from './errors.js';
 import type { CliIo } from './io.js';
@@ -44,8 +45,18 @@ type CommandFactory = (io: CliIo, run: (action: () => Promise<void>) => Promise<
 const frameworkAuthCommands: Record<string, () => Promise<CommandFactory>> = {
   'add-provider': async () => (await import('./add-provider.js')).createAddProviderCommand,
   'remove-provider': async () => (await import('./remove-provider.js')).createRemoveProviderCommand,
-  'add-two-factor': async () => (await import('./two-factor.js')).createAddTwoFactorCommand,
-  'remove-two-factor': async () => (await import('./two-factor.js')).createRemoveTwoFactorCommand,
+  // add-<feature> and remove-<feature> for each catalog feature (add-two-factor, remove-two-factor).
+  ...Object.fromEntries(
+    featureCatalog.flatMap((feature) =>
+      [true, false].map((on): [string, () => Promise<CommandFactory>] => [
+        featureCommandName(feature, on),
+        async () => {
+          const { createFeatureCommand } = await import('./feature-command.js');
+          return (io, run) => createFeatureCommand(feature, on, io, run);
+        },
+      ]),
+    ),
+  ),
   secret: async () => (await import('./secret.js')).createSecretCommand,
   migrate: async () => (await import('./migrate.js')).createMigrateCommand,
   update: async () => (await import('./update.js')).createUpdateCommand,

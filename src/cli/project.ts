@@ -5,8 +5,7 @@ import { ensureTypeScript } from '../generator/typescript-api.js';
 import type { CliIo } from './io.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { usageError } from '../generator/errors.js';
-import { locateAuthModule } from '../generator/project/auth-module.js';
-import { type Manifest, readManifest } from '../generator/project/manifest.js';
+import type { ProjectSnapshot } from '../generator/project/snapshot.js';
 import { CliError } from './errors.js';
 
 /**
@@ -34,18 +33,29 @@ export async function requireTypeScript(root: string, io: CliIo): Promise<TypeSc
   return ensureTypeScript(root, (message) => io.stderr.write(`${message}\n`));
 }
 
-/** A scaffolded project as the commands that edit it open it: its manifest, auth module, config text and the compiler. */
+/** What a command that edits a scaffolded project opens beside the snapshot: the compiler its code is read with. */
 export interface ScaffoldedProject {
-  manifest: Manifest | undefined;
-  authDir: string;
-  configText: string;
   api: TypeScriptApi;
 }
 
-/** Opens the scaffolded project at `root` (bad input, such as no auth module, is a usage error). */
-export async function openScaffoldedProject(root: string, io: CliIo): Promise<ScaffoldedProject> {
-  const manifest = readManifest(root);
-  const authDir = locateAuthModule(root, manifest);
-  const configText = readScaffoldedConfig(root, authDir);
-  return { manifest, authDir, configText, api: await requireTypeScript(root, io) };
+/**
+ * Opens the scaffolded project the snapshot read: one with its auth module's config and runtime copy, else bad
+ * input (not-a-project, exit 2), and the compiler to read its code with.
+ */
+export async function openScaffoldedProject(project: ProjectSnapshot, io: CliIo): Promise<ScaffoldedProject> {
+  checkScaffolded(project);
+  return { api: await requireTypeScript(project.root, io) };
+}
+
+/** Refuses a snapshot without an auth module (its config.ts and core/index.ts), as {@link readScaffoldedConfig} does. */
+export function checkScaffolded(project: ProjectSnapshot): void {
+  const { root, authDir } = project;
+  const configPath = `${authDir}/config.ts`;
+  // Both sit in the auth module's folder, which the snapshot read whole.
+  const missing = [configPath, `${authDir}/core/index.ts`].find((path) => !project.files.has(path));
+  if (missing !== undefined) {
+    throw new CliError('not-a-project', `No auth module in ${root} (${missing} is missing).`, {
+      hint: 'Run "npx create-framework-auth" in the project first, or pass --cwd <project dir>.',
+    });
+  }
 }

@@ -1,23 +1,21 @@
-import { resolve } from 'node:path';
-import { Command } from 'commander';
-import { locateAuthModule } from '../generator/project/auth-module.js';
+import type { Command } from 'commander';
 import { changeKinds, changesBetween, readPackageChangelog } from '../generator/plan/changelog.js';
 import type { ChangelogRelease } from '../generator/plan/changelog.js';
-import { manifestPath, readManifest } from '../generator/project/manifest.js';
-import { releaseFrom } from '../generator/paths.js';
+import { manifestPath } from '../generator/project/manifest.js';
+import type { Manifest } from '../generator/project/manifest.js';
+import type { ProjectSnapshot } from '../generator/project/snapshot.js';
+import { generateSecret } from '../generator/edit/secret.js';
 import { CliError } from './errors.js';
 import { applyPlan } from './apply-plan.js';
 import type { CliIo } from './io.js';
-import { messageIo } from './json-output.js';
-import { readScaffoldedConfig, requireTypeScript } from './project.js';
+import { openProjectCommand, projectCommand } from './project-command.js';
+import type { ProjectCommandFlags } from './project-command.js';
+import { checkScaffolded, requireTypeScript } from './project.js';
+import type { ScaffoldedProject } from './project.js';
 import { cliVersion } from '../generator/version.js';
 
 /** Flags of `framework-auth update`. */
-export interface UpdateFlags {
-  cwd?: string;
-  dryRun?: boolean;
-  json?: boolean;
-}
+export type UpdateFlags = ProjectCommandFlags;
 
 const examples = `
 Examples:
@@ -40,30 +38,29 @@ run update again. package.json, tsconfig.json and .env get what this version nee
  * between the manifest's version and this one (`changesBetween`: never `[Unreleased]`, nothing when they are equal).
  */
 export async function runUpdate(flags: UpdateFlags, io: CliIo): Promise<void> {
-  const root = resolve(io.cwd, flags.cwd ?? '.');
-  const json = flags.json === true;
-  const manifest = readManifest(root);
-  const authDir = locateAuthModule(root, manifest);
-  readScaffoldedConfig(root, authDir);
+  const { root, opened, project, release, ui, apply } = await openProjectCommand(flags, io, {
+    open: openRecordedProject,
+    intro: ({ manifest }) => `framework-auth update ${manifest.cliVersion} → ${cliVersion}`,
+  });
+  const { manifest } = opened;
+  const [{ planUpdate }, { detectPackageManager }] = await Promise.all([import('../generator/plan/update.js'), import('../generator/io/install.js')]);
+  const changelog = changesBetween(readPackageChangelog(), manifest.cliVersion, cliVersion);
+  if (changelog.length > 0) ui.lines(`Changes from ${manifest.cliVersion} to ${cliVersion} (CHANGELOG.md)`, describeChanges(changelog));
+  const { pm } = detectPackageManager(root, undefined, io.env);
+  const plan = planUpdate({ project, release, packageManager: pm, secret: generateSecret(), changelog });
+  await applyPlan(plan, ui, io, apply);
+}
+
+/** A scaffolded project with a manifest: update tells the user's changes from the CLI's by it. */
+async function openRecordedProject(project: ProjectSnapshot, io: CliIo): Promise<ScaffoldedProject & { manifest: Manifest }> {
+  const { root, manifest } = project;
+  checkScaffolded(project);
   if (!manifest) {
     throw new CliError('not-a-project', `${root} has no ${manifestPath}: update needs it to tell your changes from the CLI's.`, {
       hint: `It is written by create-framework-auth from this version on. Commit your work, then re-run "npx create-framework-auth" with the project's answers (--providers, --mount, --adapter) to write it.`,
     });
   }
-  await requireTypeScript(root, io);
-  const [{ createUi }, { planUpdate }, { detectPackageManager }, { readProject }] = await Promise.all([
-    import('./ui.js'),
-    import('../generator/plan/update.js'),
-    import('../generator/io/install.js'),
-    import('../generator/project/snapshot.js'),
-  ]);
-  const ui = createUi(messageIo(io, json));
-  ui.intro(`framework-auth update ${manifest.cliVersion} → ${cliVersion}`);
-  const changelog = changesBetween(readPackageChangelog(), manifest.cliVersion, cliVersion);
-  if (changelog.length > 0) ui.lines(`Changes from ${manifest.cliVersion} to ${cliVersion} (CHANGELOG.md)`, describeChanges(changelog));
-  const { pm } = detectPackageManager(root, undefined, io.env);
-  const plan = planUpdate({ project: readProject(root, { authDir }), manifest, authDir, release: releaseFrom(io.env), packageManager: pm, changelog });
-  await applyPlan(plan, ui, io, { dryRun: flags.dryRun === true, json });
+  return { manifest, api: await requireTypeScript(root, io) };
 }
 
 /** `0.2.0 (2026-12-01)`, then each subsection's entries, security first: the body of the changelog block. */
@@ -81,11 +78,7 @@ function describeChanges(releases: readonly ChangelogRelease[]): string {
 
 /** The `update` command of `framework-auth`. */
 export function createUpdateCommand(io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
-  return new Command('update')
-    .description('bring the generated files to this CLI version, merging your changes (3-way)')
-    .option('--cwd <dir>', 'project directory (default: the current directory)')
-    .option('--dry-run', 'print the plan and write nothing')
-    .option('--json', 'print one JSON document on stdout (messages go to stderr)')
+  return projectCommand('update', 'bring the generated files to this CLI version, merging your changes (3-way)')
     .addHelpText('after', examples)
     .action((flags: UpdateFlags) => run(() => runUpdate(flags, io)));
 }

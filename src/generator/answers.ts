@@ -5,18 +5,20 @@ import { describeProviderIds, findProvider, getProvider, providersRequiringAdapt
 import type { ProviderId } from '../catalog/providers.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { twoFactorEntry } from '../catalog/two-factor.js';
+import { featuresOn } from '../catalog/features.js';
+import type { FeatureAnswers } from '../catalog/features.js';
 import { runtimeTemplateDir } from './paths.js';
 import { usageError } from './errors.js';
 
-/** The answers that decide what `create-framework-auth` writes. */
-export interface Answers {
+/**
+ * The answers that decide what `create-framework-auth` writes: the providers, the mount path, the adapter, and each
+ * catalog feature that is on (`twoFactor: true` for `--two-factor`; absent: off).
+ */
+export type Answers = {
   providers: ProviderId[];
   mount: string;
   adapter: AdapterId;
-  /** `--two-factor`: TOTP two-factor after a password (absent: off). */
-  twoFactor?: boolean;
-}
+} & FeatureAnswers;
 
 /** Parses `--providers a,b`: ids or aliases, de-duplicated in the given order. Throws a usage error listing valid ids. */
 export function parseProviderList(value: string, label = '--providers'): ProviderId[] {
@@ -68,22 +70,25 @@ export function parseAdapter(value: string, label = '--adapter'): AdapterId {
 }
 
 /**
- * Two-factor asks for a code after a password and keeps its secrets in the database: it needs the `password` or
- * `credentials` provider and an adapter. Refused before anything is written otherwise.
+ * Each feature that is on gets what it needs (catalog/features.ts): one of its providers (two-factor asks for a code
+ * after a password: `password` or `credentials`) and an adapter when it stores through one. Refused before anything
+ * is written otherwise.
  */
-export function checkTwoFactorFits(answers: Pick<Answers, 'providers' | 'adapter' | 'twoFactor'>): void {
-  if (!answers.twoFactor) return;
-  if (!answers.providers.some((id) => twoFactorEntry.providers.includes(id))) {
-    throw usageError(
-      `--two-factor asks for a code after a password, and none of the providers (${answers.providers.join(', ')}) signs in with one.`,
-      `Add password (or credentials) to --providers, e.g. --providers ${[...answers.providers, 'password'].join(',')}.`,
-    );
-  }
-  if (answers.adapter === 'none') {
-    throw usageError(
-      '--two-factor needs a database adapter, but --adapter is "none": TOTP secrets, recovery codes and pending sign-ins are stored through the adapter.',
-      `Choose one with --adapter ${adapterIds.filter((id) => id !== 'none').join(', ')} (sqlite keeps them in a local file).`,
-    );
+export function checkFeaturesFit(answers: Pick<Answers, 'providers' | 'adapter'> & FeatureAnswers): void {
+  for (const feature of featuresOn(answers)) {
+    const { flag, needs: { providers: needed, adapter: stored } } = feature;
+    if (needed && !answers.providers.some((id) => needed.ids.includes(id))) {
+      throw usageError(
+        `${flag.name} ${needed.why}, and none of the providers (${answers.providers.join(', ')}) ${needed.does}.`,
+        `Add ${needed.suggestedText} to --providers, e.g. --providers ${[...answers.providers, needed.suggested].join(',')}.`,
+      );
+    }
+    if (stored && answers.adapter === 'none') {
+      throw usageError(
+        `${flag.name} needs a database adapter, but --adapter is "none": ${stored.stored} are stored through the adapter.`,
+        `Choose one with --adapter ${adapterIds.filter((id) => id !== 'none').join(', ')} (sqlite keeps them in a local file).`,
+      );
+    }
   }
 }
 

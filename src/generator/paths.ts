@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cliVersion } from './version.js';
 
 // src/generator/ and dist/generator/ both sit two levels below the package root, beside templates/.
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,15 +39,4 @@ export function templateDirsFrom(env: NodeJS.ProcessEnv): TemplateDirs {
   const override = env[templatesDirEnv];
   if (!override) return packageTemplateDirs;
   return { runtime: join(override, 'runtime'), project: join(override, 'project') };
-}
-
-/** What this CLI generates from: its version (in every header, and pinned in the project) and its templates. */
-export interface Release {
-  version: string;
-  templates: TemplateDirs;
-}
-
-/** This CLI's release, with the templates `templateDirsFrom(env)` points at. */
-export function releaseFrom(env: NodeJS.ProcessEnv): Release {
-  return { version: cliVersion, templates: templateDirsFrom(env) };
 }

@@ -5,7 +5,8 @@ import type { AdapterId } from '../catalog/adapters.js';
 import { checkMountPath, defaultMountPath } from '../catalog/mount-path.js';
 import { defaultProviderIds, providerCatalog, providersRequiringAdapter } from '../catalog/providers.js';
 import type { ProviderId } from '../catalog/providers.js';
-import { twoFactorEntry } from '../catalog/two-factor.js';
+import { featureAnswers, featureCatalog } from '../catalog/features.js';
+import type { FeatureAnswers, FeatureEntry } from '../catalog/features.js';
 import { cancelledError, usageError } from '../generator/errors.js';
 import { isAdapterAvailable } from '../generator/answers.js';
 import type { Answers } from '../generator/answers.js';
@@ -20,8 +21,8 @@ export interface PromptContext {
   yes: boolean;
   /** The adapter the project uses already (a re-run), the default in place of `none`. */
   currentAdapter?: AdapterId | undefined;
-  /** Whether the project has two-factor already (a re-run keeps it). */
-  currentTwoFactor?: boolean | undefined;
+  /** The features the project has already (a re-run keeps them): `{ twoFactor: true }`. */
+  currentFeatures?: FeatureAnswers | undefined;
 }
 
 const flagOf = { providers: '--providers <ids>', mount: '--mount <path>', adapter: '--adapter <name>' } as const;
@@ -41,7 +42,7 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
       providers: known.providers ?? [...defaultProviderIds],
       mount: known.mount ?? defaultMountPath,
       adapter: known.adapter ?? context.currentAdapter ?? defaultAdapterId,
-      ...((known.twoFactor ?? context.currentTwoFactor) && { twoFactor: true }),
+      ...featureAnswers(featureCatalog.filter((entry) => (known[entry.answersKey] ?? context.currentFeatures?.[entry.answersKey]) === true)),
     };
   }
   const missing = (Object.keys(flagOf) as (keyof typeof flagOf)[]).filter((key) => known[key] === undefined);
@@ -63,18 +64,24 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
         required: true,
       }),
     );
-  // Two-factor needs a database: not asked when --adapter none was given.
-  const asksTwoFactor = known.twoFactor === undefined && known.adapter !== 'none' && providers.some((id) => twoFactorEntry.providers.includes(id));
-  const twoFactor =
-    known.twoFactor ??
-    (asksTwoFactor &&
-      unwrap(
-        await confirm({
-          ...common,
-          message: 'Ask for a code from an authenticator app after the password (two-factor)?',
-          initialValue: context.currentTwoFactor ?? false,
-        }),
-      ));
+  // A feature is asked about when the answers so far fit it: one of its providers chosen, and (when it stores
+  // through an adapter) no --adapter none.
+  const features: FeatureEntry[] = [];
+  for (const entry of featureCatalog) {
+    const { providers: needed, adapter: stored } = entry.needs as FeatureEntry['needs'];
+    const fits = (!needed || providers.some((id) => needed.ids.includes(id))) && !(stored && known.adapter === 'none');
+    const on =
+      known[entry.answersKey] ??
+      (fits &&
+        unwrap(
+          await confirm({
+            ...common,
+            message: entry.question,
+            initialValue: context.currentFeatures?.[entry.answersKey] ?? false,
+          }),
+        ));
+    if (on) features.push(entry);
+  }
   const mount =
     known.mount ??
     unwrap(
@@ -85,9 +92,9 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
         validate: (value) => checkMountPath(value ?? '', 'The mount path'),
       }),
     );
-  // Providers that store through an adapter (email links, passkeys, password accounts) and two-factor are offered
-  // SQLite, and no choice without a database.
-  const needing = [...providersRequiringAdapter(providers), ...(twoFactor ? ['two-factor'] : [])];
+  // Providers that store through an adapter (email links, passkeys, password accounts) and features that do
+  // (two-factor) are offered SQLite, and no choice without a database.
+  const needing = [...providersRequiringAdapter(providers), ...features.filter((entry) => entry.needs.adapter !== undefined).map((entry) => entry.id)];
   const current = context.currentAdapter ?? defaultAdapterId;
   const adapter =
     known.adapter ??
@@ -104,5 +111,5 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
         }),
       }),
     );
-  return { providers, mount, adapter, ...(twoFactor && { twoFactor: true }) };
+  return { providers, mount, adapter, ...featureAnswers(features) };
 }

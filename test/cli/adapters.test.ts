@@ -10,6 +10,7 @@ import { adapterCatalog, findAdapter } from '../../src/catalog/adapters.js';
 import { cliVersion } from '../../src/generator/version.js';
 import { cliPackageRoot, packageTemplateDirs, runtimeTemplateDir } from '../../src/generator/paths.js';
 import { planProject } from '../../src/generator/plan/project.js';
+import { readTemplates } from '../../src/generator/release.js';
 import { readProjectShape } from '../../src/generator/project/shape.js';
 import { snapshotOf } from '../../src/generator/project/snapshot.js';
 import type { ProjectPlan } from '../../src/generator/plan/project.js';
@@ -58,7 +59,7 @@ describe('adapter catalog against the runtime', () => {
 async function plan(adapter: AdapterId, packageManager: PackageManager = 'npm', files: Record<string, string> = {}): Promise<ProjectPlan> {
   const root = join(tmpdir(), 'create-framework-auth-never-created', 'app');
   const project = snapshotOf({ root, files, shape: readProjectShape(root, { packageJson: undefined }) });
-  return planProject({ project, answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, release: { version: cliVersion, templates: packageTemplateDirs }, packageManager });
+  return planProject({ project, answers: { providers: ['oidc'], mount: '/auth', adapter }, force: false, release: { version: cliVersion, templates: readTemplates(packageTemplateDirs) }, packageManager, secret: 'a-test-secret-of-forty-three-characters-xyz' });
 }
 
 function content(projectPlan: ProjectPlan, path: string): string {
@@ -191,13 +192,13 @@ describe('create-framework-auth --adapter', () => {
     const result = await create(['app', '--yes', '--no-install', '--providers', 'oidc', '--adapter', 'sqlite'], parent);
     expect(result.exitCode).toBe(0);
     // Created: adapters/sqlite.ts, the row mapping and the features' table rendering it shares with the PostgreSQL
-    // adapter (adapters/sql-rows.ts, adapters/sql-tables.ts), the database feature the adapter carries
-    // (features/database/: the adapter's methods, account linking, database sessions, tokens in the account row,
-    // session management with its route and page, recent authentication and the re-authentication route: 10 files)
-    // and the counters' table it keeps the refresh lease in (features/rate-limit/storage.ts). Updated among
-    // others: src/auth/index.ts and src/server.ts, which the user had not changed, rendered again (the session
-    // helpers, a link to the sessions page).
-    expect(result.stdout).toMatch(/Planned \d+ files: 14 created, \d+ updated, \d+ unchanged\n/);
+    // adapter (adapters/sql-rows.ts, adapters/sql-tables.ts) and the database feature the adapter carries
+    // (features/database/: the adapter's methods, account linking and addresses, database sessions, tokens in the
+    // account row, the counters' table of the refresh lease, session management with its route and page, recent
+    // authentication, the re-authentication route and the second-factor hook: 14 files). Updated among others:
+    // src/auth/index.ts and src/server.ts, which the user had not changed, rendered again (the session helpers, a link
+    // to the sessions page).
+    expect(result.stdout).toMatch(/Planned \d+ files: 17 created, \d+ updated, \d+ unchanged\n/);
     expect(await readFile(join(parent, 'app/src/auth/index.ts'), 'utf8')).toContain("from './core/features/database/session-management.js'");
     const config = await readFile(configPath, 'utf8');
     expect(config.replace(/^\/\/ Written by .*\n/, '')).toMatchInlineSnapshot(`

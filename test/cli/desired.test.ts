@@ -3,16 +3,17 @@
 // one place. A pure function of the choices: no project folder is read.
 import { describe, expect, it } from 'vitest';
 import { packageTemplateDirs } from '../../src/generator/paths.js';
+import { readTemplates } from '../../src/generator/release.js';
 import { desired } from '../../src/generator/plan/desired.js';
 import { readRuntimeFiles, runtimeHeader } from '../../src/generator/plan/runtime-files.js';
 
 /** A release of this CLI: its templates, at a version of the test's own (to see the headers come from it). */
-const release = { version: '9.9.9', templates: packageTemplateDirs };
+const release = { version: '9.9.9', templates: readTemplates(packageTemplateDirs) };
 
 describe('desired(choices, release)', () => {
   it('holds the runtime files the choices reach, each with the header of the version that copies it', () => {
     const project = desired({ providers: ['oidc'], adapter: 'none' }, release);
-    expect([...project.runtime.keys()]).toEqual(readRuntimeFiles(['oidc'], 'none').map((file) => file.path));
+    expect([...project.runtime.keys()]).toEqual(readRuntimeFiles(['oidc'], 'none', release.templates).map((file) => file.path));
     expect(project.runtime.get('index.ts')!.split('\n')[0]).toBe(runtimeHeader(release.version));
     expect([...project.runtime.keys()].filter((path) => path.startsWith('features/'))).toEqual([]);
   });
@@ -41,6 +42,8 @@ describe('desired(choices, release)', () => {
         'features/email/verify-request-route.ts',
         'features/rate-limit/index.ts',
         'features/rate-limit/rate-limit.ts',
+        'features/rate-limit/storage.ts',
+        'http/requested-callback-url.ts',
         'providers/email.ts',
       ].sort(),
     );
@@ -54,6 +57,7 @@ describe('desired(choices, release)', () => {
     const added = [...both.runtime.keys()].filter((path) => !withEmail.runtime.has(path));
     expect(added.sort()).toEqual(
       [
+        'features/database/ask-to-reauthenticate.ts',
         'features/password/breached.ts',
         'features/password/change-password-route.ts',
         'features/password/common-passwords.ts',

@@ -14,6 +14,7 @@ vi.mock('../../src/generator/typescript-api.js', () => ({
 
 const { planCreate } = await import('../../src/generator/plan/create.js');
 const { packageTemplateDirs } = await import('../../src/generator/paths.js');
+const { readTemplates } = await import('../../src/generator/release.js');
 const { readProject } = await import('../../src/generator/project/snapshot.js');
 
 
@@ -29,12 +30,12 @@ describe('the plan pipeline', () => {
       cwd: root,
       answers: { ...answers, providers: [...answers.providers] },
       force: false,
-      release: { version: '0.1.0', templates: packageTemplateDirs },
+      release: { version: '0.1.0', templates: readTemplates(packageTemplateDirs) },
       packageManager: 'npm',
       packageManagerSource: 'default',
       install: false,
       convertEsm: false,
-      previousManifest: undefined,
+      secret: 'a-test-secret-of-forty-three-characters-xyz',
     });
     expect(plan.command).toBe('create');
     expect(plan.details['answers']).toEqual(answers);

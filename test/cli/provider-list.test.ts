@@ -2,7 +2,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { getProvider } from '../../src/catalog/providers.js';
 import { Refusal } from '../../src/generator/errors.js';
-import { addFeatureToConfig, addProviderToConfig, readAuthConfig, removeFeatureFromConfig, setAdapterInConfig } from '../../src/generator/edit/provider-list.js';
+import { addFeatureToConfig, addProviderToConfig, readAuthConfig, removeFeatureFromConfig, removeProviderOption, setAdapterInConfig, setProviderOption } from '../../src/generator/edit/provider-list.js';
 
 const microblog = getProvider('microblog');
 const credentials = getProvider('credentials');
@@ -155,6 +155,82 @@ describe('addFeatureToConfig / removeFeatureFromConfig (two-factor)', () => {
     expect(added.content).toContain('  features: [database, TwoFactor()], // for the Auth.js adapter\n');
     const removed = removeFeatureFromConfig(ts, added.content, twoFactor.importPath);
     expect(removed.content).toBe(source);
+  });
+});
+
+// Issue 35: add-two-factor opts the credentials provider in as create --two-factor writes it; remove-two-factor takes
+// the opt-in out again.
+describe('setProviderOption / removeProviderOption (the credentials opt-in)', () => {
+  const optIn = { importPath: './core/providers/credentials.js', name: 'twoFactor', value: 'true', comment: 'users who turned two-factor on enter a code after authorize()' };
+  const withCredentials = (call: string): string => `import Credentials from './core/providers/credentials.js';
+
+export const authConfig = {
+  providers: [
+    ${call},
+  ],
+};
+`;
+  const multiLine = withCredentials(`Credentials({
+      credentials: { username: { label: 'Username' } },
+      authorize: async () => null,
+    })`);
+
+  it('sets the option on a line of its own, first in the object, and removing gives the file back byte for byte', () => {
+    const set = setProviderOption(ts, multiLine, optIn);
+    if (set instanceof Refusal) throw set;
+    expect(set.content).toMatchInlineSnapshot(`
+      "import Credentials from './core/providers/credentials.js';
+
+      export const authConfig = {
+        providers: [
+          Credentials({
+            twoFactor: true, // users who turned two-factor on enter a code after authorize()
+            credentials: { username: { label: 'Username' } },
+            authorize: async () => null,
+          }),
+        ],
+      };
+      "
+    `);
+    expect(setProviderOption(ts, set.content, optIn)).toEqual({ content: set.content, changed: false });
+    expect(removeProviderOption(ts, set.content, optIn)).toEqual({ content: multiLine, changed: true });
+    expect(removeProviderOption(ts, multiLine, optIn)).toEqual({ content: multiLine, changed: false });
+  });
+
+  it('sets the option first on a one-line object, and in an empty one, and takes it out of both', () => {
+    for (const [call, expected] of [
+      ['Credentials({ authorize })', 'Credentials({ twoFactor: true, authorize })'],
+      ['Credentials({})', 'Credentials({ twoFactor: true })'],
+    ] as const) {
+      const set = setProviderOption(ts, withCredentials(call), optIn);
+      expect(set).toEqual({ content: withCredentials(expected), changed: true });
+      expect(removeProviderOption(ts, withCredentials(expected), optIn)).toEqual({ content: withCredentials(call), changed: true });
+    }
+  });
+
+  it('leaves a config without the provider alone', () => {
+    expect(setProviderOption(ts, generated, optIn)).toEqual({ content: generated, changed: false });
+    expect(removeProviderOption(ts, generated, optIn)).toEqual({ content: generated, changed: false });
+  });
+
+  it('refuses options that are not one object literal', () => {
+    for (const call of ['Credentials(options)', 'Credentials()']) {
+      const refusal = setProviderOption(ts, withCredentials(call), optIn);
+      expect(refusal).toBeInstanceOf(Refusal);
+      expect((refusal as Refusal).message).toBe('Credentials(…) does not take one object literal');
+    }
+  });
+
+  it('refuses an object with a spread, which may set the option', () => {
+    const refusal = setProviderOption(ts, withCredentials('Credentials({ ...shared, authorize })'), optIn);
+    expect((refusal as Refusal).message).toBe('Credentials(…) has `...shared`, which may set twoFactor');
+  });
+
+  it('refuses to overwrite the option set to another value, and keeps twoFactor: false on removal', () => {
+    expect((setProviderOption(ts, withCredentials('Credentials({ twoFactor: false, authorize })'), optIn) as Refusal).message).toBe('it sets `twoFactor: false` already');
+    const optedOut = withCredentials('Credentials({ twoFactor: false, authorize })');
+    expect(removeProviderOption(ts, optedOut, optIn)).toEqual({ content: optedOut, changed: false });
+    expect((removeProviderOption(ts, withCredentials('Credentials({ twoFactor: enabled, authorize })'), optIn) as Refusal).message).toBe('it sets `twoFactor: enabled`, which may be true');
   });
 });
 

@@ -184,7 +184,8 @@ describe('framework-auth remove-provider', () => {
         'storage.ts',
       ]
         .map((file) => `src/auth/core/features/password/${file}`)
-        .concat('src/auth/core/providers/password.ts')
+        // Only password asks a signed-in user to re-authenticate in this project (email sign-in does not).
+        .concat('src/auth/core/providers/password.ts', 'src/auth/core/features/database/ask-to-reauthenticate.ts')
         .sort(),
     );
     expect(document.dependencies.removed).toEqual(['@node-rs/argon2']);

@@ -4,10 +4,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageTemplateDirs } from '../../src/generator/paths.js';
 import { readRuntimeFiles, reachableRuntimeFiles, relativeImports } from '../../src/generator/plan/runtime-files.js';
+import { readTemplates } from '../../src/generator/release.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
+
+const templates = readTemplates(packageTemplateDirs);
 
 /**
  * Lines the default scaffold's src/auth/ may hold (issue 24's target, issue 35's). It holds the OAuth/OIDC core with
@@ -35,7 +39,7 @@ function sourceFiles(directory: string, prefix = ''): string[] {
 }
 
 function pathsOf(providers: Parameters<typeof readRuntimeFiles>[0], adapter: Parameters<typeof readRuntimeFiles>[1]): string[] {
-  return readRuntimeFiles(providers, adapter).map((file) => file.path);
+  return readRuntimeFiles(providers, adapter, templates).map((file) => file.path);
 }
 
 describe('the default scaffold (create-framework-auth app --yes --no-install)', () => {
@@ -146,7 +150,7 @@ describe('readRuntimeFiles', () => {
   });
 
   it('copies every file that a copied file imports', () => {
-    const files = readRuntimeFiles(['oidc', 'credentials', 'email', 'passkey', 'microblog', 'github'], 'postgres');
+    const files = readRuntimeFiles(['oidc', 'credentials', 'email', 'passkey', 'microblog', 'github'], 'postgres', templates);
     const copied = new Set(files.map((file) => file.path));
     const missing = files.flatMap((file) =>
       relativeImports(file.content)

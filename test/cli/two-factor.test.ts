@@ -2,7 +2,7 @@
 // "create with two-factor" and "create, then add-two-factor" give the same project; removing it gives back the
 // project without it; what could not run is refused before anything is written (exit 2).
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseJsonOutput, parseManifestJson } from './helpers/json-schema.js';
@@ -52,6 +52,21 @@ describe('two-factor in the CLI', () => {
     expect(await tree(added)).toEqual(without);
   });
 
+  // Issue 35: remove-provider and remove-two-factor dropped dependencies by different rules; one reconciler now
+  // removes what the CLI added (the manifest's range) from dependencies or devDependencies alike.
+  it('remove-two-factor drops uqr from devDependencies too, where the user moved it, as remove-provider does for its dependencies', async () => {
+    const root = await create(['--providers', 'password', '--adapter', 'sqlite', '--two-factor']);
+    const packagePath = join(root, 'package.json');
+    const pkg = JSON.parse(await readFile(packagePath, 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    pkg.devDependencies['uqr'] = pkg.dependencies['uqr']!;
+    delete pkg.dependencies['uqr'];
+    await writeFile(packagePath, `${JSON.stringify(pkg, null, 2)}\n`);
+    const result = await frameworkAuth(['remove-two-factor', '--json'], root);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(parseJsonOutput(result.stdout)).toMatchObject({ dependencies: { removed: ['uqr'] } });
+    expect(JSON.parse(await readFile(packagePath, 'utf8')).devDependencies.uqr).toBeUndefined();
+  });
+
   it('prints its plan with --dry-run --json and writes nothing', async () => {
     const root = await create(['--providers', 'password', '--adapter', 'memory']);
     const before = await tree(root);
@@ -65,11 +80,37 @@ describe('two-factor in the CLI', () => {
     expect(await tree(root)).toEqual(before);
   });
 
-  it('tells a credentials project how its users opt in', async () => {
+  it('opts the credentials provider in, and says so', async () => {
     const root = await create(['--providers', 'credentials', '--adapter', 'sqlite']);
     const result = await frameworkAuth(['add-two-factor', '--no-install'], root);
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout).toContain('Credentials users are asked only when you add `twoFactor: true` to Credentials({ … }) in src/auth/config.ts.');
+    expect(result.stdout).toContain('Credentials users are asked too: add-two-factor set `twoFactor: true` in Credentials({ … }) in src/auth/config.ts.');
+    expect(await readFile(join(root, 'src/auth/config.ts'), 'utf8')).toContain('    Credentials({\n      twoFactor: true, // users who turned two-factor on enter a code after authorize()\n');
+  });
+
+  it('tells a credentials project how its users opt in when its Credentials call is not one it can edit, and writes the rest', async () => {
+    const root = await create(['--providers', 'credentials', '--adapter', 'sqlite']);
+    const configPath = join(root, 'src/auth/config.ts');
+    const config = await readFile(configPath, 'utf8');
+    const call = config.slice(config.indexOf('    Credentials({'), config.indexOf('    }),\n') + '    }),\n'.length);
+    const own = config.replace(call, '    Credentials(credentialsOptions),\n').replace('export const authConfig', `const credentialsOptions = { credentials: {}, authorize: async () => null };\n\nexport const authConfig`);
+    await writeFile(configPath, own);
+    const result = await frameworkAuth(['add-two-factor', '--no-install'], root);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Credentials users are asked only when you add `twoFactor: true` to Credentials({ … }) in src/auth/config.ts; it was left as it is (Credentials(…) does not take one object literal). Until then the app does not start');
+    const written = await readFile(configPath, 'utf8');
+    expect(written).toContain('    Credentials(credentialsOptions),\n');
+    expect(written).toContain('  features: [TwoFactor()],\n');
+  });
+
+  it('remove-two-factor takes the credentials opt-in out: add then remove gives the config back', async () => {
+    const root = await create(['--providers', 'oidc,credentials', '--adapter', 'memory']);
+    const before = await readFile(join(root, 'src/auth/config.ts'), 'utf8');
+    expect((await frameworkAuth(['add-two-factor', '--no-install'], root)).exitCode).toBe(0);
+    const removed = await frameworkAuth(['remove-two-factor', '--json'], root);
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(parseJsonOutput(removed.stdout)).toMatchObject({ command: 'remove-two-factor', twoFactor: false, files: { updated: expect.arrayContaining(['src/auth/config.ts']) } });
+    expect(await readFile(join(root, 'src/auth/config.ts'), 'utf8')).toBe(before);
   });
 
   it.each([

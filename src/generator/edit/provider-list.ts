@@ -631,3 +631,136 @@ export function removeFeatureFromConfig(api: TypeScriptApi, source: string, impo
   }
   return finishRemoval(api, parsed, source, edits, element, wantedModule, 'feature');
 }
+
+/**
+ * An option a feature sets in a provider's options object: `twoFactor: true` in `Credentials({ … })`, the opt-in of
+ * a provider that a feature leaves alone until told.
+ */
+export interface ProviderOption {
+  /** The provider factory's module (`./core/providers/credentials.js`). */
+  importPath: string;
+  /** The property's name (`twoFactor`). */
+  name: string;
+  /** Its value, as code (`true`). */
+  value: string;
+  /** Written after the property when it gets a line of its own. */
+  comment?: string;
+}
+
+// A provider call the editor cannot set an option in: the caller keeps the config as it is and tells the user what
+// to write by hand.
+function optionUnsupported(message: string): Refusal {
+  return new Refusal('unsupported-edit', message);
+}
+
+/**
+ * The options objects of each element of the providers list whose factory comes from the option's module:
+ * `{ … }` of `Credentials({ … })`. An element whose options are not one object literal with only named properties
+ * (no argument, a variable, a spread that may hold the option) is refused.
+ */
+function providerOptionObjects(api: TypeScriptApi, parsed: ParsedConfig, option: ProviderOption): ts.ObjectLiteralExpression[] {
+  const wantedModule = normaliseModule(option.importPath);
+  const elements = (parsed.providers?.elements ?? []).filter((element) => importedModuleOf(api, parsed, element) === wantedModule);
+  return elements.map((element) => {
+    const call = `${calleeName(api, element) ?? 'the provider'}(…)`;
+    const argument = api.isCallExpression(element) && element.arguments.length === 1 ? element.arguments[0]! : undefined;
+    if (!argument || !api.isObjectLiteralExpression(argument)) throw optionUnsupported(`${call} does not take one object literal`);
+    const opaque = argument.properties.find((property) => api.isSpreadAssignment(property) || property.name === undefined || propertyName(api, property.name) === undefined);
+    if (opaque) throw optionUnsupported(`${call} has \`${opaque.getText(parsed.sourceFile)}\`, which may set ${option.name}`);
+    return argument;
+  });
+}
+
+/** The property of an options object named `name`, when it has one. */
+function optionProperty(api: TypeScriptApi, object: ts.ObjectLiteralExpression, name: string): ts.ObjectLiteralElementLike | undefined {
+  return object.properties.find((property) => property.name !== undefined && propertyName(api, property.name) === name);
+}
+
+/** Whether a property is `name: value` as the option writes it (`twoFactor: true`). */
+function holdsValue(api: TypeScriptApi, parsed: ParsedConfig, property: ts.ObjectLiteralElementLike, value: string): boolean {
+  return api.isPropertyAssignment(property) && unwrap(api, property.initializer).getText(parsed.sourceFile) === value;
+}
+
+/**
+ * Sets an option in the options object of the provider from the option's module (every such element of the
+ * providers list): a line of its own first in a multi-line object, as the catalog's snippet writes it, else first
+ * on the line. A provider that already holds the option as given, or that is not in the list, is left alone. An
+ * element it cannot edit safely (see {@link providerOptionObjects}), or one that sets the option to another value
+ * (the user's decision), is returned as a refusal, so that the caller keeps the file and says what to write.
+ */
+export function setProviderOption(api: TypeScriptApi, source: string, option: ProviderOption, path: string = defaultConfigPath): EditOutcome<ProviderListEdit> {
+  return outcome(() => {
+    const parsed = parseConfig(api, source, path);
+    const { sourceFile } = parsed;
+    const text = sourceFile.text;
+    const edits: TextEdit[] = [];
+    for (const object of providerOptionObjects(api, parsed, option)) {
+      const existing = optionProperty(api, object, option.name);
+      if (existing && holdsValue(api, parsed, existing, option.value)) continue;
+      if (existing) throw optionUnsupported(`it sets \`${existing.getText(sourceFile)}\` already`);
+      const open = object.getStart(sourceFile);
+      const first = object.properties[0];
+      const property = `${option.name}: ${option.value}`;
+      if (!first) edits.push({ position: open + 1, deleteCount: object.end - 1 - (open + 1), text: ` ${property} ` });
+      else if (lineStart(text, first.getStart(sourceFile)) === lineStart(text, open)) edits.push({ position: first.getStart(sourceFile), deleteCount: 0, text: `${property}, ` });
+      else edits.push({ position: open + 1, deleteCount: 0, text: `\n${indentationAt(text, first.getStart(sourceFile))}${property},${option.comment === undefined ? '' : ` // ${option.comment}`}` });
+    }
+    if (edits.length === 0) return { content: source, changed: false };
+    const content = applyTextEdits(source, edits);
+    const errors = syntaxErrors(api, content);
+    if (errors.length > 0) throw optionUnsupported(`setting ${option.name} would not produce valid code (${errors.join('; ')})`);
+    return { content, changed: true };
+  });
+}
+
+/**
+ * Takes the option out of the options object of the provider from the option's module where it holds the option's
+ * value (its own line, with its comment, or its place on a shared line): the inverse of {@link setProviderOption},
+ * byte for byte. The option set to another value is the user's and stays; a provider not in the list, or without
+ * the option, is left alone. An element it cannot read safely is returned as a refusal.
+ */
+export function removeProviderOption(api: TypeScriptApi, source: string, option: ProviderOption, path: string = defaultConfigPath): EditOutcome<ProviderListEdit> {
+  return outcome(() => {
+    const parsed = parseConfig(api, source, path);
+    const { sourceFile } = parsed;
+    const text = sourceFile.text;
+    const edits: TextEdit[] = [];
+    for (const object of providerOptionObjects(api, parsed, option)) {
+      const property = optionProperty(api, object, option.name);
+      if (!property) continue;
+      if (!holdsValue(api, parsed, property, option.value)) {
+        if (api.isPropertyAssignment(property) && unwrap(api, property.initializer).kind === api.SyntaxKind.FalseKeyword) continue;
+        throw optionUnsupported(`it sets \`${property.getText(sourceFile)}\`, which may be ${option.value}`);
+      }
+      const properties = [...object.properties];
+      const index = properties.indexOf(property);
+      const previous = properties[index - 1];
+      const next = properties[index + 1];
+      const start = property.getStart(sourceFile);
+      const open = object.getStart(sourceFile);
+      const ownLine = lineStart(text, start) !== lineStart(text, previous ? previous.end : open) && (next === undefined || lineStart(text, next.getStart(sourceFile)) !== lineStart(text, property.end));
+      if (ownLine) {
+        // Its line goes, with the comment after it; an object without a trailing comma loses the comma before it.
+        const afterComma = /^[ \t]*,/.exec(text.slice(property.end));
+        const end = lineEndAt(text, afterComma ? property.end + afterComma[0].length : property.end);
+        edits.push({ position: lineStart(text, start) - 1, deleteCount: end - lineStart(text, start) + 1, text: '' });
+        if (!afterComma && next === undefined && previous) {
+          const comma = text.indexOf(',', previous.end);
+          if (comma !== -1 && comma < start) edits.push({ position: comma, deleteCount: 1, text: '' });
+        }
+      } else if (next) {
+        edits.push({ position: start, deleteCount: next.getStart(sourceFile) - start, text: '' });
+      } else if (previous) {
+        edits.push({ position: previous.end, deleteCount: property.end - previous.end, text: '' });
+      } else {
+        // `{ twoFactor: true }` → `{}`, as setting it on `{}` wrote it.
+        edits.push({ position: open + 1, deleteCount: object.end - 1 - (open + 1), text: '' });
+      }
+    }
+    if (edits.length === 0) return { content: source, changed: false };
+    const content = applyTextEdits(source, edits);
+    const errors = syntaxErrors(api, content);
+    if (errors.length > 0) throw optionUnsupported(`removing ${option.name} would not produce valid code (${errors.join('; ')})`);
+    return { content, changed: true };
+  });
+}

@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import Handlebars from 'handlebars';
-import { packageTemplateDirs } from '../paths.js';
-import type { TemplateDirs } from '../paths.js';
+import type { Templates } from '../release.js';
 
 /**
  * A TypeScript string literal for `value` (single quotes, escaped), so a template never builds one by hand.
@@ -43,9 +40,9 @@ const compiled = new Map<string, HandlebarsTemplateDelegate>();
  * Renders `templates/project/<name>` (a `.hbs` file) with `data`. Templates only fill blanks: strict (a missing
  * value throws), no HTML escaping (the output is code).
  */
-export function renderTemplate(name: string, data: Record<string, unknown>, templates: TemplateDirs = packageTemplateDirs): string {
+export function renderTemplate(name: string, data: Record<string, unknown>, templates: Templates): string {
   // Keyed by the source, so that a changed template (tests edit copies of templates/) is compiled again.
-  const source = readFileSync(join(templates.project, name), 'utf8');
+  const source = readProjectTemplate(name, templates);
   let template = compiled.get(source);
   if (!template) {
     template = handlebars.compile(source, { strict: true, noEscape: true });
@@ -54,7 +51,9 @@ export function renderTemplate(name: string, data: Record<string, unknown>, temp
   return template(data);
 }
 
-/** Reads a static file of `templates/project/` (a dotfile stored under an npm-safe name such as `_gitignore`). */
-export function readProjectTemplate(name: string, templates: TemplateDirs = packageTemplateDirs): string {
-  return readFileSync(join(templates.project, name), 'utf8');
+/** A file of `templates/project/` (a dotfile is stored under an npm-safe name such as `_gitignore`). */
+export function readProjectTemplate(name: string, templates: Templates): string {
+  const text = templates.project.get(name);
+  if (text === undefined) throw new Error(`templates/project/${name} is missing from the release's templates`);
+  return text;
 }

@@ -1,15 +1,11 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
-import { appendEnvGroups } from '../edit/env-file.js';
 import { addProviderToConfig, readAuthConfig } from '../edit/provider-list.js';
 import { usageError } from '../errors.js';
-import { planMergedFile } from '../planned-file.js';
-import type { PlannedFile } from '../planned-file.js';
-import { planManifest } from '../project/manifest.js';
-import { fileIn } from '../project/snapshot.js';
-import { adapterEnvKey, appOrigin, callbackUrl, providerEnvGroup } from './env-groups.js';
+import { authConfigIn, fileIn } from '../project/snapshot.js';
+import { appOrigin, callbackUrl } from './env-groups.js';
 import { callbackUrls } from './next-steps.js';
-import { envKeyChanges, planAddedParts, planProviderListEdit } from './plan.js';
+import { envKeyChanges, planConfigEdit } from './plan.js';
 import type { Plan, ProviderEditInput } from './plan.js';
 
 /** Inputs of {@link planAddProvider}. */
@@ -24,9 +20,9 @@ export interface AddProviderPlanInput extends ProviderEditInput {
  * nothing. A provider that needs a database is refused (before anything is written) when the config has no adapter.
  */
 export function planAddProvider(input: AddProviderPlanInput): Plan {
-  const { project, entry, authDir, configText, manifest, api } = input;
+  const { project, entry, api } = input;
   const { root } = project;
-  const configPath = `${authDir}/config.ts`;
+  const { path: configPath, text: configText } = authConfigIn(project);
   const info = readAuthConfig(api, configText, configPath);
   if (entry.requiresAdapter === true && !info.hasAdapter) {
     throw usageError(
@@ -35,31 +31,12 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
     );
   }
   const mount = info.basePath ?? defaultMountPath;
-  const envText = fileIn(project, '.env');
-  const origin = appOrigin(envText);
-  const files: PlannedFile[] = [];
-
+  const origin = appOrigin(fileIn(project, '.env'));
   const edit = addProviderToConfig(api, configText, entry, configPath);
-  const { configFile, answers: projectAnswers, before, after } = planProviderListEdit(input, edit, `adds ${entry.importName} to the providers`, mount);
-  files.push(configFile);
   // What the project holds with the provider, reconciled against what it has: the runtime files it lacks (the
-  // provider's file, and its flow and features when it brings them) and the dependencies the provider list did not
-  // need before (package.json, after .env below).
-  const gained = planAddedParts(input, { before, after });
-  files.push(...gained.runtimeFiles);
-  const group = providerEnvGroup(entry, origin, mount);
-  if (group) {
-    // Before the database's group, where a project created with this provider has it.
-    const before = { before: adapterEnvKey(projectAnswers.adapter) };
-    files.push(planMergedFile('.env', envText, appendEnvGroups(envText, [group], before), undefined, 0o600));
-    const exampleText = fileIn(project, '.env.example');
-    files.push(planMergedFile('.env.example', exampleText, appendEnvGroups(exampleText, [group], before)));
-  }
-  if (gained.packageJson) files.push(gained.packageJson);
-  const { added } = gained;
-  // The manifest is kept up to date where there is one; a project scaffolded before manifests gets one from
-  // `npx create-framework-auth` (a re-run with its answers).
-  if (manifest) files.push(...planManifest({ read: (path) => fileIn(project, path), previous: manifest, version: manifest.cliVersion, answers: projectAnswers, files, addedDependencies: added }));
+  // provider's file, and its flow and features when it brings them), its env placeholders (before the database's
+  // group, where a project created with it has them) and the dependencies the provider list did not need before.
+  const { files, added } = planConfigEdit(input, edit, `adds ${entry.importName} to the providers`, { mount });
 
   const nextSteps: string[] = [];
   if (entry.oauth) nextSteps.push(`Register this callback URL with ${entry.name}:`, `  ${callbackUrl(origin, mount, entry.id)}`);

@@ -1,32 +1,17 @@
 import type { PackageManager } from '../../catalog/package-managers.js';
 import { getProvider } from '../../catalog/providers.js';
 import type { Answers } from '../answers.js';
-import { isBaseFile, planManifest, sha256 } from '../project/manifest.js';
-import type { Manifest } from '../project/manifest.js';
+import { isBaseFile } from '../project/manifest.js';
 import { callbackUrls, nextSteps } from './next-steps.js';
 import { envKeyChanges } from './plan.js';
 import type { Plan } from './plan.js';
 import { planProject } from './project.js';
-import type { Release } from '../paths.js';
-import type { PlannedFile } from '../planned-file.js';
-import { fileIn } from '../project/snapshot.js';
+import type { Release } from '../release.js';
 import type { ProjectSnapshot } from '../project/snapshot.js';
-
-/**
- * A generated file that differs from this run's render is the user's to keep, unless it is exactly what the CLI
- * last wrote (the manifest's hash): then only the answers changed (`--adapter sqlite` on a project made without
- * one changes src/auth/index.ts), and the new render replaces it. Not when config.ts itself is kept (its base path
- * differs from `--mount`, say): the project then stays on its own answers, and so do the files beside it.
- */
-function regenerateUnedited(file: PlannedFile, manifest: Manifest | undefined): PlannedFile {
-  if (file.action !== 'conflict' || file.previous === undefined) return file;
-  if (manifest?.files[file.path]?.sha256 !== sha256(file.previous)) return file;
-  return { ...file, action: 'update', reason: 'rendered for the new answers (you had not changed it)' };
-}
 
 /** Inputs of {@link planCreate}: the answers and flags of `create-framework-auth`. */
 export interface CreatePlanInput {
-  /** The project as `readProject` read it. */
+  /** The project as `readProject` read it (the manifest of an earlier run included). */
   project: ProjectSnapshot;
   /** The directory the command runs in, for the `cd` of the next steps. */
   cwd: string;
@@ -40,8 +25,8 @@ export interface CreatePlanInput {
   /** Whether to install dependencies after the write (`--no-install` says no). */
   install: boolean;
   convertEsm: boolean;
-  /** The manifest of an earlier run, read (and refused when unreadable) before anything was asked. */
-  previousManifest: Manifest | undefined;
+  /** A new `AUTH_SECRET` for a `.env` without one (drawn by the caller: `generateSecret`). */
+  secret: string;
 }
 
 /** `create-framework-auth`'s plan: the auth module, the starter server, package.json, tsconfig, .env and the manifest. */
@@ -53,19 +38,10 @@ export function planCreate(input: CreatePlanInput): Plan {
     release: input.release,
     packageManager: input.packageManager,
     convertEsm: input.convertEsm,
+    secret: input.secret,
+    recordManifest: true,
   });
-  const projectFiles = project.configKept ? project.files : project.files.map((file) => regenerateUnedited(file, input.previousManifest));
-  const files = [
-    ...projectFiles,
-    ...planManifest({
-      read: (path) => fileIn(input.project, path),
-      previous: input.previousManifest,
-      version: input.release.version,
-      answers: project.projectAnswers,
-      files: projectFiles,
-      addedDependencies: project.addedDependencies,
-    }),
-  ];
+  const { files } = project;
   const answers = project.projectAnswers;
   const needsInstall = input.install && (Object.keys(project.addedDependencies).length > 0 || !input.project.hasNodeModules);
   return {

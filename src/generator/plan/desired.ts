@@ -1,43 +1,166 @@
 import { findAdapter } from '../../catalog/adapters.js';
 import type { AdapterId } from '../../catalog/adapters.js';
+import { defaultMountPath, reauthPath, sessionsPath, signInPath, signOutPath } from '../../catalog/mount-path.js';
 import { getProvider } from '../../catalog/providers.js';
-import type { ProviderId } from '../../catalog/providers.js';
-import { twoFactorEntry } from '../../catalog/two-factor.js';
-import type { Release } from '../paths.js';
-import { testedRanges } from './dependencies.js';
+import type { ProviderEntry, ProviderId } from '../../catalog/providers.js';
+import { featureAnswers, featuresOn, optInLines } from '../../catalog/features.js';
+import type { FeatureAnswers } from '../../catalog/features.js';
+import type { Answers } from '../answers.js';
+import type { EnvGroup } from '../edit/env-file.js';
+import { readProjectTemplate, renderTemplate } from '../edit/render-template.js';
+import type { Release } from '../release.js';
+import { mountPatternFor } from '../project/shape.js';
+import type { ExpressMajor, ProjectShape } from '../project/shape.js';
+import { express4Ranges, runtimeDependencies, testedRanges, toolDevDependencies } from './dependencies.js';
+import { adapterEnvGroup, originEnvGroup, providerEnvGroup, secretEnvGroup } from './env-groups.js';
 import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
 
-/** The choices that decide what a project holds: its providers, its adapter, and whether it has two-factor. */
-export interface DesiredChoices {
+/** The choices that decide what a project holds: its providers, its adapter, its features (`twoFactor: true`) and its mount path. */
+export type DesiredChoices = {
   providers: readonly ProviderId[];
   adapter: AdapterId;
-  /** TOTP two-factor (`TwoFactor()` in the config's features). */
-  twoFactor?: boolean | undefined;
+  /** The mount path of the auth routes (default `/auth`). */
+  mount?: string | undefined;
+} & FeatureAnswers;
+
+/** What of the project, beside the choices, the generated files depend on: read from its shape and its .env. */
+export interface ProjectSetting {
+  /** The project's Express major: an Express 4 project keeps Express 4 (and its types). */
+  expressMajor: ExpressMajor;
+  /** The server entry: the starter server is generated at `path` only when the project has no entry of its own. */
+  serverEntry: { path: string; generated: boolean };
+  /** The package.json scripts around the entry (dev/build/start, or build alone). */
+  scripts: Readonly<Record<string, string>>;
+  /** The app's origin, which the env comments' callback URLs start with. */
+  origin: string;
 }
 
+/** The setting of a new TypeScript project on Express 5 (`src/server.ts`), for callers with no project at hand. */
+export const newProjectSetting: ProjectSetting = {
+  expressMajor: 5,
+  serverEntry: { path: 'src/server.ts', generated: true },
+  scripts: { dev: 'tsx watch src/server.ts', build: 'tsc', start: 'node dist/server.js' },
+  origin: 'http://localhost:3000',
+};
+
 /**
- * What a project holds for its providers and adapter at one CLI version. Every command reconciles the project
- * against it: `create` writes it, `add-provider` adds what the project lacks of it, `remove-provider` deletes what
- * left it, `update` replaces it and deletes what this version no longer holds. So "create with X" and "create, then
- * add-provider X" reach the same project.
+ * What a project holds for its choices at one CLI version: every artefact the CLI generates or merges. Every command
+ * reconciles the project against it (reconcile.ts): `create` writes it, `add-provider` and `add-two-factor` add what
+ * the project lacks of it, `remove-provider` and `remove-two-factor` delete what left it, `update` replaces it and
+ * deletes what this version no longer holds. So "create with X" and "create, then add X" reach the same project.
  */
 export interface DesiredProject {
+  /** The answers it stands for, the mount path filled in. */
+  answers: Answers;
   /** The runtime files below the auth module's `core/` (posix paths), with the version header, sorted by path. */
   runtime: ReadonlyMap<string, string>;
-  /** The dependencies the providers and the adapter bring (their tested ranges), beyond every project's own. */
+  /** The auth module's own files, by path below the auth module's folder: `env.ts`, `index.ts`, `config.ts`. */
+  module: ReadonlyMap<string, string>;
+  /** The starter server, when the project has no server entry of its own. */
+  server: { path: string; content: string } | undefined;
+  /** The dependencies the providers, the adapter and the features bring (their tested ranges), beyond every project's own. */
   dependencies: Readonly<Record<string, string>>;
+  /** The dev dependencies they bring (an adapter driver's types). */
+  devDependencies: Readonly<Record<string, string>>;
+  /** What package.json must hold: every project's own dependencies and scripts, and what the choices bring. */
+  packageJson: {
+    scripts: Readonly<Record<string, string>>;
+    dependencies: Readonly<Record<string, string>>;
+    devDependencies: Readonly<Record<string, string>>;
+    /** Dependencies whose install script must run (a native driver). */
+    installScripts: readonly string[];
+  };
+  /** The groups of `.env` and `.env.example`, in file order; the first is `AUTH_SECRET`, given as `secret`. */
+  envGroups: (secret: string) => EnvGroup[];
   /** The env keys the providers and the adapter read, in the catalog's order. */
   envKeys: readonly string[];
+  /** `.gitignore`: the lines it must hold, and the file a project without one starts from. */
+  gitignore: { entries: readonly string[]; template: string };
+}
+
+/** The first line of every file the CLI generates (runtime copies have their own). */
+export function generatedHeader(version: string): string {
+  return `// Written by create-framework-auth ${version}. This file is yours: read it, edit it.`;
+}
+
+/** `src/auth/config.ts` as this version renders it for `answers`. */
+export function renderAuthConfig(answers: Answers, release: Release): string {
+  const { version, templates } = release;
+  const providers = answers.providers.map((id) => getProvider(id));
+  const adapter = findAdapter(answers.adapter);
+  const features = featuresOn(answers);
+  return renderTemplate(
+    'auth/config.ts.hbs',
+    {
+      header: generatedHeader(version),
+      imports: providers.map((entry) => ({ name: entry.importName, path: entry.importPath })),
+      adapterImport: adapter?.importName && adapter.importPath ? { name: adapter.importName, path: adapter.importPath } : null,
+      featureImports: features.map((feature) => ({ name: feature.importName, path: feature.importPath })),
+      basePath: answers.mount,
+      // A provider the features opt in (credentials under two-factor) starts with their options.
+      providers: providers.map((entry: ProviderEntry) => {
+        const lines = optInLines(entry.id, features);
+        return lines.length > 0 && entry.snippetWith ? entry.snippetWith(lines) : entry.snippet;
+      }),
+      adapter: adapter?.snippet ?? null,
+      features: features.length > 0 ? features.map((feature) => feature.snippet).join(', ') : null,
+    },
+    templates,
+  );
+}
+
+/** The setting of a project as read (its shape at the mount path, and the origin from its .env). */
+export function settingOf(shape: ProjectShape, origin: string, scripts: Readonly<Record<string, string>>): ProjectSetting {
+  return { expressMajor: shape.express.major, serverEntry: { path: shape.serverEntry.path, generated: shape.serverEntry.generated }, scripts, origin };
 }
 
 /** What a project holds for these choices at a release of this CLI (see {@link DesiredProject}). */
-export function desired(choices: DesiredChoices, release: Release): DesiredProject {
+export function desired(choices: DesiredChoices, release: Release, setting: ProjectSetting = newProjectSetting): DesiredProject {
   const { version, templates } = release;
+  const mount = choices.mount ?? defaultMountPath;
+  const features = featuresOn(choices);
+  const answers: Answers = { providers: [...choices.providers], mount, adapter: choices.adapter, ...featureAnswers(features) };
   const providers = choices.providers.map((id) => getProvider(id));
   const adapter = findAdapter(choices.adapter);
-  const runtime = new Map(readRuntimeFiles(choices.providers, choices.adapter, templates, choices.twoFactor === true).map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const));
-  const brought = [...providers, ...(adapter ? [adapter] : []), ...(choices.twoFactor ? [twoFactorEntry] : [])];
+  const header = generatedHeader(version);
+  const mountPattern = mountPatternFor(setting.expressMajor, mount);
+  const databaseSessions = choices.adapter !== 'none';
+
+  const runtime = new Map(readRuntimeFiles(choices.providers, choices.adapter, templates, features).map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const));
+  const module = new Map([
+    ['env.ts', renderTemplate('auth/env.ts.hbs', { header }, templates)],
+    ['index.ts', renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions, sessionsPath: sessionsPath(mount), reauthPath: reauthPath(mount) }, templates)],
+    ['config.ts', renderAuthConfig(answers, release)],
+  ]);
+  const server = setting.serverEntry.generated
+    ? {
+        path: setting.serverEntry.path,
+        content: renderTemplate(
+          'server.ts.hbs',
+          { header, mountPattern, signInPath: signInPath(mount), signOutPath: signOutPath(mount), sessionsPath: databaseSessions ? sessionsPath(mount) : undefined },
+          templates,
+        ),
+      }
+    : undefined;
+
+  const brought = [...providers, ...(adapter ? [adapter] : []), ...features];
   const dependencies = Object.assign({}, ...brought.map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
+  const devDependencies = testedRanges(adapter?.devDependencies ?? {});
+  const express4 = setting.expressMajor === 4 ? express4Ranges() : undefined;
+  const packageJson = {
+    scripts: setting.scripts,
+    dependencies: { ...runtimeDependencies(), ...(express4 ? { express: express4.express } : {}), ...dependencies },
+    devDependencies: { ...toolDevDependencies(version), ...(express4 ? { '@types/express': express4.types } : {}), ...devDependencies },
+    installScripts: adapter?.installScripts ?? [],
+  };
+
+  const envGroups = (secret: string): EnvGroup[] => [
+    secretEnvGroup(secret),
+    originEnvGroup(setting.origin),
+    ...providers.flatMap((entry) => providerEnvGroup(entry, setting.origin, mount) ?? []),
+    ...(adapter ? [adapterEnvGroup(adapter)] : []).filter((group): group is EnvGroup => group !== undefined),
+  ];
   const envKeys = [...new Set([...providers.flatMap((entry) => entry.env), ...Object.keys(adapter?.env ?? {})])];
-  return { runtime, dependencies, envKeys };
+  const gitignore = { entries: ['.env', ...(adapter?.gitignore ?? [])], template: readProjectTemplate('_gitignore', templates) };
+  return { answers, runtime, module, server, dependencies, devDependencies, packageJson, envGroups, envKeys, gitignore };
 }

@@ -1,21 +1,23 @@
+import type { FeatureCommandName } from '../../catalog/features.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
 import type { ProviderEntry } from '../../catalog/providers.js';
 import type { Answers } from '../answers.js';
 import { readEnvLines } from '../edit/env-file.js';
-import { mergePackageJson } from '../edit/package-json.js';
-import type { Release } from '../paths.js';
-import { planDeletedFile, planMergedFile } from '../planned-file.js';
+import type { Release } from '../release.js';
+import { planMergedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { adapterOfConfig } from '../project/adapter.js';
-import { isImportedInProject } from '../project/imports.js';
-import { answersFromConfig, sha256 } from '../project/manifest.js';
-import type { Manifest } from '../project/manifest.js';
-import { fileIn } from '../project/snapshot.js';
+import { answersFromConfig } from '../project/manifest.js';
+import { shapeAt } from '../project/shape.js';
+import { authConfigIn, fileIn } from '../project/snapshot.js';
 import type { ProjectSnapshot } from '../project/snapshot.js';
 import type { TypeScriptApi } from '../typescript-api.js';
-import { desired } from './desired.js';
+import { desired, settingOf } from './desired.js';
 import type { DesiredProject } from './desired.js';
-import { renderAuthConfig } from './project.js';
+import { appOrigin } from './env-groups.js';
+import { reconcile } from './reconcile.js';
+import type { Reconciled } from './reconcile.js';
+import { shapeScripts } from './shape-plan.js';
 
 /**
  * What a writing command will do, decided before the first write: one shape for `create`, `update`, `add-provider`
@@ -24,7 +26,7 @@ import { renderAuthConfig } from './project.js';
  */
 export interface Plan {
   /** The command, as `--json` names it. */
-  command: 'create' | 'update' | 'add-provider' | 'remove-provider' | 'add-two-factor' | 'remove-two-factor';
+  command: 'create' | 'update' | 'add-provider' | 'remove-provider' | FeatureCommandName;
   /** The project directory. */
   root: string;
   /** Every file the command creates, updates, deletes, keeps or leaves in conflict. */
@@ -74,99 +76,63 @@ export interface Plan {
   failure?: { message: string; hint: string };
 }
 
-/** What `add-provider` and `remove-provider` plan from: one catalog provider and the scaffolded project it edits. */
-export interface ProviderEditInput {
-  /** The project as `readProject` read it. */
+/**
+ * What a command that edits a scaffolded project's config plans from: the project as read once (its auth module's
+ * folder, config and manifest included), the compiler its code is read with, and the release.
+ */
+export interface ProjectEditInput {
+  /** The project as `readProject` read it: the planner reads nothing else. */
   project: ProjectSnapshot;
-  entry: ProviderEntry;
-  /** The auth module's folder (locateAuthModule) and its config's text. */
-  authDir: string;
-  configText: string;
-  manifest: Manifest | undefined;
   api: TypeScriptApi;
   /** The version and templates it generates from. */
   release: Release;
 }
 
-/** What an edit of config.ts (its providers or features) plans: the config file, the answers it holds, and the project before and after. */
-export interface ProviderListEdit {
-  configFile: PlannedFile;
+/** What `add-provider` and `remove-provider` plan from: one catalog provider and the scaffolded project it edits. */
+export interface ProviderEditInput extends ProjectEditInput {
+  entry: ProviderEntry;
+}
+
+/** What an edit of config.ts (its providers or features) plans: the answers it holds, the project before and after, and the files. */
+export interface ConfigEdit extends Reconciled {
   answers: Answers;
   before: DesiredProject;
   after: DesiredProject;
 }
 
 /**
- * Plans config.ts after `add-provider` or `remove-provider` edited its provider list (`edited`), with the render of
- * its answers as the base `update` merges against, and what the project holds before and after the edit.
+ * Plans a command that edits config.ts (`add-provider`, `remove-provider`, a feature's add and remove): the config as
+ * `edited` (its base the render of the answers it holds), then what the project holds before and after the edit
+ * reconciled (`keep`): the runtime files, dependencies and env keys it gains or loses, and the manifest.
  */
-export function planProviderListEdit(input: Pick<ProviderEditInput, 'authDir' | 'configText' | 'manifest' | 'api' | 'release'>, edited: { content: string; changed: boolean }, change: string, mount: string): ProviderListEdit {
-  const { authDir, configText, manifest, api, release } = input;
-  const configPath = `${authDir}/config.ts`;
-  const fallback = manifest?.answers ?? { providers: [], mount, adapter: adapterOfConfig(api, configText)?.entry?.id ?? 'none' };
+export function planConfigEdit(input: ProjectEditInput, edited: { content: string; changed: boolean }, change: string, options: { mount: string; purgeEnv?: boolean }): ConfigEdit {
+  const { project, api, release } = input;
+  const { authDir, manifest } = project;
+  const { path: configPath, text: configText } = authConfigIn(project);
+  const fallback = manifest?.answers ?? { providers: [], mount: options.mount, adapter: adapterOfConfig(api, configText)?.entry?.id ?? 'none' };
   const answers = answersFromConfig(api, edited.content, fallback);
-  return {
-    configFile: {
-      ...planMergedFile(configPath, configText, edited.content, edited.changed ? change : undefined),
-      base: renderAuthConfig(answers, release),
-    },
-    answers,
-    before: desired(answersFromConfig(api, configText, fallback), release),
-    after: desired(answers, release),
-  };
-}
-
-/**
- * What a project gains when `change` adds to what it holds: the runtime files it lacks (files it has are left as
- * they are) and, in package.json, the dependencies `before` did not need. Returns the planned files and what
- * package.json gains (`packageJson`, undefined when nothing), and `added`, name → range.
- */
-export function planAddedParts(
-  input: Pick<ProviderEditInput, 'project' | 'authDir'>,
-  change: Pick<ProviderListEdit, 'before' | 'after'>,
-): { runtimeFiles: PlannedFile[]; packageJson: PlannedFile | undefined; added: Record<string, string> } {
-  const { project, authDir } = input;
-  const runtimeFiles: PlannedFile[] = [];
-  for (const [runtimePath, content] of change.after.runtime) {
-    const path = `${authDir}/core/${runtimePath}`;
-    if (fileIn(project, path) === undefined) runtimeFiles.push({ ...planMergedFile(path, undefined, content), base: content });
-  }
-  const newDependencies = Object.fromEntries(Object.entries(change.after.dependencies).filter(([name]) => !(name in change.before.dependencies)));
-  if (Object.keys(newDependencies).length === 0) return { runtimeFiles, packageJson: undefined, added: {} };
-  const packageText = fileIn(project, 'package.json');
-  const { added, content } = mergePackageJson(packageText, { name: 'app', scripts: {}, dependencies: newDependencies, devDependencies: {} });
-  const packageJson = planMergedFile('package.json', packageText, content, Object.keys(added).length > 0 ? `adds ${Object.keys(added).join(', ')}` : undefined);
-  return { runtimeFiles, packageJson, added };
-}
-
-/**
- * The runtime files that `before` reached and `after` no longer does: each is deleted when unchanged (by the
- * manifest's hash, else against this version's copy) and no file that stays imports it, and kept with a note
- * otherwise. `config` is the config's path and its planned text, which the import check reads instead of the file.
- */
-export function planUnusedRuntimeFiles(
-  input: Pick<ProviderEditInput, 'project' | 'authDir' | 'manifest'>,
-  change: Pick<ProviderListEdit, 'before' | 'after'>,
-  config: { path: string; content: string },
-  notes: string[],
-): PlannedFile[] {
-  const { project, authDir, manifest } = input;
-  const unused = [...change.before.runtime].filter(([runtimePath]) => !change.after.runtime.has(runtimePath)).flatMap(([runtimePath, content]) => {
-    const path = `${authDir}/core/${runtimePath}`;
-    const text = fileIn(project, path);
-    if (text === undefined) return [];
-    const known = manifest?.files[path];
-    const untouched = known ? known.sha256 === sha256(text) : content === text;
-    if (!untouched) notes.push(`Kept ${path}: it has changes of yours. Delete it by hand if you no longer need it.`);
-    return untouched ? [{ path, text }] : [];
+  const shape = shapeAt(project.shape, answers.mount);
+  const setting = settingOf(shape, appOrigin(fileIn(project, '.env')), shapeScripts(shape));
+  const before = desired(answersFromConfig(api, configText, fallback), release, setting);
+  const after = desired(answers, release, setting);
+  const config: PlannedFile = { ...planMergedFile(configPath, configText, edited.content, edited.changed ? change : undefined), base: after.module.get('config.ts')! };
+  const reconciled = reconcile({
+    project,
+    manifest,
+    before,
+    after,
+    policy: 'keep',
+    authDir,
+    config,
+    version: release.version,
+    // Never written: an edit keeps the project's AUTH_SECRET.
+    secret: '',
+    purgeEnv: options.purgeEnv === true,
+    // The manifest is kept up to date where there is one; a project scaffolded before manifests gets one from
+    // `npx create-framework-auth` (a re-run with its answers).
+    recordManifest: manifest !== undefined,
   });
-  const planned = new Map<string, string | undefined>([[config.path, config.content], ...unused.map(({ path }): [string, undefined] => [path, undefined])]);
-  const files: PlannedFile[] = [];
-  for (const { path, text } of unused) {
-    if (isImportedInProject(project.sourceFiles, path, planned)) notes.push(`Kept ${path}: another file still imports it.`);
-    else files.push(planDeletedFile(path, text, 'no longer used'));
-  }
-  return files;
+  return { answers, before, after, ...reconciled };
 }
 
 /** The keys a planned `.env`-style file adds and removes. */

@@ -1,14 +1,9 @@
 import { defaultMountPath } from '../../catalog/mount-path.js';
-import { twoFactorEntry } from '../../catalog/two-factor.js';
+import { featureCommandName, featuresOn } from '../../catalog/features.js';
 import { usageError } from '../errors.js';
-import { removeEnvKeys } from '../edit/env-file.js';
-import { removeDependencies } from '../edit/package-json.js';
+import { authConfigIn } from '../project/snapshot.js';
 import { removeProviderFromConfig } from '../edit/provider-list.js';
-import { planMergedFile } from '../planned-file.js';
-import type { PlannedFile } from '../planned-file.js';
-import { planManifest } from '../project/manifest.js';
-import { fileIn } from '../project/snapshot.js';
-import { envKeyChanges, planProviderListEdit, planUnusedRuntimeFiles } from './plan.js';
+import { envKeyChanges, planConfigEdit } from './plan.js';
 import type { Plan, ProviderEditInput } from './plan.js';
 
 /** Inputs of {@link planRemoveProvider}. */
@@ -23,55 +18,25 @@ export interface RemoveProviderPlanInput extends ProviderEditInput {
  * unchanged and no longer imported), and the dependencies the CLI added for it alone. The last provider is refused.
  */
 export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
-  const { project, entry, authDir, configText, manifest, api } = input;
+  const { project, entry, api } = input;
   const { root } = project;
-  const configPath = `${authDir}/config.ts`;
+  const { path: configPath, text: configText } = authConfigIn(project);
   // Refusals (the last provider, a config the editor cannot read) come before anything is written: exit 2.
   const edit = removeProviderFromConfig(api, configText, entry.importPath, configPath);
-  const notes: string[] = [];
-  const files: PlannedFile[] = [];
-
-  const { configFile, answers: projectAnswers, before, after } = planProviderListEdit(input, edit, `removes ${entry.importName} from the providers`, defaultMountPath);
-  if (projectAnswers.twoFactor && !projectAnswers.providers.some((id) => twoFactorEntry.providers.includes(id))) {
-    throw usageError(
-      `Two-factor asks for a code after a password, and ${entry.id} is the last provider in ${configPath} that signs in with one: the app would not start.`,
-      'Remove two-factor first: npx framework-auth remove-two-factor',
-    );
+  const { files, answers: projectAnswers, removed: removedDependencies, envKept: keptEnv, notes } = planConfigEdit(input, edit, `removes ${entry.importName} from the providers`, {
+    mount: defaultMountPath,
+    purgeEnv: input.purgeEnv,
+  });
+  // A feature that works after one of its providers (two-factor after a password) keeps the last of them.
+  for (const feature of featuresOn(projectAnswers)) {
+    const needed = feature.needs.providers;
+    if (needed && !projectAnswers.providers.some((id) => needed.ids.includes(id))) {
+      throw usageError(
+        `${feature.label} ${needed.why}, and ${entry.id} is the last provider in ${configPath} that ${needed.does}: the app would not start.`,
+        `Remove ${feature.noun} first: npx framework-auth ${featureCommandName(feature, false)}`,
+      );
+    }
   }
-  files.push(configFile);
-
-  // The runtime files the provider list no longer reaches (the provider's file, and the flow it brought).
-  files.push(...planUnusedRuntimeFiles(input, { before, after }, { path: configPath, content: edit.content }, notes));
-
-  // The env keys no provider left reads (a key two providers share stays).
-  const envKeys = before.envKeys.filter((key) => !after.envKeys.includes(key));
-  const exampleText = fileIn(project, '.env.example');
-  if (exampleText !== undefined && envKeys.length > 0) files.push(planMergedFile('.env.example', exampleText, removeEnvKeys(exampleText, envKeys), `removes ${envKeys.join(', ')}`));
-  const envText = fileIn(project, '.env');
-  if (envText !== undefined && input.purgeEnv && envKeys.length > 0) files.push(planMergedFile('.env', envText, removeEnvKeys(envText, envKeys), `removes ${envKeys.join(', ')}`));
-  const keptEnv = envText === undefined || input.purgeEnv ? [] : envKeys.filter((key) => removeEnvKeys(envText, [key]) !== envText);
-  if (keptEnv.length > 0) notes.push(`Kept ${keptEnv.join(', ')} in .env (your values); --purge-env removes them.`);
-
-  // Only what the CLI added (recorded in the manifest, range unchanged) and nothing else still needs.
-  const stillNeeded = new Set(Object.keys(after.dependencies));
-  const packageText = fileIn(project, 'package.json');
-  let removedDependencies: string[] = [];
-  if (packageText !== undefined && Object.keys(entry.dependencies).length > 0) {
-    const current = JSON.parse(packageText) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-    const removable = Object.keys(entry.dependencies).filter((name) => {
-      const range = current.dependencies?.[name] ?? current.devDependencies?.[name];
-      return !stillNeeded.has(name) && range !== undefined && manifest?.dependencies[name] === range;
-    });
-    const kept = Object.keys(entry.dependencies).filter((name) => !removable.includes(name) && !stillNeeded.has(name) && (current.dependencies?.[name] ?? current.devDependencies?.[name]) !== undefined);
-    if (kept.length > 0) notes.push(`Kept ${kept.join(', ')} in package.json: create-framework-auth did not add ${kept.length === 1 ? 'it' : 'them'} (or the range changed).`);
-    const removal = removeDependencies(packageText, removable);
-    removedDependencies = removal.removed;
-    files.push(planMergedFile('package.json', packageText, removal.content, removedDependencies.length > 0 ? `removes ${removedDependencies.join(', ')}` : undefined));
-  }
-  if (manifest) {
-    files.push(...planManifest({ read: (path) => fileIn(project, path), previous: manifest, version: manifest.cliVersion, answers: projectAnswers, files, removedDependencies }));
-  }
-
 
   const envRemoved = [...new Set([...envKeyChanges(files.find((file) => file.path === '.env.example')).removed, ...envKeyChanges(files.find((file) => file.path === '.env')).removed])];
   return {

@@ -1,25 +1,15 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, posix, relative, sep } from 'node:path';
+import { posix } from 'node:path';
 import { findAdapter } from '../../catalog/adapters.js';
 import type { AdapterId } from '../../catalog/adapters.js';
 import { getProvider } from '../../catalog/providers.js';
-import { twoFactorEntry } from '../../catalog/two-factor.js';
 import type { ProviderId } from '../../catalog/providers.js';
-import { packageTemplateDirs } from '../paths.js';
-import type { TemplateDirs } from '../paths.js';
+import type { FeatureEntry } from '../../catalog/features.js';
+import type { Templates } from '../release.js';
 
 /** One runtime file: its path below `templates/runtime/` (posix) and its text. */
 export interface RuntimeFile {
   path: string;
   content: string;
-}
-
-function listFiles(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const full = join(directory, entry.name);
-    if (entry.isDirectory()) return listFiles(full);
-    return entry.isFile() ? [full] : [];
-  });
 }
 
 /** Relative specifiers a runtime file imports: `import … from`, `export … from`, `import '…'` and `import('…')`. */
@@ -33,10 +23,11 @@ export const databaseSessionsEntryPoint = 'features/database/session-management.
 /**
  * The runtime files the generated auth module starts from (paths below `templates/runtime/`): `index.ts`, which
  * src/auth/index.ts and config.ts import, the files config.ts imports for these providers, this adapter and
- * two-factor (which bring their features), and with an adapter the session helpers that src/auth/index.ts imports.
+ * the catalog features that are on (which bring their folders), and with an adapter the session helpers that
+ * src/auth/index.ts imports.
  */
-export function runtimeEntryPoints(providers: readonly ProviderId[], adapter: AdapterId, twoFactor = false): string[] {
-  const fromConfig = [...providers.map((id) => getProvider(id).importPath), findAdapter(adapter)?.importPath ?? null, twoFactor ? twoFactorEntry.importPath : null];
+export function runtimeEntryPoints(providers: readonly ProviderId[], adapter: AdapterId, features: readonly FeatureEntry[] = []): string[] {
+  const fromConfig = [...providers.map((id) => getProvider(id).importPath), findAdapter(adapter)?.importPath ?? null, ...features.map((feature) => feature.importPath)];
   const fromIndex = adapter === 'none' ? [] : [databaseSessionsEntryPoint];
   return ['index.ts', ...fromIndex, ...fromConfig.flatMap((path) => (path ? [path.replace(/^\.\/core\//, '').replace(/\.js$/, '.ts')] : []))];
 }
@@ -77,9 +68,7 @@ export function withRuntimeHeader(path: string, content: string, version: string
  * only with microblog, WebAuthn with passkeys, email sign-in with email, and each adapter's file with that adapter.
  * `create`, `add-provider`, `remove-provider` and `update` all plan the runtime copy with this function.
  */
-export function readRuntimeFiles(providers: readonly ProviderId[], adapter: AdapterId, templates: TemplateDirs = packageTemplateDirs, twoFactor = false): RuntimeFile[] {
-  const directory = templates.runtime;
-  const available = new Set(listFiles(directory).map((full) => relative(directory, full).split(sep).join('/')));
-  const read = (path: string): string | undefined => (available.has(path) ? readFileSync(join(directory, path), 'utf8') : undefined);
-  return reachableRuntimeFiles(runtimeEntryPoints(providers, adapter, twoFactor), read).map((path) => ({ path, content: read(path)! }));
+export function readRuntimeFiles(providers: readonly ProviderId[], adapter: AdapterId, templates: Templates, features: readonly FeatureEntry[] = []): RuntimeFile[] {
+  const read = (path: string): string | undefined => templates.runtime.get(path);
+  return reachableRuntimeFiles(runtimeEntryPoints(providers, adapter, features), read).map((path) => ({ path, content: read(path)! }));
 }

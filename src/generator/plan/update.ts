@@ -1,31 +1,22 @@
-import { cliPackageName } from '../version.js';
 import type { ChangelogRelease } from './changelog.js';
-import { basePathOf, planManifest, sha256 } from '../project/manifest.js';
-import type { Manifest } from '../project/manifest.js';
-import { setJsoncPrimitive, detectFormatting } from '../edit/json-format.js';
+import { Refusal } from '../errors.js';
+import { manifestPath } from '../project/manifest.js';
 import type { PackageManager } from '../../catalog/package-managers.js';
-import type { Release } from '../paths.js';
+import type { Release } from '../release.js';
 import type { Plan } from './plan.js';
-import { planProject, renderAuthConfig } from './project.js';
-import { planDeletedFile, planMergedFile } from '../planned-file.js';
-import { fileIn } from '../project/snapshot.js';
+import { planProject } from './project.js';
+import { mergeSuffix } from './reconcile.js';
 import type { ProjectSnapshot } from '../project/snapshot.js';
-import type { PlannedFile } from '../planned-file.js';
-import { markDifferences, mergeThreeWay } from '../edit/three-way-merge.js';
-
-/** The suffix of the file written beside a file whose merge has conflicts. */
-export const mergeSuffix = '.merge';
 
 /** Inputs of {@link planUpdate}. */
 export interface UpdatePlanInput {
-  /** The project as `readProject` read it (the auth module's folder and `.framework-auth/` included). */
+  /** The project as `readProject` read it (its manifest, the auth module's folder and `.framework-auth/` included). */
   project: ProjectSnapshot;
-  manifest: Manifest;
-  /** The auth module's folder (locateAuthModule). */
-  authDir: string;
   /** The version and templates it updates to. */
   release: Release;
   packageManager: PackageManager;
+  /** A new `AUTH_SECRET`, written only when the project has no `.env` (drawn by the caller). */
+  secret: string;
   /** The changelog sections between the manifest's version and this one (`changesBetween`), for `--json`. */
   changelog?: readonly ChangelogRelease[];
 }
@@ -37,97 +28,14 @@ export interface UpdatePlanInput {
  * generates deleted when untouched.
  */
 export function planUpdate(input: UpdatePlanInput): Plan {
-  const { project, manifest, authDir, packageManager: pm } = input;
-  const { root } = project;
-  const read = (path: string): string | undefined => fileIn(project, path);
-  const { release } = input;
+  const { project, release } = input;
+  const { root, manifest } = project;
+  if (!manifest) throw new Refusal('not-a-project', `${root} has no ${manifestPath}: update needs it to tell your changes from the CLI's.`);
   const cliVersion = release.version;
   // The answers the kept bases were rendered for: this version renders the same answers, so that the merges see
   // only the template's changes on one side and the user's on the other.
-  const answers = manifest.answers;
-  const plan = planProject({ project, answers, force: false, release, packageManager: pm });
-  const configPath = `${authDir}/config.ts`;
-
-  const files: PlannedFile[] = [];
-  const mergeFiles = new Map<string, string>();
-  const keep: string[] = [];
-  const notes: string[] = [...plan.notes];
-  const generatedPaths = new Set<string>();
-  const labels = { ours: 'yours', base: `create-framework-auth ${manifest.cliVersion} (base)`, theirs: `create-framework-auth ${cliVersion}` };
-
-  for (const planned of plan.files) {
-    if (planned.base === undefined) {
-      files.push(planned);
-      continue;
-    }
-    const path = planned.path;
-    generatedPaths.add(path);
-    const theirs = path === configPath ? renderAuthConfig(answers, release) : planned.base;
-    const current = read(path);
-    const entry = manifest.files[path];
-    const baseText = entry ? read(basePathOf(path)) : undefined;
-    const base = baseText !== undefined && entry !== undefined && sha256(baseText) === entry.base ? baseText : undefined;
-    if (current === undefined) {
-      if (entry) {
-        notes.push(`${path} was deleted; not restored (restore it from ${basePathOf(path)} or with "npx create-framework-auth --force").`);
-        keep.push(path);
-      } else {
-        files.push({ path, action: 'create', content: theirs, previous: undefined, base: theirs, reason: `new in ${cliVersion}` });
-      }
-    } else if (current === theirs) {
-      files.push({ path, action: 'unchanged', content: current, previous: current, base: theirs });
-    } else if (base !== undefined && current === base) {
-      files.push({ path, action: 'update', content: theirs, previous: current, base: theirs, reason: 'not changed by you: replaced' });
-    } else if (base !== undefined && base === theirs) {
-      // The template did not change: the user's edits stay as they are, and so do the manifest entry and base.
-      files.push({ path, action: 'unchanged', content: current, previous: current, base: theirs });
-    } else {
-      const merge =
-        base === undefined
-          ? { clean: false, content: markDifferences(current, theirs, labels) }
-          : mergeThreeWay(current, base, theirs, labels);
-      if (merge.clean) {
-        files.push({ path, action: 'update', content: merge.content, previous: current, base: theirs, reason: 'merged with your changes' });
-      } else {
-        const mergePath = `${path}${mergeSuffix}`;
-        const reason =
-          base === undefined
-            ? `no base to merge with (${entry ? `${basePathOf(path)} is missing or changed` : 'not in the manifest'}); both versions are in ${mergePath}`
-            : `your changes and ${cliVersion}'s touch the same lines; the merge with conflict markers is in ${mergePath}`;
-        files.push({ path, action: 'conflict', content: theirs, previous: current, reason });
-        files.push(planMergedFile(mergePath, read(mergePath), merge.content));
-        mergeFiles.set(path, mergePath);
-      }
-    }
-  }
-
-  // Files of the old version that this one no longer generates: removed when untouched, kept when edited.
-  for (const [path, entry] of Object.entries(manifest.files)) {
-    if (generatedPaths.has(path)) continue;
-    const current = read(path);
-    if (current === undefined) continue;
-    const baseText = read(basePathOf(path));
-    const untouched = baseText !== undefined && sha256(baseText) === entry.base && current === baseText;
-    if (untouched) {
-      files.push(planDeletedFile(path, current, `no longer part of ${cliVersion}`));
-    } else {
-      keep.push(path);
-    }
-  }
-
-  // The project pins the CLI that wrote it (SPEC §4): after an update that is this version.
-  const packageFile = files.find((file) => file.path === 'package.json');
-  const recorded: Record<string, string> = { ...plan.addedDependencies };
-  if (packageFile && packageFile.action !== 'conflict') {
-    const pinned = (JSON.parse(packageFile.content) as { devDependencies?: Record<string, unknown> }).devDependencies?.[cliPackageName];
-    if (typeof pinned === 'string' && /^\d+\.\d+\.\d+/.test(pinned) && pinned !== cliVersion) {
-      const content = setJsoncPrimitive(packageFile.content, ['devDependencies', cliPackageName], cliVersion, detectFormatting(packageFile.content));
-      Object.assign(packageFile, planMergedFile('package.json', packageFile.previous, content, `${cliPackageName} ${pinned} → ${cliVersion}`));
-      recorded[cliPackageName] = cliVersion;
-    }
-  }
-  files.push(...planManifest({ read, previous: manifest, version: cliVersion, answers, files, addedDependencies: recorded, keep }));
-
+  const plan = planProject({ project, answers: manifest.answers, force: false, release, packageManager: input.packageManager, secret: input.secret, policy: 'merge', recordManifest: true });
+  const { files, mergeFiles, notes } = plan;
 
   const conflicts = files.filter((file) => file.action === 'conflict');
   const merged = files.filter((file) => file.reason === 'merged with your changes').map((file) => file.path);

@@ -9,8 +9,12 @@ import { findAuthModuleDir } from './shape.js';
  * else the default `src/auth` (where a command then reports that there is no auth module).
  */
 export function locateAuthModule(root: string, manifest: Manifest | undefined = readManifest(root)): string {
+  return recordedAuthModule(manifest) ?? findAuthModuleDir(root) ?? authModuleDir;
+}
+
+/** The folder of the auth module the manifest records (its `config.ts` beside `core/index.ts`), if it records one. */
+export function recordedAuthModule(manifest: Manifest | undefined): string | undefined {
   const paths = Object.keys(manifest?.files ?? {});
   const config = paths.find((path) => /(^|\/)config\.ts$/.test(path) && !path.includes('/core/') && paths.includes(path.replace(/config\.ts$/, 'core/index.ts')));
-  if (config !== undefined) return config.slice(0, -'/config.ts'.length);
-  return findAuthModuleDir(root) ?? authModuleDir;
+  return config?.slice(0, -'/config.ts'.length);
 }

@@ -3,7 +3,8 @@ import { adapterIds, findAdapterByModule } from '../../catalog/adapters.js';
 import type { AdapterId } from '../../catalog/adapters.js';
 import { providerCatalog } from '../../catalog/providers.js';
 import type { ProviderId } from '../../catalog/providers.js';
-import { twoFactorEntry } from '../../catalog/two-factor.js';
+import { featureAnswers, featureCatalog, featuresOn } from '../../catalog/features.js';
+import type { FeatureAnswers } from '../../catalog/features.js';
 import { Refusal } from '../errors.js';
 import type { Answers } from '../answers.js';
 import { planDeletedFile, planMergedFile, readProjectFile } from '../planned-file.js';
@@ -32,14 +33,12 @@ export interface ManifestFile {
   base: string;
 }
 
-/** The answers the generated files were rendered for. */
-export interface ManifestAnswers {
+/** The answers the generated files were rendered for; a feature's key (`twoFactor`) is written only when on (older manifests have none). */
+export type ManifestAnswers = {
   providers: ProviderId[];
   mount: string;
   adapter: AdapterId;
-  /** Written only when on (older manifests have no such key). */
-  twoFactor?: boolean;
-}
+} & FeatureAnswers;
 
 /** `framework-auth.json`. */
 export interface Manifest {
@@ -118,7 +117,9 @@ export function parseManifest(text: string): Manifest {
   });
   const adapter = adapterIds.find((id) => id === answers.adapter);
   if (!adapter) throw invalid(`answers.adapter ${JSON.stringify(answers.adapter)} is not one of ${adapterIds.join(', ')}`);
-  if (answers.twoFactor !== undefined && typeof answers.twoFactor !== 'boolean') throw invalid('answers.twoFactor must be true or false');
+  for (const { answersKey } of featureCatalog) {
+    if (answers[answersKey] !== undefined && typeof answers[answersKey] !== 'boolean') throw invalid(`answers.${answersKey} must be true or false`);
+  }
   if (!isRecord(value.files)) throw invalid('files must be an object');
   const files: Record<string, ManifestFile> = {};
   for (const [path, entry] of Object.entries(value.files)) {
@@ -136,7 +137,7 @@ export function parseManifest(text: string): Manifest {
     if (!isRecord(value.dependencies)) throw invalid('dependencies must be an object');
     for (const [name, range] of Object.entries(value.dependencies)) if (typeof range === 'string') dependencies[name] = range;
   }
-  return { manifestFormat, cliVersion: value.cliVersion, answers: { providers, mount: answers.mount, adapter, ...(answers.twoFactor === true && { twoFactor: true }) }, files, dependencies };
+  return { manifestFormat, cliVersion: value.cliVersion, answers: { providers, mount: answers.mount, adapter, ...featureAnswers(featuresOn(answers as FeatureAnswers)) }, files, dependencies };
 }
 
 /** The project's manifest, or undefined when it has none. */
@@ -176,8 +177,8 @@ export function answersFromConfig(api: TypeScriptApi | undefined, configText: st
     if (entry && !providers.includes(entry.id)) providers.push(entry.id);
   }
   const adapter = !info.hasAdapter ? 'none' : ((info.adapterModule === undefined ? undefined : findAdapterByModule(info.adapterModule)?.id) ?? fallback.adapter);
-  const twoFactor = info.featureModules.includes(normaliseModule(twoFactorEntry.importPath));
-  return { providers: providers.length > 0 ? providers : fallback.providers, mount: info.basePath ?? fallback.mount, adapter, ...(twoFactor && { twoFactor }) };
+  const features = featureCatalog.filter((entry) => info.featureModules.includes(normaliseModule(entry.importPath)));
+  return { providers: providers.length > 0 ? providers : fallback.providers, mount: info.basePath ?? fallback.mount, adapter, ...featureAnswers(features) };
 }
 
 /** Inputs of {@link planManifest}. */
@@ -223,7 +224,7 @@ export function planManifest(input: ManifestPlanInput): PlannedFile[] {
   }
   const dependencies: Record<string, string> = { ...previous?.dependencies, ...input.addedDependencies };
   for (const name of input.removedDependencies ?? []) delete dependencies[name];
-  const answers = { providers: input.answers.providers, mount: input.answers.mount, adapter: input.answers.adapter, ...(input.answers.twoFactor === true && { twoFactor: true }) };
+  const answers = { providers: input.answers.providers, mount: input.answers.mount, adapter: input.answers.adapter, ...featureAnswers(featuresOn(input.answers)) };
   const manifest: Manifest = { manifestFormat, cliVersion: input.version, answers, files: entries, dependencies };
 
   const planned: PlannedFile[] = [];

@@ -1,12 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
-import { usageError } from '../errors.js';
+import { Refusal, usageError } from '../errors.js';
 import { readProjectFile } from '../planned-file.js';
 import { loadTypeScript } from '../typescript-api.js';
 import type { TypeScriptApi } from '../typescript-api.js';
 import { isSourceFileName, listFolderFiles, listSourceFiles, readSourceText } from './files.js';
-import { baseDir, manifestPath } from './manifest.js';
+import { locateAuthModule, recordedAuthModule } from './auth-module.js';
+import { baseDir, manifestPath, parseManifest } from './manifest.js';
+import type { Manifest } from './manifest.js';
 import { readProjectShape } from './shape.js';
 import type { PackageJsonInfo, ProjectLayout } from './shape.js';
 
@@ -31,6 +33,13 @@ export interface ProjectSnapshot {
   covered: { files: readonly string[]; folders: readonly string[] };
   /** The source files below `src/` (for "does anything still import this file"), by path. */
   sourceFiles: ReadonlyMap<string, string>;
+  /** The manifest (`framework-auth.json`) as parsed, read with the rest: undefined for a project without one. */
+  manifest: Manifest | undefined;
+  /**
+   * The folder of the project's auth module (`src/auth`): the one the manifest records, else the first usual folder
+   * that holds one, else the default (locateAuthModule). Its `config.ts` is read with the rest.
+   */
+  authDir: string;
   /** The TypeScript compiler the project's code is read with (loaded when first asked for; undefined without one). */
   typescript(): TypeScriptApi | undefined;
 }
@@ -40,8 +49,9 @@ const projectFiles = ['package.json', '.env', '.env.example', '.gitignore', 'tsc
 
 /**
  * Reads what the planners need of the project at `root`, once: its shape, package.json, .env, .env.example,
- * .gitignore, tsconfig.json, the server entry, every file of the auth module (`authDir`, else where the shape finds
- * it) and of `.framework-auth/`, and the source files below `src/`. A path that is a file is bad input (exit 2).
+ * .gitignore, tsconfig.json, the manifest (parsed: one that cannot be read is bad input), the server entry, every
+ * file of the auth module (`authDir`, else where the manifest records it or the shape finds it) and of
+ * `.framework-auth/`, and the source files below `src/`. A path that is a file is bad input (exit 2).
  */
 export function readProject(root: string, options: { authDir?: string | undefined } = {}): ProjectSnapshot {
   const exists = existsSync(root);
@@ -50,9 +60,12 @@ export function readProject(root: string, options: { authDir?: string | undefine
   const packageJson = packageText === undefined ? undefined : (parse(packageText) as PackageJsonInfo | undefined);
   let api: TypeScriptApi | undefined | null = null;
   const typescript = (): TypeScriptApi | undefined => (api === null ? (api = loadTypeScript(root)) : api);
+  const manifestText = readProjectFile(root, manifestPath);
+  const manifest = manifestText === undefined ? undefined : parseManifest(manifestText);
+  const authDir = options.authDir ?? locateAuthModule(root, manifest);
   const shape = readProjectShape(root, { packageJson, typescript });
   const named = [...projectFiles, shape.serverEntry.path, `${shape.serverEntry.path}.merge`];
-  const folders = [...new Set([shape.authDir, options.authDir ?? shape.authDir, baseDir.split('/')[0]!])];
+  const folders = [...new Set([shape.authDir, authDir, baseDir.split('/')[0]!])];
   const files = new Map<string, string>();
   for (const path of [...named, ...folders.flatMap((folder) => listFolderFiles(root, folder))]) {
     const text = readProjectFile(root, path);
@@ -62,16 +75,19 @@ export function readProject(root: string, options: { authDir?: string | undefine
     const text = readSourceText(root, path);
     return text === undefined ? [] : [[path, text] as const];
   }));
-  return { root, exists, packageJson, shape, hasNodeModules: existsSync(join(root, 'node_modules')), files, covered: { files: named, folders }, sourceFiles, typescript };
+  return { root, exists, packageJson, shape, hasNodeModules: existsSync(join(root, 'node_modules')), files, covered: { files: named, folders }, sourceFiles, manifest, authDir, typescript };
 }
 
 /**
- * A snapshot made in memory: `files` by path (every path not there is absent), the shape of a new project unless
- * one is given. For tests of the planners, which then need no folder on disk.
+ * A snapshot made in memory: `files` by path (every path not there is absent), the manifest parsed from them, the
+ * auth module where the manifest records it, else where `shape` puts it. For tests of the planners, which then need
+ * no folder on disk.
  */
 export function snapshotOf(input: { root: string; files?: Record<string, string>; shape: ProjectLayout; typescript?: () => TypeScriptApi | undefined; hasNodeModules?: boolean }): ProjectSnapshot {
   const files = new Map(Object.entries(input.files ?? {}));
   const packageText = files.get('package.json');
+  const manifestText = files.get(manifestPath);
+  const manifest = manifestText === undefined ? undefined : parseManifest(manifestText);
   return {
     root: input.root,
     exists: files.size > 0,
@@ -81,6 +97,8 @@ export function snapshotOf(input: { root: string; files?: Record<string, string>
     files,
     covered: { files: [], folders: [''] },
     sourceFiles: new Map([...files].filter(([path]) => path.startsWith('src/') && isSourceFileName(path))),
+    manifest,
+    authDir: recordedAuthModule(manifest) ?? input.shape.authDir,
     typescript: input.typescript ?? (() => undefined),
   };
 }
@@ -92,4 +110,17 @@ export function fileIn(snapshot: ProjectSnapshot, path: string): string | undefi
   const { covered } = snapshot;
   if (covered.files.includes(path) || covered.folders.some((folder) => folder === '' || path.startsWith(`${folder}/`))) return undefined;
   throw new Error(`readProject did not read ${path}: add it to what readProject reads (src/generator/project/snapshot.ts)`);
+}
+
+/**
+ * The auth module's config as the snapshot read it: its path (`src/auth/config.ts`) and text. A project without one
+ * is not a scaffolded project (the commands that edit one check that before they plan).
+ */
+export function authConfigIn(snapshot: ProjectSnapshot): { path: string; text: string } {
+  const path = `${snapshot.authDir}/config.ts`;
+  const text = fileIn(snapshot, path);
+  if (text === undefined) {
+    throw new Refusal('not-a-project', `No auth module in ${snapshot.root} (${path} is missing).`, { hint: 'Run "npx create-framework-auth" in the project first, or pass --cwd <project dir>.' });
+  }
+  return { path, text };
 }

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { adapterCatalog } from '../../../src/catalog/adapters.js';
-import { twoFactorEntry } from '../../../src/catalog/two-factor.js';
+import { featureCatalog } from '../../../src/catalog/features.js';
 import { providerCatalog } from '../../../src/catalog/providers.js';
 import { runtimeDependencies, testedRanges, toolDevDependencies } from '../../../src/generator/plan/dependencies.js';
 import { cliVersion } from '../../../src/generator/version.js';
@@ -86,9 +86,9 @@ function adapterDependencies(): { dependencies: Record<string, string>; devDepen
 }
 
 /** Every catalog provider's dependencies (nodemailer for email, @simplewebauthn/server for passkeys). */
-/** What every catalog provider and two-factor bring. */
+/** What every catalog provider and feature bring. */
 function providerDependencies(): Record<string, string> {
-  return Object.assign({}, ...[...providerCatalog, twoFactorEntry].map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
+  return Object.assign({}, ...[...providerCatalog, ...featureCatalog].map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
 }
 
 let sourceHashMemo: string | undefined;

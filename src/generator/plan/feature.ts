@@ -1,0 +1,104 @@
+import { featureCommandName } from '../../catalog/features.js';
+import type { FeatureEntry, ProviderOptIn } from '../../catalog/features.js';
+import { defaultMountPath } from '../../catalog/mount-path.js';
+import { getProvider, providerCatalog } from '../../catalog/providers.js';
+import type { ProviderId } from '../../catalog/providers.js';
+import { addFeatureToConfig, normaliseModule, readAuthConfig, removeFeatureFromConfig, removeProviderOption, setProviderOption } from '../edit/provider-list.js';
+import { Refusal, usageError } from '../errors.js';
+import { authConfigIn } from '../project/snapshot.js';
+import { planConfigEdit } from './plan.js';
+import type { AddProviderPlanInput } from './add-provider.js';
+import type { Plan } from './plan.js';
+
+/** Inputs of {@link planFeature}: a scaffolded project, the catalog feature, and whether it is turned on or off. */
+export type FeaturePlanInput = Omit<AddProviderPlanInput, 'entry'> & { feature: FeatureEntry; on: boolean };
+
+/** A provider's opt-in as the command set or took it out (`written`), or left for the user (`reason`). */
+interface OptInEdit {
+  optIn: ProviderOptIn;
+  /** The provider's factory (`Credentials`). */
+  factory: string;
+  written: boolean;
+  reason?: string;
+}
+
+/**
+ * `framework-auth add-<feature>` and `remove-<feature>` (add-two-factor, remove-two-factor): the feature's element
+ * in the config's `features` and its import (an AST edit), the opt-in of the providers that take part only when told
+ * (`twoFactor: true` in Credentials({ … })), the feature's runtime files, its dependencies, and the manifest's
+ * answers. Adding is refused without what the feature needs (an adapter, one of its providers); removing deletes
+ * the files only the feature used (when unchanged) and the dependencies the CLI added for it. Running either again
+ * changes nothing.
+ */
+export function planFeature(input: FeaturePlanInput): Plan {
+  const { project, api, feature, on } = input;
+  const { root } = project;
+  const { path: configPath, text: configText } = authConfigIn(project);
+  const { label, needs } = feature;
+  const info = readAuthConfig(api, configText, configPath);
+  const neededIds: readonly ProviderId[] = needs.providers?.ids ?? [];
+  const present = providerCatalog.filter((entry) => neededIds.includes(entry.id) && info.providerModules.includes(normaliseModule(entry.importPath))).map((entry) => entry.id);
+  if (on && needs.adapter && !info.hasAdapter) {
+    throw usageError(
+      `${label} needs a database adapter, and ${configPath} sets none: ${needs.adapter.stored} are stored through the adapter.`,
+      `Re-run "npx create-framework-auth" with --adapter memory, sqlite or postgres first, or set \`adapter:\` in ${configPath}.`,
+    );
+  }
+  if (on && needs.providers && present.length === 0) {
+    throw usageError(`${label} ${needs.providers.why}, and ${configPath} has no provider that ${needs.providers.does}.`, `Add one first: npx framework-auth add-provider ${needs.providers.suggested}`);
+  }
+  let edit = on ? addFeatureToConfig(api, configText, feature, configPath) : removeFeatureFromConfig(api, configText, feature.importPath, configPath);
+  const changes = [on ? `adds ${feature.importName}() to the features` : `removes ${feature.importName}() from the features`];
+  // The providers that take part only when told (credentials under two-factor) are told with the feature and untold
+  // without it, as create writes them; one the editor cannot change safely is left as it is, and the user told what
+  // to write.
+  const optIns: OptInEdit[] = [];
+  if (edit.changed) {
+    for (const optIn of feature.optIns.filter((candidate) => present.includes(candidate.provider))) {
+      const factory = getProvider(optIn.provider).importName;
+      const result = on ? setProviderOption(api, edit.content, optIn, configPath) : removeProviderOption(api, edit.content, optIn, configPath);
+      if (result instanceof Refusal) {
+        optIns.push({ optIn, factory, written: false, reason: result.message });
+      } else if (result.changed) {
+        edit = { content: result.content, changed: true };
+        changes.push(on ? `sets ${optIn.name}: ${optIn.value} in ${factory}({ … })` : `removes ${optIn.name}: ${optIn.value} from ${factory}({ … })`);
+        optIns.push({ optIn, factory, written: true });
+      }
+    }
+  }
+  const { files, notes, added, removed } = planConfigEdit(input, edit, changes.join('; '), { mount: info.basePath ?? defaultMountPath });
+  // Without a provider that takes part on its own (password), a provider left without its opt-in stops the app.
+  const othersTakePart = present.some((id) => !feature.optIns.some((optIn) => optIn.provider === id));
+  const optInSteps = optIns.flatMap(({ optIn, factory, written, reason }) => {
+    const option = `\`${optIn.name}: ${optIn.value}\``;
+    const call = `${factory}({ … })`;
+    if (on && written) return [`${factory} users are asked too: ${featureCommandName(feature, true)} set ${option} in ${call} in ${configPath}.`];
+    if (on) return [`${factory} users are asked only when you add ${option} to ${call} in ${configPath}; it was left as it is (${reason}).${othersTakePart ? '' : ' Until then the app does not start.'}`];
+    return written ? [] : [`Remove ${option} from ${call} in ${configPath}: the app does not start with it and without ${feature.importName}(); it was left as it is (${reason}).`];
+  });
+
+  const addedNames = Object.keys(added);
+  return {
+    command: featureCommandName(feature, on),
+    root,
+    files,
+    mergeFiles: new Map(),
+    dependencies: { added, removed },
+    env: { added: [], removed: [], fill: [], kept: [] },
+    callbackUrls: [],
+    notes,
+    install: on && input.install && addedNames.length > 0 ? { ...input.install, dependencies: addedNames } : undefined,
+    messages: {
+      written: (paths) => `Updated ${paths.join(', ')}`,
+      nothingToWrite: on ? `${label} is already in ${configPath}; nothing changed.` : `${label} is not in ${configPath}; nothing to remove.`,
+      after: [
+        ...(!on && removed.length > 0 ? [`Run your package manager's install (e.g. npm install) to drop ${removed.join(', ')} from the lockfile and node_modules.`] : []),
+        ...(!on && edit.changed ? feature.afterRemove : []),
+        ...(!on ? optInSteps : []),
+      ],
+      nextSteps: on ? [feature.nextSteps.use(info.basePath ?? defaultMountPath), ...optInSteps, ...(feature.nextSteps.run === undefined ? [] : [feature.nextSteps.run])].join('\n') : '',
+      outro: { changed: on ? `${label} added.` : `${label} removed.`, unchanged: on ? 'Already configured.' : 'Nothing to remove.' },
+    },
+    details: { [feature.answersKey]: on },
+  };
+}
