@@ -12,6 +12,7 @@ import { allFeatures, withAllFeatures } from '../support/all-features.js';
 import { resolveConfig } from '../../templates/runtime/config.js';
 import { webAuthnFlow } from '../../templates/runtime/features/passkey/index.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
+import Password from '../../templates/runtime/providers/password.js';
 
 runAdapterSuite('sqlite', async () => {
   const folder = await mkdtemp(join(tmpdir(), 'framework-auth-sqlite-'));
@@ -183,6 +184,26 @@ describe('sqlite adapter files', () => {
     resolveConfig({ adapter, providers: [Passkey()], secret: 'x'.repeat(32) }, {});
     expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
     expect(typeof adapter.createAuthenticator).toBe('function');
+  });
+
+  it('gives the features\' methods to an adapter the app wraps and to the one it wraps, keeping the app\'s own (issue 35)', async () => {
+    const inner = SqliteAdapter({ database: open(join(folder, 'wrapped.db')) });
+    const calls: string[] = [];
+    // An app's own method that delegates to the adapter it wraps, as apps override Auth.js adapters' methods.
+    const wrapper: Adapter = {
+      ...inner,
+      async setPasswordHash(userId, hash) {
+        calls.push(userId);
+        await inner.setPasswordHash!(userId, hash);
+      },
+    };
+    resolveConfig({ adapter: wrapper, trustHost: ['127.0.0.1'], providers: [Password()], secret: 'x'.repeat(32) }, {});
+    const user = await newUser(wrapper);
+    const hash = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA';
+    await wrapper.setPasswordHash!(user.id, hash);
+    expect(calls).toEqual([user.id]);
+    expect(await wrapper.getPasswordHash!(user.id)).toBe(hash);
+    expect(await inner.getPasswordHash!(user.id)).toBe(hash);
   });
 
   it('migrate() creates the schema and can run again', () => {

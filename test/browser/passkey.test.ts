@@ -12,6 +12,8 @@ import { chromium, type Browser, type BrowserContext, type Page, type Request as
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
+import { storeFeatures } from '../../templates/runtime/features/database/adapter.js';
+import { withAllFeatures } from '../support/all-features.js';
 import { FrameworkAuth, MissingAdapter, MissingAdapterMethods, getSession } from '../../templates/runtime/index.js';
 import type { Adapter, FrameworkAuthConfig, Session } from '../../templates/runtime/index.js';
 import Email from '../../templates/runtime/providers/email.js';
@@ -423,7 +425,8 @@ describe('passkeys: options and configuration', () => {
   });
 
   it('refuses to start with an adapter without the authenticator methods (MissingAdapterMethods)', () => {
-    const { getAuthenticator: _get, createAuthenticator: _create, ...adapter } = MemoryAdapter();
+    // Without the methods and without the way to be given them (an Auth.js adapter).
+    const { getAuthenticator: _get, createAuthenticator: _create, [storeFeatures]: _store, ...adapter } = withAllFeatures(MemoryAdapter());
     expect(() => FrameworkAuth({ secret: SECRET, adapter, providers: [Passkey()] })).toThrow(MissingAdapterMethods);
     expect(() => FrameworkAuth({ secret: SECRET, adapter, providers: [Passkey()] })).toThrow(/getAuthenticator, createAuthenticator/);
   });

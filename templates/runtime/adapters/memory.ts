@@ -224,13 +224,14 @@ export function MemoryAdapter(): Adapter {
       }
     },
   };
-  // On the object it is called on: an app that wraps the adapter (`{ ...MemoryAdapter(), getUser }`) gets the
-  // features' methods on its wrapper, and keeps the methods it set itself.
+  // On the adapter and on the object it is called on: an app that wraps the adapter (`{ ...inner, getUser }`) gets
+  // the features' methods on its wrapper, and on `inner`, which its own methods may call; each keeps what it has.
   adapter[storeFeatures] = function (this: Adapter, features) {
     for (const feature of features) {
       if (!feature.storage) continue;
       let store = featureStores.get(feature.storage);
       if (!store) featureStores.set(feature.storage, (store = feature.storage.memory(users)));
+      addMissing(adapter, store.methods);
       addMissing(this, store.methods);
     }
   };

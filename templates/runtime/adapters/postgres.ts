@@ -408,8 +408,13 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
       tables.push(...added);
       ready = undefined;
     }
-    // On the object it is called on, keeping the methods it has: see MemoryAdapter.
-    for (const feature of features) if (feature.storage) addMissing(this, feature.storage.sql(sql));
+    // On the adapter and on the object it is called on, each keeping the methods it has: see MemoryAdapter.
+    for (const feature of features) {
+      if (!feature.storage) continue;
+      const methods = feature.storage.sql(sql);
+      addMissing(adapter, methods);
+      addMissing(this, methods);
+    }
   };
   return adapter;
 }

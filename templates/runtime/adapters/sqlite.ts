@@ -461,8 +461,13 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
     const added = featureTables(features).filter((table) => !tables.some((known) => known.name === table.name));
     tables.push(...added);
     if (opened) for (const table of added) opened.exec(createTableSql('sqlite', table));
-    // On the object it is called on, keeping the methods it has: see MemoryAdapter.
-    for (const feature of features) if (feature.storage) addMissing(this, feature.storage.sql(sql));
+    // On the adapter and on the object it is called on, each keeping the methods it has: see MemoryAdapter.
+    for (const feature of features) {
+      if (!feature.storage) continue;
+      const methods = feature.storage.sql(sql);
+      addMissing(adapter, methods);
+      addMissing(this, methods);
+    }
   };
   return adapter;
 }
