@@ -50,12 +50,15 @@ export function supportsRequireEsm(version: string): boolean {
 }
 
 /**
- * What a CommonJS project needs of Node, said when this one lacks `require(esm)`: the release of its own line to
- * install (22.12 for 21.x and 22.x, 20.19 for 20.x and older). Undefined when it has it.
+ * What a CommonJS project needs of Node, said when this one lacks `require(esm)`: the problem, and the release of its
+ * own line to install (22.12 for 21.x and 22.x, 20.19 for 20.x and older). Undefined when it has it.
  */
-export function requireEsmNodeMessage(version: string): string | undefined {
+export function requireEsmNodeProblem(version: string): { message: string; fix: string } | undefined {
   if (supportsRequireEsm(version)) return undefined;
   const [major = 0] = parts(version);
   const wanted = major >= 21 ? requireEsmNodeVersions[22] : requireEsmNodeVersions[20];
-  return `This CommonJS project loads jose and oauth4webapi, which are ES modules, with require(): Node.js can do that from ${requireEsmNodeVersions[20]} on 20.x and ${requireEsmNodeVersions[22]} on 22.x (23 and later always); this is Node.js ${version.replace(/^v/, '')}. Install Node.js ${wanted} or newer (nvm install ${wanted.split('.')[0]}).`;
+  return {
+    message: `Node.js ${version.replace(/^v/, '')} cannot require() an ES module, which a CommonJS project does to load jose and oauth4webapi: Node.js does from ${requireEsmNodeVersions[20]} on 20.x and ${requireEsmNodeVersions[22]} on 22.x (23 and later always).`,
+    fix: `Install Node.js ${wanted} or newer (nvm install ${wanted.split('.')[0]}), then run again.`,
+  };
 }
