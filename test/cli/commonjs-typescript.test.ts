@@ -152,7 +152,7 @@ describe('the runtime under the CommonJS settings of a project, compiled by tsc'
     ['module NodeNext without "type": "module"', { module: 'NodeNext', moduleResolution: 'NodeNext' }],
     ['module Node16, moved to NodeNext by the merge', { module: 'Node16', moduleResolution: 'Node16' }],
     ['module Node20', { module: 'node20', moduleResolution: null }],
-  ])('%s: zero errors', async (_name, options) => {
+  ])('%s: zero errors', async (_name, options: Record<string, unknown>) => {
     const root = await fixture(options);
     // The fixture's imports name no extension (CommonJS style); Node16/NodeNext resolution asks for one.
     if (/^node/i.test(String(options.module ?? ''))) {

@@ -9,7 +9,6 @@ import { analyseModuleSystem } from '../../src/generator/project/module-system.j
 import { detectExpress, expressMajorOfRange, readProjectShape, shapeAt } from '../../src/generator/project/shape.js';
 import { loadTypeScript } from '../../src/generator/typescript-api.js';
 import { findWorkspace } from '../../src/generator/project/workspace.js';
-import { snapshotTree } from '../e2e/helpers/project.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
