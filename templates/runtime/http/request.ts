@@ -106,9 +106,8 @@ function parseBodyText(text: string, contentType: string): Record<string, unknow
 }
 
 /**
- * The POST body: whatever a body parser already put on `req.body` (`express.json()`, `express.urlencoded()` mounted
- * before the handler, repeated form fields as arrays), or the raw form/JSON body read here (so the handler works
- * without them), limited to 64 KiB. Read single fields with `bodyField`.
+ * The POST body: whatever a body parser mounted before the handler put on `req.body`, or the raw form/JSON body read
+ * here (so the handler works without `express.urlencoded()`), limited to 64 KiB. Read single fields with `bodyField`.
  */
 export async function readBody(req: Request): Promise<Record<string, unknown>> {
   const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
@@ -116,10 +115,8 @@ export async function readBody(req: Request): Promise<Record<string, unknown>> {
   if (parsed !== undefined && parsed !== null) {
     if (typeof parsed === 'string') return parseBodyText(parsed, contentType);
     if (Buffer.isBuffer(parsed)) return parseBodyText(parsed.toString('utf8'), contentType);
-    // Express 4's body-parser sets `req.body = {}` on every request, also one whose type it does not parse (a form
-    // behind express.json() alone): an empty object over a body nobody read is no parse, so the body is read here.
-    const unread = !req.readableEnded && Object.keys(parsed).length === 0;
-    if (typeof parsed === 'object' && !Array.isArray(parsed) && !unread) return parsed as Record<string, unknown>;
+    // Express 4's body-parser sets `req.body = {}` even over a body it did not parse (a form behind express.json()).
+    if (typeof parsed === 'object' && !Array.isArray(parsed) && (req.readableEnded || Object.keys(parsed).length > 0)) return parsed as Record<string, unknown>;
   }
   if (req.readableEnded || req.method === 'GET' || req.method === 'HEAD') return {};
   if (contentType && !contentType.includes('application/x-www-form-urlencoded') && !contentType.includes('application/json')) {
