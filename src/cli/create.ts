@@ -21,6 +21,7 @@ import { projectHasCode } from '../generator/project/files.js';
 import { messageIo } from './json-output.js';
 import { countFiles, summariseFiles } from './plan-report.js';
 import { cliVersion } from '../generator/version.js';
+import { requireEsmNodeProblem } from './node-version.js';
 
 /** Flags of `create-framework-auth`, as commander parses them; each catalog feature's flag by its answers key (`twoFactor`). */
 export type CreateFlags = FeatureAnswers & {
@@ -74,15 +75,22 @@ export async function runCreate(dir: string, flags: CreateFlags, io: CliIo): Pro
 
   // Loaded on use: clack, execa, handlebars and jsonc-parser cost more start-up time than the rest of the CLI, and
   // `--version`, `--help` and `secret --raw` need none of them (issue 8).
-  const [{ createUi, confirmWrite }, { askAnswers }, { planCreate }, { detectPackageManager }, { readProject }] = await Promise.all([
+  const [{ createUi, confirmWrite }, { askAnswers }, { planCreate }, { detectPackageManager }, { readProject }, { compilesToCommonJs }] = await Promise.all([
     import('./ui.js'),
     import('../prompts/ask-answers.js'),
     import('../generator/plan/create.js'),
     import('../generator/io/install.js'),
     import('../generator/project/snapshot.js'),
+    import('../generator/project/shape.js'),
   ]);
   // Read once, before anything is asked: a manifest that cannot be read is bad input, reported before any question.
   let project = readProject(root);
+  // TypeScript compiled to CommonJS loads jose and oauth4webapi through require(esm): an older Node is told which
+  // one to install before any question or write (issue 36).
+  if (flags.convertEsm !== true && compilesToCommonJs(project.shape)) {
+    const problem = requireEsmNodeProblem(io.nodeVersion ?? process.versions.node);
+    if (problem) throw usageError(`${problem.message} Nothing was written.`, problem.fix);
+  }
   const previousManifest = project.manifest;
   const ui = createUi(messageIo(io, json));
   ui.intro(`create-framework-auth ${cliVersion}`);

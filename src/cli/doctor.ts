@@ -15,7 +15,10 @@ import { featureCatalog, featureCommandName } from '../catalog/features.js';
 import type { FeatureEntry } from '../catalog/features.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { listSourceFiles, readSourceText, scriptKindOf } from '../generator/project/files.js';
+import { compilesToCommonJs, readProjectShape } from '../generator/project/shape.js';
+import type { PackageJsonInfo } from '../generator/project/shape.js';
 import { CliError } from './errors.js';
+import { requireEsmNodeProblem } from './node-version.js';
 import type { CliIo } from './io.js';
 import { messageIo, writeJson } from './json-output.js';
 import { readScaffoldedConfig, requireTypeScript } from './project.js';
@@ -71,13 +74,19 @@ function projectEnv(root: string, env: NodeJS.ProcessEnv): { values: Record<stri
   return { values, source: (key) => (env[key] !== undefined ? 'the environment' : '.env') };
 }
 
-/** The Node version check (exported for its test: the running Node cannot be changed). */
-export function checkNode(version: string): Finding {
+/**
+ * The Node version check (exported for its test: the running Node cannot be changed). A CommonJS project (`commonJs`)
+ * also needs `require(esm)` to load jose and oauth4webapi.
+ */
+export function checkNode(version: string, commonJs = false): Finding {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   const good = major > minimumNode[0] || (major === minimumNode[0] && minor >= minimumNode[1]);
-  return good
-    ? ok('node-version', `Node ${version}`)
-    : problem('node-version', 'error', `Node ${version} is older than ${minimumNode.join('.')}, which the generated code needs (process.loadEnvFile, fetch).`, `Install Node ${minimumNode.join('.')} or later (nvm install 20).`);
+  if (!good) {
+    return problem('node-version', 'error', `Node ${version} is older than ${minimumNode.join('.')}, which the generated code needs (process.loadEnvFile, fetch).`, `Install Node ${minimumNode.join('.')} or later (nvm install 20).`);
+  }
+  const requireEsm = commonJs ? requireEsmNodeProblem(version) : undefined;
+  if (requireEsm) return problem('node-version', 'error', requireEsm.message, requireEsm.fix);
+  return ok('node-version', commonJs ? `Node ${version} (require() of ES modules, which this CommonJS project needs)` : `Node ${version}`);
 }
 
 function checkSecret(values: Record<string, string | undefined>, source: (key: string) => string): Finding {
@@ -413,7 +422,7 @@ async function checkTrustHostSuffixes(api: TypeScriptApi, configText: string, co
   ];
 }
 
-function checkPackageJson(root: string): Finding {
+function checkPackageJson(root: string, commonJs: boolean): Finding {
   const text = readProjectFile(root, 'package.json');
   if (text === undefined) return problem('package-type', 'error', 'No package.json.', 'Run "npm init -y", then "npx create-framework-auth" again.');
   let type: unknown;
@@ -422,12 +431,13 @@ function checkPackageJson(root: string): Finding {
   } catch {
     return problem('package-type', 'error', 'package.json is not valid JSON.', 'Fix package.json.');
   }
+  if (commonJs) return ok('package-type', `package.json "type" is ${type === undefined ? 'not set' : JSON.stringify(type)}: tsc compiles the auth module to CommonJS with the rest of the project.`);
   return type === 'module'
     ? ok('package-type', 'package.json has "type": "module".')
     : problem('package-type', 'error', `package.json "type" is ${type === undefined ? 'not set (CommonJS)' : JSON.stringify(type)}; the auth module is ESM.`, 'Set "type": "module" in package.json.');
 }
 
-function checkTsconfig(api: TypeScriptApi, root: string): Finding[] {
+function checkTsconfig(api: TypeScriptApi, root: string, commonJs: boolean): Finding[] {
   const path = join(root, 'tsconfig.json');
   if (!existsSync(path)) return [problem('tsconfig', 'error', 'No tsconfig.json.', 'Run "npx create-framework-auth" again: it writes one with NodeNext, strict and outDir.')];
   const read = api.readConfigFile(path, (file) => api.sys.readFile(file));
@@ -437,8 +447,11 @@ function checkTsconfig(api: TypeScriptApi, root: string): Finding[] {
   const findings: Finding[] = [];
   const moduleName = options.module === undefined ? 'not set' : api.ModuleKind[options.module];
   const resolutionName = options.moduleResolution === undefined ? undefined : api.ModuleResolutionKind[options.moduleResolution];
-  // Only what would fail: NodeNext/Node16, or an ES module target with Bundler resolution (the seed's ESNext setup).
-  if (compilesGeneratedModules(options.module === undefined ? undefined : moduleName, resolutionName)) {
+  // Only what would fail: NodeNext/Node16, or an ES module target with Bundler resolution (the seed's ESNext setup);
+  // compiled to CommonJS, a module that lets a CommonJS file import an ES module, without verbatimModuleSyntax.
+  if (commonJs) {
+    findings.push(checkCommonJsTsconfig(moduleName, options.verbatimModuleSyntax === true));
+  } else if (compilesGeneratedModules(options.module === undefined ? undefined : moduleName, resolutionName)) {
     findings.push(ok('tsconfig-module', `tsconfig.json: module ${moduleName}${resolutionName ? `, moduleResolution ${resolutionName}` : ''}.`));
   } else if (options.module === undefined || (!/^node/i.test(moduleName) && !compilesGeneratedModules(moduleName, 'Bundler'))) {
     findings.push(problem('tsconfig-module', 'error', `tsconfig.json "module" is ${moduleName}; the generated imports ("./config.js") need NodeNext. ESNext with "moduleResolution": "Bundler" works too.`, 'Set "module": "NodeNext" and "moduleResolution": "NodeNext" in compilerOptions.'));
@@ -448,6 +461,16 @@ function checkTsconfig(api: TypeScriptApi, root: string): Finding[] {
   }
   findings.push(options.strict === true ? ok('tsconfig-strict', 'tsconfig.json: strict.') : problem('tsconfig-strict', 'warn', 'tsconfig.json does not set "strict": true; the generated code is written for it.', 'Set "strict": true in compilerOptions.'));
   return findings;
+}
+
+function checkCommonJsTsconfig(moduleName: string, verbatimModuleSyntax: boolean): Finding {
+  if (verbatimModuleSyntax) {
+    return problem('tsconfig-module', 'error', 'tsconfig.json compiles to CommonJS with "verbatimModuleSyntax": true, which forbids the auth module\'s import/export.', 'Set "verbatimModuleSyntax": false in compilerOptions.');
+  }
+  if (/^node1[68]$/i.test(moduleName)) {
+    return problem('tsconfig-module', 'error', `tsconfig.json "module" is ${moduleName}: tsc refuses a CommonJS file's import of jose and oauth4webapi, ES modules (TS1479).`, 'Set "module": "NodeNext" (and "moduleResolution": "NodeNext", or remove it) in compilerOptions.');
+  }
+  return ok('tsconfig-module', `tsconfig.json: module ${moduleName}, compiled to CommonJS.`);
 }
 
 function isInstalled(root: string, name: string): boolean {
@@ -471,6 +494,18 @@ function checkGitignore(root: string): Finding {
   return ignored ? ok('gitignore', '.env is in .gitignore.') : problem('gitignore', 'warn', '.env is not in .gitignore: its secrets could be committed.', 'Add a line ".env" to .gitignore.');
 }
 
+/** Whether the project is TypeScript compiled to CommonJS, as create-framework-auth reads it (issue 36). */
+function isCommonJsTypeScript(api: TypeScriptApi, root: string): boolean {
+  const text = readProjectFile(root, 'package.json');
+  let packageJson: PackageJsonInfo | undefined;
+  try {
+    packageJson = text === undefined ? undefined : (JSON.parse(text) as PackageJsonInfo);
+  } catch {
+    return false;
+  }
+  return compilesToCommonJs(readProjectShape(root, { packageJson, typescript: () => api }));
+}
+
 /**
  * Checks a scaffolded project as a new user would need it to work, and reports each finding with its fix. Exit 1
  * when there is an `error`.
@@ -489,7 +524,8 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
 
   const { values, source } = projectEnv(root, io.env);
   let basePath: string | undefined;
-  const findings: Finding[] = [checkNode(process.versions.node)];
+  const commonJs = isCommonJsTypeScript(api, root);
+  const findings: Finding[] = [checkNode(io.nodeVersion ?? process.versions.node, commonJs)];
   try {
     const info = readAuthConfig(api, configText);
     basePath = info.basePath;
@@ -512,8 +548,8 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
     checkTrustProxy(values, facts),
     ...[checkProxiedDeployment(root, values)].filter((finding): finding is Finding => finding !== undefined),
     ...(await checkTrustHostSuffixes(api, configText, configPath, values)),
-    checkPackageJson(root),
-    ...checkTsconfig(api, root),
+    checkPackageJson(root, commonJs),
+    ...checkTsconfig(api, root, commonJs),
     checkDependencies(root, providers),
     checkGitignore(root),
     manifest ? ok('manifest', `${manifestPath} lists ${Object.keys(manifest.files).length} generated files (written by ${manifest.cliVersion}).`) : problem('manifest', 'warn', `No ${manifestPath}: framework-auth update cannot tell your changes from the CLI's.`, 'Re-run "npx create-framework-auth" with the project\'s answers to write it.'),

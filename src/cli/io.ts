@@ -12,6 +12,8 @@ export interface CliIo {
   interactive: boolean;
   /** Aborted by Ctrl-C: writes roll back, installs stop, the exit code is 130. */
   signal: AbortSignal;
+  /** The Node.js version the project runs on, as `process.versions.node` gives it (tests pass an older one). */
+  nodeVersion?: string;
 }
 
 /** Whether a stream is a terminal that understands cursor movement. */

@@ -32,3 +32,33 @@ export function checkNodeVersion(bin: string): void {
   process.stderr.write(`${message}\n`);
   process.exit(1);
 }
+
+/**
+ * The first release of each Node line where `require()` loads an ES module without a flag: a CommonJS project loads
+ * the auth module's ESM-only dependencies (jose, oauth4webapi) that way (SPEC §12). 21.x never had it unflagged;
+ * from 23 on every release does.
+ */
+export const requireEsmNodeVersions = { 20: '20.19.0', 22: '22.12.0' } as const;
+
+/** Whether this Node (`20.20.2`, `v22.11.0`) can `require()` an ES module without a flag. */
+export function supportsRequireEsm(version: string): boolean {
+  const [major = 0, minor = 0] = parts(version);
+  if (major >= 23) return true;
+  if (major === 22) return minor >= 12;
+  if (major === 20) return minor >= 19;
+  return false;
+}
+
+/**
+ * What a CommonJS project needs of Node, said when this one lacks `require(esm)`: the problem, and the release of its
+ * own line to install (22.12 for 21.x and 22.x, 20.19 for 20.x and older). Undefined when it has it.
+ */
+export function requireEsmNodeProblem(version: string): { message: string; fix: string } | undefined {
+  if (supportsRequireEsm(version)) return undefined;
+  const [major = 0] = parts(version);
+  const wanted = major >= 21 ? requireEsmNodeVersions[22] : requireEsmNodeVersions[20];
+  return {
+    message: `Node.js ${version.replace(/^v/, '')} cannot require() an ES module, which a CommonJS project does to load jose and oauth4webapi: Node.js does from ${requireEsmNodeVersions[20]} on 20.x and ${requireEsmNodeVersions[22]} on 22.x (23 and later always).`,
+    fix: `Install Node.js ${wanted} or newer (nvm install ${wanted.split('.')[0]}), then run again.`,
+  };
+}

@@ -222,9 +222,12 @@ describe('framework-auth doctor', () => {
     expect(result.stdout).toContain('✔ Host list: no wildcard on a public suffix (*.preview.example.com).');
   });
 
-  it('reports a package.json that is not ESM', async () => {
+  it('reports a package.json that is not ESM while tsc emits ESM', async () => {
     const path = join(root, 'package.json');
     await writeFile(path, (await readFile(path, 'utf8')).replace('"type": "module"', '"type": "commonjs"'));
+    // NodeNext would compile to CommonJS under "type": "commonjs", which is fine (issue 36); ESNext stays ESM.
+    const tsconfig = join(root, 'tsconfig.json');
+    await writeFile(tsconfig, (await readFile(tsconfig, 'utf8')).replace('"module": "NodeNext"', '"module": "ESNext"').replace('"moduleResolution": "NodeNext"', '"moduleResolution": "Bundler"'));
     const result = await doctor(root);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toContain('package.json "type" is "commonjs"; the auth module is ESM.');

@@ -9,7 +9,6 @@ import { analyseModuleSystem } from '../../src/generator/project/module-system.j
 import { detectExpress, expressMajorOfRange, readProjectShape, shapeAt } from '../../src/generator/project/shape.js';
 import { loadTypeScript } from '../../src/generator/typescript-api.js';
 import { findWorkspace } from '../../src/generator/project/workspace.js';
-import { snapshotTree } from '../e2e/helpers/project.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
@@ -207,16 +206,12 @@ describe('create-framework-auth on a CommonJS project', () => {
       'src/routes.ts': "import { Router } from 'express';\nexport const routes = Router();\n",
     });
 
-  it('refuses (exit 2) with what must change, and writes nothing', async () => {
+  it('extends TypeScript compiled to CommonJS as it is, without --convert-esm (issue 36)', async () => {
     const root = await commonJsProject();
-    const before = await snapshotTree(root);
     const result = await runInProcess('create-framework-auth', ['--yes', '--no-install'], { cwd: root });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('is a CommonJS project: tsconfig.json "module": "commonjs" compiles the .ts files to CommonJS');
-    expect(result.stderr).toContain('tsconfig.json: "module" and "moduleResolution": "NodeNext"');
-    expect(result.stderr).toContain("src/index.ts: './routes' → './routes.js'");
-    expect(result.stderr).toContain('Run again with --convert-esm to make the package.json and tsconfig.json changes');
-    expect(await snapshotTree(root)).toEqual(before);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('CommonJS TypeScript (tsconfig.json "module": "commonjs")');
+    expect(JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))).not.toHaveProperty('type');
   });
 
   it('with --convert-esm sets "type" and NodeNext, leaves the sources alone and lists them', async () => {

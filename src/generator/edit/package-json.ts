@@ -15,6 +15,12 @@ export interface PackageJsonWants {
    * others), and in `pnpm.onlyBuiltDependencies` or `trustedDependencies` when the project uses pnpm or bun.
    */
   installScripts?: { packages: readonly string[]; packageManager: PackageManager };
+  /**
+   * The module system the auth module runs in: `esm` sets `"type": "module"`; `commonjs` (TypeScript compiled to
+   * CommonJS) leaves `"type"` as the project has it.
+   * @default 'esm'
+   */
+  moduleSystem?: 'esm' | 'commonjs';
 }
 
 /** The merged file and what the merge did, for the plan and the warnings. */
@@ -79,7 +85,7 @@ export function mergePackageJson(text: string | undefined, wants: PackageJsonWan
   const notes: string[] = [];
   const added: Record<string, string> = {};
 
-  if (current.type !== 'module') {
+  if (wants.moduleSystem !== 'commonjs' && current.type !== 'module') {
     if (current.type !== undefined) notes.push(`package.json "type" changed from ${JSON.stringify(current.type)} to "module" (the auth module is ESM)`);
     content = applyEdits(content, modify(content, ['type'], 'module', { formattingOptions, getInsertionIndex: afterIdentityFields }));
   }

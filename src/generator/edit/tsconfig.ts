@@ -20,6 +20,9 @@ interface CompilerOptionsShape {
 // Targets too old for the runtime (private fields, top-level await, Error cause).
 const tooOldTargets = new Set(['es3', 'es5', 'es6', 'es2015', 'es2016', 'es2017', 'es2018', 'es2019', 'es2020', 'es2021']);
 
+// `module` values under which tsc refuses a CommonJS file's import of an ES module (TS1479); NodeNext and Node20 allow it.
+const requireEsmRefusingModules = new Set(['node16', 'node18']);
+
 // `module` values that emit ES modules and pair with `moduleResolution: Bundler` (the seed's "ESNext" setup).
 const bundlerModules = new Set(['esnext', 'es2020', 'es2022', 'preserve']);
 
@@ -43,12 +46,24 @@ export interface InheritedCompilerOptions {
   outDir?: string;
 }
 
+/** Options of {@link mergeTsconfig}. */
+export interface TsconfigMergeOptions {
+  /**
+   * Keep `module` and `moduleResolution` as they are: TypeScript compiled to CommonJS, where the generated code
+   * compiles under the project's own settings (issue 36). Node16 and Node18 alone become NodeNext: only NodeNext
+   * (and Node20) let a CommonJS file import an ES module such as jose, as Node's require(esm) does.
+   * @default false
+   */
+  keepModule?: boolean;
+}
+
 /**
  * Makes an existing tsconfig compile the generated ESM code: `module`/`moduleResolution` NodeNext (an ES module
- * target with Bundler resolution is kept as it is), `strict` on, `outDir` set. Edits in place with a JSONC editor so comments, order and every other option survive. What the
- * file inherits through `extends` counts as set.
+ * target with Bundler resolution, or a CommonJS project with `keepModule`, is kept as it is), `strict` on, `outDir`
+ * set. Edits in place with a JSONC editor so comments, order and every other option survive. What the file inherits
+ * through `extends` counts as set.
  */
-export function mergeTsconfig(text: string, inherited: InheritedCompilerOptions = {}): TsconfigMerge {
+export function mergeTsconfig(text: string, inherited: InheritedCompilerOptions = {}, mergeOptions: TsconfigMergeOptions = {}): TsconfigMerge {
   const errors: ParseError[] = [];
   const current = parse(text, errors, { allowTrailingComma: true, disallowComments: false }) as
     | { compilerOptions?: CompilerOptionsShape }
@@ -66,7 +81,12 @@ export function mergeTsconfig(text: string, inherited: InheritedCompilerOptions 
   };
   const lower = (value: unknown): string => (typeof value === 'string' ? value.toLowerCase() : '');
 
-  const keepsModules = bundlerModules.has(lower(options.module)) && compilesGeneratedModules(lower(options.module), lower(options.moduleResolution));
+  const keepsModules = mergeOptions.keepModule === true || (bundlerModules.has(lower(options.module)) && compilesGeneratedModules(lower(options.module), lower(options.moduleResolution)));
+  if (mergeOptions.keepModule === true && requireEsmRefusingModules.has(lower(options.module))) {
+    const why = 'lets the CommonJS output require() jose and oauth4webapi, ES modules';
+    set('module', 'NodeNext', `compilerOptions.module ${String(options.module)} → "NodeNext" (${why})`);
+    if (requireEsmRefusingModules.has(lower(options.moduleResolution))) set('moduleResolution', 'NodeNext', `compilerOptions.moduleResolution → "NodeNext"`);
+  }
   if (!keepsModules) {
     if (lower(options.module) !== 'nodenext') set('module', 'NodeNext', `compilerOptions.module → "NodeNext"`);
     if (lower(options.moduleResolution) !== 'nodenext') {

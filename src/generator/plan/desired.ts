@@ -9,7 +9,7 @@ import type { Answers } from '../answers.js';
 import type { EnvGroup } from '../edit/env-file.js';
 import { readProjectTemplate, renderTemplate } from '../edit/render-template.js';
 import type { Release } from '../release.js';
-import { mountPatternFor } from '../project/shape.js';
+import { compilesToCommonJs, mountPatternFor } from '../project/shape.js';
 import type { ExpressMajor, ProjectShape } from '../project/shape.js';
 import { express4Ranges, runtimeDependencies, testedRanges, toolDevDependencies } from './dependencies.js';
 import { adapterEnvGroup, originEnvGroup, providerEnvGroup, secretEnvGroup } from './env-groups.js';
@@ -33,6 +33,8 @@ export interface ProjectSetting {
   scripts: Readonly<Record<string, string>>;
   /** The app's origin, which the env comments' callback URLs start with. */
   origin: string;
+  /** `commonjs` for TypeScript compiled to CommonJS, which keeps its package.json `"type"`; else `esm`. */
+  moduleSystem: 'esm' | 'commonjs';
 }
 
 /** The setting of a new TypeScript project on Express 5 (`src/server.ts`), for callers with no project at hand. */
@@ -41,6 +43,7 @@ export const newProjectSetting: ProjectSetting = {
   serverEntry: { path: 'src/server.ts', generated: true },
   scripts: { dev: 'tsx watch src/server.ts', build: 'tsc', start: 'node dist/server.js' },
   origin: 'http://localhost:3000',
+  moduleSystem: 'esm',
 };
 
 /**
@@ -69,6 +72,8 @@ export interface DesiredProject {
     devDependencies: Readonly<Record<string, string>>;
     /** Dependencies whose install script must run (a native driver). */
     installScripts: readonly string[];
+    /** Whether package.json gets `"type": "module"` (`esm`) or keeps its own (`commonjs`). */
+    moduleSystem: 'esm' | 'commonjs';
   };
   /** The groups of `.env` and `.env.example`, in file order; the first is `AUTH_SECRET`, given as `secret`. */
   envGroups: (secret: string) => EnvGroup[];
@@ -111,7 +116,13 @@ export function renderAuthConfig(answers: Answers, release: Release): string {
 
 /** The setting of a project as read (its shape at the mount path, and the origin from its .env). */
 export function settingOf(shape: ProjectShape, origin: string, scripts: Readonly<Record<string, string>>): ProjectSetting {
-  return { expressMajor: shape.express.major, serverEntry: { path: shape.serverEntry.path, generated: shape.serverEntry.generated }, scripts, origin };
+  return {
+    expressMajor: shape.express.major,
+    serverEntry: { path: shape.serverEntry.path, generated: shape.serverEntry.generated },
+    scripts,
+    origin,
+    moduleSystem: compilesToCommonJs(shape) ? 'commonjs' : 'esm',
+  };
 }
 
 /** What a project holds for these choices at a release of this CLI (see {@link DesiredProject}). */
@@ -152,6 +163,7 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
     dependencies: { ...runtimeDependencies(), ...(express4 ? { express: express4.express } : {}), ...dependencies },
     devDependencies: { ...toolDevDependencies(version), ...(express4 ? { '@types/express': express4.types } : {}), ...devDependencies },
     installScripts: adapter?.installScripts ?? [],
+    moduleSystem: setting.moduleSystem,
   };
 
   const envGroups = (secret: string): EnvGroup[] => [

@@ -12,7 +12,7 @@ import { planMergedFile, planOwnedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { addProvidersToConfig, inspectAuthConfig, normaliseModule, setAdapterInConfig } from '../edit/provider-list.js';
 import type { AuthConfigInfo } from '../edit/provider-list.js';
-import { includeAuthModule, shapeAt, tsconfigForShape } from '../project/shape.js';
+import { compilesToCommonJs, includeAuthModule, shapeAt, tsconfigForShape } from '../project/shape.js';
 import { fileIn } from '../project/snapshot.js';
 import type { ProjectSnapshot } from '../project/snapshot.js';
 import type { ProjectShape, ServerEntryShape } from '../project/shape.js';
@@ -128,11 +128,13 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   const { root } = project;
   const { templates } = release;
   const providers = answers.providers.map((id) => getProvider(id));
-  // Express major, module system, layout and entry; a CommonJS project stops here unless --convert-esm (issue 11).
+  // Express major, module system, layout and entry; a CommonJS project stops here unless --convert-esm (issue 11) or it
+  // is TypeScript compiled to CommonJS, which keeps its module settings (issue 36).
   const shape = shapeAt(project.shape, answers.mount);
   const notes: string[] = [...moduleSystemNotes(shape, root, options.convertEsm === true), ...shapeNotes(shape)];
+  const commonJs = options.convertEsm !== true && compilesToCommonJs(shape);
   const origin = appOrigin(fileIn(project, '.env'));
-  const after = desired(answers, release, settingOf(shape, origin, shapeScripts(shape)));
+  const after = desired(answers, release, { ...settingOf(shape, origin, shapeScripts(shape)), moduleSystem: commonJs ? 'commonjs' : 'esm' });
 
   const renderedConfig = after.module.get('config.ts')!;
   const configFile = planConfigFile(project, authPath(shape, 'config.ts'), renderedConfig, answers, providers, force);
@@ -150,7 +152,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   } else {
     let merge;
     try {
-      merge = mergeTsconfig(tsconfigText, shape.tsconfig?.inherited);
+      merge = mergeTsconfig(tsconfigText, shape.tsconfig?.inherited, { keepModule: commonJs });
     } catch {
       throw usageError(`tsconfig.json in ${root} is not valid JSONC`, 'Fix it (or move it away) and run again.');
     }

@@ -274,6 +274,7 @@ function planDependencies(input: ReconcileInput, notes: string[]): { file: Plann
         dependencies: wants.dependencies,
         devDependencies: wants.devDependencies,
         ...(input.packageManager === undefined ? {} : { installScripts: { packages: wants.installScripts, packageManager: input.packageManager } }),
+        moduleSystem: after.packageJson.moduleSystem,
       });
     } catch (error) {
       throw usageError(`package.json in ${root} is not valid JSON`, error instanceof Error ? error.message : undefined);

@@ -3,7 +3,7 @@ import { usageError } from '../errors.js';
 import { express4Ranges } from './dependencies.js';
 import { describeFileEdits } from '../project/module-system.js';
 import type { ProjectShape } from '../project/shape.js';
-import { compiledPath, tsconfigCovers } from '../project/shape.js';
+import { compiledPath, compilesToCommonJs, tsconfigCovers } from '../project/shape.js';
 
 /** The flag that lets the CLI switch a CommonJS project to ESM. */
 export const convertEsmFlag = '--convert-esm';
@@ -22,7 +22,8 @@ function esmChanges(shape: ProjectShape): string[] {
 }
 
 /**
- * Checks the project's module system against the ESM auth module. A CommonJS project is refused (usage error, exit
+ * Checks the project's module system against the ESM auth module. TypeScript compiled to CommonJS is extended as it is
+ * (see compilesToCommonJs). Another CommonJS project is refused (usage error, exit
  * 2, nothing written) with what would have to change, unless `convertEsm`: then the plan makes the package.json and
  * tsconfig.json changes, and the notes say so and list the files the user converts (sources are never rewritten:
  * turning `require` into `import` safely needs the author's judgement, e.g. about load order and JSON files).
@@ -30,6 +31,15 @@ function esmChanges(shape: ProjectShape): string[] {
 export function moduleSystemNotes(shape: ProjectShape, root: string, convertEsm: boolean): string[] {
   const report = shape.module;
   const fileLines = describeFileEdits(report.filesToEdit);
+  if (report.system === 'commonjs' && !convertEsm && compilesToCommonJs(shape)) {
+    if (shape.tsconfig?.verbatimModuleSyntax === true) {
+      throw usageError(
+        `${root} compiles TypeScript to CommonJS with "verbatimModuleSyntax": true, which forbids import/export in its .ts files; the auth module is written with import/export, so it would not compile. Nothing was written.`,
+        `Set "verbatimModuleSyntax": false in tsconfig.json (your "import x = require()" and "export =" keep working), or run again with ${convertEsmFlag} to make the project ESM.`,
+      );
+    }
+    return [`CommonJS TypeScript (tsconfig.json "module": "${shape.tsconfig?.module ?? ''}"): the auth module stays TypeScript and compiles to CommonJS with your settings; jose and oauth4webapi, ES modules, load through require(), which needs Node.js 20.19+ or 22.12+`];
+  }
   if (report.system === 'commonjs') {
     const changes = [...esmChanges(shape), ...(fileLines.length > 0 ? ['and in these files (ESM has no require/module.exports, and its imports name their file):', ...fileLines.map((line) => `  ${line}`)] : [])];
     if (!convertEsm) {

@@ -42,6 +42,8 @@ export interface TsconfigInfo {
   /** Whether `paths` aliases are configured. */
   hasPaths: boolean;
   allowJs: boolean;
+  /** Effective `verbatimModuleSyntax`: with CommonJS output it forbids `import`/`export` in the project's .ts files. */
+  verbatimModuleSyntax: boolean;
   /** Root-relative folders compiled with all their files (from `include`), to tell whether the auth module is. */
   recursiveDirs: string[];
   /** Root-relative source files the config compiles today. */
@@ -205,6 +207,7 @@ export function readTsconfig(api: TypeScriptApi | undefined, root: string): Tsco
     rootDir: ownString('rootDir') === undefined ? undefined : rootRelative(root, ownString('rootDir') ?? ''),
     hasPaths: typeof ownOptions.paths === 'object' && ownOptions.paths !== null,
     allowJs: ownOptions.allowJs === true,
+    verbatimModuleSyntax: ownOptions.verbatimModuleSyntax === true,
     recursiveDirs: Array.isArray(own.include) ? [] : [''],
     fileNames: [],
     ownInclude: Array.isArray(own.include),
@@ -242,10 +245,24 @@ export function readTsconfig(api: TypeScriptApi | undefined, root: string): Tsco
     rootDir: relativeOption(options.rootDir),
     hasPaths: options.paths !== undefined,
     allowJs: options.allowJs === true,
+    verbatimModuleSyntax: options.verbatimModuleSyntax === true,
     recursiveDirs,
     fileNames: parsed.fileNames.map((file) => rootRelative(root, file)).filter((file): file is string => file !== undefined),
     ownInclude: Array.isArray(own.include),
   };
+}
+
+// `module` settings under which tsc emits CommonJS for Node when package.json has no `"type": "module"`.
+const nodeCommonJsModules = new Set(['commonjs', 'node16', 'node18', 'node20', 'nodenext']);
+
+/**
+ * Whether the project is TypeScript that its own tsc compiles to CommonJS (`module: commonjs`, or Node16/NodeNext
+ * without `"type": "module"`). It keeps that: the auth module stays TypeScript, compiles with the project's settings,
+ * and its ESM-only dependencies (jose, oauth4webapi) load through Node's `require(esm)` (SPEC §12).
+ */
+export function compilesToCommonJs(shape: Pick<ProjectShape, 'language' | 'module' | 'tsconfig'>): boolean {
+  const module = shape.tsconfig?.module;
+  return shape.language === 'typescript' && shape.module.system === 'commonjs' && module !== undefined && nodeCommonJsModules.has(module);
 }
 
 /** Whether tsc compiles a file in `dir` (root-relative) under this config. */

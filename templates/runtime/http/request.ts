@@ -106,8 +106,8 @@ function parseBodyText(text: string, contentType: string): Record<string, unknow
 }
 
 /**
- * The POST body: whatever a body parser already put on `req.body`, or the raw form/JSON body read here (so the
- * handler works without `express.urlencoded()`), limited to 64 KiB. Read single fields with `bodyField`.
+ * The POST body: whatever a body parser mounted before the handler put on `req.body`, or the raw form/JSON body read
+ * here (so the handler works without `express.urlencoded()`), limited to 64 KiB. Read single fields with `bodyField`.
  */
 export async function readBody(req: Request): Promise<Record<string, unknown>> {
   const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
@@ -115,7 +115,8 @@ export async function readBody(req: Request): Promise<Record<string, unknown>> {
   if (parsed !== undefined && parsed !== null) {
     if (typeof parsed === 'string') return parseBodyText(parsed, contentType);
     if (Buffer.isBuffer(parsed)) return parseBodyText(parsed.toString('utf8'), contentType);
-    if (typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    // Express 4's body-parser sets `req.body = {}` even over a body it did not parse (a form behind express.json()).
+    if (typeof parsed === 'object' && !Array.isArray(parsed) && (req.readableEnded || Object.keys(parsed).length > 0)) return parsed as Record<string, unknown>;
   }
   if (req.readableEnded || req.method === 'GET' || req.method === 'HEAD') return {};
   if (contentType && !contentType.includes('application/x-www-form-urlencoded') && !contentType.includes('application/json')) {

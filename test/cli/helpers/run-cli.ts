@@ -36,6 +36,8 @@ export interface InProcessOptions {
   input?: PassThrough;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /** The Node.js version the commands see (default: this process's). */
+  nodeVersion?: string;
 }
 
 /** Runs a bin in this process through `run()` with injected streams (the way main() would, minus process.exit). */
@@ -54,6 +56,7 @@ export async function runInProcess(bin: BinName, argv: readonly string[], option
     cwd: options.cwd,
     interactive: options.input !== undefined,
     signal: options.signal ?? new AbortController().signal,
+    ...(options.nodeVersion === undefined ? {} : { nodeVersion: options.nodeVersion }),
   });
   return { exitCode, stdout: stripVTControlCharacters(out), stderr: stripVTControlCharacters(err) };
 }
