@@ -6,6 +6,8 @@ import type { CliIo } from './io.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { usageError } from '../generator/errors.js';
 import type { ProjectSnapshot } from '../generator/project/snapshot.js';
+import { authConfigPath } from '../generator/project/snapshot.js';
+import { inCodeFormat } from '../generator/code-format.js';
 import { CliError } from './errors.js';
 
 /**
@@ -50,9 +52,9 @@ export async function openScaffoldedProject(project: ProjectSnapshot, io: CliIo)
 /** Refuses a snapshot without an auth module (its config.ts and core/index.ts), as {@link readScaffoldedConfig} does. */
 export function checkScaffolded(project: ProjectSnapshot): void {
   const { root, authDir } = project;
-  const configPath = `${authDir}/config.ts`;
+  const configPath = authConfigPath(project);
   // Both sit in the auth module's folder, which the snapshot read whole.
-  const missing = [configPath, `${authDir}/core/index.ts`].find((path) => !project.files.has(path));
+  const missing = [configPath, `${authDir}/${inCodeFormat('core/index.ts', project.shape.code)}`].find((path) => !project.files.has(path));
   if (missing !== undefined) {
     throw new CliError('not-a-project', `No auth module in ${root} (${missing} is missing).`, {
       hint: 'Run "npx create-framework-auth" in the project first, or pass --cwd <project dir>.',

@@ -15,6 +15,6 @@ export function locateAuthModule(root: string, manifest: Manifest | undefined = 
 /** The folder of the auth module the manifest records (its `config.ts` beside `core/index.ts`), if it records one. */
 export function recordedAuthModule(manifest: Manifest | undefined): string | undefined {
   const paths = Object.keys(manifest?.files ?? {});
-  const config = paths.find((path) => /(^|\/)config\.ts$/.test(path) && !path.includes('/core/') && paths.includes(path.replace(/config\.ts$/, 'core/index.ts')));
+  const config = paths.find((path) => /(^|\/)config\.[jt]s$/.test(path) && !path.includes('/core/') && paths.includes(path.replace(/config\.([jt]s)$/, 'core/index.$1')));
   return config?.slice(0, -'/config.ts'.length);
 }
