@@ -46,14 +46,13 @@ function withJsDocTypes(api: TypeScriptApi, path: string, source: string): strin
 
 /**
  * One of the auth module's own files (config, index, env), rendered as TypeScript, in a JavaScript project's format:
- * `<name>.js` (ES module or CommonJS) and `<name>.d.ts` (its declarations, as `tsc --declaration` would write them;
- * none for a file that exports nothing).
+ * `<name>.js` (ES module or CommonJS) and `<name>.d.ts` (its declarations, as `tsc --declaration` would write them).
  */
 export function projectFileAsJavaScript(api: TypeScriptApi, path: string, source: string, module: 'esm' | 'commonjs'): Map<string, string> {
   const esm = stripTypes(api, path, withJsDocTypes(api, path, source));
   const files = new Map<string, string>([[path.replace(/\.ts$/, '.js'), module === 'esm' ? esm : commonJsWithHeader(api, path, esm)]]);
   const declaration = api.transpileDeclaration(source, { fileName: path, compilerOptions: { module: api.ModuleKind.ESNext, target: api.ScriptTarget.ES2022 } }).outputText;
-  if (/\bexport\b/.test(declaration.replace(/^export \{\};\s*$/m, ''))) files.set(path.replace(/\.ts$/, '.d.ts'), declaration);
+  files.set(path.replace(/\.ts$/, '.d.ts'), declaration);
   return files;
 }
 
