@@ -25,8 +25,9 @@ function lineEndOf(text: string, position: number): number {
  * blank lines, indentation, quotes, the order of statements) stays as it is, so that the JavaScript reads like the
  * TypeScript it comes from. Statements that are types only (`import type`, `interface`, `type`, `declare`) go with
  * the comments right above them. Imports stay as written: the sources mark type-only imports (`verbatimModuleSyntax`),
- * so every other import is a value import. Throws {@link UnsupportedSyntax} for TypeScript that has runtime
- * semantics of its own (enums, namespaces, parameter properties), which the runtime does not use.
+ * so every other import is a value import. A parameter property becomes its assignment. Throws
+ * {@link UnsupportedSyntax} for TypeScript that has runtime semantics of its own (enums, namespaces), which the
+ * runtime does not use.
  */
 export function stripTypes(api: TypeScriptApi, path: string, source: string): string {
   const sourceFile = api.createSourceFile(path, source, api.ScriptTarget.Latest, true, api.ScriptKind.TS);
@@ -105,6 +106,23 @@ export function stripTypes(api: TypeScriptApi, path: string, source: string): st
     }
   };
 
+  /**
+   * `constructor(readonly value: string) {}`: the parameter property becomes the assignment TypeScript would write,
+   * `this.value = value;` at the top of the constructor (whose body then spans lines).
+   */
+  const parameterProperty = (parameter: ts.ParameterDeclaration, constructor: ts.ConstructorDeclaration): void => {
+    const body = constructor.body;
+    if (!body || !api.isIdentifier(parameter.name)) return unsupported(parameter, 'a parameter property without a body or a plain name');
+    if (body.statements.some((statement) => api.isExpressionStatement(statement) && api.isCallExpression(statement.expression) && statement.expression.expression.kind === api.SyntaxKind.SuperKeyword)) {
+      return unsupported(parameter, 'a parameter property in a constructor that calls super()');
+    }
+    const indent = /^[ \t]*/.exec(text.slice(lineStartOf(text, constructor.getStart(sourceFile))))?.[0] ?? '';
+    const open = body.getStart(sourceFile) + 1;
+    const name = parameter.name.text;
+    const empty = body.statements.length === 0 && !text.slice(open, body.end - 1).includes('\n');
+    edits.push({ start: open, end: empty ? body.end - 1 : open, text: `\n${indent}  this.${name} = ${name};${empty ? `\n${indent}` : ''}` });
+  };
+
   const typeOnlyModifiers = new Set([
     api.SyntaxKind.PublicKeyword,
     api.SyntaxKind.PrivateKeyword,
@@ -162,7 +180,7 @@ export function stripTypes(api: TypeScriptApi, path: string, source: string): st
         return removeListElements(parent.parameters, (element) => element === node);
       }
       if (api.isConstructorDeclaration(node.parent) && (api.getModifiers(node) ?? []).some((modifier) => typeOnlyModifiers.has(modifier.kind))) {
-        return unsupported(node, 'a parameter property');
+        parameterProperty(node, node.parent);
       }
       if (node.questionToken) remove(node.questionToken.getStart(sourceFile), node.questionToken.end);
     }

@@ -5,10 +5,7 @@
 
 /** HTML that is already escaped. */
 export class SafeHtml {
-  readonly value: string;
-  constructor(value: string) {
-    this.value = value;
-  }
+  constructor(readonly value: string) {}
   toString(): string {
     return this.value;
   }
