@@ -7,19 +7,20 @@ import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { usageError } from '../generator/errors.js';
 import type { ProjectSnapshot } from '../generator/project/snapshot.js';
 import { authConfigPath } from '../generator/project/snapshot.js';
+import { authModuleFiles } from '../generator/project/auth-module.js';
 import { inCodeFormat } from '../generator/code-format.js';
 import { CliError } from './errors.js';
 
 /**
- * The text of `<authDir>/config.ts` of a scaffolded project (one with the runtime copy too). Anything else is bad
+ * The text of `<authDir>/config.ts` (`config.js` in a JavaScript project) of a scaffolded project (one with the runtime copy too). Anything else is bad
  * input (exit 2): the commands that edit a project never guess where the auth module is.
  */
 export function readScaffoldedConfig(root: string, authDir: string): string {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw usageError(`--cwd ${root} is not a directory`);
-  const path = `${authDir}/config.ts`;
+  const { config: path, coreIndex } = authModuleFiles(root, authDir);
   const configText = readProjectFile(root, path);
-  if (configText === undefined || !existsSync(join(root, authDir, 'core/index.ts'))) {
-    throw new CliError('not-a-project', `No auth module in ${root} (${configText === undefined ? path : `${authDir}/core/index.ts`} is missing).`, {
+  if (configText === undefined || !existsSync(join(root, coreIndex))) {
+    throw new CliError('not-a-project', `No auth module in ${root} (${configText === undefined ? path : coreIndex} is missing).`, {
       hint: 'Run "npx create-framework-auth" in the project first, or pass --cwd <project dir>.',
     });
   }

@@ -330,4 +330,25 @@ describe('the project commands in a CommonJS JavaScript project', () => {
     expect(merged).toContain('(changed upstream)');
     expect(merged).toContain('// A note of mine.');
   }, 120_000);
+
+  it('doctor checks it as CommonJS JavaScript: no "type" and no tsconfig asked for', async () => {
+    const result = await runInProcess('framework-auth', ['doctor', '--offline', '--json'], { cwd: projectDir });
+    const { findings } = JSON.parse(result.stdout) as { findings: { id: string; status: string; message: string }[] };
+    expect(findings.find((finding) => finding.id === 'package-type')).toMatchObject({ status: 'ok', message: 'package.json is "type": "commonjs"; the auth module is CommonJS JavaScript.' });
+    expect(findings.find((finding) => finding.id === 'tsconfig')).toMatchObject({ status: 'ok' });
+    expect(findings.filter((finding) => finding.id.startsWith('tsconfig-'))).toEqual([]);
+  });
+});
+
+describe('framework-auth migrate in a CommonJS JavaScript project', () => {
+  it('creates the SQLite tables by running the project\'s JavaScript adapter, without tsx', async () => {
+    const projectDir = await copyFixture('js-express4-cjs');
+    const created = await runInProcess('create-framework-auth', ['.', '--yes', '--no-install', '--adapter', 'sqlite'], { cwd: projectDir });
+    expect(created.exitCode, created.stderr).toBe(0);
+    expect(existsSync(join(projectDir, 'auth/core/adapters/sqlite.js'))).toBe(true);
+    await linkRepoDeps(projectDir, 4);
+    const result = await runInProcess('framework-auth', ['migrate'], { cwd: projectDir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Tables in place in file:./data/auth.db (created where missing): users, accounts, sessions');
+  }, 120_000);
 });
