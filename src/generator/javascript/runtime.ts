@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type ts from 'typescript';
 import { cliPackageRoot } from '../paths.js';
@@ -110,14 +111,14 @@ const compiledByTemplates = new WeakMap<Templates, JavaScriptRuntime>();
 
 /**
  * The runtime of these templates as JavaScript: the one `npm run build` compiled into the package when it is of
- * these sources (always, for an installed CLI), else compiled now with this package's own TypeScript and kept in
- * `node_modules/.cache/` (a checkout run from source, or a test's changed copy of the templates).
+ * these sources (always, for an installed CLI), else compiled now with this package's own TypeScript and kept in the
+ * OS temp dir by the hash of the sources (a checkout run from source, or a test's changed copy of the templates).
  */
 export function javaScriptRuntime(templates: Templates): JavaScriptRuntime {
   const known = compiledByTemplates.get(templates);
   if (known) return known;
   const source = runtimeSourceHash(templates.runtime);
-  const cachePath = join(cliPackageRoot, 'node_modules', '.cache', 'create-framework-auth', `runtime-js-${source.slice(0, 16)}.json`);
+  const cachePath = join(tmpdir(), 'create-framework-auth-runtime-js', `${source.slice(0, 16)}.json`);
   let compiled = readCompiled(builtRuntimePath, source) ?? readCompiled(cachePath, source);
   if (!compiled) {
     const api = loadTypeScript(cliPackageRoot);
