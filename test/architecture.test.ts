@@ -76,15 +76,17 @@ describe('the import graph', () => {
 
 /**
  * The generator's own layers, by folder, top first: planners compute what to write from the project they read; the
- * project layer reads (and edits the AST of) what is there; edit/ holds pure text and AST transforms; io/ writes and
- * runs processes. A sub-layer may import itself, the sub-layers after it in its list, and the generator's root files
+ * project layer reads (and edits the AST of) what is there; edit/ holds pure text and AST transforms; javascript/
+ * turns the TypeScript the CLI generates into JavaScript; io/ writes and runs processes. A sub-layer may import itself, the sub-layers after it in its list, and the generator's root files
  * (shared types and helpers), which import no sub-layer.
  */
 const generatorLayers: Readonly<Record<string, readonly string[]>> = {
-  plan: ['project', 'edit', 'root'],
+  plan: ['project', 'javascript', 'edit', 'root'],
   io: ['project', 'root'],
   project: ['edit', 'root'],
   edit: ['root'],
+  // The auth module as JavaScript (issue 36): the compiled runtime and the transforms that make it.
+  javascript: ['root'],
   root: [],
 };
 

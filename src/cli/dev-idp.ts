@@ -1,4 +1,4 @@
-import { locateAuthModule } from '../generator/project/auth-module.js';
+import { authModuleFiles, locateAuthModule } from '../generator/project/auth-module.js';
 import { defaultMountPath } from '../catalog/mount-path.js';
 import { addDevDependencyCommand } from '../catalog/package-managers.js';
 import { randomBytes } from 'node:crypto';
@@ -96,7 +96,7 @@ interface ProjectFacts {
  */
 async function readProject(root: string, io: CliIo): Promise<ProjectFacts | undefined> {
   const authDir = locateAuthModule(root);
-  const configText = readProjectFile(root, `${authDir}/config.ts`);
+  const configText = readProjectFile(root, authModuleFiles(root, authDir).config);
   if (configText === undefined) return undefined;
   const api = await requireTypeScript(root, io);
   let mount = defaultMountPath;

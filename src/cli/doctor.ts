@@ -1,4 +1,5 @@
-import { locateAuthModule } from '../generator/project/auth-module.js';
+import { authModuleFiles, locateAuthModule } from '../generator/project/auth-module.js';
+import type { CodeFormat } from '../generator/code-format.js';
 import { defaultMountPath, mountOfPattern, mountPattern } from '../catalog/mount-path.js';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -123,6 +124,14 @@ function configuredProviders(api: TypeScriptApi, configText: string): Configured
   for (const statement of sourceFile.statements) {
     if (api.isImportDeclaration(statement) && api.isStringLiteral(statement.moduleSpecifier) && statement.importClause?.name) {
       imports.set(statement.importClause.name.text, normaliseModule(statement.moduleSpecifier.text));
+    }
+    // A CommonJS config.js (issue 36): `const GitHub = require('./core/providers/github.js').default;`
+    const declaration = api.isVariableStatement(statement) ? statement.declarationList.declarations[0] : undefined;
+    const initializer = declaration?.initializer;
+    const call = initializer && api.isPropertyAccessExpression(initializer) && initializer.name.text === 'default' ? initializer.expression : undefined;
+    if (declaration && api.isIdentifier(declaration.name) && call && api.isCallExpression(call) && api.isIdentifier(call.expression) && call.expression.text === 'require') {
+      const [specifier] = call.arguments;
+      if (specifier && api.isStringLiteral(specifier)) imports.set(declaration.name.text, normaliseModule(specifier.text));
     }
   }
   const found: ConfiguredProvider[] = [];
@@ -422,7 +431,7 @@ async function checkTrustHostSuffixes(api: TypeScriptApi, configText: string, co
   ];
 }
 
-function checkPackageJson(root: string, commonJs: boolean): Finding {
+function checkPackageJson(root: string, code: CodeFormat | undefined, commonJs: boolean): Finding {
   const text = readProjectFile(root, 'package.json');
   if (text === undefined) return problem('package-type', 'error', 'No package.json.', 'Run "npm init -y", then "npx create-framework-auth" again.');
   let type: unknown;
@@ -432,6 +441,10 @@ function checkPackageJson(root: string, commonJs: boolean): Finding {
     return problem('package-type', 'error', 'package.json is not valid JSON.', 'Fix package.json.');
   }
   if (commonJs) return ok('package-type', `package.json "type" is ${type === undefined ? 'not set' : JSON.stringify(type)}: tsc compiles the auth module to CommonJS with the rest of the project.`);
+  // A JavaScript module is written in the project's module system (issue 36): CommonJS needs no "type".
+  if (code === 'javascript-commonjs' || (code === undefined && type !== 'module')) {
+    return ok('package-type', `package.json is ${type === undefined ? 'CommonJS ("type" not set)' : `"type": ${JSON.stringify(type)}`}; the auth module is CommonJS JavaScript.`);
+  }
   return type === 'module'
     ? ok('package-type', 'package.json has "type": "module".')
     : problem('package-type', 'error', `package.json "type" is ${type === undefined ? 'not set (CommonJS)' : JSON.stringify(type)}; the auth module is ESM.`, 'Set "type": "module" in package.json.');
@@ -515,8 +528,8 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   const json = flags.json === true;
   const manifest = readManifest(root);
   const authDir = locateAuthModule(root, manifest);
-  const configPath = `${authDir}/config.ts`;
   const configText = readScaffoldedConfig(root, authDir);
+  const { config: configPath, javaScript } = authModuleFiles(root, authDir);
   const api = await requireTypeScript(root, io);
   const { createUi } = await import('./ui.js');
   const ui = createUi(messageIo(io, json));
@@ -548,8 +561,8 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
     checkTrustProxy(values, facts),
     ...[checkProxiedDeployment(root, values)].filter((finding): finding is Finding => finding !== undefined),
     ...(await checkTrustHostSuffixes(api, configText, configPath, values)),
-    checkPackageJson(root, commonJs),
-    ...checkTsconfig(api, root, commonJs),
+    checkPackageJson(root, javaScript ? (manifest?.code ?? undefined) : 'typescript', commonJs),
+    ...(javaScript ? [ok('tsconfig', `No tsconfig needed: the auth module is JavaScript (${configPath}), with declarations beside it.`)] : checkTsconfig(api, root, commonJs)),
     checkDependencies(root, providers),
     checkGitignore(root),
     manifest ? ok('manifest', `${manifestPath} lists ${Object.keys(manifest.files).length} generated files (written by ${manifest.cliVersion}).`) : problem('manifest', 'warn', `No ${manifestPath}: framework-auth update cannot tell your changes from the CLI's.`, 'Re-run "npx create-framework-auth" with the project\'s answers to write it.'),

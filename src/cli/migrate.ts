@@ -1,4 +1,4 @@
-import { locateAuthModule } from '../generator/project/auth-module.js';
+import { authModuleFiles, locateAuthModule } from '../generator/project/auth-module.js';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -118,10 +118,10 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
   const root = resolve(io.cwd, flags.cwd ?? '.');
   if (!existsSync(root) || !statSync(root).isDirectory()) throw usageError(`--cwd ${root} is not a directory`);
   const authDir = locateAuthModule(root);
-  const configPath = `${authDir}/config.ts`;
+  const { config: configPath, coreIndex, javaScript } = authModuleFiles(root, authDir);
   const configText = readProjectFile(root, configPath);
-  if (configText === undefined || !existsSync(join(root, authDir, 'core/index.ts'))) {
-    throw new CliError('not-a-project', `No auth module in ${root} (${configText === undefined ? configPath : `${authDir}/core/index.ts`} is missing).`, {
+  if (configText === undefined || !existsSync(join(root, coreIndex))) {
+    throw new CliError('not-a-project', `No auth module in ${root} (${configText === undefined ? configPath : coreIndex} is missing).`, {
       hint: 'Run "npx create-framework-auth --adapter sqlite" (or postgres) in the project first, or pass --cwd <project dir>.',
     });
   }
@@ -135,9 +135,10 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
     const what = adapter?.noMigration ?? `uses an adapter of its own${project.module ? ` (from ${project.module})` : ''}: run that adapter's own migrations`;
     throw usageError(`${configPath} ${what}; ${needing}.`, 'To move to a database: npx create-framework-auth --adapter sqlite (or postgres) in a project that has no adapter yet.');
   }
-  const adapterFile = join(root, authDir, 'core', adapter.runtimeFile);
+  const runtimeFile = javaScript ? adapter.runtimeFile.replace(/\.ts$/, '.js') : adapter.runtimeFile;
+  const adapterFile = join(root, authDir, 'core', runtimeFile);
   if (!existsSync(adapterFile)) {
-    throw new CliError('not-a-project', `${configPath} uses the ${adapter.id} adapter, but ${authDir}/core/${adapter.runtimeFile} is missing.`, {
+    throw new CliError('not-a-project', `${configPath} uses the ${adapter.id} adapter, but ${authDir}/core/${runtimeFile} is missing.`, {
       hint: `Run "npx create-framework-auth --adapter ${adapter.id}" in the project to copy it again.`,
     });
   }
@@ -157,8 +158,9 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
   env.DATABASE_URL = url;
   const shownUrl = redactDatabaseUrl(url);
 
-  const tsxLoader = resolveInstalledPackage('tsx', root);
-  if (tsxLoader === undefined) {
+  // A JavaScript module (issue 36) runs as it is; TypeScript runs with the project's tsx.
+  const tsxLoader = javaScript ? undefined : resolveInstalledPackage('tsx', root);
+  if (!javaScript && tsxLoader === undefined) {
     throw new CliError('migrate-failed', `tsx is not installed in ${root}; migrate runs the project's own adapter code with it.`, {
       hint: 'Install the project\'s dependencies first (npm install), then run migrate again.',
     });
@@ -169,12 +171,13 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
   const ui = createUi(messageIo(io, flags.json));
   ui.intro(`framework-auth migrate (${adapter.name})`);
   const result = await ui.step(`Creating the tables in ${shownUrl}`, async () => {
-    const result = await execa(process.execPath, ['--import', pathToFileURL(tsxLoader).href, '--input-type=module', '--eval', migrateScript], {
+    const loader = tsxLoader === undefined ? [] : ['--import', pathToFileURL(tsxLoader).href];
+    const result = await execa(process.execPath, [...loader, '--input-type=module', '--eval', migrateScript], {
       cwd: root,
       env: {
         ...env,
         FRAMEWORK_AUTH_MIGRATE_MODULE: pathToFileURL(adapterFile).href,
-        FRAMEWORK_AUTH_CORE_MODULE: pathToFileURL(join(root, authDir, 'core/index.ts')).href,
+        FRAMEWORK_AUTH_CORE_MODULE: pathToFileURL(join(root, coreIndex)).href,
         FRAMEWORK_AUTH_CONFIG_MODULE: pathToFileURL(join(root, configPath)).href,
       },
       extendEnv: false,

@@ -6,18 +6,21 @@ import type { CliIo } from './io.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { usageError } from '../generator/errors.js';
 import type { ProjectSnapshot } from '../generator/project/snapshot.js';
+import { authConfigPath } from '../generator/project/snapshot.js';
+import { authModuleFiles } from '../generator/project/auth-module.js';
+import { inCodeFormat } from '../generator/code-format.js';
 import { CliError } from './errors.js';
 
 /**
- * The text of `<authDir>/config.ts` of a scaffolded project (one with the runtime copy too). Anything else is bad
+ * The text of `<authDir>/config.ts` (`config.js` in a JavaScript project) of a scaffolded project (one with the runtime copy too). Anything else is bad
  * input (exit 2): the commands that edit a project never guess where the auth module is.
  */
 export function readScaffoldedConfig(root: string, authDir: string): string {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw usageError(`--cwd ${root} is not a directory`);
-  const path = `${authDir}/config.ts`;
+  const { config: path, coreIndex } = authModuleFiles(root, authDir);
   const configText = readProjectFile(root, path);
-  if (configText === undefined || !existsSync(join(root, authDir, 'core/index.ts'))) {
-    throw new CliError('not-a-project', `No auth module in ${root} (${configText === undefined ? path : `${authDir}/core/index.ts`} is missing).`, {
+  if (configText === undefined || !existsSync(join(root, coreIndex))) {
+    throw new CliError('not-a-project', `No auth module in ${root} (${configText === undefined ? path : coreIndex} is missing).`, {
       hint: 'Run "npx create-framework-auth" in the project first, or pass --cwd <project dir>.',
     });
   }
@@ -50,9 +53,9 @@ export async function openScaffoldedProject(project: ProjectSnapshot, io: CliIo)
 /** Refuses a snapshot without an auth module (its config.ts and core/index.ts), as {@link readScaffoldedConfig} does. */
 export function checkScaffolded(project: ProjectSnapshot): void {
   const { root, authDir } = project;
-  const configPath = `${authDir}/config.ts`;
+  const configPath = authConfigPath(project);
   // Both sit in the auth module's folder, which the snapshot read whole.
-  const missing = [configPath, `${authDir}/core/index.ts`].find((path) => !project.files.has(path));
+  const missing = [configPath, `${authDir}/${inCodeFormat('core/index.ts', project.shape.code)}`].find((path) => !project.files.has(path));
   if (missing !== undefined) {
     throw new CliError('not-a-project', `No auth module in ${root} (${missing} is missing).`, {
       hint: 'Run "npx create-framework-auth" in the project first, or pass --cwd <project dir>.',

@@ -129,15 +129,28 @@ describe('the layout', () => {
     });
   });
 
-  it('puts it in auth/ for a JavaScript app at the root, which imports the compiled module', async () => {
+  it('puts it in auth/ for a JavaScript app at the root, written as JavaScript in the app\'s module system (issue 36)', async () => {
     const pkg = { type: 'module', scripts: { start: 'node server.js' } };
     const root = await project({ 'package.json': pkg, 'server.js': "import express from 'express';\nconst app = express();\napp.listen(3000);\n" });
     expect(shapeOf(root, pkg)).toMatchObject({
       sourceDir: '',
       authDir: 'auth',
       language: 'javascript',
-      serverEntry: { path: 'server.js', generated: false, mount: { file: 'server.js', importPath: './dist/auth/index.js' } },
+      code: 'javascript-esm',
+      serverEntry: { path: 'server.js', generated: false, mount: { file: 'server.js', importPath: './auth/index.js' } },
     });
+  });
+
+  it('writes CommonJS JavaScript for a CommonJS JavaScript app, which requires ./auth (issue 36)', async () => {
+    const pkg = { scripts: { start: 'node server.js' } };
+    const root = await project({ 'package.json': pkg, 'server.js': "const express = require('express');\nconst app = express();\napp.listen(3000);\n" });
+    expect(shapeOf(root, pkg)).toMatchObject({ code: 'javascript-commonjs', serverEntry: { mount: { file: 'server.js', importPath: './auth' } } });
+  });
+
+  it('keeps TypeScript, compiled to dist/, for a JavaScript app with a tsconfig', async () => {
+    const pkg = { type: 'module', scripts: { start: 'node server.js' } };
+    const root = await project({ 'package.json': pkg, 'tsconfig.json': { compilerOptions: { outDir: 'dist' } }, 'server.js': "import express from 'express';\nconst app = express();\napp.listen(3000);\n" });
+    expect(shapeOf(root, pkg)).toMatchObject({ code: 'typescript', serverEntry: { mount: { importPath: './dist/auth/index.js' } } });
   });
 
   it('follows the entry\'s imports to the file that makes the app', async () => {

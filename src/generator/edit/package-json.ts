@@ -10,17 +10,13 @@ export interface PackageJsonWants {
   scripts: Readonly<Record<string, string>>;
   dependencies: Readonly<Record<string, string>>;
   devDependencies: Readonly<Record<string, string>>;
+  /** The `"type"` to set: `module` (the default), or undefined to leave the project's as it is (CommonJS JavaScript). */
+  moduleType?: 'module' | undefined;
   /**
    * Dependencies whose install script must run (a native build): allowed in `allowScripts` (npm 11 skips the
    * others), and in `pnpm.onlyBuiltDependencies` or `trustedDependencies` when the project uses pnpm or bun.
    */
   installScripts?: { packages: readonly string[]; packageManager: PackageManager };
-  /**
-   * The module system the auth module runs in: `esm` sets `"type": "module"`; `commonjs` (TypeScript compiled to
-   * CommonJS) leaves `"type"` as the project has it.
-   * @default 'esm'
-   */
-  moduleSystem?: 'esm' | 'commonjs';
 }
 
 /** The merged file and what the merge did, for the plan and the warnings. */
@@ -85,7 +81,7 @@ export function mergePackageJson(text: string | undefined, wants: PackageJsonWan
   const notes: string[] = [];
   const added: Record<string, string> = {};
 
-  if (wants.moduleSystem !== 'commonjs' && current.type !== 'module') {
+  if (current.type !== 'module' && (!('moduleType' in wants) || wants.moduleType === 'module')) {
     if (current.type !== undefined) notes.push(`package.json "type" changed from ${JSON.stringify(current.type)} to "module" (the auth module is ESM)`);
     content = applyEdits(content, modify(content, ['type'], 'module', { formattingOptions, getInsertionIndex: afterIdentityFields }));
   }

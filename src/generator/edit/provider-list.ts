@@ -55,6 +55,24 @@ interface ParsedConfig {
   adapter: ts.ObjectLiteralElementLike | undefined;
   /** The `features` property of `authConfig` and its array literal, when it has them. */
   features: { property: ts.PropertyAssignment; array: ts.ArrayLiteralExpression } | undefined;
+  /** The statements that bring in a module, `import … from` or (CommonJS) `const … = require(…)`, with the module. */
+  moduleStatements: { statement: ts.Statement; module: string; specifier: ts.StringLiteral }[];
+  /** How the file brings in modules: `import` (ESM, TypeScript) or `require` (a CommonJS config.js). */
+  style: 'import' | 'require';
+}
+
+/** `require('m')` or `require('m').default`: the module, and whether its `default` is taken. */
+function requireOf(api: TypeScriptApi, expression: ts.Expression | undefined): { specifier: ts.StringLiteral; isDefault: boolean } | undefined {
+  if (!expression) return undefined;
+  let call = expression;
+  let isDefault = false;
+  if (api.isPropertyAccessExpression(call) && call.name.text === 'default') {
+    call = call.expression;
+    isDefault = true;
+  }
+  if (!api.isCallExpression(call) || !api.isIdentifier(call.expression) || call.expression.text !== 'require' || call.arguments.length !== 1) return undefined;
+  const [argument] = call.arguments;
+  return argument && api.isStringLiteral(argument) ? { specifier: argument, isDefault } : undefined;
 }
 
 /** The config of the default layout, for callers that do not say where theirs is. */
@@ -97,7 +115,25 @@ function parseConfig(api: TypeScriptApi, source: string, path: string): ParsedCo
   const topLevelNames = new Set<string>();
   const topLevelConstants = new Map<string, ts.Expression>();
   let configObject: ts.ObjectLiteralExpression | undefined;
+  const moduleStatements: ParsedConfig['moduleStatements'] = [];
   for (const statement of sourceFile.statements) {
+    if (api.isImportDeclaration(statement) && api.isStringLiteral(statement.moduleSpecifier)) moduleStatements.push({ statement, module: statement.moduleSpecifier.text, specifier: statement.moduleSpecifier });
+    if (api.isExpressionStatement(statement)) {
+      const required = requireOf(api, statement.expression);
+      if (required) moduleStatements.push({ statement, module: required.specifier.text, specifier: required.specifier });
+    }
+    if (api.isVariableStatement(statement) && statement.declarationList.declarations.length === 1) {
+      const declaration = statement.declarationList.declarations[0]!;
+      const required = requireOf(api, declaration.initializer);
+      if (required) {
+        moduleStatements.push({ statement, module: required.specifier.text, specifier: required.specifier });
+        // `const GitHub = require('…').default`, `const { SqliteAdapter } = require('…')`: bindings as an import's.
+        if (api.isIdentifier(declaration.name)) imports.set(declaration.name.text, required.specifier.text);
+        else if (api.isObjectBindingPattern(declaration.name)) {
+          for (const element of declaration.name.elements) if (api.isIdentifier(element.name)) imports.set(element.name.text, required.specifier.text);
+        }
+      }
+    }
     if (api.isImportDeclaration(statement) && api.isStringLiteral(statement.moduleSpecifier)) {
       const clause = statement.importClause;
       if (!clause) continue;
@@ -117,6 +153,9 @@ function parseConfig(api: TypeScriptApi, source: string, path: string): ParsedCo
       }
     } else if (api.isVariableStatement(statement)) {
       for (const declaration of statement.declarationList.declarations) {
+        if (api.isObjectBindingPattern(declaration.name)) {
+          for (const element of declaration.name.elements) if (api.isIdentifier(element.name)) topLevelNames.add(element.name.text);
+        }
         if (!api.isIdentifier(declaration.name)) continue;
         topLevelNames.add(declaration.name.text);
         if (declaration.initializer) topLevelConstants.set(declaration.name.text, declaration.initializer);
@@ -149,7 +188,8 @@ function parseConfig(api: TypeScriptApi, source: string, path: string): ParsedCo
     if (!api.isArrayLiteralExpression(value)) throw unsupported(path, '`providers` is not an array literal');
     providers = value;
   }
-  return { path, sourceFile, configObject, providers, imports, topLevelNames, topLevelConstants, adapter, features };
+  const style = moduleStatements.some(({ statement }) => api.isImportDeclaration(statement)) || moduleStatements.length === 0 ? 'import' : 'require';
+  return { path, sourceFile, configObject, providers, imports, topLevelNames, topLevelConstants, adapter, features, moduleStatements, style };
 }
 
 function providerModulesOf(api: TypeScriptApi, parsed: ParsedConfig): string[] {
@@ -277,8 +317,9 @@ function applyTextEdits(text: string, edits: TextEdit[]): string {
 }
 
 /**
- * `import Name from '...'` (a provider's default export), or `import { Name } from '...'` when `exportName` is given:
- * after the last import for which `anchor` holds (else after the last import), in the quotes and semicolons of the file.
+ * `import Name from '...'` (a provider's default export), or `import { Name } from '...'` when `exportName` is given
+ * (`const Name = require('...').default;` and `const { Name } = require('...');` in a CommonJS config): after the last
+ * import for which `anchor` holds (else after the last import), in the quotes and semicolons of the file.
  */
 function importEdit(
   api: TypeScriptApi,
@@ -286,25 +327,28 @@ function importEdit(
   localName: string,
   importPath: string,
   exportName?: string,
-  anchor: (declaration: ts.ImportDeclaration) => boolean = () => true,
+  anchor: (module: string) => boolean = () => true,
 ): TextEdit {
   const { sourceFile } = parsed;
   const text = sourceFile.text;
-  const bindings = exportName === undefined ? localName : `{ ${exportName === localName ? localName : `${exportName} as ${localName}`} }`;
-  const imports = [...sourceFile.statements].filter((statement): statement is ts.ImportDeclaration => api.isImportDeclaration(statement)).reverse();
-  const lastImport = imports.find(anchor) ?? imports[0];
+  const line = (path: string, quote: string, semicolon: string): string => {
+    if (parsed.style === 'require') {
+      const binding = exportName === undefined ? localName : `{ ${exportName === localName ? localName : `${exportName}: ${localName}`} }`;
+      return `const ${binding} = require(${quote}${path}${quote})${exportName === undefined ? '.default' : ''}${semicolon}`;
+    }
+    const bindings = exportName === undefined ? localName : `{ ${exportName === localName ? localName : `${exportName} as ${localName}`} }`;
+    return `import ${bindings} from ${quote}${path}${quote}${semicolon}`;
+  };
+  const imports = [...parsed.moduleStatements].reverse();
+  const lastImport = imports.find(({ module }) => anchor(module)) ?? imports[0];
   if (!lastImport) {
     const first = sourceFile.statements[0];
     const position = first ? first.getStart(sourceFile) : text.length;
-    return { position, deleteCount: 0, text: `import ${bindings} from './${importPath.replace(/^\.\//, '')}';\n` };
+    return { position, deleteCount: 0, text: `${line(`./${importPath.replace(/^\.\//, '')}`, "'", ';')}\n` };
   }
-  const quote = lastImport.moduleSpecifier.getText(sourceFile).startsWith('"') ? '"' : "'";
-  const semicolon = lastImport.getText(sourceFile).trimEnd().endsWith(';') ? ';' : '';
-  return {
-    position: lastImport.end,
-    deleteCount: 0,
-    text: `\nimport ${bindings} from ${quote}${importPath}${quote}${semicolon}`,
-  };
+  const quote = lastImport.specifier.getText(sourceFile).startsWith('"') ? '"' : "'";
+  const semicolon = lastImport.statement.getText(sourceFile).trimEnd().endsWith(';') ? ';' : '';
+  return { position: lastImport.statement.end, deleteCount: 0, text: `\n${line(importPath, quote, semicolon)}` };
 }
 
 function listEdits(api: TypeScriptApi, parsed: ParsedConfig, element: string): TextEdit[] {
@@ -364,8 +408,7 @@ export function addProviderToConfig(api: TypeScriptApi, source: string, provider
   // Beside the other providers' imports, before an adapter's, where create-framework-auth writes it: "create with X"
   // and "create, then add-provider X" give the same file.
   const providerModules = new Set(providerModulesOf(api, parsed));
-  const isProviderImport = (declaration: ts.ImportDeclaration): boolean =>
-    api.isStringLiteral(declaration.moduleSpecifier) && providerModules.has(normaliseModule(declaration.moduleSpecifier.text));
+  const isProviderImport = (module: string): boolean => providerModules.has(normaliseModule(module));
   if (existingLocal === undefined) edits.push(importEdit(api, parsed, localName, provider.importPath, undefined, isProviderImport));
   const content = applyTextEdits(source, edits);
 
@@ -506,18 +549,26 @@ function finishRemoval(api: TypeScriptApi, parsed: ParsedConfig, source: string,
 function unusedImportEdits(api: TypeScriptApi, parsed: ParsedConfig, module: string, localName: string, element: ts.Node): TextEdit[] {
   const { sourceFile } = parsed;
   const text = sourceFile.text;
-  const statement = sourceFile.statements.find(
-    (candidate): candidate is ts.ImportDeclaration =>
-      api.isImportDeclaration(candidate) && api.isStringLiteral(candidate.moduleSpecifier) && normaliseModule(candidate.moduleSpecifier.text) === module,
-  );
-  const clause = statement?.importClause;
-  const bindings = clause?.namedBindings;
-  const onlyDefault = clause?.name?.text === localName && bindings === undefined;
-  const onlyNamed = clause?.name === undefined && bindings !== undefined && api.isNamedImports(bindings) && bindings.elements.length === 1 && bindings.elements[0]!.name.text === localName;
-  if (!statement || !(onlyDefault || onlyNamed) || usedElsewhere(api, sourceFile, localName, [element, statement])) return [];
+  const statement = parsed.moduleStatements.find((candidate) => normaliseModule(candidate.module) === module)?.statement;
+  if (!statement || !bindsOnly(api, statement, localName) || usedElsewhere(api, sourceFile, localName, [element, statement])) return [];
   const lineBegin = lineStart(text, statement.getStart(sourceFile));
   const end = lineEndAt(text, statement.end);
   return [lineBegin === 0 ? { position: 0, deleteCount: Math.min(end + 1, text.length), text: '' } : { position: lineBegin - 1, deleteCount: end - lineBegin + 1, text: '' }];
+}
+
+/** Whether an import (or `const … = require(…)`) binds `localName` alone: a default, or one named binding. */
+function bindsOnly(api: TypeScriptApi, statement: ts.Statement, localName: string): boolean {
+  if (api.isImportDeclaration(statement)) {
+    const clause = statement.importClause;
+    const bindings = clause?.namedBindings;
+    const onlyDefault = clause?.name?.text === localName && bindings === undefined;
+    const onlyNamed = clause?.name === undefined && bindings !== undefined && api.isNamedImports(bindings) && bindings.elements.length === 1 && bindings.elements[0]!.name.text === localName;
+    return onlyDefault || onlyNamed;
+  }
+  if (!api.isVariableStatement(statement)) return false;
+  const name = statement.declarationList.declarations[0]?.name;
+  if (name && api.isIdentifier(name)) return name.text === localName;
+  return name !== undefined && api.isObjectBindingPattern(name) && name.elements.length === 1 && api.isIdentifier(name.elements[0]!.name) && name.elements[0]!.name.text === localName;
 }
 
 /** Whether `name` appears in the file outside the given nodes. */

@@ -11,9 +11,15 @@ import { readProjectTemplate, renderTemplate } from '../edit/render-template.js'
 import type { Release } from '../release.js';
 import { compilesToCommonJs, mountPatternFor } from '../project/shape.js';
 import type { ExpressMajor, ProjectShape } from '../project/shape.js';
+import { cliPackageName } from '../version.js';
 import { express4Ranges, runtimeDependencies, testedRanges, toolDevDependencies } from './dependencies.js';
 import { adapterEnvGroup, originEnvGroup, providerEnvGroup, secretEnvGroup } from './env-groups.js';
-import { readRuntimeFiles, withRuntimeHeader } from './runtime-files.js';
+import { readRuntimeFiles, runtimeHeader, withRuntimeHeader } from './runtime-files.js';
+import { isJavaScript } from '../code-format.js';
+import type { CodeFormat } from '../code-format.js';
+import { projectFileAsJavaScript } from '../javascript/project-file.js';
+import { javaScriptPath, javaScriptRuntime } from '../javascript/runtime.js';
+import type { TypeScriptApi } from '../typescript-api.js';
 
 /** The choices that decide what a project holds: its providers, its adapter, its features (`twoFactor: true`) and its mount path. */
 export type DesiredChoices = {
@@ -35,6 +41,10 @@ export interface ProjectSetting {
   origin: string;
   /** `commonjs` for TypeScript compiled to CommonJS, which keeps its package.json `"type"`; else `esm`. */
   moduleSystem: 'esm' | 'commonjs';
+  /** The language and module system of the auth module (default TypeScript). */
+  code?: CodeFormat;
+  /** The compiler that writes the auth module's own files as JavaScript (a JavaScript `code` needs it). */
+  typescript?: () => TypeScriptApi | undefined;
 }
 
 /** The setting of a new TypeScript project on Express 5 (`src/server.ts`), for callers with no project at hand. */
@@ -72,8 +82,8 @@ export interface DesiredProject {
     devDependencies: Readonly<Record<string, string>>;
     /** Dependencies whose install script must run (a native driver). */
     installScripts: readonly string[];
-    /** Whether package.json gets `"type": "module"` (`esm`) or keeps its own (`commonjs`). */
-    moduleSystem: 'esm' | 'commonjs';
+    /** The `"type"` package.json must have (`module`), or undefined to leave it as it is (a CommonJS project). */
+    moduleType: 'module' | undefined;
   };
   /** The groups of `.env` and `.env.example`, in file order; the first is `AUTH_SECRET`, given as `secret`. */
   envGroups: (secret: string) => EnvGroup[];
@@ -81,6 +91,8 @@ export interface DesiredProject {
   envKeys: readonly string[];
   /** `.gitignore`: the lines it must hold, and the file a project without one starts from. */
   gitignore: { entries: readonly string[]; template: string };
+  /** What the auth module is written in. */
+  code: CodeFormat;
 }
 
 /** The first line of every file the CLI generates (runtime copies have their own). */
@@ -114,15 +126,59 @@ export function renderAuthConfig(answers: Answers, release: Release): string {
   );
 }
 
+/** The auth module's config as a desired project holds it (`config.ts`, or `config.js` in a JavaScript project). */
+export function desiredConfig(project: DesiredProject): string {
+  const config = project.module.get('config.ts') ?? project.module.get('config.js');
+  if (config === undefined) throw new Error('a desired project always holds its config');
+  return config;
+}
+
+/** config.ts as {@link renderAuthConfig} renders it, in the setting's format (config.js in a JavaScript project). */
+export function renderAuthConfigIn(answers: Answers, release: Release, setting: ProjectSetting): string {
+  const rendered = renderAuthConfig(answers, release);
+  return moduleInFormat([['config.ts', rendered]], setting).get(setting.code !== undefined && isJavaScript(setting.code) ? 'config.js' : 'config.ts')!;
+}
+
 /** The setting of a project as read (its shape at the mount path, and the origin from its .env). */
-export function settingOf(shape: ProjectShape, origin: string, scripts: Readonly<Record<string, string>>): ProjectSetting {
+export function settingOf(shape: ProjectShape, origin: string, scripts: Readonly<Record<string, string>>, typescript?: () => TypeScriptApi | undefined): ProjectSetting {
   return {
     expressMajor: shape.express.major,
     serverEntry: { path: shape.serverEntry.path, generated: shape.serverEntry.generated },
     scripts,
     origin,
     moduleSystem: compilesToCommonJs(shape) ? 'commonjs' : 'esm',
+    code: shape.code,
+    ...(typescript ? { typescript } : {}),
   };
+}
+
+/**
+ * The runtime files in a JavaScript format: each `.ts` as its compiled `.js` (ES module or CommonJS) and `.d.ts`,
+ * with the version header; files of other kinds as they are.
+ */
+function runtimeAsJavaScript(files: readonly { path: string; content: string }[], code: 'javascript-esm' | 'javascript-commonjs', release: Release): [string, string][] {
+  const compiled = javaScriptRuntime(release.templates);
+  const modules = code === 'javascript-esm' ? compiled.esm : compiled.commonjs;
+  const header = runtimeHeader(release.version);
+  return files.flatMap(({ path, content }): [string, string][] => {
+    if (!path.endsWith('.ts')) return [[path, content]];
+    const module = modules[javaScriptPath(path)];
+    const declaration = compiled.declarations[javaScriptPath(path, '.d.ts')];
+    if (module === undefined || declaration === undefined) throw new Error(`templates/runtime/${path} has no compiled JavaScript`);
+    return [
+      [javaScriptPath(path), `${header}\n${module}`],
+      [javaScriptPath(path, '.d.ts'), `${header}\n${declaration}`],
+    ];
+  });
+}
+
+/** The auth module's own files (`env.ts`, `index.ts`, `config.ts` as rendered) in the project's format. */
+function moduleInFormat(rendered: readonly [string, string][], setting: ProjectSetting): Map<string, string> {
+  const code = setting.code ?? 'typescript';
+  if (!isJavaScript(code)) return new Map(rendered);
+  const api = setting.typescript?.();
+  if (!api) throw new Error('a JavaScript auth module is written with the TypeScript compiler, and none was loaded');
+  return new Map(rendered.flatMap(([path, content]) => [...projectFileAsJavaScript(api, path, content, code === 'javascript-esm' ? 'esm' : 'commonjs')]));
 }
 
 /** What a project holds for these choices at a release of this CLI (see {@link DesiredProject}). */
@@ -137,12 +193,19 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
   const mountPattern = mountPatternFor(setting.expressMajor, mount);
   const databaseSessions = choices.adapter !== 'none';
 
-  const runtime = new Map(readRuntimeFiles(choices.providers, choices.adapter, templates, features).map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const));
-  const module = new Map([
-    ['env.ts', renderTemplate('auth/env.ts.hbs', { header }, templates)],
-    ['index.ts', renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions, sessionsPath: sessionsPath(mount), reauthPath: reauthPath(mount) }, templates)],
-    ['config.ts', renderAuthConfig(answers, release)],
-  ]);
+  const code = setting.code ?? 'typescript';
+  const runtimeFiles = readRuntimeFiles(choices.providers, choices.adapter, templates, features);
+  const runtime = new Map(
+    isJavaScript(code) ? runtimeAsJavaScript(runtimeFiles, code, release) : runtimeFiles.map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const),
+  );
+  const module = moduleInFormat(
+    [
+      ['env.ts', renderTemplate('auth/env.ts.hbs', { header }, templates)],
+      ['index.ts', renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions, sessionsPath: sessionsPath(mount), reauthPath: reauthPath(mount) }, templates)],
+      ['config.ts', renderAuthConfig(answers, release)],
+    ],
+    setting,
+  );
   const server = setting.serverEntry.generated
     ? {
         path: setting.serverEntry.path,
@@ -156,14 +219,19 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
 
   const brought = [...providers, ...(adapter ? [adapter] : []), ...features];
   const dependencies = Object.assign({}, ...brought.map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
-  const devDependencies = testedRanges(adapter?.devDependencies ?? {});
+  // A JavaScript project gets no types packages (the auth module's own declarations sit beside it).
+  const devDependencies = isJavaScript(code) ? {} : testedRanges(adapter?.devDependencies ?? {});
   const express4 = setting.expressMajor === 4 ? express4Ranges() : undefined;
+  // A JavaScript project gets no TypeScript toolchain: only the pin of the CLI that wrote it, and no "type" change.
+  const javaScript = isJavaScript(code);
+  const toolDev: Record<string, string> = javaScript ? { [cliPackageName]: version } : { ...toolDevDependencies(version), ...(express4 ? { '@types/express': express4.types } : {}) };
   const packageJson = {
-    scripts: setting.scripts,
+    scripts: javaScript ? {} : setting.scripts,
     dependencies: { ...runtimeDependencies(), ...(express4 ? { express: express4.express } : {}), ...dependencies },
-    devDependencies: { ...toolDevDependencies(version), ...(express4 ? { '@types/express': express4.types } : {}), ...devDependencies },
+    devDependencies: { ...toolDev, ...devDependencies },
     installScripts: adapter?.installScripts ?? [],
-    moduleSystem: setting.moduleSystem,
+    // A CommonJS project keeps its "type": JavaScript in CommonJS, or TypeScript that tsc compiles to CommonJS.
+    moduleType: code === 'javascript-commonjs' || setting.moduleSystem === 'commonjs' ? undefined : ('module' as const),
   };
 
   const envGroups = (secret: string): EnvGroup[] => [
@@ -174,5 +242,5 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
   ];
   const envKeys = [...new Set([...providers.flatMap((entry) => entry.env), ...Object.keys(adapter?.env ?? {})])];
   const gitignore = { entries: ['.env', ...(adapter?.gitignore ?? [])], template: readProjectTemplate('_gitignore', templates) };
-  return { answers, runtime, module, server, dependencies, devDependencies, packageJson, envGroups, envKeys, gitignore };
+  return { answers, runtime, module, server, dependencies, devDependencies, packageJson, envGroups, envKeys, gitignore, code };
 }

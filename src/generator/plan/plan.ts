@@ -12,7 +12,7 @@ import { shapeAt } from '../project/shape.js';
 import { authConfigIn, fileIn } from '../project/snapshot.js';
 import type { ProjectSnapshot } from '../project/snapshot.js';
 import type { TypeScriptApi } from '../typescript-api.js';
-import { desired, settingOf } from './desired.js';
+import { desired, desiredConfig, settingOf } from './desired.js';
 import type { DesiredProject } from './desired.js';
 import { appOrigin } from './env-groups.js';
 import { reconcile } from './reconcile.js';
@@ -112,10 +112,10 @@ export function planConfigEdit(input: ProjectEditInput, edited: { content: strin
   const fallback = manifest?.answers ?? { providers: [], mount: options.mount, adapter: adapterOfConfig(api, configText)?.entry?.id ?? 'none' };
   const answers = answersFromConfig(api, edited.content, fallback);
   const shape = shapeAt(project.shape, answers.mount);
-  const setting = settingOf(shape, appOrigin(fileIn(project, '.env')), shapeScripts(shape));
+  const setting = settingOf(shape, appOrigin(fileIn(project, '.env')), shapeScripts(shape), () => api);
   const before = desired(answersFromConfig(api, configText, fallback), release, setting);
   const after = desired(answers, release, setting);
-  const config: PlannedFile = { ...planMergedFile(configPath, configText, edited.content, edited.changed ? change : undefined), base: after.module.get('config.ts')! };
+  const config: PlannedFile = { ...planMergedFile(configPath, configText, edited.content, edited.changed ? change : undefined), base: desiredConfig(after) };
   const reconciled = reconcile({
     project,
     manifest,

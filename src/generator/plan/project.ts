@@ -12,12 +12,14 @@ import { planMergedFile, planOwnedFile } from '../planned-file.js';
 import type { PlannedFile } from '../planned-file.js';
 import { addProvidersToConfig, inspectAuthConfig, normaliseModule, setAdapterInConfig } from '../edit/provider-list.js';
 import type { AuthConfigInfo } from '../edit/provider-list.js';
-import { compilesToCommonJs, includeAuthModule, shapeAt, tsconfigForShape } from '../project/shape.js';
+import { authImportPath, includeAuthModule, shapeAt, tsconfigForShape } from '../project/shape.js';
 import { fileIn } from '../project/snapshot.js';
 import type { ProjectSnapshot } from '../project/snapshot.js';
-import type { ProjectShape, ServerEntryShape } from '../project/shape.js';
+import type { ProjectLayout, ProjectShape, ServerEntryShape } from '../project/shape.js';
 import { readProjectTemplate } from '../edit/render-template.js';
-import { desired, renderAuthConfig, settingOf } from './desired.js';
+import { desired, desiredConfig, renderAuthConfigIn, settingOf } from './desired.js';
+import type { ProjectSetting } from './desired.js';
+import { inCodeFormat, isJavaScript } from '../code-format.js';
 import { reconcile } from './reconcile.js';
 import { authPath, moduleSystemNotes, shapeNotes, shapeScripts } from './shape-plan.js';
 
@@ -118,6 +120,18 @@ function planConfigFile(project: ProjectSnapshot, path: string, rendered: string
 }
 
 /**
+ * The layout to plan with: as read, except that --convert-esm on a JavaScript CommonJS project without an auth module
+ * keeps its earlier meaning (the project becomes ESM, the module is TypeScript compiled to `dist/`).
+ */
+function convertedLayout(project: ProjectSnapshot, convertEsm: boolean): ProjectLayout {
+  const layout = project.shape;
+  if (!convertEsm || layout.code !== 'javascript-commonjs' || project.files.has(`${layout.authDir}/config.js`)) return layout;
+  const converted = { ...layout, code: 'typescript' as const };
+  const mount = layout.serverEntry.mount;
+  return mount ? { ...converted, serverEntry: { ...layout.serverEntry, mount: { ...mount, importPath: authImportPath(converted, mount.file) } } } : converted;
+}
+
+/**
  * Decides every file `create-framework-auth` writes for these answers, reading the project but writing nothing: the
  * config (rendered, or merged into the user's), tsconfig.json, and the rest reconciled against what the answers hold
  * (`desired`). Generated files the user changed become conflicts (kept) unless `force` (`update` merges them
@@ -128,31 +142,36 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
   const { root } = project;
   const { templates } = release;
   const providers = answers.providers.map((id) => getProvider(id));
-  // Express major, module system, layout and entry; a CommonJS project stops here unless --convert-esm (issue 11) or it
-  // is TypeScript compiled to CommonJS, which keeps its module settings (issue 36).
-  const shape = shapeAt(project.shape, answers.mount);
+  // Express major, module system, layout and entry. A TypeScript project compiled to CommonJS keeps its module
+  // settings, and a JavaScript project gets JavaScript in its own module system (issue 36), except under
+  // --convert-esm, which keeps doing what it did (issue 11): the project becomes ESM with the module in TypeScript.
+  const shape = shapeAt(convertedLayout(project, options.convertEsm === true), answers.mount);
   const notes: string[] = [...moduleSystemNotes(shape, root, options.convertEsm === true), ...shapeNotes(shape)];
-  const commonJs = options.convertEsm !== true && compilesToCommonJs(shape);
   const origin = appOrigin(fileIn(project, '.env'));
-  const after = desired(answers, release, { ...settingOf(shape, origin, shapeScripts(shape)), moduleSystem: commonJs ? 'commonjs' : 'esm' });
+  // Under --convert-esm the project becomes ESM, whatever its tsconfig compiled to.
+  const setting: ProjectSetting = { ...settingOf(shape, origin, shapeScripts(shape), () => project.typescript()), ...(options.convertEsm === true ? { moduleSystem: 'esm' } : {}) };
+  const after = desired(answers, release, setting);
 
-  const renderedConfig = after.module.get('config.ts')!;
-  const configFile = planConfigFile(project, authPath(shape, 'config.ts'), renderedConfig, answers, providers, force);
+  const renderedConfig = desiredConfig(after);
+  const configFile = planConfigFile(project, authPath(shape, inCodeFormat('config.ts', shape.code)), renderedConfig, answers, providers, force);
   // What the config holds once written: the answers themselves when it is this render (a new project, --force, an
   // unchanged re-run: nothing to read back); read from the user's file when a re-run merged into it or kept it. Its
   // render is the base of config.ts, so that `update` merges only the user's own edits.
   const configText = configFile.action === 'conflict' ? configFile.previous : configFile.content;
   const projectAnswers = configText === renderedConfig ? answers : answersFromConfig(project.typescript(), configText, answers);
-  configFile.base = projectAnswers === answers ? renderedConfig : renderAuthConfig(projectAnswers, release);
+  configFile.base = projectAnswers === answers ? renderedConfig : renderAuthConfigIn(projectAnswers, release, setting);
 
   const tsconfigText = fileIn(project, 'tsconfig.json');
-  let tsconfigFile: PlannedFile;
-  if (tsconfigText === undefined) {
+  let tsconfigFile: PlannedFile | undefined;
+  if (isJavaScript(shape.code)) {
+    // A JavaScript project gets no tsconfig: its auth module runs as it is, with declarations beside it.
+    tsconfigFile = undefined;
+  } else if (tsconfigText === undefined) {
     tsconfigFile = planMergedFile('tsconfig.json', undefined, tsconfigForShape(readProjectTemplate('tsconfig.json', templates), shape));
   } else {
     let merge;
     try {
-      merge = mergeTsconfig(tsconfigText, shape.tsconfig?.inherited, { keepModule: commonJs });
+      merge = mergeTsconfig(tsconfigText, shape.tsconfig?.inherited, { keepModule: setting.moduleSystem === 'commonjs' });
     } catch {
       throw usageError(`tsconfig.json in ${root} is not valid JSONC`, 'Fix it (or move it away) and run again.');
     }
@@ -173,7 +192,7 @@ export function planProject(options: ProjectPlanOptions): ProjectPlan {
     secret: options.secret,
     force,
     packageManager,
-    setupFiles: [tsconfigFile],
+    setupFiles: tsconfigFile ? [tsconfigFile] : [],
     configAnswers: projectAnswers,
     recordManifest: options.recordManifest === true,
   });

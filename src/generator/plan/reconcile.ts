@@ -111,7 +111,7 @@ function untouched(text: string, manifest: Manifest | undefined, path: string, r
 export function reconcile(input: ReconcileInput): Reconciled {
   const { project, manifest, before, after, policy, authDir, version } = input;
   const read = (path: string): string | undefined => fileIn(project, path);
-  const configPath = `${authDir}/config.ts`;
+  const configPath = input.config.path;
   const files: PlannedFile[] = [];
   const notes: string[] = [];
   const mergeFiles = new Map<string, string>();
@@ -166,6 +166,7 @@ export function reconcile(input: ReconcileInput): Reconciled {
         addedDependencies: dependencies.recorded,
         removedDependencies: dependencies.removed,
         keep,
+        code: after.code,
       }),
     );
   }
@@ -266,15 +267,15 @@ function planDependencies(input: ReconcileInput, notes: string[]): { file: Plann
   const { project, manifest, before, after, policy, version } = input;
   const root = project.root;
   const packageText = fileIn(project, 'package.json');
-  const merge = (text: string | undefined, wants: { scripts: Readonly<Record<string, string>>; dependencies: Readonly<Record<string, string>>; devDependencies: Readonly<Record<string, string>>; installScripts: readonly string[] }) => {
+  const merge = (text: string | undefined, wants: DesiredProject['packageJson']) => {
     try {
       return mergePackageJson(text, {
         name: packageName(root),
         scripts: wants.scripts,
         dependencies: wants.dependencies,
         devDependencies: wants.devDependencies,
+        moduleType: wants.moduleType,
         ...(input.packageManager === undefined ? {} : { installScripts: { packages: wants.installScripts, packageManager: input.packageManager } }),
-        moduleSystem: after.packageJson.moduleSystem,
       });
     } catch (error) {
       throw usageError(`package.json in ${root} is not valid JSON`, error instanceof Error ? error.message : undefined);
@@ -307,7 +308,7 @@ function planDependencies(input: ReconcileInput, notes: string[]): { file: Plann
   let text = packageText;
   let added: Record<string, string> = {};
   if (gaining) {
-    const merged = merge(text, { scripts: {}, ...gained, installScripts: [] });
+    const merged = merge(text, { scripts: {}, ...gained, installScripts: [], moduleType: after.packageJson.moduleType });
     added = merged.added;
     text = merged.content;
   }

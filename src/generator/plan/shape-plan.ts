@@ -30,6 +30,8 @@ function esmChanges(shape: ProjectShape): string[] {
  */
 export function moduleSystemNotes(shape: ProjectShape, root: string, convertEsm: boolean): string[] {
   const report = shape.module;
+  // A JavaScript module is written in the project's own module system: nothing to convert.
+  if (shape.code === 'javascript-commonjs') return [];
   const fileLines = describeFileEdits(report.filesToEdit);
   if (report.system === 'commonjs' && !convertEsm && compilesToCommonJs(shape)) {
     if (shape.tsconfig?.verbatimModuleSyntax === true) {
@@ -76,7 +78,7 @@ export function shapeNotes(shape: ProjectShape): string[] {
     notes.push(`tsconfig.json takes its "include" from the config it extends, which leaves out ${shape.authDir}/: add it there so that tsc compiles the auth module`);
   }
   if (shape.tsconfig?.hasPaths) notes.push('tsconfig.json "paths" kept; the auth module imports itself by relative path, so it runs without them');
-  if (shape.language === 'javascript') {
+  if (shape.language === 'javascript' && shape.code === 'typescript') {
     notes.push(`The auth module is TypeScript: "build" compiles it to ${shape.outDir}/, which your JavaScript imports; run it after changing ${shape.authDir}/`);
   }
   return notes;
@@ -84,6 +86,7 @@ export function shapeNotes(shape: ProjectShape): string[] {
 
 /** The scripts the plan adds: dev/build/start around a generated server, else the build alone. */
 export function shapeScripts(shape: ProjectShape): Record<string, string> {
+  if (shape.code !== 'typescript') return {};
   if (!shape.serverEntry.generated) return { build: 'tsc' };
   return { dev: `tsx watch ${shape.serverEntry.path}`, build: 'tsc', start: `node ${compiledPath(shape, shape.serverEntry.path)}` };
 }
@@ -113,17 +116,21 @@ export function mountInstructions(shape: ProjectShape, buildCommand: string): st
   if (entry.generated || !mount) return [];
   const app = mount.appName;
   const where = `Mount the auth module in ${mount.file}:`;
+  const commonJs = shape.code === 'javascript-commonjs';
   const placement = mount.found
-    ? `(the import beside your other imports, the rest right after \`const ${app} = express()\`, before your routes)`
+    ? `(the ${commonJs ? 'require' : 'import'} beside your other ${commonJs ? 'requires' : 'imports'}, the rest right after \`const ${app} = express()\`, before your routes)`
     : `(no express() call was found from ${entry.path}: put these where your app is made, right after it is created)`;
+  const guard = shape.code === 'typescript' ? '(_req, res)' : '(req, res)';
   return [
-    ...(shape.language === 'javascript' ? [`Build the auth module: ${buildCommand} (compiles ${shape.authDir}/ to ${shape.outDir}/; again after you change it)`, ''] : []),
+    ...(shape.language === 'javascript' && shape.code === 'typescript' ? [`Build the auth module: ${buildCommand} (compiles ${shape.authDir}/ to ${shape.outDir}/; again after you change it)`, ''] : []),
     where,
-    `  import { authHandler, requireAuth, sessionLocals } from '${mount.importPath}';`,
+    commonJs
+      ? `  const { authHandler, requireAuth, sessionLocals } = require('${mount.importPath}');`
+      : `  import { authHandler, requireAuth, sessionLocals } from '${mount.importPath}';`,
     `  ${app}.set('trust proxy', Number(process.env.TRUST_PROXY) || 'loopback');  // X-Forwarded-* only from your proxy: its hop count, never true`,
     `  ${app}.use('${shape.mountPattern}', authHandler);`,
     `  ${app}.use(sessionLocals);`,
-    `  ${app}.get('/me', requireAuth(), (_req, res) => res.json({ user: res.locals.session.user }));`,
+    `  ${app}.get('/me', requireAuth(), ${guard} => res.json({ user: res.locals.session.user }));`,
     placement,
   ];
 }

@@ -1,7 +1,7 @@
 import { adapterCatalog, findAdapterByModule } from '../../catalog/adapters.js';
 import { Refusal } from '../errors.js';
 import { readProjectFile } from '../planned-file.js';
-import { locateAuthModule } from './auth-module.js';
+import { authModuleFiles, locateAuthModule } from './auth-module.js';
 import { inspectAuthConfig } from '../edit/provider-list.js';
 import { loadTypeScript } from '../typescript-api.js';
 import type { TypeScriptApi } from '../typescript-api.js';
@@ -19,7 +19,7 @@ export interface ProjectAdapter {
  * imported from. Undefined when there is no config, or it cannot be read (no compiler, no `authConfig` object).
  */
 export function readProjectAdapter(root: string): ProjectAdapter | undefined {
-  const text = readProjectFile(root, `${locateAuthModule(root)}/config.ts`);
+  const text = readProjectFile(root, authModuleFiles(root, locateAuthModule(root)).config);
   return text === undefined ? undefined : adapterOfConfig(loadTypeScript(root), text);
 }
 

@@ -11,6 +11,8 @@ import { planDeletedFile, planMergedFile, readProjectFile } from '../planned-fil
 import type { PlannedFile } from '../planned-file.js';
 import { inspectAuthConfig, normaliseModule } from '../edit/provider-list.js';
 import type { TypeScriptApi } from '../typescript-api.js';
+import { codeFormats } from '../code-format.js';
+import type { CodeFormat } from '../code-format.js';
 
 /** The manifest, at the project root: what the CLI wrote, so that `update` and `remove-provider` know what is theirs. */
 export const manifestPath = 'framework-auth.json';
@@ -50,6 +52,8 @@ export interface Manifest {
   files: Record<string, ManifestFile>;
   /** Dependencies the CLI added to package.json, name → range (remove-provider removes a provider's own). */
   dependencies: Record<string, string>;
+  /** What the auth module is written in, when it is JavaScript (`javascript-commonjs`, `javascript-esm`); absent for TypeScript. */
+  code?: CodeFormat;
 }
 
 /** SHA-256 of a text, as hex. */
@@ -137,7 +141,13 @@ export function parseManifest(text: string): Manifest {
     if (!isRecord(value.dependencies)) throw invalid('dependencies must be an object');
     for (const [name, range] of Object.entries(value.dependencies)) if (typeof range === 'string') dependencies[name] = range;
   }
-  return { manifestFormat, cliVersion: value.cliVersion, answers: { providers, mount: answers.mount, adapter, ...featureAnswers(featuresOn(answers as FeatureAnswers)) }, files, dependencies };
+  let code: CodeFormat | undefined;
+  if (value.code !== undefined) {
+    code = codeFormats.find((format) => format === value.code);
+    if (code === undefined) throw invalid(`code ${JSON.stringify(value.code)} is not one of ${codeFormats.join(', ')}`);
+  }
+  const answersRead = { providers, mount: answers.mount, adapter, ...featureAnswers(featuresOn(answers as FeatureAnswers)) };
+  return { manifestFormat, cliVersion: value.cliVersion, answers: answersRead, files, dependencies, ...(code === undefined || code === 'typescript' ? {} : { code }) };
 }
 
 /** The project's manifest, or undefined when it has none. */
@@ -158,6 +168,7 @@ export function serializeManifest(manifest: Manifest): string {
     answers: manifest.answers,
     files: sortedRecord(manifest.files),
     dependencies: sortedRecord(manifest.dependencies),
+    ...(manifest.code === undefined ? {} : { code: manifest.code }),
   };
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
@@ -196,6 +207,8 @@ export interface ManifestPlanInput {
   removedDependencies?: readonly string[];
   /** Generated files whose entry (and base) this run must keep as they are, e.g. a conflict left for the user. */
   keep?: readonly string[];
+  /** What the auth module is written in (recorded when JavaScript). */
+  code?: CodeFormat;
 }
 
 /**
@@ -225,7 +238,8 @@ export function planManifest(input: ManifestPlanInput): PlannedFile[] {
   const dependencies: Record<string, string> = { ...previous?.dependencies, ...input.addedDependencies };
   for (const name of input.removedDependencies ?? []) delete dependencies[name];
   const answers = { providers: input.answers.providers, mount: input.answers.mount, adapter: input.answers.adapter, ...featureAnswers(featuresOn(input.answers)) };
-  const manifest: Manifest = { manifestFormat, cliVersion: input.version, answers, files: entries, dependencies };
+  const code = input.code ?? previous?.code;
+  const manifest: Manifest = { manifestFormat, cliVersion: input.version, answers, files: entries, dependencies, ...(code === undefined || code === 'typescript' ? {} : { code }) };
 
   const planned: PlannedFile[] = [];
   const paths = new Set([...Object.keys(previous?.files ?? {}), ...Object.keys(entries)]);

@@ -7,7 +7,9 @@ import { detectFormatting } from '../edit/json-format.js';
 import { compilesGeneratedModules } from '../edit/tsconfig.js';
 import { analyseModuleSystem, filesNeedingExtensions } from './module-system.js';
 import type { ModuleSystemReport, SourceFileReport } from './module-system.js';
-import { isSourceFileName, sourceExtensions } from './files.js';
+import { isSourceFileName, listSourceFiles, sourceExtensions } from './files.js';
+import { isJavaScript } from '../code-format.js';
+import type { CodeFormat } from '../code-format.js';
 import type { TypeScriptApi } from '../typescript-api.js';
 import { loadTypeScript } from '../typescript-api.js';
 import { findWorkspace } from './workspace.js';
@@ -72,6 +74,11 @@ export interface ProjectShape {
   tsconfig: TsconfigInfo | undefined;
   /** `typescript` when the user's server is TypeScript (or the CLI writes one); `javascript` for a JS app run as it is. */
   language: 'typescript' | 'javascript';
+  /**
+   * What the auth module is written in: JavaScript in the project's module system for a JavaScript project (no
+   * tsconfig, no TypeScript sources) or one whose module is JavaScript already, else TypeScript.
+   */
+  code: CodeFormat;
   /** Folder of the user's sources ('' is the project root): `src`, `lib`, ... */
   sourceDir: string;
   /** Where the auth module goes: `<sourceDir>/auth`, or where a previous run put it. */
@@ -272,7 +279,9 @@ export function tsconfigCovers(info: TsconfigInfo, dir: string): boolean {
 
 /** The folder where an earlier run put the auth module (its `config.ts` and runtime copy), if any. */
 export function findAuthModuleDir(root: string, preferred: readonly string[] = []): string | undefined {
-  return [...preferred, ...authDirCandidates].find((dir) => existsSync(join(root, dir, 'config.ts')) && existsSync(join(root, dir, 'core/index.ts')));
+  return [...preferred, ...authDirCandidates].find((dir) =>
+    ['.ts', '.js'].some((extension) => existsSync(join(root, dir, `config${extension}`)) && existsSync(join(root, dir, `core/index${extension}`))),
+  );
 }
 
 /** The path of a script's or `main`'s file, mapped from the compiled output back to its source (`build/index.js` → `src/index.ts`). */
@@ -385,24 +394,25 @@ export function readProjectShape(root: string, options: ProjectShapeOptions): Pr
   else sourceDir = 'src';
   const authDir = existingAuthDir ?? joinPath(sourceDir, 'auth');
 
-  const isJavaScript = (path: string): boolean => !/\.[cm]?tsx?$/.test(path);
+  const isJavaScriptFile = (path: string): boolean => !/\.[cm]?tsx?$/.test(path);
   // A JavaScript app run as it is (not compiled by tsc with allowJs) imports the auth module's compiled output.
-  const language: ProjectShape['language'] = userEntry !== undefined && isJavaScript(userEntry) && !(tsconfig?.allowJs ?? false) ? 'javascript' : 'typescript';
+  const language: ProjectShape['language'] = userEntry !== undefined && isJavaScriptFile(userEntry) && !(tsconfig?.allowJs ?? false) ? 'javascript' : 'typescript';
   const outDir = tsconfig?.outDir ?? tsconfig?.inherited.outDir ?? 'dist';
+  const skip = [authDir, outDir, ...(tsconfig?.outDir === undefined ? [] : [tsconfig.outDir])];
+  const module = analyseModuleSystem({ root, packageType: pkg?.type, tsconfigModule: tsconfig?.module, skip, api: typescript });
+  const code = codeFormatOf(root, { existingAuthDir, language, tsconfig, module, skip });
 
   let serverEntry: ServerEntryShape;
   const generatedPath = generatedServer(sourceDir) ?? generatedServer('src');
   if (userEntry !== undefined && generatedPath === undefined) {
     const app = findAppFile(typescript(), root, userEntry);
     const file = app?.path ?? userEntry;
-    const authIndex = language === 'javascript' ? `${outDir}/${posix.relative(sourceDir, authDir)}/index.js` : `${authDir}/index.js`;
-    serverEntry = { path: userEntry, generated: false, mount: { file, appName: app?.appName ?? 'app', importPath: relativeImport(file, authIndex), found: app !== undefined } };
+    const importPath = authImportPath({ language, code, outDir, sourceDir, authDir }, file);
+    serverEntry = { path: userEntry, generated: false, mount: { file, appName: app?.appName ?? 'app', importPath, found: app !== undefined } };
   } else {
     serverEntry = { path: generatedPath ?? joinPath(sourceDir, 'server.ts'), generated: true };
   }
 
-  const skip = [authDir, outDir, ...(tsconfig?.outDir === undefined ? [] : [tsconfig.outDir])];
-  const module = analyseModuleSystem({ root, packageType: pkg?.type, tsconfigModule: tsconfig?.module, skip, api: typescript });
   // tsc under NodeNext asks for the extension of every relative import: said before the merge changes the setting.
   const extensionFixes =
     tsconfig !== undefined && !compilesGeneratedModules(tsconfig.module, tsconfig.moduleResolution) && module.system !== 'commonjs'
@@ -415,6 +425,7 @@ export function readProjectShape(root: string, options: ProjectShapeOptions): Pr
     module,
     tsconfig,
     language,
+    code,
     sourceDir,
     authDir,
     serverEntry,
@@ -422,6 +433,35 @@ export function readProjectShape(root: string, options: ProjectShapeOptions): Pr
     workspace,
     extensionFixes,
   };
+}
+
+/**
+ * What the auth module is (to be) written in: the language of the one already there (`config.js` is JavaScript, in
+ * the project's module system), else JavaScript for a JavaScript project, one with a JavaScript entry, no tsconfig and
+ * no TypeScript sources (CommonJS unless the project is ESM), else TypeScript.
+ */
+function codeFormatOf(
+  root: string,
+  project: { existingAuthDir: string | undefined; language: ProjectShape['language']; tsconfig: TsconfigInfo | undefined; module: ModuleSystemReport; skip: readonly string[] },
+): CodeFormat {
+  const javaScriptFormat: CodeFormat = project.module.system === 'commonjs' ? 'javascript-commonjs' : 'javascript-esm';
+  if (project.existingAuthDir !== undefined) {
+    if (existsSync(join(root, project.existingAuthDir, 'config.ts'))) return 'typescript';
+    return project.module.packageType === 'module' ? 'javascript-esm' : 'javascript-commonjs';
+  }
+  if (project.language !== 'javascript' || project.tsconfig !== undefined) return 'typescript';
+  const typeScriptSources = listSourceFiles(root, { skip: project.skip }).some((path) => /\.[cm]?tsx?$/.test(path) && !path.endsWith('.d.ts'));
+  return typeScriptSources ? 'typescript' : javaScriptFormat;
+}
+
+/**
+ * How `file` imports the auth module: its `index.js` (`./auth` in CommonJS, which finds it), or the compiled output
+ * of a TypeScript module in a JavaScript app (`./dist/auth/index.js`).
+ */
+export function authImportPath(shape: Pick<ProjectShape, 'language' | 'code' | 'outDir' | 'sourceDir' | 'authDir'>, file: string): string {
+  if (shape.code === 'javascript-commonjs') return relativeImport(file, shape.authDir);
+  const index = shape.language === 'javascript' && !isJavaScript(shape.code) ? `${shape.outDir}/${posix.relative(shape.sourceDir, shape.authDir)}/index.js` : `${shape.authDir}/index.js`;
+  return relativeImport(file, index);
 }
 
 // Configuration files at the root (eslint.config.js, vite.config.ts, ...) are not the app's sources.

@@ -10,6 +10,7 @@ import { locateAuthModule, recordedAuthModule } from './auth-module.js';
 import { baseDir, manifestPath, parseManifest } from './manifest.js';
 import type { Manifest } from './manifest.js';
 import { readProjectShape } from './shape.js';
+import { inCodeFormat } from '../code-format.js';
 import type { PackageJsonInfo, ProjectLayout } from './shape.js';
 
 /**
@@ -63,7 +64,9 @@ export function readProject(root: string, options: { authDir?: string | undefine
   const manifestText = readProjectFile(root, manifestPath);
   const manifest = manifestText === undefined ? undefined : parseManifest(manifestText);
   const authDir = options.authDir ?? locateAuthModule(root, manifest);
-  const shape = readProjectShape(root, { packageJson, typescript });
+  const read = readProjectShape(root, { packageJson, typescript });
+  // What an earlier run wrote the module in is what it stays in.
+  const shape = manifest?.code === undefined ? read : { ...read, code: manifest.code };
   const named = [...projectFiles, shape.serverEntry.path, `${shape.serverEntry.path}.merge`];
   const folders = [...new Set([shape.authDir, authDir, baseDir.split('/')[0]!])];
   const files = new Map<string, string>();
@@ -103,6 +106,11 @@ export function snapshotOf(input: { root: string; files?: Record<string, string>
   };
 }
 
+/** The path of the auth module's config: `config.ts`, or `config.js` in a JavaScript project. */
+export function authConfigPath(snapshot: ProjectSnapshot): string {
+  return `${snapshot.authDir}/${inCodeFormat('config.ts', snapshot.shape.code)}`;
+}
+
 /** The text of a project file in the snapshot, or undefined when the project has none. */
 export function fileIn(snapshot: ProjectSnapshot, path: string): string | undefined {
   const text = snapshot.files.get(path);
@@ -117,7 +125,7 @@ export function fileIn(snapshot: ProjectSnapshot, path: string): string | undefi
  * is not a scaffolded project (the commands that edit one check that before they plan).
  */
 export function authConfigIn(snapshot: ProjectSnapshot): { path: string; text: string } {
-  const path = `${snapshot.authDir}/config.ts`;
+  const path = authConfigPath(snapshot);
   const text = fileIn(snapshot, path);
   if (text === undefined) {
     throw new Refusal('not-a-project', `No auth module in ${snapshot.root} (${path} is missing).`, { hint: 'Run "npx create-framework-auth" in the project first, or pass --cwd <project dir>.' });
