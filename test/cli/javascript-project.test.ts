@@ -13,6 +13,7 @@ import type { RunningOidcProvider } from '../support/oidc-provider.js';
 import { startApp } from '../e2e/helpers/project.js';
 import type { RunningApp } from '../e2e/helpers/project.js';
 import { signInWithOidc } from '../e2e/helpers/sign-in.js';
+import { pasteMount, printedMount } from '../e2e/helpers/mount-lines.js';
 import { fillEnv } from '../e2e/helpers/project.js';
 import { projectTree } from './helpers/project-tree.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
@@ -46,28 +47,6 @@ async function linkRepoDeps(projectDir: string, express: 4 | 5): Promise<void> {
     await symlink(join(repoRoot, 'node_modules', name), join(target, name), 'dir');
   }
   await symlink(join(repoRoot, 'node_modules', express === 4 ? 'express4' : 'express'), join(target, 'express'), 'dir');
-}
-
-/** The "Mount the auth module in <file>:" block of the next steps: the file, the require/import line, the app's lines. */
-function printedMount(stdout: string): { file: string; importLine: string; appLines: string[] } {
-  const lines = stdout.split('\n').map((line) => line.replace(/^│ {2}/, '').replace(/\s+$/, ''));
-  const start = lines.findIndex((line) => line.startsWith('Mount the auth module in '));
-  const file = /^Mount the auth module in (\S+):$/.exec(lines[start] ?? '')?.[1] ?? '';
-  const block: string[] = [];
-  for (let index = start + 1; lines[index]?.startsWith('  '); index += 1) block.push((lines[index] ?? '').slice(2));
-  const [importLine = '', ...appLines] = block;
-  return { file, importLine, appLines };
-}
-
-/** Pastes the printed lines as a user does: the require/import after the last one, the rest after `express()`. */
-async function pasteMount(projectDir: string, mount: ReturnType<typeof printedMount>): Promise<void> {
-  const path = join(projectDir, mount.file);
-  const lines = (await readFile(path, 'utf8')).split('\n');
-  const lastImport = lines.reduce((last, line, index) => (/^(import\s|const .* = require\()/.test(line) ? index : last), -1);
-  lines.splice(lastImport + 1, 0, mount.importLine);
-  const made = lines.findIndex((line) => /=\s*express\(\);\s*$/.test(line));
-  lines.splice(made + 1, 0, ...mount.appLines);
-  await writeFile(path, lines.join('\n'));
 }
 
 function filesUnder(tree: Record<string, string>, dir: string): string[] {

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJar } from '../support/cookie-jar.js';
 import { startOidcProvider } from '../support/oidc-provider.js';
 import type { RunningOidcProvider } from '../support/oidc-provider.js';
-import { compileProject, fillEnv, makeTempDir, removeTempDirs, runBuiltCli, startApp } from './helpers/project.js';
+import { compileProject, fillEnv, makeTempDir, removeTempDirs, startApp } from './helpers/project.js';
+import { runPackedCreate } from './helpers/packed-cli.js';
 import type { CliRun, RunningApp } from './helpers/project.js';
-import { linkSharedDeps, prepareSharedDeps } from './helpers/shared-deps.js';
 import { signInWithOidc, signOut } from './helpers/sign-in.js';
 
 afterAll(removeTempDirs);
@@ -26,12 +26,10 @@ describe('scaffolding into TypeScript compiled to CommonJS', () => {
   let app: RunningApp | undefined;
 
   beforeAll(async () => {
-    await prepareSharedDeps();
     projectDir = join(await makeTempDir(), 'orders');
     await cp(fixtureDir, projectDir, { recursive: true });
-    scaffold = await runBuiltCli('create', ['.', '--yes', '--no-install'], { cwd: projectDir });
+    scaffold = await runPackedCreate(projectDir, ['.', '--yes']);
     if (scaffold.exitCode !== 0) throw new Error(`scaffold failed: ${scaffold.stdout}\n${scaffold.stderr}`);
-    await linkSharedDeps(projectDir);
   }, 600_000);
 
   afterAll(async () => {
