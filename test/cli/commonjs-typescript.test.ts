@@ -143,6 +143,22 @@ describe('create-framework-auth in TypeScript compiled to CommonJS', () => {
   });
 });
 
+describe('the project commands in TypeScript compiled to CommonJS', () => {
+  it('add-provider, add-two-factor, remove-provider and update keep package.json without "type" and tsconfig.json as it is', async () => {
+    const root = await fixture();
+    const tsconfig = await readFile(join(root, 'tsconfig.json'), 'utf8');
+    expect((await create(root, '20.19.0', ['--adapter', 'sqlite', '--providers', 'oidc,password'])).exitCode).toBe(0);
+    for (const argv of [['add-provider', 'github'], ['add-two-factor', '--no-install'], ['remove-provider', 'github'], ['update']]) {
+      const result = await runInProcess('framework-auth', argv, { cwd: root, nodeVersion: '20.19.0' });
+      expect(result.exitCode, `${argv.join(' ')}: ${result.stderr}`).toBe(0);
+      const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+      expect(pkg, argv.join(' ')).not.toHaveProperty('type');
+      expect(await readFile(join(root, 'tsconfig.json'), 'utf8'), argv.join(' ')).toBe(tsconfig);
+    }
+    expect(await readFile(join(root, 'src/auth/config.ts'), 'utf8')).toContain('TwoFactor()');
+  }, 120_000);
+});
+
 describe('the runtime under the CommonJS settings of a project, compiled by tsc', () => {
   // One project scaffolded once per setting; tsc reads the project's own tsconfig (TypeScript 6 here).
   it.each([

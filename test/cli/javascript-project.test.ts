@@ -294,6 +294,15 @@ describe('the project commands in a CommonJS JavaScript project', () => {
     expect(existsSync(join(projectDir, 'auth/core/features/two-factor/index.js'))).toBe(true);
   });
 
+  it('remove-two-factor takes the feature out of config.js again, and its JavaScript', async () => {
+    const result = await runInProcess('framework-auth', ['remove-two-factor'], { cwd: projectDir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const config = await readFile(join(projectDir, 'auth/config.js'), 'utf8');
+    expect(config).not.toContain('TwoFactor');
+    expect(existsSync(join(projectDir, 'auth/core/features/two-factor/index.js'))).toBe(false);
+    expect(existsSync(join(projectDir, 'auth/core/features/two-factor/index.d.ts'))).toBe(false);
+  });
+
   it('update 3-way merges a changed runtime file with the user\'s edit of its JavaScript', async () => {
     const templates = join(await makeTempDir('cfa-js-templates-'), 'templates');
     await cp(join(repoRoot, 'templates'), templates, { recursive: true });
