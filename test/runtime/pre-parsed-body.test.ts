@@ -1,9 +1,10 @@
 // Issue 36 item 4: the handler behind body parsers mounted before it, as express-generator lays out its app
-// (`express.json()`, then `express.urlencoded({ extended: false })`, then the routes), on Express 4 (body-parser 1.x,
-// which sets `req.body = {}` on every request) and Express 5 (body-parser 2.x, which leaves it undefined unless it
-// parsed a body). cookie-parser is not installed here; the handler reads the Cookie header itself.
+// (`express.json()`, then `express.urlencoded({ extended: false })`, then `cookie-parser`, then the routes), on Express
+// 4 (body-parser 1.x, which sets `req.body = {}` on every request) and Express 5 (body-parser 2.x, which leaves it
+// undefined unless it parsed a body). The handler reads the Cookie header itself, whatever cookie-parser did.
 import express4 from 'express4';
 import express from 'express';
+import cookieParser from 'cookie-parser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createJar, formBody } from '../support/cookie-jar.js';
 import type { CookieJar } from '../support/cookie-jar.js';
@@ -21,14 +22,18 @@ const expressMajors = [
   ['Express 5', express, '/auth/*splat'],
 ] as const;
 
-type Parsers = 'json' | 'urlencoded';
+type Parsers = 'json' | 'urlencoded' | 'cookies';
 
-/** An app laid out as express-generator's: the parsers first, then the auth handler, then a guarded route. */
-async function startGeneratorApp(createApp: typeof express, pattern: string, parsers: readonly Parsers[] = ['json', 'urlencoded']): Promise<RunningApp> {
+/**
+ * An app laid out as express-generator's: express.json(), express.urlencoded() and cookie-parser first, then the auth
+ * handler, then a guarded route.
+ */
+async function startGeneratorApp(createApp: typeof express, pattern: string, parsers: readonly Parsers[] = ['json', 'urlencoded', 'cookies']): Promise<RunningApp> {
   const config = credentialsConfig();
   const app = createApp();
   if (parsers.includes('json')) app.use(createApp.json());
   if (parsers.includes('urlencoded')) app.use(createApp.urlencoded({ extended: false }));
+  if (parsers.includes('cookies')) app.use(cookieParser());
   app.set('trust proxy', 'loopback');
   app.use(pattern, FrameworkAuth(config));
   app.use(createSessionLocals(config));
