@@ -13,7 +13,7 @@ import type { RunningOidcProvider } from '../support/oidc-provider.js';
 import { startApp } from '../e2e/helpers/project.js';
 import type { RunningApp } from '../e2e/helpers/project.js';
 import { signInWithOidc } from '../e2e/helpers/sign-in.js';
-import { pasteMount, printedMount } from '../e2e/helpers/mount-lines.js';
+import { mountInProject, printedMount } from '../e2e/matrix/fixture-helpers.js';
 import { fillEnv } from '../e2e/helpers/project.js';
 import { projectTree } from './helpers/project-tree.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
@@ -184,7 +184,7 @@ describe('create-framework-auth in express-generator\'s app (CommonJS JavaScript
   }, 30_000);
 
   it('serves /auth/providers and /auth/csrf, and signs in through the loopback OpenID provider, once the printed lines are in app.js', async () => {
-    await pasteMount(projectDir, printedMount(stdout));
+    await mountInProject(projectDir, stdout);
     const { app, me } = await signIn(projectDir, 'bin/www', 'js-cjs-app');
     expect(me.user.email).toBe('alice@example.test');
     const providers = await fetch(`${app.url}/auth/providers`);
@@ -245,7 +245,7 @@ describe('create-framework-auth in an ESM JavaScript app (Express 5, "type": "mo
   }, 30_000);
 
   it('serves /auth/providers and signs in, once the printed lines are in app.js', async () => {
-    await pasteMount(projectDir, printedMount(stdout));
+    await mountInProject(projectDir, stdout);
     const { app, me } = await signIn(projectDir, 'server.js', 'js-esm-app');
     expect(me.user.email).toBe('alice@example.test');
     expect((await fetch(`${app.url}/auth/providers`)).status).toBe(200);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJar } from '../support/cookie-jar.js';
 import { startOidcProvider } from '../support/oidc-provider.js';
 import type { RunningOidcProvider } from '../support/oidc-provider.js';
-import { pasteMount, printedMount } from './helpers/mount-lines.js';
+import { mountInProject, printedMount } from './matrix/fixture-helpers.js';
 import { fillEnv, makeTempDir, removeTempDirs, startApp } from './helpers/project.js';
 import type { CliRun, RunningApp } from './helpers/project.js';
 import { runPackedCreate } from './helpers/packed-cli.js';
@@ -60,7 +60,7 @@ describe.each(shapes)('$name, scaffolded by the packed CLI', ({ fixture, express
   });
 
   it('starts with its own start script once the printed lines are pasted, and signs in and out over HTTP', async () => {
-    await pasteMount(projectDir, printedMount(scaffold.stdout));
+    await mountInProject(projectDir, scaffold.stdout);
     const start = (JSON.parse(await readFile(join(projectDir, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start'] ?? '';
     // The start script is `node <entry>`: run as it says (startApp waits for the app's "Listening on" line).
     const entry = /^node (\S+)$/.exec(start)?.[1];

@@ -231,8 +231,7 @@ export function MemoryAdapter(): Adapter {
       if (!feature.storage) continue;
       let store = featureStores.get(feature.storage);
       if (!store) featureStores.set(feature.storage, (store = feature.storage.memory(users)));
-      addMissing(adapter, store.methods);
-      addMissing(this, store.methods);
+      addMissing([adapter, this], store.methods);
     }
   };
   return adapter;

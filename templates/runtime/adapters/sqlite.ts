@@ -462,12 +462,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
     tables.push(...added);
     if (opened) for (const table of added) opened.exec(createTableSql('sqlite', table));
     // On the adapter and on the object it is called on, each keeping the methods it has: see MemoryAdapter.
-    for (const feature of features) {
-      if (!feature.storage) continue;
-      const methods = feature.storage.sql(sql);
-      addMissing(adapter, methods);
-      addMissing(this, methods);
-    }
+    for (const feature of features) if (feature.storage) addMissing([adapter, this], feature.storage.sql(sql));
   };
   return adapter;
 }

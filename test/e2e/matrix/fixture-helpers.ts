@@ -63,17 +63,17 @@ export function printedMount(stdout: string): PrintedMount {
   const block: string[] = [];
   for (let index = start + 1; lines[index]?.startsWith('  '); index += 1) block.push((lines[index] ?? '').slice(2));
   const [importLine, ...appLines] = block;
-  if (!importLine?.startsWith('import ')) throw new Error(`the mount instructions do not start with an import:\n${block.join('\n')}`);
+  if (!importLine || !/^(import\s|const .* = require\()/.test(importLine)) throw new Error(`the mount instructions do not start with an import or a require:\n${block.join('\n')}`);
   return { file, importLine, appLines };
 }
 
 /**
- * Pastes the printed lines into the app's source as the instructions say: the import after the last import, the
- * calls right after the line that makes the app (`const app = express();`).
+ * Pastes the printed lines into the app's source as the instructions say: the import (or require) after the last
+ * one, the calls right after the line that makes the app (`const app = express();`).
  */
 export function applyMount(source: string, mount: PrintedMount): string {
   const lines = source.split('\n');
-  const lastImport = lines.reduce((last, line, index) => (/^import\s/.test(line) ? index : last), -1);
+  const lastImport = lines.reduce((last, line, index) => (/^(import\s|const .* = require\()/.test(line) ? index : last), -1);
   lines.splice(lastImport + 1, 0, mount.importLine);
   const made = lines.findIndex((line) => /=\s*express\(\);\s*$/.test(line));
   if (made === -1) throw new Error(`no "= express();" line in:\n${source}`);

@@ -155,12 +155,14 @@ export interface UpdateAccountTokensParams extends Pick<AdapterAccount, 'provide
 }
 
 /**
- * Adds the methods a feature brings (`FeatureStorage`) to an adapter, each unless the adapter has it: a method an app
- * set itself on its adapter stays.
+ * Adds the methods a feature brings (`FeatureStorage`) to each of `adapters` (a built-in adapter, and the object an
+ * app wraps it in), each unless that one has it: a method an app set itself stays.
  */
-export function addMissing(adapter: Adapter, methods: Partial<Adapter>): void {
-  const target = adapter as Record<string, unknown>;
-  for (const [name, method] of Object.entries(methods)) target[name] ??= method;
+export function addMissing(adapters: readonly Adapter[], methods: Partial<Adapter>): void {
+  for (const adapter of adapters) {
+    const target = adapter as Record<string, unknown>;
+    for (const [name, method] of Object.entries(methods)) target[name] ??= method;
+  }
 }
 
 /** The name of an adapter method. */
