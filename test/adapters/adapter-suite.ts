@@ -758,7 +758,10 @@ export function runAdapterSuite(
         const created = adapter.createUser({ id: randomUUID(), email: `promise-${randomUUID()}@example.com`, emailVerified: null });
         expect(created).toBeInstanceOf(Promise);
         const user = await created;
-        for (const result of [adapter.getUser(user.id), adapter.getUserByEmail(user.email)]) expect(result).toBeInstanceOf(Promise);
+        const pending = [adapter.getUser(user.id), adapter.getUserByEmail(user.email)];
+        for (const result of pending) expect(result).toBeInstanceOf(Promise);
+        // Settled before the test ends: the suite's cleanup drops the tables under a query still in flight.
+        await Promise.all(pending);
       });
 
       test('keeps a signature counter above 2^31', ['createUser', 'createAuthenticator', 'updateAuthenticatorCounter', 'getAuthenticator'], async () => {
