@@ -216,6 +216,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     adapter: config.adapter,
     features,
     database,
+    bearer: features.find((feature) => feature.bearer)?.bearer,
     pageMessages: pageMessages({ ...errorResponses, ...featureErrorResponses(features) }),
   };
   for (const feature of features) feature.check?.(options);

@@ -513,6 +513,8 @@ export interface ResolvedConfig {
   features: readonly Feature[];
   /** The database feature's hooks: set whenever `adapter` is. */
   database: DatabaseHooks | undefined;
+  /** The feature that reads `Authorization: Bearer` credentials (API keys); undefined: only session cookies count. */
+  bearer: BearerAuthentication | undefined;
   /** What the pages say for each client-safe error type: the core's and those of its features. */
   pageMessages: PageMessages;
 }
@@ -689,7 +691,24 @@ export interface Feature {
   warnings?: { readonly [Code in keyof FeatureWarningCodes]?: string };
   /** The users, accounts and sessions kept through the adapter (the database feature). */
   database?: DatabaseHooks;
+  /** A credential a request may carry in `Authorization: Bearer …` instead of a session cookie (the API-keys feature). */
+  bearer?: BearerAuthentication;
 }
+
+/**
+ * Who a request is when it carries `Authorization: Bearer <credential>` (an API key): `getSession`, the guards and
+ * `GET <mount>/session` ask it instead of reading the session cookie, and a request that carries one is judged by it
+ * alone. The core answers its refusals (RFC 6750: 401 `invalid_token`, 403 `insufficient_scope`; 429).
+ */
+export interface BearerAuthentication {
+  /** The session the credential proves and the scopes it holds, or why it proves nothing. Never throws for bad input. */
+  authenticate(req: Request, credential: string, options: ResolvedConfig): Promise<BearerResult>;
+}
+
+/** What a bearer credential proved: a session with its scopes, or a refusal (`retryAfter` in seconds, with 429). */
+export type BearerResult =
+  | { session: Session; scopes: readonly string[] }
+  | { refused: 'invalid_token' | 'too_many_requests' | 'temporarily_unavailable'; retryAfter?: number | undefined };
 
 /**
  * What the core asks of the database feature (features/database/): with it, sign-ins find, link and create users,

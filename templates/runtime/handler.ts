@@ -9,6 +9,7 @@ import { resolveConfigOnce } from './config.js';
 import { createContext } from './context.js';
 import { routeRequest } from './http/request.js';
 import { respondWithError } from './http/respond-with-error.js';
+import { bearerResultOf, refuseBearerHere } from './session/bearer.js';
 import { type Action, entryOf, matchRoute, routes } from './router.js';
 import { callbackRoute } from './routes/callback.js';
 import { csrfRoute } from './routes/csrf.js';
@@ -65,8 +66,12 @@ export function FrameworkAuth(config: FrameworkAuthConfig): FrameworkAuthHandler
     try {
       const request = routeRequest(req, options.basePath);
       if (!request) return next();
-      entry = entryOf(table, request.segments).entry;
+      const found = entryOf(table, request.segments);
+      entry = found.entry;
       const route = matchRoute(entry, request.segments, req.method);
+      // An API key reads its session (GET <mount>/session) and nothing else here: what manages the account is the user's.
+      const bearer = found.action === 'session' && route.method === 'GET' ? undefined : bearerResultOf(req, options);
+      if (bearer) return refuseBearerHere(res, await bearer, `An API key cannot use ${request.mountPath}/${found.action}: sign in to manage the account.`);
       context = createContext(req, res, options, request.mountPath);
       await entry.run(context, route);
     } catch (error) {

@@ -48,6 +48,11 @@ export const adapterMethods = [
   'acceptTwoFactorStep',
   'setRecoveryCodes',
   'useRecoveryCode',
+  'createApiKey',
+  'listApiKeys',
+  'getApiKeyAndUser',
+  'deleteApiKey',
+  'touchApiKey',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */

@@ -4,22 +4,26 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DEFAULT_BASE_PATH } from '../http/base-path.js';
-import type { FrameworkAuthConfig, ResolvedConfig } from '../contracts.js';
+import type { BearerResult, FrameworkAuthConfig, ResolvedConfig } from '../contracts.js';
 import { resolveConfigOnce } from '../config.js';
 import { flushCookies, noStore, sendRedirectResponse } from '../context.js';
 import { prefersJson } from '../http/request.js';
+import { bearerResultOf, bearerSession, refuseBearer } from './bearer.js';
 import { readSession } from './session.js';
 import type { GetSessionResult, Session } from '../types.js';
 
 /**
  * The current session, or null when there is none. Never throws for a bad cookie: a tampered, expired or foreign
- * session is simply no session. Writes nothing; use `createSessionLocals` to keep rolling sessions alive.
+ * session is simply no session. Writes nothing; use `createSessionLocals` to keep rolling sessions alive. With API
+ * keys (`ApiKeys()`), a request with `Authorization: Bearer <key>` is the key's user (`session.apiKey`), or null.
  * @example
  * const session = await getSession(req, authConfig)
  * if (!session?.user) return res.redirect('/login')
  */
 export async function getSession(req: Request, config: FrameworkAuthConfig): GetSessionResult {
   const options = resolveConfigOnce(config);
+  const bearer = bearerResultOf(req, options);
+  if (bearer) return bearerSession(await bearer);
   try {
     return (await readSession(req, options, { write: false })).session;
   } catch (error) {
@@ -49,7 +53,13 @@ export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler
     }
     next();
   }
+  async function readBearer(req: Request, res: Response, next: NextFunction, bearer: Promise<BearerResult>): Promise<void> {
+    res.locals['session'] = bearerSession(await bearer);
+    next();
+  }
   return function sessionLocals(req: Request, res: Response, next: NextFunction): void | Promise<void> {
+    const bearer = bearerResultOf(req, options);
+    if (bearer) return readBearer(req, res, next, bearer);
     // SPEC §8: a request without a session cookie (most public pages) goes on synchronously, with no promise.
     if (!mayHaveSessionCookie(req, options)) {
       res.locals['session'] = null;
@@ -76,12 +86,19 @@ export interface RequireAuthOptions {
    * @default the sign-in page (`pages.signIn`, or `<basePath>/signin`)
    */
   redirectTo?: string;
+  /**
+   * What a request with an API key (`Authorization: Bearer`) must be allowed to do: a key without each of these scopes
+   * is answered 403 `insufficient_scope`. A cookie session is its user and holds every scope.
+   */
+  scopes?: readonly string[];
 }
 
 /**
  * A guard for routes or routers: with no `session.user` it redirects to the sign-in page with a `callbackUrl`
  * (or to `redirectTo`), or answers 401 JSON when the request prefers JSON; otherwise it calls `next()`. It reads
- * `res.locals['session']` when `sessionLocals` ran before it, and `getSession` otherwise.
+ * `res.locals['session']` when `sessionLocals` ran before it, and `getSession` otherwise. A request with an API key
+ * passes when the key is good and holds `scopes`; otherwise it is answered 401, 403 or 429 with `WWW-Authenticate`
+ * (RFC 6750), never redirected.
  * @example
  * app.get('/me', createRequireAuth(authConfig), (req, res) => res.json({ user: res.locals['session'].user }))
  */
@@ -105,7 +122,18 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
     if (session?.user) return next();
     deny(req, res);
   }
+  const scopes = guardOptions.scopes ?? [];
+  async function guardBearer(res: Response, next: NextFunction, bearer: Promise<BearerResult>): Promise<void> {
+    const result = await bearer;
+    if ('refused' in result) return refuseBearer(res, result.refused, { retryAfter: result.retryAfter });
+    const held = new Set(result.scopes);
+    if (!scopes.every((scope) => held.has(scope))) return refuseBearer(res, 'insufficient_scope', { scopes });
+    res.locals['session'] = result.session;
+    next();
+  }
   return function requireAuth(req: Request, res: Response, next: NextFunction): void | Promise<void> {
+    const bearer = bearerResultOf(req, options);
+    if (bearer) return guardBearer(res, next, bearer);
     const session = res.locals['session'] as Session | null | undefined;
     if (session === undefined) {
       if (mayHaveSessionCookie(req, options)) return readThenGuard(req, res, next);

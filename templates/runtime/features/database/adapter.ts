@@ -133,7 +133,7 @@ export interface FeatureStorage {
    * Its adapter methods in memory (MemoryAdapter), which refuse a user that `users` does not have; `forgetUser`
    * drops a deleted user's data.
    */
-  memory(users: Pick<ReadonlyMap<string, unknown>, 'has'>): { methods: Partial<Adapter>; forgetUser?(userId: string): void };
+  memory(users: ReadonlyMap<string, AdapterUser>): { methods: Partial<Adapter>; forgetUser?(userId: string): void };
 }
 
 

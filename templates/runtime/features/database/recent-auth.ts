@@ -12,6 +12,7 @@ import { resolveConfigOnce } from '../../config.js';
 import { flushCookies, noStore, sendRedirectResponse } from '../../context.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
 import { prefersJson } from '../../http/request.js';
+import { bearerResultOf, refuseBearerHere } from '../../session/bearer.js';
 import { readSession } from '../../session/session.js';
 import { reauthUrl, reauthenticationJson } from './reauth-route.js';
 import { isRecentAuth, reauthMaxAgeOf } from './signed-in.js';
@@ -57,6 +58,9 @@ export function createRequireRecentAuth(config: FrameworkAuthConfig, guardOption
   if (!Number.isFinite(maxAge) || maxAge <= 0) throw new TypeError(`requireRecentAuth({ maxAge }) must be a positive number of seconds (got ${String(maxAge)})`);
   const mountPath = options.basePath ?? DEFAULT_BASE_PATH;
   async function guard(req: Request, res: Response, next: NextFunction): Promise<void> {
+    // An API key is no recent authentication: it proves a key, not who is there.
+    const bearer = bearerResultOf(req, options);
+    if (bearer) return refuseBearerHere(res, await bearer, 'An API key cannot do this: it needs a recent sign-in in a browser.');
     let result;
     try {
       result = await readSession(req, options, { write: true });
