@@ -161,10 +161,10 @@ export async function authenticateApiKey(req: Request, credential: string, optio
     try {
       await consumeClientRateLimit({ req, options }, 'apiKeyFailuresPerClient');
     } catch (error) {
-      if (error instanceof RateLimited) return { refused: 'too_many_requests', retryAfter: error.retryAfter };
+      if (error instanceof RateLimited) return { session: null, refused: 'too_many_requests', retryAfter: error.retryAfter };
       throw error;
     }
-    return { refused: 'invalid_token' };
+    return { session: null, refused: 'invalid_token' };
   }
   const { apiKey, user } = found;
   if (apiKey.lastUsedAt === null || apiKey.lastUsedAt.valueOf() <= now - TOUCH_INTERVAL_MS) {
