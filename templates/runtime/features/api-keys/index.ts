@@ -21,7 +21,7 @@ export type { ApiKeysOptions, CreatedApiKey, NewApiKey } from './api-keys.js';
 export type { ApiKeyRecord } from './storage.js';
 
 /** The adapter methods API keys call. */
-const neededMethods = ['getUser', 'getSessionAndUser', 'createApiKey', 'listApiKeys', 'getApiKeyAndUser', 'deleteApiKey', 'touchApiKey'] as const;
+const neededMethods = ['getUser', 'createApiKey', 'listApiKeys', 'getApiKeyAndUser', 'deleteApiKey', 'touchApiKey'] as const;
 
 declare module '../../types.js' {
   interface DefaultSession {
