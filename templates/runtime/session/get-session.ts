@@ -103,6 +103,8 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
   function deny(req: Request, res: Response): void {
     if (prefersJson(req)) {
       res.status(401);
+      // RFC 9110: a 401 names the scheme that would be accepted; with API keys, a bearer key is.
+      if (options.bearer) res.setHeader('WWW-Authenticate', 'Bearer');
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('Cache-Control', noStore);
       res.end(JSON.stringify({ error: 'Unauthorized', message: 'Sign in to access this resource.' }));

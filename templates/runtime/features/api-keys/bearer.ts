@@ -7,19 +7,23 @@
 import type { Request, Response } from 'express';
 import type { BearerAuthentication, BearerResult, ResolvedConfig } from '../../contracts.js';
 import { noStore } from '../../context.js';
+import { API_KEY_PREFIX } from './keys.js';
 
 /** A bearer request's refusal, as answered. */
 type BearerRefusal = Extract<BearerResult, { refused: string }>['refused'] | 'insufficient_scope';
 
 /**
  * The credential of `Authorization: Bearer <credential>` (`''` when blank, the rest of the header otherwise, however
- * malformed: it is refused as a wrong key); undefined without the header or with another scheme.
+ * malformed: it is refused as a wrong key); `''` too for a header that carries a key without the scheme, or with a
+ * mangled one (`fak_…`, `Bearer:fak_…`, `Token fak_…`): a client mistake answered 401, not a redirect. Undefined
+ * without the header or with another scheme (`Basic …`: the app's own).
  */
 export function bearerCredential(req: Request): string | undefined {
   const header = req.headers.authorization;
   if (header === undefined) return undefined;
   const match = /^\s*bearer(?:\s+|$)(.*)$/is.exec(header);
-  return match ? match[1]!.trim() : undefined;
+  if (match) return match[1]!.trim();
+  return /^\s*bearer/i.test(header) || header.includes(API_KEY_PREFIX) ? '' : undefined;
 }
 
 const refusals: Record<BearerRefusal, { status: number; message: string }> = {

@@ -74,13 +74,14 @@ function createForm(params: ApiKeysPage): SafeHtml {
   const name = typeof sent?.['name'] === 'string' ? sent['name'] : '';
   const days = typeof sent?.['expiresInDays'] === 'string' ? sent['expiresInDays'] : String(settings.expiresInDays);
   const checked = sentScopes(sent);
-  const invalid = (field: keyof NewKeyErrors, id: string): SafeHtml | string => (errors?.[field] ? html` aria-invalid="true" aria-describedby="${id}-error"` : '');
+  const invalid = (field: keyof NewKeyErrors, id: string, hint = false): SafeHtml | string =>
+    errors?.[field] ? html` aria-invalid="true" aria-describedby="${hint ? `${id}-hint ` : ''}${id}-error"` : hint ? html` aria-describedby="${id}-hint"` : '';
   const scopes = settings.scopes.length
     ? html`<fieldset${errors?.scopes ? html` aria-describedby="key-scopes-error"` : ''}><legend>Scopes</legend>${settings.scopes.map(
         (scope, index) => html`<label class="check" for="key-scope-${String(index)}"><input type="checkbox" id="key-scope-${String(index)}" name="scopes" value="${scope}"${checked.includes(scope) ? html` checked` : ''}>${scope}</label>`,
       )}</fieldset>${fieldError('key-scopes', errors?.scopes)}`
     : '';
-  return html`<form action="${params.mountPath}/api-keys" method="POST">${hiddenFields(params, { action: 'create' })}${errors?.form ? html`<div class="error" role="alert"><p>${errors.form}</p></div>` : ''}<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="100" required value="${name}"${invalid('name', 'key-name')}>${fieldError('key-name', errors?.name)}${scopes}<label for="key-days">Expires in (days)</label><input id="key-days" name="expiresInDays" type="number" min="1" max="${String(settings.maxExpiresInDays)}" required value="${days}"${invalid('expiresInDays', 'key-days')}><p class="hint">At most ${String(settings.maxExpiresInDays)} days.</p>${fieldError('key-days', errors?.expiresInDays)}<button type="submit">Create API key</button></form>`;
+  return html`<form action="${params.mountPath}/api-keys" method="POST">${hiddenFields(params, { action: 'create' })}${errors?.form ? html`<div class="error" role="alert"><p>${errors.form}</p></div>` : ''}<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="100" required value="${name}"${invalid('name', 'key-name')}>${fieldError('key-name', errors?.name)}${scopes}<label for="key-days">Expires in (days)</label><input id="key-days" name="expiresInDays" type="number" min="1" max="${String(settings.maxExpiresInDays)}" required value="${days}"${invalid('expiresInDays', 'key-days', true)}><p class="hint" id="key-days-hint">At most ${String(settings.maxExpiresInDays)} days.</p>${fieldError('key-days', errors?.expiresInDays)}<button type="submit">Create API key</button></form>`;
 }
 
 function keyItem(params: ApiKeysPage, key: ApiKeyRecord): SafeHtml {
