@@ -370,6 +370,10 @@ describe.each(adapters)('API keys with %s', (adapterName, makeAdapter) => {
       ['the good key and one more character', (key) => `Bearer ${key}A`],
       ['the good key in base64, not base64url', (key) => `Bearer ${key.replace(/[-_]/g, '+').replace(/^fak_(.)/, 'fak_/')}`],
       ['another prefix', (key) => `Bearer sk_${key.slice(4)}`],
+      ['the good key without a scheme', (key) => key],
+      ['the good key after another scheme', (key) => `Token ${key}`],
+      ['the good key glued to Bearer', (key) => `Bearer${key}`],
+      ['the good key after Bearer and a colon', (key) => `Bearer:${key}`],
     ];
 
     it.each(malformed)('malformed: %s', async (_case, header) => {
