@@ -11,6 +11,8 @@ import { commonPasswords } from '../templates/runtime/features/password/common-p
 import { PASSWORD_HASH } from '../templates/runtime/features/password/hash.js';
 import { passwordFlow } from '../templates/runtime/features/password/index.js';
 import { TwoFactor } from '../templates/runtime/features/two-factor/index.js';
+import { ApiKeys } from '../templates/runtime/features/api-keys/index.js';
+import { API_KEY_PREFIX } from '../templates/runtime/features/api-keys/keys.js';
 import { RECOVERY_CODE_COUNT } from '../templates/runtime/features/two-factor/secrets.js';
 import { TOTP_DIGITS, TOTP_PERIOD, TOTP_WINDOW } from '../templates/runtime/features/two-factor/totp.js';
 import { PENDING_MAX_AGE } from '../templates/runtime/features/two-factor/two-factor.js';
@@ -21,10 +23,10 @@ import { migrate } from '../templates/runtime/adapters/sqlite.js';
 import { allFeatures } from './support/all-features.js';
 import { routes } from '../templates/runtime/handler.js';
 
-/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, the email, passkey and password flows'). */
+/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, API keys', the email, passkey and password flows'). */
 const allRoutes: Record<string, RouteSpec> = {
   ...routes,
-  ...Object.assign({}, ...[database, TwoFactor(), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
+  ...Object.assign({}, ...[database, TwoFactor(), ApiKeys(), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
 };
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -63,7 +65,7 @@ describe('docs/providers.md and docs/configuration.md', () => {
 
 describe('README.md', () => {
   it('says in "Two-factor" only what the feature does: its route, its code rules and its limits', () => {
-    const section = readme.slice(readme.indexOf('## Two-factor'), readme.indexOf('## Documentation'));
+    const section = readme.slice(readme.indexOf('## Two-factor'), readme.indexOf('## API keys'));
     const served = Object.keys(TwoFactor().routes ?? {});
     for (const [, route] of section.matchAll(/`\/auth\/([a-z-]+)`/g)) expect(served).toContain(route);
     expect(section).toContain(`${TOTP_DIGITS} digits, ${TOTP_PERIOD} s, one step either side`);
@@ -73,6 +75,16 @@ describe('README.md', () => {
     expect(section).toMatch(new RegExp(`five wrong codes end the pending sign-in`));
     expect(defaultRateLimitRules.twoFactorPerSignIn).toEqual({ window: 300, max: 5 });
     expect(section).toContain(`${['ten'][defaultRateLimitRules.twoFactorPerUser.max - 10] ?? defaultRateLimitRules.twoFactorPerUser.max} wrong codes per ${defaultRateLimitRules.twoFactorPerUser.window / 60} minutes`);
+  });
+
+  it('says in "API keys" only what the feature does: its route, its key prefix and its limit', () => {
+    const section = readme.slice(readme.indexOf('## API keys'), readme.indexOf('## Documentation'));
+    const named = [...section.matchAll(/`\/auth\/([a-z-]+)`/g)].map((match) => match[1]!);
+    expect(named.length).toBeGreaterThan(0);
+    for (const route of named) expect(Object.keys(ApiKeys().routes ?? {})).toContain(route);
+    expect(section).toContain(`Bearer ${API_KEY_PREFIX}…`);
+    const rule = defaultRateLimitRules.apiKeyFailuresPerClient;
+    expect(section).toContain(`${rule.max} failures per ${rule.window / 60} minutes from one client: 429`);
   });
 
   it('names in "Email and password" only routes the password feature serves, and its limits as the code has them', () => {

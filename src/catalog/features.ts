@@ -104,6 +104,26 @@ Removes TwoFactor() and its import from src/auth/config.ts, its runtime files wh
 you did not change them, and the dependency add-two-factor added. Running it again changes nothing.
 `;
 
+const apiKeysAddHelp = `
+Examples:
+  $ npx framework-auth add-api-keys
+  $ npx framework-auth add-api-keys --dry-run
+  $ npx framework-auth add-api-keys --json
+
+Adds ApiKeys() to the features of src/auth/config.ts (and its import) and the feature's runtime files. Needs an
+adapter. Signed-in users then create keys at <mount>/api-keys; requests with Authorization: Bearer <key> pass
+requireAuth() and getSession() as the key's user. Running it again changes nothing.
+`;
+
+const apiKeysRemoveHelp = `
+Examples:
+  $ npx framework-auth remove-api-keys
+  $ npx framework-auth remove-api-keys --json
+
+Removes ApiKeys() and its import from src/auth/config.ts, and its runtime files when nothing imports them any more
+and you did not change them. Keys stop working at once. Running it again changes nothing.
+`;
+
 /** The features whose runtime folder exists in templates/runtime/features/, in the order the config lists them. */
 export const featureCatalog = [
   {
@@ -139,6 +159,35 @@ export const featureCatalog = [
       withoutAdapter: 'its secrets live in the database',
       withoutProviders: 'no password or credentials provider',
       configured: (providerNames: string, mount: string) => `Two-factor is configured (after ${providerNames}); users turn it on at ${mount}/two-factor.`,
+    },
+  },
+  {
+    id: 'api-keys',
+    name: 'API keys',
+    label: 'API keys',
+    noun: 'API keys',
+    answersKey: 'apiKeys',
+    flag: { name: '--api-keys', description: 'API keys: Authorization: Bearer on the same guard as sessions (needs an adapter)' },
+    question: 'Let users create API keys for scripts and apps (Authorization: Bearer)?',
+    commands: {
+      add: { description: 'add API keys (Authorization: Bearer on requireAuth and getSession) to a project scaffolded by create-framework-auth', help: apiKeysAddHelp },
+      remove: { description: 'remove the API keys that add-api-keys (or create --api-keys) added', help: apiKeysRemoveHelp },
+    },
+    importName: 'ApiKeys',
+    importPath: './core/features/api-keys/index.js',
+    snippet: 'ApiKeys()',
+    dependencies: {},
+    needs: { adapter: { stored: 'API keys (their digests)' } },
+    optIns: [],
+    nextSteps: {
+      use: (mount: string) => `Signed-in users create keys at ${mount}/api-keys; send one as Authorization: Bearer <key>. Guard a route by scope with requireAuth({ scopes: ['read'] }) after listing them in ApiKeys({ scopes: ['read', 'write'] }).`,
+      run: 'With sqlite or postgres, create its table now or let the first start do it: npx framework-auth migrate',
+    },
+    afterRemove: ['The api_keys table keeps its rows; no key works any more.'],
+    doctor: {
+      withoutAdapter: 'its keys live in the database',
+      withoutProviders: 'no provider',
+      configured: (_providerNames: string, mount: string) => `API keys are configured; users create them at ${mount}/api-keys.`,
     },
   },
 ] as const satisfies readonly FeatureEntry[];

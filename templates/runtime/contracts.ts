@@ -697,18 +697,18 @@ export interface Feature {
 
 /**
  * Who a request is when it carries `Authorization: Bearer <credential>` (an API key): `getSession`, the guards and
- * `GET <mount>/session` ask it instead of reading the session cookie, and a request that carries one is judged by it
- * alone. The core answers its refusals (RFC 6750: 401 `invalid_token`, 403 `insufficient_scope`; 429).
+ * `GET <mount>/session` ask `resultOf` (once per request; undefined without a credential) instead of reading the
+ * cookie; `refuse` answers a refusal, or 403 when the credential lacks `scopes` or may not use the route (`message`).
  */
 export interface BearerAuthentication {
-  /** The session the credential proves and the scopes it holds, or why it proves nothing. Never throws for bad input. */
-  authenticate(req: Request, credential: string, options: ResolvedConfig): Promise<BearerResult>;
+  resultOf(req: Request, options: ResolvedConfig): Promise<BearerResult> | undefined;
+  refuse(res: Response, result: BearerResult, needed: { scopes?: readonly string[]; message?: string }): void;
 }
 
-/** What a bearer credential proved: a session with its scopes, or a refusal (`retryAfter` in seconds, with 429). */
+/** What a bearer credential proved: a session with its scopes, or a refusal (`retryAfter` in seconds). */
 export type BearerResult =
   | { session: Session; scopes: readonly string[] }
-  | { refused: 'invalid_token' | 'too_many_requests' | 'temporarily_unavailable'; retryAfter?: number | undefined };
+  | { session: null; refused: 'invalid_token' | 'too_many_requests' | 'temporarily_unavailable'; retryAfter?: number | undefined };
 
 /**
  * What the core asks of the database feature (features/database/): with it, sign-ins find, link and create users,

@@ -9,7 +9,6 @@ import { resolveConfigOnce } from './config.js';
 import { createContext } from './context.js';
 import { routeRequest } from './http/request.js';
 import { respondWithError } from './http/respond-with-error.js';
-import { bearerResultOf, refuseBearerHere } from './session/bearer.js';
 import { type Action, entryOf, matchRoute, routes } from './router.js';
 import { callbackRoute } from './routes/callback.js';
 import { csrfRoute } from './routes/csrf.js';
@@ -70,8 +69,8 @@ export function FrameworkAuth(config: FrameworkAuthConfig): FrameworkAuthHandler
       entry = found.entry;
       const route = matchRoute(entry, request.segments, req.method);
       // An API key reads its session (GET <mount>/session) and nothing else here: what manages the account is the user's.
-      const bearer = found.action === 'session' && route.method === 'GET' ? undefined : bearerResultOf(req, options);
-      if (bearer) return refuseBearerHere(res, await bearer, `An API key cannot use ${request.mountPath}/${found.action}: sign in to manage the account.`);
+      const bearer = found.action === 'session' && route.method === 'GET' ? undefined : options.bearer?.resultOf(req, options);
+      if (bearer) return options.bearer!.refuse(res, await bearer, { message: `An API key cannot use ${request.mountPath}/${found.action}: sign in to manage the account.` });
       context = createContext(req, res, options, request.mountPath);
       await entry.run(context, route);
     } catch (error) {

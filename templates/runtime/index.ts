@@ -10,6 +10,8 @@ export type { ProviderFlow } from './flow.js';
 export { carriedFeatures, customFetch, providerFlow } from './contracts.js';
 export type {
   AccountSignIn,
+  BearerAuthentication,
+  BearerResult,
   DatabaseHooks,
   Feature,
   FeatureWarningCodes,

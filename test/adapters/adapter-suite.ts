@@ -7,10 +7,11 @@
  * integers). An "unknown" user id is the id of a user that was created and deleted, so it has the adapter's own
  * format. Returned objects are compared with `toMatchObject`: an adapter may add its own columns (a row id).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Adapter, AdapterAccount, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
 import type { AdapterAuthenticator } from '../../templates/runtime/features/passkey/storage.js';
+import type { StoredApiKey } from '../../templates/runtime/features/api-keys/storage.js';
 
 /** Every method of the interface, in its order. */
 export const adapterMethods = [
@@ -972,6 +973,137 @@ export function runAdapterSuite(
         expect(await adapter.getTwoFactor(user.id)).toBeNull();
         expect(await adapter.useRecoveryCode(user.id, 'code-hash-a')).toBe(false);
         expect(await adapter.getTwoFactor(other.id)).toEqual({ secret, enabledAt, lastStep: null, recoveryCodes: 3 });
+      });
+    });
+
+    describe('api keys', () => {
+      /** A key as the feature stores it: a random digest (hex SHA-256), never a key. */
+      function apiKeyData(userId: string, overrides: Partial<StoredApiKey> = {}): StoredApiKey {
+        const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+        return {
+          id: randomUUID(),
+          userId,
+          name: 'CI deploys',
+          start: 'fak_AbC-d_',
+          digest: createHash('sha256').update(randomUUID()).digest('hex'),
+          scopes: ['read', 'write'],
+          createdAt,
+          lastUsedAt: null,
+          expiresAt: new Date(createdAt.valueOf() + 90 * 86_400_000),
+          ...overrides,
+        };
+      }
+
+      function listed({ digest: _digest, ...record }: StoredApiKey): Omit<StoredApiKey, 'digest'> {
+        return record;
+      }
+
+      test("lists a user's keys newest first, without their digests, and no one else's", ['createUser', 'createApiKey', 'listApiKeys'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const older = apiKeyData(user.id, { createdAt: new Date('2026-11-01T10:00:00.000Z'), scopes: [] });
+        const newer = apiKeyData(user.id, { createdAt: new Date('2026-11-02T10:00:00.000Z'), name: 'Phone app', scopes: ['read'] });
+        expect(await adapter.createApiKey(older, 10)).toBe(true);
+        expect(await adapter.createApiKey(newer, 10)).toBe(true);
+        await adapter.createApiKey(apiKeyData(other.id), 10);
+        const keys = await adapter.listApiKeys(user.id);
+        expect(keys).toStrictEqual([listed(newer), listed(older)]);
+        for (const key of keys) expect(key).not.toHaveProperty('digest');
+        expect(JSON.stringify(keys)).not.toContain(older.digest);
+        expect(await adapter.listApiKeys(await unknownUserId())).toEqual([]);
+      });
+
+      test('finds a key and its user by the digest, and nothing by another digest', ['createUser', 'createApiKey', 'getApiKeyAndUser'], async () => {
+        const user = await createUser();
+        const key = apiKeyData(user.id, { lastUsedAt: null });
+        await adapter.createApiKey(key, 10);
+        const found = await adapter.getApiKeyAndUser(key.digest);
+        expect(found?.apiKey).toStrictEqual(key);
+        expect(found?.apiKey.expiresAt).toBeInstanceOf(Date);
+        expect(found?.user).toMatchObject({ id: user.id, email: user.email, name: user.name, image: user.image });
+        expect(await adapter.getApiKeyAndUser(apiKeyData(user.id).digest)).toBeNull();
+        expect(await adapter.getApiKeyAndUser(key.digest.toUpperCase())).toBeNull();
+      });
+
+      test('refuses a second key with the same digest', ['createUser', 'createApiKey', 'getApiKeyAndUser'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const key = apiKeyData(user.id);
+        await adapter.createApiKey(key, 10);
+        await expect(settle(() => adapter.createApiKey(apiKeyData(other.id, { digest: key.digest }), 10))).rejects.toThrow();
+        expect((await adapter.getApiKeyAndUser(key.digest))?.user.id).toEqual(user.id);
+      });
+
+      test('refuses a key for a user that does not exist', ['createUser', 'deleteUser', 'createApiKey', 'getApiKeyAndUser'], async () => {
+        const key = apiKeyData(await unknownUserId());
+        await expect(settle(() => adapter.createApiKey(key, 10))).rejects.toThrow();
+        expect(await adapter.getApiKeyAndUser(key.digest)).toBeNull();
+      });
+
+      test("deletes a key only for its owner, and says whether it did", ['createUser', 'createApiKey', 'deleteApiKey', 'getApiKeyAndUser', 'listApiKeys'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const key = apiKeyData(user.id);
+        const kept = apiKeyData(user.id);
+        await adapter.createApiKey(key, 10);
+        await adapter.createApiKey(kept, 10);
+        expect(await adapter.deleteApiKey(other.id, key.id)).toBe(false);
+        expect((await adapter.getApiKeyAndUser(key.digest))?.apiKey.id).toBe(key.id);
+        expect(await adapter.deleteApiKey(user.id, key.id)).toBe(true);
+        expect(await adapter.getApiKeyAndUser(key.digest)).toBeNull();
+        expect(await adapter.deleteApiKey(user.id, key.id)).toBe(false);
+        expect(await adapter.deleteApiKey(user.id, randomUUID())).toBe(false);
+        expect((await adapter.listApiKeys(user.id)).map((each) => each.id)).toEqual([kept.id]);
+      });
+
+      test('refuses a key over the cap, counting only unexpired keys', ['createUser', 'createApiKey', 'getApiKeyAndUser', 'listApiKeys'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const expired = apiKeyData(user.id, { createdAt: new Date('2020-01-01T00:00:00.000Z'), expiresAt: new Date('2020-02-01T00:00:00.000Z') });
+        const [first, second, third] = [apiKeyData(user.id), apiKeyData(user.id), apiKeyData(user.id)];
+        expect(await adapter.createApiKey(expired, 2)).toBe(true);
+        expect(await adapter.createApiKey(first, 2)).toBe(true);
+        expect(await adapter.createApiKey(second, 2)).toBe(true);
+        expect(await adapter.createApiKey(third, 2)).toBe(false);
+        expect(await adapter.getApiKeyAndUser(third.digest)).toBeNull();
+        expect((await adapter.listApiKeys(user.id)).map((key) => key.id).sort()).toEqual([expired.id, first.id, second.id].sort());
+        // The cap is per user.
+        expect(await adapter.createApiKey(apiKeyData(other.id), 2)).toBe(true);
+      });
+
+      test('keeps no more keys than the cap among concurrent creations', ['createUser', 'createApiKey', 'listApiKeys'], async () => {
+        const user = await createUser();
+        await Promise.all(Array.from({ length: 10 }, () => settle(() => adapter.listApiKeys(user.id))));
+        const stored = await Promise.all(Array.from({ length: 8 }, () => settle(() => adapter.createApiKey(apiKeyData(user.id), 3))));
+        const listed = await adapter.listApiKeys(user.id);
+        expect(listed.length).toBeLessThanOrEqual(3);
+        expect(stored.filter(Boolean)).toHaveLength(listed.length);
+      });
+
+      test('records a use at most once a minute', ['createUser', 'createApiKey', 'touchApiKey', 'getApiKeyAndUser'], async () => {
+        const user = await createUser();
+        const key = apiKeyData(user.id);
+        await adapter.createApiKey(key, 10);
+        const lastUsed = async (): Promise<Date | null | undefined> => (await adapter.getApiKeyAndUser(key.digest))?.apiKey.lastUsedAt;
+        const used = new Date('2026-11-24T12:00:00.000Z');
+        await adapter.touchApiKey(key.id, used);
+        expect(await lastUsed()).toEqual(used);
+        await adapter.touchApiKey(key.id, new Date(used.valueOf() + 30_000));
+        expect(await lastUsed()).toEqual(used);
+        const later = new Date(used.valueOf() + 61_000);
+        await adapter.touchApiKey(key.id, later);
+        expect(await lastUsed()).toEqual(later);
+        expect((await adapter.listApiKeys(user.id))[0]?.lastUsedAt).toEqual(later);
+        // A key that is gone: nothing to write, nothing thrown.
+        await adapter.touchApiKey(randomUUID(), later);
+      });
+
+      test("deleting a user deletes the user's keys", ['createUser', 'deleteUser', 'createApiKey', 'getApiKeyAndUser', 'listApiKeys'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const key = apiKeyData(user.id);
+        const othersKey = apiKeyData(other.id);
+        await adapter.createApiKey(key, 10);
+        await adapter.createApiKey(othersKey, 10);
+        await adapter.deleteUser(user.id);
+        expect(await adapter.getApiKeyAndUser(key.digest)).toBeNull();
+        expect(await adapter.listApiKeys(user.id)).toEqual([]);
+        expect((await adapter.getApiKeyAndUser(othersKey.digest))?.user.id).toEqual(other.id);
       });
     });
 

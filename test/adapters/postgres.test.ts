@@ -6,6 +6,7 @@ import type { Adapter, AdapterUser } from '../../templates/runtime/features/data
 import { createTestPool, startPostgres } from '../support/postgres.js';
 import type { RunningPostgres } from '../support/postgres.js';
 import { runAdapterSuite } from './adapter-suite.js';
+import { ApiKeys } from '../../templates/runtime/features/api-keys/index.js';
 import { allFeatures, withAllFeatures } from '../support/all-features.js';
 
 let server: RunningPostgres;
@@ -27,7 +28,7 @@ afterAll(async () => {
 
 /** Every test starts without tables, so each new adapter creates them again before its first query. */
 async function dropTables(): Promise<void> {
-  await pool.query('DROP TABLE IF EXISTS recovery_codes, two_factor, passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits');
+  await pool.query('DROP TABLE IF EXISTS api_keys, recovery_codes, two_factor, passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits');
 }
 
 /** A fresh database on the same server, for tests that look at a schema from scratch. */
@@ -61,11 +62,14 @@ describe('postgres adapter database', () => {
     await client.connect();
     try {
       const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'api_keys', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
       const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname");
       expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual([
         'accounts_pkey',
         'accounts_user_id_index',
+        'api_keys_digest_key',
+        'api_keys_pkey',
+        'api_keys_user_id_index',
         'authenticators_credential_id_key',
         'authenticators_pkey',
         'passwords_pkey',
@@ -93,7 +97,7 @@ describe('postgres adapter database', () => {
     expect((await newUser(adapter)).id).toBe('user-1');
   });
 
-  it('migrate() creates the core\'s tables and only the given features\' tables (issue 35), and resolves their names', async () => {
+  it('migrate() creates the core\'s tables and only the given features\' tables (issue 35; api_keys only with ApiKeys(), issue 37), and resolves their names', async () => {
     const tablesOf = async (url: string): Promise<string[]> => {
       const client = new Client({ connectionString: url });
       await client.connect();
@@ -107,9 +111,12 @@ describe('postgres adapter database', () => {
     const core = await createDatabase('core_only');
     expect(await migrate({ url: core })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens']);
     expect(await tablesOf(core)).toEqual(['accounts', 'sessions', 'users', 'verification_tokens']);
+    const keys = await createDatabase('api_keys_only');
+    expect(await migrate({ url: keys, features: [ApiKeys()] })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'api_keys']);
+    expect(await tablesOf(keys)).toEqual(['accounts', 'api_keys', 'sessions', 'users', 'verification_tokens']);
     const all = await createDatabase('all_features');
     const names = await migrate({ url: all, features: allFeatures });
-    expect([...names].sort()).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect([...names].sort()).toEqual(['accounts', 'api_keys', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     expect(await tablesOf(all)).toEqual([...names].sort());
   });
 
@@ -209,6 +216,9 @@ describe('postgres adapter database', () => {
        WHERE table_schema = 'public' AND data_type = 'timestamp with time zone' ORDER BY table_name, column_name`,
     );
     expect(types.rows).toEqual([
+      { table_name: 'api_keys', column_name: 'created_at' },
+      { table_name: 'api_keys', column_name: 'expires_at' },
+      { table_name: 'api_keys', column_name: 'last_used_at' },
       { table_name: 'passwords', column_name: 'updated_at' },
       { table_name: 'rate_limits', column_name: 'reset_at' },
       { table_name: 'sessions', column_name: 'created_at' },

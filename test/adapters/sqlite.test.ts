@@ -11,6 +11,7 @@ import { runAdapterSuite } from './adapter-suite.js';
 import { allFeatures, withAllFeatures } from '../support/all-features.js';
 import { resolveConfig } from '../../templates/runtime/config.js';
 import { webAuthnFlow } from '../../templates/runtime/features/passkey/index.js';
+import { ApiKeys } from '../../templates/runtime/features/api-keys/index.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
 import Password from '../../templates/runtime/providers/password.js';
 
@@ -60,7 +61,7 @@ describe('sqlite adapter files', () => {
     const adapter = withAllFeatures(SqliteAdapter({ url: `file:${path}` }));
     expect(existsSync(path)).toBe(false);
     await newUser(adapter);
-    expect(tableNames(open(path))).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(tableNames(open(path))).toEqual(['accounts', 'api_keys', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
   });
 
   it('accepts a plain path and a file:// URL', async () => {
@@ -173,6 +174,47 @@ describe('sqlite adapter files', () => {
     expect(tableNames(open(passkeys))).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
   });
 
+  it('migrate() creates api_keys only when the features have ApiKeys() (issue 37)', () => {
+    const without = join(folder, 'without-keys.db');
+    expect(migrate({ url: `file:${without}`, features: webAuthnFlow.features })).not.toContain('api_keys');
+    expect(tableNames(open(without))).not.toContain('api_keys');
+    const withKeys = join(folder, 'with-keys.db');
+    expect(migrate({ url: `file:${withKeys}`, features: [ApiKeys()] })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'api_keys']);
+    const database = open(withKeys);
+    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'sessions', 'users', 'verification_tokens']);
+    const columns = (database.pragma('table_info(api_keys)') as { name: string; notnull: number; pk: number }[]).map(({ name, notnull, pk }) => ({ name, notnull, pk }));
+    expect(columns).toEqual([
+      { name: 'id', notnull: 1, pk: 1 },
+      { name: 'user_id', notnull: 1, pk: 0 },
+      { name: 'name', notnull: 1, pk: 0 },
+      { name: 'start', notnull: 1, pk: 0 },
+      { name: 'digest', notnull: 1, pk: 0 },
+      { name: 'scopes', notnull: 1, pk: 0 },
+      { name: 'created_at', notnull: 1, pk: 0 },
+      { name: 'last_used_at', notnull: 0, pk: 0 },
+      { name: 'expires_at', notnull: 1, pk: 0 },
+    ]);
+    // The key is looked up by its digest: a unique index.
+    const unique = (database.pragma('index_list(api_keys)') as { name: string; unique: number }[]).filter((index) => index.unique === 1);
+    expect(unique.flatMap((index) => (database.pragma(`index_info(${index.name})`) as { name: string }[]).map((column) => column.name))).toContain('digest');
+  });
+
+  it('gives an adapter the api_keys table and the API-key methods only with ApiKeys() in the config (issue 37)', async () => {
+    const oidc = { id: 'oidc', name: 'OIDC', type: 'oidc' as const, issuer: 'https://issuer.example', clientId: 'id', clientSecret: 'secret' };
+    const plain = open(join(folder, 'plain-config.db'));
+    const without = SqliteAdapter({ database: plain });
+    resolveConfig({ adapter: without, providers: [oidc], secret: 'x'.repeat(32) }, {});
+    await newUser(without);
+    expect(tableNames(plain)).not.toContain('api_keys');
+    for (const method of ['createApiKey', 'listApiKeys', 'getApiKeyAndUser', 'deleteApiKey', 'touchApiKey'] as const) expect(without[method], method).toBeUndefined();
+    const keyed = open(join(folder, 'keys-config.db'));
+    const adapter = SqliteAdapter({ database: keyed });
+    resolveConfig({ adapter, providers: [oidc], features: [ApiKeys()], secret: 'x'.repeat(32) }, {});
+    await newUser(adapter);
+    expect(tableNames(keyed)).toContain('api_keys');
+    for (const method of ['createApiKey', 'listApiKeys', 'getApiKeyAndUser', 'deleteApiKey', 'touchApiKey'] as const) expect(typeof adapter[method], method).toBe('function');
+  });
+
   it('adds no table and no method of a feature the config does not have: an OIDC config gets the core\'s and the refresh lease\'s (issue 35)', async () => {
     const database = open(join(folder, 'oidc.db'));
     const adapter = SqliteAdapter({ database });
@@ -211,9 +253,9 @@ describe('sqlite adapter files', () => {
     migrate({ url: `file:${path}`, features: allFeatures });
     migrate({ url: `file:${path}`, features: allFeatures });
     const database = open(path);
-    expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     const indexes = database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name").all();
-    expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'sessions_user_id_index' }]);
+    expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'api_keys_user_id_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'sessions_user_id_index' }]);
   });
 
   it('deleting a user row cascades to its accounts, sessions and authenticators', async () => {

@@ -1,7 +1,4 @@
-/**
- * A constant-time comparison of secrets: the CSRF token (csrf.ts), the OAuth 1.0a request token (oauth1/flow.ts) and
- * an API key's digest (features/api-keys/).
- */
+/** A constant-time comparison of secrets (the CSRF token, the OAuth 1.0a request token, an API key's digest). */
 import { timingSafeEqual } from 'node:crypto';
 
 /** Compares two strings in constant time (for equal lengths; a length difference is not secret). */

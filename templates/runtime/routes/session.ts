@@ -6,16 +6,14 @@ import type { RequestContext, Route } from '../contracts.js';
 import { sendJson } from '../context.js';
 import { verifyCsrf } from '../http/csrf.js';
 import { readBody } from '../http/request.js';
-import { bearerResultOf, refuseBearer } from '../session/bearer.js';
 import { readSession } from '../session/session.js';
 
 export async function sessionRoute(context: RequestContext, route: Route): Promise<void> {
   // With an API key (`Authorization: Bearer`): the key's session, and no cookie.
-  const bearer = bearerResultOf(context.req, context.options);
+  const bearer = context.options.bearer?.resultOf(context.req, context.options);
   if (bearer) {
     const result = await bearer;
-    if ('refused' in result) return refuseBearer(context.res, result.refused, { retryAfter: result.retryAfter });
-    return sendJson(context, 200, result.session);
+    return result.session ? sendJson(context, 200, result.session) : context.options.bearer!.refuse(context.res, result, {});
   }
   let update: { trigger: 'update'; newSession: unknown } | undefined;
   if (route.method === 'POST') {

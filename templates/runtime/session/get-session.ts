@@ -8,7 +8,6 @@ import type { BearerResult, FrameworkAuthConfig, ResolvedConfig } from '../contr
 import { resolveConfigOnce } from '../config.js';
 import { flushCookies, noStore, sendRedirectResponse } from '../context.js';
 import { prefersJson } from '../http/request.js';
-import { bearerResultOf, bearerSession, refuseBearer } from './bearer.js';
 import { readSession } from './session.js';
 import type { GetSessionResult, Session } from '../types.js';
 
@@ -22,8 +21,8 @@ import type { GetSessionResult, Session } from '../types.js';
  */
 export async function getSession(req: Request, config: FrameworkAuthConfig): GetSessionResult {
   const options = resolveConfigOnce(config);
-  const bearer = bearerResultOf(req, options);
-  if (bearer) return bearerSession(await bearer);
+  const bearer = options.bearer?.resultOf(req, options);
+  if (bearer) return (await bearer).session;
   try {
     return (await readSession(req, options, { write: false })).session;
   } catch (error) {
@@ -53,13 +52,9 @@ export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler
     }
     next();
   }
-  async function readBearer(req: Request, res: Response, next: NextFunction, bearer: Promise<BearerResult>): Promise<void> {
-    res.locals['session'] = bearerSession(await bearer);
-    next();
-  }
   return function sessionLocals(req: Request, res: Response, next: NextFunction): void | Promise<void> {
-    const bearer = bearerResultOf(req, options);
-    if (bearer) return readBearer(req, res, next, bearer);
+    const bearer = options.bearer?.resultOf(req, options);
+    if (bearer) return bearer.then((result) => void (res.locals['session'] = result.session)).then(next);
     // SPEC §8: a request without a session cookie (most public pages) goes on synchronously, with no promise.
     if (!mayHaveSessionCookie(req, options)) {
       res.locals['session'] = null;
@@ -108,6 +103,8 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
   function deny(req: Request, res: Response): void {
     if (prefersJson(req)) {
       res.status(401);
+      // RFC 9110: a 401 names the scheme that would be accepted; with API keys, a bearer key is.
+      if (options.bearer) res.setHeader('WWW-Authenticate', 'Bearer');
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('Cache-Control', noStore);
       res.end(JSON.stringify({ error: 'Unauthorized', message: 'Sign in to access this resource.' }));
@@ -125,14 +122,12 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
   const scopes = guardOptions.scopes ?? [];
   async function guardBearer(res: Response, next: NextFunction, bearer: Promise<BearerResult>): Promise<void> {
     const result = await bearer;
-    if ('refused' in result) return refuseBearer(res, result.refused, { retryAfter: result.retryAfter });
-    const held = new Set(result.scopes);
-    if (!scopes.every((scope) => held.has(scope))) return refuseBearer(res, 'insufficient_scope', { scopes });
+    if (!result.session || !scopes.every((scope) => result.scopes.includes(scope))) return options.bearer!.refuse(res, result, { scopes });
     res.locals['session'] = result.session;
     next();
   }
   return function requireAuth(req: Request, res: Response, next: NextFunction): void | Promise<void> {
-    const bearer = bearerResultOf(req, options);
+    const bearer = options.bearer?.resultOf(req, options);
     if (bearer) return guardBearer(res, next, bearer);
     const session = res.locals['session'] as Session | null | undefined;
     if (session === undefined) {

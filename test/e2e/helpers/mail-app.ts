@@ -1,7 +1,8 @@
 /**
  * A compiled scaffold that sends mail, as the password and two-factor e2e tests start it: created with `flags`,
  * linked to the shared dependencies, compiled, given a real SMTP server on loopback (and PostgreSQL for that
- * adapter), migrated, and started `processes` times on one database. Also what its database stores, as text, and
+ * adapter), migrated, and started `processes` times on one database; `edit` changes the project's files (as its user
+ * would) before it is compiled. Also what its database stores, as text, and
  * the two requests those tests make all the time: a form POST with the app's CSRF token, and the session's address.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -26,13 +27,19 @@ export interface MailApp {
   stop(): Promise<void>;
 }
 
-export async function startMailApp(adapter: 'sqlite' | 'postgres', flags: readonly string[], processes: number): Promise<MailApp> {
+export async function startMailApp(
+  adapter: 'sqlite' | 'postgres',
+  flags: readonly string[],
+  processes: number,
+  edit?: (projectDir: string) => Promise<void>,
+): Promise<MailApp> {
   await prepareSharedDeps();
   const root = await makeTempDir();
   const scaffold = await runBuiltCli('create', ['app', ...flags, '--adapter', adapter, '--yes', '--no-install'], { cwd: root });
   if (scaffold.exitCode !== 0) throw new Error(`scaffold failed: ${scaffold.stdout}\n${scaffold.stderr}`);
   const projectDir = join(root, 'app');
   await linkProjectDeps(projectDir, adapter === 'sqlite' ? ['better-sqlite3'] : []);
+  await edit?.(projectDir);
   const compile = await compileProject(projectDir);
   const smtp = await startSmtpServer();
   const postgres = adapter === 'postgres' ? await startPostgres() : undefined;
@@ -65,7 +72,10 @@ export async function storedText(app: MailApp): Promise<string> {
   await client.connect();
   try {
     const tables = (await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).rows.map((row) => row.table_name);
-    return (await Promise.all(tables.map(async (table) => JSON.stringify((await client.query(`SELECT * FROM "${table}"`)).rows)))).join('\n');
+    // One query at a time: pg deprecates queueing queries on one client.
+    const rows: string[] = [];
+    for (const table of tables) rows.push(JSON.stringify((await client.query(`SELECT * FROM "${table}"`)).rows));
+    return rows.join('\n');
   } finally {
     await client.end();
   }

@@ -17,7 +17,7 @@ import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidRequest } from '../../errors.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
 import { safeEqual } from '../../http/safe-equal.js';
-import type { Session, User } from '../../types.js';
+import type { JWT, Session, User } from '../../types.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { askToSignIn, currentSignIn, isRecentSignIn } from '../database/signed-in.js';
@@ -161,10 +161,10 @@ export async function authenticateApiKey(req: Request, credential: string, optio
     try {
       await consumeClientRateLimit({ req, options }, 'apiKeyFailuresPerClient');
     } catch (error) {
-      if (error instanceof RateLimited) return { refused: 'too_many_requests', retryAfter: error.retryAfter };
+      if (error instanceof RateLimited) return { session: null, refused: 'too_many_requests', retryAfter: error.retryAfter };
       throw error;
     }
-    return { refused: 'invalid_token' };
+    return { session: null, refused: 'invalid_token' };
   }
   const { apiKey, user } = found;
   if (apiKey.lastUsedAt === null || apiKey.lastUsedAt.valueOf() <= now - TOUCH_INTERVAL_MS) {
@@ -174,8 +174,17 @@ export async function authenticateApiKey(req: Request, credential: string, optio
   if (user.name !== undefined) sessionUser.name = user.name;
   if (user.email !== undefined) sessionUser.email = user.email;
   if (user.image !== undefined) sessionUser.image = user.image;
-  // The app's `session` callback shapes a key's session as it shapes a database session (no JWT: an empty token).
-  const session = (await options.callbacks.session({ session: { user: sessionUser, expires: apiKey.expiresAt.toISOString() }, token: {}, user })) as Session;
+  // The app's `session` callback shapes a key's session as it shapes a cookie session: with database sessions an
+  // empty token, as they have; with JWT sessions the claims a sign-in puts in the token, because their callbacks read
+  // the user from it (`session.user.id = token.sub` would otherwise erase the key's user id).
+  const token: JWT = {};
+  if (options.session.strategy === 'jwt') {
+    token.sub = sessionUser.id;
+    if (user.name !== undefined) token.name = user.name;
+    if (user.email !== undefined) token.email = user.email;
+    if (user.image !== undefined) token.picture = user.image;
+  }
+  const session = (await options.callbacks.session({ session: { user: sessionUser, expires: apiKey.expiresAt.toISOString() }, token, user })) as Session;
   session.apiKey = { id: apiKey.id, scopes: [...apiKey.scopes] };
   return { session, scopes: apiKey.scopes };
 }

@@ -14,13 +14,14 @@ import type { Feature } from '../../contracts.js';
 import { rateLimits } from '../rate-limit/index.js';
 import { type ApiKeysOptions, apiKeysRoute, authenticateApiKey, resolveApiKeys, useApiKeys } from './api-keys.js';
 import { apiKeyStorage } from './storage.js';
+import { bearerAuthentication } from './bearer.js';
 
 export { createApiKey } from './api-keys.js';
 export type { ApiKeysOptions, CreatedApiKey, NewApiKey } from './api-keys.js';
 export type { ApiKeyRecord } from './storage.js';
 
 /** The adapter methods API keys call. */
-const neededMethods = ['getUser', 'getSessionAndUser', 'createApiKey', 'listApiKeys', 'getApiKeyAndUser', 'deleteApiKey', 'touchApiKey'] as const;
+const neededMethods = ['getUser', 'createApiKey', 'listApiKeys', 'getApiKeyAndUser', 'deleteApiKey', 'touchApiKey'] as const;
 
 declare module '../../types.js' {
   interface DefaultSession {
@@ -46,7 +47,7 @@ export function ApiKeys(options: ApiKeysOptions = {}): Feature {
   return {
     id: 'api-keys',
     routes: { 'api-keys': { methods: ['GET', 'POST'], provider: 'none', errors: 'page', run: apiKeysRoute } },
-    bearer: { authenticate: authenticateApiKey },
+    bearer: bearerAuthentication(authenticateApiKey),
     storage: apiKeyStorage,
     rateLimits: { apiKeyFailuresPerClient: { window: 5 * 60, max: 30 } },
     check(resolved) {

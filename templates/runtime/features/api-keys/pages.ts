@@ -45,7 +45,9 @@ const copyKeyScript = `(() => {
 /** The script's CSP source expression (`sha256-<base64>`). */
 export const copyKeyScriptHash = `sha256-${createHash('sha256').update(copyKeyScript).digest('base64')}`;
 
-const styles = 'h2{font-size:1.1rem;margin:24px 0 8px}.new-key{border:1px solid var(--line);border-radius:8px;padding:14px;margin:0 0 20px}.new-key input{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}fieldset{border:0;padding:0;margin:14px 0 0}legend{font-weight:600;padding:0;margin-bottom:4px}.check{display:flex;align-items:center;gap:8px;font-weight:400;margin:4px 0}.check input{width:auto;min-height:0}';
+// The layout's `button{display:flex}` would outrank the `hidden` attribute's display:none: the copy button stays
+// hidden until the script shows it.
+const styles = 'h2{font-size:1.1rem;margin:24px 0 8px}.new-key{border:1px solid var(--line);border-radius:8px;padding:14px;margin:0 0 20px}.new-key input{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}.new-key button[hidden]{display:none}fieldset{border:0;padding:0;margin:14px 0 0}legend{font-weight:600;padding:0;margin-bottom:4px}.check{display:flex;align-items:center;gap:8px;font-weight:400;margin:4px 0}.check input{width:auto;min-height:0}';
 
 /** A date as `2026-11-24`, or a dash. */
 function shownDay(date: Date | null): string {
@@ -72,13 +74,14 @@ function createForm(params: ApiKeysPage): SafeHtml {
   const name = typeof sent?.['name'] === 'string' ? sent['name'] : '';
   const days = typeof sent?.['expiresInDays'] === 'string' ? sent['expiresInDays'] : String(settings.expiresInDays);
   const checked = sentScopes(sent);
-  const invalid = (field: keyof NewKeyErrors, id: string): SafeHtml | string => (errors?.[field] ? html` aria-invalid="true" aria-describedby="${id}-error"` : '');
+  const invalid = (field: keyof NewKeyErrors, id: string, hint = false): SafeHtml | string =>
+    errors?.[field] ? html` aria-invalid="true" aria-describedby="${hint ? `${id}-hint ` : ''}${id}-error"` : hint ? html` aria-describedby="${id}-hint"` : '';
   const scopes = settings.scopes.length
     ? html`<fieldset${errors?.scopes ? html` aria-describedby="key-scopes-error"` : ''}><legend>Scopes</legend>${settings.scopes.map(
         (scope, index) => html`<label class="check" for="key-scope-${String(index)}"><input type="checkbox" id="key-scope-${String(index)}" name="scopes" value="${scope}"${checked.includes(scope) ? html` checked` : ''}>${scope}</label>`,
       )}</fieldset>${fieldError('key-scopes', errors?.scopes)}`
     : '';
-  return html`<form action="${params.mountPath}/api-keys" method="POST">${hiddenFields(params, { action: 'create' })}${errors?.form ? html`<div class="error" role="alert"><p>${errors.form}</p></div>` : ''}<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="100" required value="${name}"${invalid('name', 'key-name')}>${fieldError('key-name', errors?.name)}${scopes}<label for="key-days">Expires in (days)</label><input id="key-days" name="expiresInDays" type="number" min="1" max="${String(settings.maxExpiresInDays)}" required value="${days}"${invalid('expiresInDays', 'key-days')}><p class="hint">At most ${String(settings.maxExpiresInDays)} days.</p>${fieldError('key-days', errors?.expiresInDays)}<button type="submit">Create API key</button></form>`;
+  return html`<form action="${params.mountPath}/api-keys" method="POST">${hiddenFields(params, { action: 'create' })}${errors?.form ? html`<div class="error" role="alert"><p>${errors.form}</p></div>` : ''}<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="100" required value="${name}"${invalid('name', 'key-name')}>${fieldError('key-name', errors?.name)}${scopes}<label for="key-days">Expires in (days)</label><input id="key-days" name="expiresInDays" type="number" min="1" max="${String(settings.maxExpiresInDays)}" required value="${days}"${invalid('expiresInDays', 'key-days', true)}><p class="hint" id="key-days-hint">At most ${String(settings.maxExpiresInDays)} days.</p>${fieldError('key-days', errors?.expiresInDays)}<button type="submit">Create API key</button></form>`;
 }
 
 function keyItem(params: ApiKeysPage, key: ApiKeyRecord): SafeHtml {

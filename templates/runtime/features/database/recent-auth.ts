@@ -12,7 +12,6 @@ import { resolveConfigOnce } from '../../config.js';
 import { flushCookies, noStore, sendRedirectResponse } from '../../context.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
 import { prefersJson } from '../../http/request.js';
-import { bearerResultOf, refuseBearerHere } from '../../session/bearer.js';
 import { readSession } from '../../session/session.js';
 import { reauthUrl, reauthenticationJson } from './reauth-route.js';
 import { isRecentAuth, reauthMaxAgeOf } from './signed-in.js';
@@ -59,8 +58,8 @@ export function createRequireRecentAuth(config: FrameworkAuthConfig, guardOption
   const mountPath = options.basePath ?? DEFAULT_BASE_PATH;
   async function guard(req: Request, res: Response, next: NextFunction): Promise<void> {
     // An API key is no recent authentication: it proves a key, not who is there.
-    const bearer = bearerResultOf(req, options);
-    if (bearer) return refuseBearerHere(res, await bearer, 'An API key cannot do this: it needs a recent sign-in in a browser.');
+    const bearer = options.bearer?.resultOf(req, options);
+    if (bearer) return options.bearer!.refuse(res, await bearer, { message: 'An API key cannot do this: it needs a recent sign-in in a browser.' });
     let result;
     try {
       result = await readSession(req, options, { write: true });
