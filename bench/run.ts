@@ -2,7 +2,8 @@
  * `npm run bench`: throughput and latency of our runtime beside bare Express and beside `@auth/express`, measured in
  * one run on 127.0.0.1, plus CLI cold starts, scaffold time and memory, email and password sign-in beside Better
  * Auth's (the `password` group, its own table), and whether response times tell known addresses from unknown ones
- * (the `enumeration` group, bench/lib/enumeration.ts). Not part of the tests.
+ * (the `enumeration` group, bench/lib/enumeration.ts), and a route guarded by an API key beside Better Auth's API-key
+ * plugin and the floor of such a guard (the `api-keys` group, its own table). Not part of the tests.
  *
  * Every server is its own child process (plain `node`, compiled first); autocannon and the sign-in loops run here.
  * Durations come from the environment (see `settings` below); the defaults finish in about 6 minutes on 2 cores.
@@ -42,7 +43,7 @@ function numberSetting(name: string, fallback: number): number {
   return value;
 }
 
-const groups = ['cli', 'first-run', 'jwt', 'signin', 'database', 'password', 'enumeration', 'rss'] as const;
+const groups = ['cli', 'first-run', 'jwt', 'signin', 'database', 'password', 'api-keys', 'enumeration', 'rss'] as const;
 type Group = (typeof groups)[number];
 
 /** Everything a run can be told, from the environment. */
@@ -89,7 +90,7 @@ const settings = {
   probeRate: numberSetting('BENCH_PASSWORD_PROBE_RATE', 100),
   probeSeconds: numberSetting('BENCH_PASSWORD_PROBE_SECONDS', 12),
   probeRounds: Math.max(1, Math.round(numberSetting('BENCH_PASSWORD_PROBE_ROUNDS', 6))),
-  /** Comma list of groups to run: cli, first-run, jwt, signin, database, password, enumeration, rss (default all). */
+  /** Comma list of groups to run: cli, first-run, jwt, signin, database, password, api-keys, enumeration, rss (default all). */
   only: (process.env['BENCH_ONLY'] ?? groups.join(',')).split(',').map((group) => group.trim()).filter(Boolean) as Group[],
   /** Write V8 CPU profiles of the app servers (ours, @auth/express's, the database ones) into bench/results/profiles. */
   profile: process.env['BENCH_PROFILE'] === '1',
@@ -134,6 +135,8 @@ interface Row {
 const rows: Row[] = [];
 /** The password group's table: ours beside Better Auth (in the `authjs` field of each row). */
 const passwordRows: Row[] = [];
+/** The api-keys group's table: ours beside Better Auth (in `authjs`), each compared with the floor (in `bare`). */
+const apiKeyRows: Row[] = [];
 const raw: Record<string, unknown> = {};
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
@@ -147,7 +150,7 @@ function rateOf(result: LoadResult | Measured | SignInResult): Rate {
 
 /** One server's side of a case. */
 interface Contender {
-  key: 'bare' | 'ours' | 'authjs';
+  key: 'bare' | 'ours' | 'authjs' | 'floor' | 'betterAuth';
   server: BenchServer;
   path: string;
   headers?: Record<string, string>;
@@ -451,6 +454,9 @@ async function main(): Promise<void> {
     // 6. Email and password sign-in: ours beside Better Auth's, each on the app core in turn (its own table).
     if (runs('password')) await measurePasswordGroup(build, work, secret, profileDir, servers);
 
+    // 6b. A route guarded by an API key: ours beside Better Auth's plugin and the floor (its own table).
+    if (runs('api-keys')) await measureApiKeysGroup(build, work, secret, profileDir, servers, bareSide);
+
     // 7. Address enumeration by response time (security review 4, F4): one fresh app per endpoint.
     if (runs('enumeration')) {
       const results = await measureEnumeration(build, work, log);
@@ -565,12 +571,16 @@ async function main(): Promise<void> {
     if (rows.length > 0) tables.push(renderTable(rows, bareAll?.requestsPerSecond));
     if (passwordRows.length > 0) {
       const theirs = `Better Auth ${betterAuthVersion}`;
-      tables.push(`### Email and password sign-in: ours beside ${theirs}\n\n${renderTable(passwordRows, undefined, { theirs, ratio: 'Ours / Better Auth', bare: false })}`);
+      tables.push(`### Email and password sign-in: ours beside ${theirs}\n\n${renderTable(passwordRows, undefined, { theirs, ratio: 'Ours / Better Auth' })}`);
+    }
+    if (apiKeyRows.length > 0) {
+      const theirs = `Better Auth ${betterAuthVersion} + api-key ${apiKeyPluginVersion}`;
+      tables.push(`### API keys: ours beside ${theirs} and the floor\n\n${renderTable(apiKeyRows, undefined, { theirs, ratio: 'Ours / Better Auth', vs: 'Ours / floor' })}`);
     }
     const text = `${tables.join('\n\n')}\n\n${renderFacts(facts)}\n`;
     process.stdout.write(`\n${text}`);
     await mkdir(join(repoRoot, 'bench/results'), { recursive: true });
-    await writeFile(join(repoRoot, 'bench/results/latest.json'), `${JSON.stringify({ facts, settings, rows, passwordRows, raw }, null, 2)}\n`);
+    await writeFile(join(repoRoot, 'bench/results/latest.json'), `${JSON.stringify({ facts, settings, rows, passwordRows, apiKeyRows, raw }, null, 2)}\n`);
     await writeFile(join(repoRoot, 'bench/results/latest.md'), text);
     log('wrote bench/results/latest.json and bench/results/latest.md');
     if (profileDir) log(`CPU profiles in ${profileDir} (summarise with: npx tsx bench/profile-summary.ts <file>)`);
@@ -708,6 +718,84 @@ function mergeHashTimings(timings: HashTiming[]): HashTiming {
     wallMs: timings.reduce((sum, timing) => sum + timing.wallMs, 0),
     callMs: timings.flatMap((timing) => timing.callMs),
   };
+}
+
+/** The installed version of `@better-auth/api-key` (its package.json). */
+let apiKeyPluginVersion = '';
+
+/**
+ * The api-keys group: `GET /api/me` with `Authorization: Bearer <key>`, on SQLite, in three servers (each its own
+ * process, on the app core when pinned), measured in the same alternating slices as bare Express's `GET /json`:
+ * - the floor (api-key-floor.ts): Express and better-sqlite3, one SHA-256 of the token and one indexed lookup;
+ * - Better Auth with `@better-auth/api-key` (better-auth-api-key.ts): `auth.api.verifyApiKey` in the route;
+ * - ours (ours-api-keys.ts): `ApiKeys()` with the SQLite adapter and `requireAuth()`.
+ * Before measuring, each must answer its key 200 (with its user) and a wrong key of the same shape 401.
+ */
+async function measureApiKeysGroup(build: string, work: string, secret: string, profileDir: string | undefined, servers: BenchServer[], bareSide: Contender): Promise<void> {
+  const version = async (name: string): Promise<string> =>
+    (JSON.parse(await readFile(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  betterAuthVersion = await version('better-auth');
+  apiKeyPluginVersion = await version('@better-auth/api-key');
+  const floorServer = await startServer('api-key-floor', join(build, 'api-key-floor.js'), { env: { BENCH_SQLITE_FILE: join(work, 'api-key-floor.db') }, profileDir });
+  servers.push(floorServer);
+  const theirsServer = await startServer('better-auth-api-key', join(build, 'better-auth-api-key.js'), {
+    port: await freePort(),
+    env: { AUTH_SECRET: secret, BENCH_SQLITE_FILE: join(work, 'better-auth-api-key.db') },
+    profileDir,
+  });
+  servers.push(theirsServer);
+  const oursServer = await startServer('ours-api-keys', join(build, 'ours-api-keys.js'), {
+    env: { AUTH_SECRET: secret, DATABASE_URL: `file:${join(work, 'ours-api-keys.db')}` },
+    profileDir,
+  });
+  servers.push(oursServer);
+
+  const sides: Contender[] = [];
+  for (const [key, server] of [['floor', floorServer], ['betterAuth', theirsServer], ['ours', oursServer]] as const) {
+    const apiKey = String(server.info['key']);
+    const userId = String(server.info['userId']);
+    // The same key with its last character changed: the right shape, the wrong digest.
+    const wrongKey = `${apiKey.slice(0, -1)}${apiKey.endsWith('A') ? 'B' : 'A'}`;
+    const url = `${server.url}/api/me`;
+    await expectResponse(url, { headers: { authorization: `Bearer ${apiKey}` } }, 200, (body) => body.includes(userId));
+    await expectResponse(url, { headers: { authorization: `Bearer ${wrongKey}` } }, 401);
+    sides.push({ key, server, path: '/api/me', headers: { authorization: `Bearer ${apiKey}` } });
+  }
+  log('preflight passed: the floor, Better Auth and ours answer their key 200 and a wrong key 401');
+
+  const measured = await measure('API key (GET /api/me; bare: GET /json)', [bareSide, ...sides], 200);
+  const [ours, theirs, floor, bare] = (['ours', 'betterAuth', 'floor', 'bare'] as const).map((key) => rateOf(measured[key]!));
+  const percent = (value: number): string => `${Math.round(value * 100)}%`;
+  const ofFloor = ours!.perSecond / floor!.perSecond;
+  const overTheirs = ours!.perSecond / theirs!.perSecond;
+  apiKeyRows.push(
+    {
+      case: 'GET /api/me, Authorization: Bearer <key>, SQLite (ours: requireAuth() with ApiKeys(); Better Auth: auth.api.verifyApiKey in the route)',
+      unit: 'req/s',
+      ours,
+      authjs: theirs,
+      bare: floor,
+      vsBare: true,
+      target: target(`ours ≥ 90% of the floor (${percent(ofFloor)}) and ahead of Better Auth (${overTheirs.toFixed(2)}×)`, ofFloor >= 0.9 && overTheirs > 1),
+      // On a busy host the rates swing from slice to slice; CPU per request is the steadier comparison.
+      note: `ours answers the user row, the others the key's user id; CPU per request: ours ${(ours!.cpuMicros! / floor!.cpuMicros!).toFixed(2)}× the floor's`,
+    },
+    {
+      case:
+        'The floor, not an auth library (its figures in the first columns): Express + better-sqlite3, one SHA-256 of the token (node:crypto) and one ' +
+        'indexed SELECT by digest, 401 or { user: { id } }',
+      unit: 'req/s',
+      ours: floor,
+      noRatio: true,
+    },
+    {
+      case: `Bare Express 5, GET /json, in the same slices: how quiet the machine was (the floor ${percent(floor!.perSecond / bare!.perSecond)} of it)`,
+      unit: 'req/s',
+      ours: bare,
+      noRatio: true,
+    },
+  );
+  for (const server of [floorServer, theirsServer, oursServer]) await server.stop();
 }
 
 /**
@@ -936,14 +1024,15 @@ function formatRatio(value: number, percent: boolean): string {
 
 /**
  * A markdown table, readable in a terminal too: the main one (ours beside @auth/express and bare Express), or with
- * `columns` another app in the `authjs` field (the password group's Better Auth) and no bare column.
+ * `columns` another app in the `authjs` field (Better Auth in the password and api-keys groups) and, when `vs` names
+ * it, a last ratio column against each row's `bare` (the api-keys group's floor).
  */
 function renderTable(
   tableRows: Row[],
   bareRate: number | undefined,
-  columns: { theirs: string; ratio: string; bare: boolean } = { theirs: '@auth/express', ratio: 'Ours / @auth', bare: true },
+  columns: { theirs: string; ratio: string; vs?: string } = { theirs: '@auth/express', ratio: 'Ours / @auth', vs: 'Ours / bare' },
 ): string {
-  const header = ['Case', 'Unit', 'Ours', 'p50 ms', 'p99 ms', 'CPU µs/op', columns.theirs, 'p50 ms', 'p99 ms', 'CPU µs/op', columns.ratio, ...(columns.bare ? ['Ours / bare'] : []), 'Target'];
+  const header = ['Case', 'Unit', 'Ours', 'p50 ms', 'p99 ms', 'CPU µs/op', columns.theirs, 'p50 ms', 'p99 ms', 'CPU µs/op', columns.ratio, ...(columns.vs ? [columns.vs] : []), 'Target'];
   const lines = tableRows.map((row) => {
     const ours = row.value !== undefined ? [row.value, '', '', ''] : formatRate(row.ours, row.unit);
     const authjs = formatRate(row.authjs, row.unit);
@@ -951,7 +1040,7 @@ function renderTable(
     const vsBare = row.ours && row.vsBare ? formatRatio(ratio(row.ours.perSecond, row.bare?.perSecond ?? bareRate), true) : '';
     const goal = row.target ? `${row.target.text}: ${row.target.met ? 'met' : 'MISSED'}` : '';
     const name = row.note ? `${row.case} (${row.note})` : row.case;
-    return [name, row.unit, ...ours, ...authjs, vsAuthjs, ...(columns.bare ? [vsBare] : []), goal];
+    return [name, row.unit, ...ours, ...authjs, vsAuthjs, ...(columns.vs ? [vsBare] : []), goal];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
   const format = (cells: string[]): string => `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ')} |`;
@@ -975,10 +1064,19 @@ function renderFacts(facts: Record<string, string | number>): string {
             (pinning ? `apps pinned to core ${pinning.serverCore}, the bench process (all clients) to core ${pinning.loadCore}.` : 'nothing pinned.'),
         ]
       : [];
+  const apiKeys =
+    apiKeyRows.length > 0
+      ? [
+          `API-keys group: GET /api/me with Authorization: Bearer <key> on SQLite (WAL, synchronous NORMAL), ${settings.seconds} s per server in ${settings.rounds} slices ` +
+            `alternating between the floor, Better Auth, ours and bare Express's GET /json, after ${settings.warmupSeconds} s of warm-up each, ${settings.connections} connections; ` +
+            (pinning ? `servers pinned to core ${pinning.serverCore}, autocannon to core ${pinning.loadCore}.` : 'nothing pinned.'),
+        ]
+      : [];
   return [
     `Measured ${facts['date']} on ${facts['cores']} cores (${facts['cpu']}, ${facts['memoryGiB']} GiB), Node ${facts['node']}, ${facts['os']}.`,
     `${facts['loadGenerator']}; all on 127.0.0.1. ${durations}. Load average (1 min): ${facts['loadAverage']}.`,
     ...password,
+    ...apiKeys,
   ].join('\n');
 }
 
