@@ -174,17 +174,20 @@ export async function authenticateApiKey(req: Request, credential: string, optio
   if (user.name !== undefined) sessionUser.name = user.name;
   if (user.email !== undefined) sessionUser.email = user.email;
   if (user.image !== undefined) sessionUser.image = user.image;
+  let session: Session = { user: sessionUser, expires: apiKey.expiresAt.toISOString() };
   // The app's `session` callback shapes a key's session as it shapes a cookie session: with database sessions an
   // empty token, as they have; with JWT sessions the claims a sign-in puts in the token, because their callbacks read
   // the user from it (`session.user.id = token.sub` would otherwise erase the key's user id).
-  const token: JWT = {};
-  if (options.session.strategy === 'jwt') {
-    token.sub = sessionUser.id;
-    if (user.name !== undefined) token.name = user.name;
-    if (user.email !== undefined) token.email = user.email;
-    if (user.image !== undefined) token.picture = user.image;
+  if (options.source.callbacks?.session) {
+    const token: JWT = {};
+    if (options.session.strategy === 'jwt') {
+      token.sub = sessionUser.id;
+      if (user.name !== undefined) token.name = user.name;
+      if (user.email !== undefined) token.email = user.email;
+      if (user.image !== undefined) token.picture = user.image;
+    }
+    session = (await options.callbacks.session({ session, token, user })) as Session;
   }
-  const session = (await options.callbacks.session({ session: { user: sessionUser, expires: apiKey.expiresAt.toISOString() }, token, user })) as Session;
   session.apiKey = { id: apiKey.id, scopes: [...apiKey.scopes] };
   return { session, scopes: apiKey.scopes };
 }

@@ -108,8 +108,9 @@ export const apiKeyStorage: FeatureStorage = {
 
     async getApiKeyAndUser(digest) {
       const [row] = await database.all<ApiKeyRow & { user_name: string | null; user_email: string | null; user_email_verified: Date | number | null; user_image: string | null }>(
-        `SELECT api_keys.*, users.name AS user_name, users.email AS user_email, users.email_verified AS user_email_verified, users.image AS user_image
-         FROM api_keys JOIN users ON users.id = api_keys.user_id WHERE api_keys.digest = ?`,
+        `SELECT k.id, k.user_id, k.name, k.start, k.digest, k.scopes, k.created_at, k.last_used_at, k.expires_at,
+                u.name AS user_name, u.email AS user_email, u.email_verified AS user_email_verified, u.image AS user_image
+         FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.digest = ?`,
         [digest],
       );
       if (!row) return null;
