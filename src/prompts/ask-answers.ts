@@ -65,21 +65,25 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
       }),
     );
   // A feature is asked about when the answers so far fit it: one of its providers chosen, and (when it stores
-  // through an adapter) no --adapter none.
+  // through an adapter) no --adapter none. Without a terminal (--providers, --mount and --adapter all given) it is
+  // never asked, as under --yes: its flag, or what the project has already; a prompt there would wait forever.
   const features: FeatureEntry[] = [];
   for (const entry of featureCatalog) {
     const { providers: needed, adapter: stored } = entry.needs as FeatureEntry['needs'];
     const fits = (!needed || providers.some((id) => needed.ids.includes(id))) && !(stored && known.adapter === 'none');
+    const current = context.currentFeatures?.[entry.answersKey] ?? false;
     const on =
       known[entry.answersKey] ??
-      (fits &&
-        unwrap(
-          await confirm({
-            ...common,
-            message: entry.question,
-            initialValue: context.currentFeatures?.[entry.answersKey] ?? false,
-          }),
-        ));
+      (!context.interactive
+        ? current
+        : fits &&
+          unwrap(
+            await confirm({
+              ...common,
+              message: entry.question,
+              initialValue: current,
+            }),
+          ));
     if (on) features.push(entry);
   }
   const mount =

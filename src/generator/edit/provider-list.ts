@@ -596,9 +596,11 @@ export interface FeatureInsertion {
 /**
  * Adds a feature to the `features` array of `authConfig` (creating the property after the last one when there is
  * none) and imports its factory, editing the syntax tree's positions so that everything else stays byte-for-byte.
- * A feature whose module is already in the list is left alone.
+ * A feature whose module is already in the list is left alone. `followers` are the modules of the features that come
+ * after it (in the catalog's order, as create writes them): its element and its import go before theirs, so that
+ * adding features one by one writes what create writes with all of them; otherwise both go last.
  */
-export function addFeatureToConfig(api: TypeScriptApi, source: string, feature: FeatureInsertion, path: string = defaultConfigPath): ProviderListEdit {
+export function addFeatureToConfig(api: TypeScriptApi, source: string, feature: FeatureInsertion, path: string = defaultConfigPath, followers: readonly string[] = []): ProviderListEdit {
   const parsed = parseConfig(api, source, path);
   const wantedModule = normaliseModule(feature.importPath);
   if (callModulesOf(api, parsed, parsed.features?.array).includes(wantedModule)) return { content: source, changed: false };
@@ -608,8 +610,16 @@ export function addFeatureToConfig(api: TypeScriptApi, source: string, feature: 
   let localName = existingLocal ?? feature.importName;
   for (let counter = 2; existingLocal === undefined && parsed.topLevelNames.has(localName); counter += 1) localName = `${feature.importName}${counter}`;
   const element = feature.snippet.startsWith(feature.importName) ? localName + feature.snippet.slice(feature.importName.length) : feature.snippet;
+  const followerModules = followers.map(normaliseModule);
+  const isFollower = (module: string | undefined): boolean => module !== undefined && followerModules.includes(normaliseModule(module));
   const edits: TextEdit[] = [];
-  if (parsed.features) {
+  const follower = parsed.features?.array.elements.find((candidate) => isFollower(importedModuleOf(api, parsed, candidate)));
+  if (parsed.features && follower) {
+    // Before the first feature that comes after it: on the same line, or on a line of its own at that one's indent.
+    const start = follower.getStart(sourceFile);
+    const sameLine = lineStart(text, start) === lineStart(text, parsed.features.array.getStart(sourceFile));
+    edits.push({ position: start, deleteCount: 0, text: sameLine ? `${element}, ` : `${indentSnippet(element, indentationAt(text, start))},\n${indentationAt(text, start)}` });
+  } else if (parsed.features) {
     edits.push(...arrayAppendEdits(api, parsed, parsed.features.array, element));
   } else {
     const properties = configObject.properties;
@@ -626,7 +636,7 @@ export function addFeatureToConfig(api: TypeScriptApi, source: string, feature: 
     edits.push({ position, deleteCount: 0, text: `\n${indent}features: [${element}]${properties.hasTrailingComma ? ',' : ''}` });
     if (!properties.hasTrailingComma) edits.push({ position: last.end, deleteCount: 0, text: ',' });
   }
-  if (existingLocal === undefined) edits.push(importEdit(api, parsed, localName, feature.importPath, feature.importName));
+  if (existingLocal === undefined) edits.push(importEdit(api, parsed, localName, feature.importPath, feature.importName, (module) => !isFollower(module)));
   const content = applyTextEdits(source, edits);
   const errors = syntaxErrors(api, content);
   if (errors.length > 0 || !readAuthConfig(api, content).featureModules.includes(wantedModule)) {

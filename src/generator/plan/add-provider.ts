@@ -36,7 +36,7 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
   // What the project holds with the provider, reconciled against what it has: the runtime files it lacks (the
   // provider's file, and its flow and features when it brings them), its env placeholders (before the database's
   // group, where a project created with it has them) and the dependencies the provider list did not need before.
-  const { files, added } = planConfigEdit(input, edit, `adds ${entry.importName} to the providers`, { mount });
+  const { files, mergeFiles, added } = planConfigEdit(input, edit, `adds ${entry.importName} to the providers`, { mount });
 
   const nextSteps: string[] = [];
   if (entry.oauth) nextSteps.push(`Register this callback URL with ${entry.name}:`, `  ${callbackUrl(origin, mount, entry.id)}`);
@@ -47,7 +47,7 @@ export function planAddProvider(input: AddProviderPlanInput): Plan {
     command: 'add-provider',
     root,
     files,
-    mergeFiles: new Map(),
+    mergeFiles,
     dependencies: { added, removed: [] },
     env: { added: envKeyChanges(files.find((file) => file.path === '.env')).added, removed: [], fill: [...entry.env], kept: [] },
     callbackUrls: callbackUrls(origin, mount, [entry.id]),

@@ -1,4 +1,4 @@
-import { featureCommandName } from '../../catalog/features.js';
+import { featureCatalog, featureCommandName } from '../../catalog/features.js';
 import type { FeatureEntry, ProviderOptIn } from '../../catalog/features.js';
 import { defaultMountPath } from '../../catalog/mount-path.js';
 import { getProvider, providerCatalog } from '../../catalog/providers.js';
@@ -25,10 +25,10 @@ interface OptInEdit {
 /**
  * `framework-auth add-<feature>` and `remove-<feature>` (add-two-factor, remove-two-factor): the feature's element
  * in the config's `features` and its import (an AST edit), the opt-in of the providers that take part only when told
- * (`twoFactor: true` in Credentials({ … })), the feature's runtime files, its dependencies, and the manifest's
- * answers. Adding is refused without what the feature needs (an adapter, one of its providers); removing deletes
- * the files only the feature used (when unchanged) and the dependencies the CLI added for it. Running either again
- * changes nothing.
+ * (`twoFactor: true` in Credentials({ … })), the feature's runtime files, what it adds to src/auth/index.ts and the
+ * starter server (merged with the user's changes), its dependencies, and the manifest's answers. Adding is refused
+ * without what the feature needs (an adapter, one of its providers); removing deletes the files only the feature used
+ * (when unchanged) and the dependencies the CLI added for it. Running either again changes nothing.
  */
 export function planFeature(input: FeaturePlanInput): Plan {
   const { project, api, feature, on } = input;
@@ -47,7 +47,10 @@ export function planFeature(input: FeaturePlanInput): Plan {
   if (on && needs.providers && present.length === 0) {
     throw usageError(`${label} ${needs.providers.why}, and ${configPath} has no provider that ${needs.providers.does}.`, `Add one first: npx framework-auth add-provider ${needs.providers.suggested}`);
   }
-  let edit = on ? addFeatureToConfig(api, configText, feature, configPath) : removeFeatureFromConfig(api, configText, feature.importPath, configPath);
+  // Added where create writes it among the catalog's features, so that the order they are added in does not matter.
+  const catalog: readonly FeatureEntry[] = featureCatalog;
+  const followers = catalog.slice(catalog.indexOf(feature) + 1).map((entry) => entry.importPath);
+  let edit = on ? addFeatureToConfig(api, configText, feature, configPath, followers) : removeFeatureFromConfig(api, configText, feature.importPath, configPath);
   const changes = [on ? `adds ${feature.importName}() to the features` : `removes ${feature.importName}() from the features`];
   // The providers that take part only when told (credentials under two-factor) are told with the feature and untold
   // without it, as create writes them; one the editor cannot change safely is left as it is, and the user told what
@@ -66,7 +69,7 @@ export function planFeature(input: FeaturePlanInput): Plan {
       }
     }
   }
-  const { files, notes, added, removed } = planConfigEdit(input, edit, changes.join('; '), { mount: info.basePath ?? defaultMountPath });
+  const { files, mergeFiles, notes, added, removed } = planConfigEdit(input, edit, changes.join('; '), { mount: info.basePath ?? defaultMountPath });
   // Without a provider that takes part on its own (password), a provider left without its opt-in stops the app.
   const othersTakePart = present.some((id) => !feature.optIns.some((optIn) => optIn.provider === id));
   const optInSteps = optIns.flatMap(({ optIn, factory, written, reason }) => {
@@ -82,7 +85,7 @@ export function planFeature(input: FeaturePlanInput): Plan {
     command: featureCommandName(feature, on),
     root,
     files,
-    mergeFiles: new Map(),
+    mergeFiles,
     dependencies: { added, removed },
     env: { added: [], removed: [], fill: [], kept: [] },
     callbackUrls: [],

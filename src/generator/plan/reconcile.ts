@@ -27,8 +27,10 @@ export const mergeSuffix = '.merge';
  *   manifest shows the CLI wrote it as it is (then only the answers changed). Nothing is deleted.
  * - `merge` (update): each is 3-way merged with its kept base; the manifest's files this version no longer generates
  *   are deleted when untouched.
- * - `keep` (add-provider, remove-provider, the feature commands): files the project has are left alone; what `after`
- *   holds and the project lacks is created, what only `before` held is deleted when untouched and no longer imported.
+ * - `keep` (add-provider, remove-provider, the feature commands): runtime files the project has are left alone; what
+ *   `after` holds and the project lacks is created, what only `before` held is deleted when untouched and no longer
+ *   imported; the auth module's other files and the starter server follow their render where the command changes it
+ *   (replaced when untouched, else merged with the user's changes, or kept as a conflict).
  */
 export type GeneratedPolicy = 'render' | 'merge' | 'keep';
 
@@ -123,7 +125,12 @@ export function reconcile(input: ReconcileInput): Reconciled {
   if (policy === 'keep') {
     files.push(input.config);
     for (const [path, content] of wanted) {
-      if (path.startsWith(`${authDir}/core/`) && read(path) === undefined) files.push({ ...planMergedFile(path, undefined, content), base: content });
+      if (path.startsWith(`${authDir}/core/`)) {
+        if (read(path) === undefined) files.push({ ...planMergedFile(path, undefined, content), base: content });
+      } else if (path !== configPath) {
+        const rendered = held.get(path);
+        if (rendered !== undefined && rendered !== content) files.push(...followRender(path, rendered, content, input, mergeFiles));
+      }
     }
   } else {
     const configKept = input.config.action === 'conflict';
@@ -189,6 +196,43 @@ function regenerateUnedited(file: PlannedFile, manifest: Manifest | undefined): 
   return { ...file, action: 'update', reason: 'rendered for the new answers (you had not changed it)' };
 }
 
+/** The base kept beside the manifest for a generated file, when it is there and is the one the manifest names. */
+function keptBase(input: ReconcileInput, path: string): string | undefined {
+  const entry = input.manifest?.files[path];
+  const text = entry ? fileIn(input.project, basePathOf(path)) : undefined;
+  return text !== undefined && entry !== undefined && sha256(text) === entry.base ? text : undefined;
+}
+
+/**
+ * `keep`: a generated file besides the config whose render the command changes (what a feature adds to
+ * src/auth/index.ts and to the starter server's home page) follows the new render: replaced when the user has not
+ * changed it, else their changes 3-way merged with the command's, the render before the command as the base; kept as
+ * it is, a conflict, where both touch the same lines, the merge with conflict markers beside it. A file the user
+ * deleted stays deleted.
+ */
+function followRender(path: string, before: string, after: string, input: ReconcileInput, mergeFiles: Map<string, string>): PlannedFile[] {
+  const current = fileIn(input.project, path);
+  if (current === undefined) return [];
+  if (current === after) return [{ path, action: 'unchanged', content: current, previous: current, base: after }];
+  if (untouched(current, input.manifest, path, before)) {
+    return [{ path, action: 'update', content: after, previous: current, base: after, reason: 'rendered for the new answers (you had not changed it)' }];
+  }
+  const labels = { ours: 'yours', base: 'before this command', theirs: 'after this command' };
+  const merge = mergeThreeWay(current, before, after, labels);
+  if (!merge.clean) {
+    const mergePath = `${path}${mergeSuffix}`;
+    mergeFiles.set(path, mergePath);
+    const reason = `your changes and this command's touch the same lines; kept as it is, the merge with conflict markers is in ${mergePath} (resolve it into ${path}, then delete it)`;
+    return [{ path, action: 'conflict', content: after, previous: current, reason }, planMergedFile(mergePath, fileIn(input.project, mergePath), merge.content)];
+  }
+  // The kept base takes the same change, so that `update` later merges from what the CLI wrote (an older version's
+  // render, maybe) and not from this version's.
+  const stored = keptBase(input, path);
+  const storedMerge = stored === undefined || stored === before ? undefined : mergeThreeWay(stored, before, after, labels);
+  const base = storedMerge?.clean ? storedMerge.content : after;
+  return [{ path, action: 'update', content: merge.content, previous: current, base, reason: 'merged with your changes' }];
+}
+
 /** `merge`: a generated file brought to this version, 3-way with the base kept beside the manifest. */
 function mergeGenerated(path: string, theirs: string, input: ReconcileInput, mergeFiles: Map<string, string>, keep: string[], notes: string[]): PlannedFile[] {
   const { project, manifest, version } = input;
@@ -196,8 +240,7 @@ function mergeGenerated(path: string, theirs: string, input: ReconcileInput, mer
   const labels = { ours: 'yours', base: `create-framework-auth ${manifest?.cliVersion ?? version} (base)`, theirs: `create-framework-auth ${version}` };
   const current = read(path);
   const entry = manifest?.files[path];
-  const baseText = entry ? read(basePathOf(path)) : undefined;
-  const base = baseText !== undefined && entry !== undefined && sha256(baseText) === entry.base ? baseText : undefined;
+  const base = keptBase(input, path);
   if (current === undefined) {
     if (entry) {
       notes.push(`${path} was deleted; not restored (restore it from ${basePathOf(path)} or with "npx create-framework-auth --force").`);
@@ -240,9 +283,21 @@ function planStaleFiles(input: ReconcileInput, held: ReadonlyMap<string, string 
     ...planned.filter((file) => file.action === 'create' || file.action === 'update').map((file): [string, string] => [file.path, file.content]),
     ...stale.map(({ path }): [string, undefined] => [path, undefined]),
   ]);
+  // A file kept because something imports it keeps what it imports in turn (src/auth/index.ts kept with the user's
+  // changes still imports a feature's index.ts, which imports the rest of the feature).
+  const imported = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const { path, text } of stale) {
+      if (imported.has(path) || !isImportedInProject(project.sourceFiles, path, texts)) continue;
+      imported.add(path);
+      texts.set(path, text);
+      grew = true;
+    }
+  }
   const files: PlannedFile[] = [];
   for (const { path, text } of stale) {
-    if (isImportedInProject(project.sourceFiles, path, texts)) {
+    if (imported.has(path)) {
       notes.push(`Kept ${path}: another file still imports it.`);
       keep.push(path);
     } else {

@@ -23,7 +23,7 @@ export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
   const { path: configPath, text: configText } = authConfigIn(project);
   // Refusals (the last provider, a config the editor cannot read) come before anything is written: exit 2.
   const edit = removeProviderFromConfig(api, configText, entry.importPath, configPath);
-  const { files, answers: projectAnswers, removed: removedDependencies, envKept: keptEnv, notes } = planConfigEdit(input, edit, `removes ${entry.importName} from the providers`, {
+  const { files, mergeFiles, answers: projectAnswers, removed: removedDependencies, envKept: keptEnv, notes } = planConfigEdit(input, edit, `removes ${entry.importName} from the providers`, {
     mount: defaultMountPath,
     purgeEnv: input.purgeEnv,
   });
@@ -43,7 +43,7 @@ export function planRemoveProvider(input: RemoveProviderPlanInput): Plan {
     command: 'remove-provider',
     root,
     files,
-    mergeFiles: new Map(),
+    mergeFiles,
     dependencies: { added: {}, removed: removedDependencies },
     env: { added: [], removed: envRemoved, fill: [], kept: keptEnv },
     callbackUrls: [],
