@@ -1,3 +1,4 @@
+import { apiKeysPath } from './mount-path.js';
 import type { ProviderId } from './providers.js';
 
 /**
@@ -34,6 +35,11 @@ export interface FeatureEntry {
   readonly importPath: string;
   /** The element written into `features: [...]`. */
   readonly snippet: string;
+  /**
+   * Its page for signed-in users, linked from the starter server's home page (after "Your sessions"): its path below
+   * the mount path, and the link's text.
+   */
+  readonly page?: { readonly path: (mount: string) => string; readonly linkText: string };
   /** npm dependencies it brings beyond the runtime's own. */
   readonly dependencies: Readonly<Record<string, string>>;
   /** What it needs of the project: refused (before anything is written) without it. */
@@ -110,9 +116,11 @@ Examples:
   $ npx framework-auth add-api-keys --dry-run
   $ npx framework-auth add-api-keys --json
 
-Adds ApiKeys() to the features of src/auth/config.ts (and its import) and the feature's runtime files. Needs an
-adapter. Signed-in users then create keys at <mount>/api-keys; requests with Authorization: Bearer <key> pass
-requireAuth() and getSession() as the key's user. Running it again changes nothing.
+Adds ApiKeys({ scopes: ['read', 'write'] }) to the features of src/auth/config.ts (and its import), the feature's
+runtime files, createApiKey() to src/auth/index.ts and a link to the starter server's home page. Needs an adapter.
+Signed-in users then create keys at <mount>/api-keys; requests with Authorization: Bearer <key> pass requireAuth()
+and getSession() as the key's user, and requireAuth({ scopes: ['read'] }) checks a key's scopes. Running it again
+changes nothing.
 `;
 
 const apiKeysRemoveHelp = `
@@ -120,8 +128,9 @@ Examples:
   $ npx framework-auth remove-api-keys
   $ npx framework-auth remove-api-keys --json
 
-Removes ApiKeys() and its import from src/auth/config.ts, and its runtime files when nothing imports them any more
-and you did not change them. Keys stop working at once. Running it again changes nothing.
+Removes ApiKeys(…) and its import from src/auth/config.ts, createApiKey() from src/auth/index.ts, the link from the
+starter server, and its runtime files when nothing imports them any more and you did not change them. Keys stop
+working at once. Running it again changes nothing.
 `;
 
 /** The features whose runtime folder exists in templates/runtime/features/, in the order the config lists them. */
@@ -175,19 +184,21 @@ export const featureCatalog = [
     },
     importName: 'ApiKeys',
     importPath: './core/features/api-keys/index.js',
-    snippet: 'ApiKeys()',
+    // The scopes a key may hold, which requireAuth({ scopes }) checks: written out so that users see where they go.
+    snippet: "ApiKeys({ scopes: ['read', 'write'] })",
+    page: { path: apiKeysPath, linkText: 'API keys' },
     dependencies: {},
     needs: { adapter: { stored: 'API keys (their digests)' } },
     optIns: [],
     nextSteps: {
-      use: (mount: string) => `Signed-in users create keys at ${mount}/api-keys; send one as Authorization: Bearer <key>. Guard a route by scope with requireAuth({ scopes: ['read'] }) after listing them in ApiKeys({ scopes: ['read', 'write'] }).`,
+      use: (mount: string) => `Signed-in users create keys at ${apiKeysPath(mount)}; send one as Authorization: Bearer <key>. Guard a route by scope with requireAuth({ scopes: ['read'] }); a key may hold the scopes that ApiKeys({ scopes: […] }) lists in the config.`,
       run: 'With sqlite or postgres, create its table now or let the first start do it: npx framework-auth migrate',
     },
     afterRemove: ['The api_keys table keeps its rows; no key works any more.'],
     doctor: {
       withoutAdapter: 'its keys live in the database',
       withoutProviders: 'no provider',
-      configured: (_providerNames: string, mount: string) => `API keys are configured; users create them at ${mount}/api-keys.`,
+      configured: (_providerNames: string, mount: string) => `API keys are configured; users create them at ${apiKeysPath(mount)}.`,
     },
   },
 ] as const satisfies readonly FeatureEntry[];

@@ -60,6 +60,11 @@ export function sessionsPath(mount: string): string {
   return `${mount}/sessions`;
 }
 
+/** The API-keys page, where a signed-in user creates and revokes their keys (with the api-keys feature). */
+export function apiKeysPath(mount: string): string {
+  return `${mount}/api-keys`;
+}
+
 /** The built-in re-authentication page, where a signed-in user confirms who they are before a sensitive change. */
 export function reauthPath(mount: string): string {
   return `${mount}/reauth`;

@@ -2,7 +2,8 @@
 // provider, without an adapter and with one (the providers that need a database only with one). Only what is
 // random (the secret) and what is named after the folder (package.json's name) may differ.
 // Issue 35: the same holds for the features (create --two-factor, add-two-factor), and "add, then remove" gives the
-// project back as it was, for every provider and feature.
+// project back as it was, for every provider and feature. Issue 37: API keys too, src/auth/index.ts and the starter
+// server included, and two features added one by one in either order give what create writes with both.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { providerCatalog } from '../../src/catalog/providers.js';
@@ -31,6 +32,9 @@ const cases = (providerCatalog as readonly ProviderEntry[])
 
 /** Two-factor with each provider that signs in with a password, on each adapter. */
 const twoFactorCases = ['password', 'credentials'].flatMap((provider) => ['memory', 'sqlite', 'postgres'].map((adapter) => ({ provider, adapter })));
+
+/** API keys need an adapter and no provider in particular: each adapter, with an OAuth provider. */
+const apiKeysCases = ['memory', 'sqlite', 'postgres'].map((adapter) => ({ adapter }));
 
 describe('create with a provider, or create and then add-provider', () => {
   it.each(cases)('gives the same project for $id (adapter $adapter)', async ({ id, adapter }) => {
@@ -68,5 +72,34 @@ describe('create with two-factor, or create and then add-two-factor', () => {
     await frameworkAuth(['add-two-factor', '--no-install'], root);
     await frameworkAuth(['remove-two-factor'], root);
     expect(await tree(root)).toEqual(before);
+  });
+});
+
+describe('create with API keys, or create and then add-api-keys', () => {
+  it.each(apiKeysCases)('gives the same project (adapter $adapter)', async ({ adapter }) => {
+    const together = await create(await makeTempDir(), 'app', ['oidc'], adapter, ['--api-keys']);
+    const added = await create(await makeTempDir(), 'app', ['oidc'], adapter);
+    await frameworkAuth(['add-api-keys', '--no-install'], added);
+    expect(await tree(added)).toEqual(await tree(together));
+  });
+
+  it.each(apiKeysCases)('add-api-keys, then remove-api-keys gives back the project (adapter $adapter)', async ({ adapter }) => {
+    const root = await create(await makeTempDir(), 'app', ['oidc'], adapter);
+    const before = await tree(root);
+    await frameworkAuth(['add-api-keys', '--no-install'], root);
+    await frameworkAuth(['remove-api-keys'], root);
+    expect(await tree(root)).toEqual(before);
+  });
+});
+
+describe('create with two features, or with one and then add the other', () => {
+  it.each([
+    { first: '--two-factor', then: 'add-api-keys' },
+    { first: '--api-keys', then: 'add-two-factor' },
+  ])('gives the same project for create $first, then $then', async ({ first, then }) => {
+    const together = await create(await makeTempDir(), 'app', ['password'], 'sqlite', ['--two-factor', '--api-keys']);
+    const added = await create(await makeTempDir(), 'app', ['password'], 'sqlite', [first]);
+    await frameworkAuth([then, '--no-install'], added);
+    expect(await tree(added)).toEqual(await tree(together));
   });
 });

@@ -38,6 +38,8 @@ describe('the feature catalog', () => {
     expect(featuresOn({ twoFactor: false })).toEqual([]);
     expect(featureAnswers(featuresOn({ twoFactor: true }))).toEqual({ twoFactor: true });
     expect(featureAnswers([])).toEqual({});
+    expect(featuresOn({ apiKeys: true, twoFactor: true }).map((entry) => entry.id)).toEqual(['two-factor', 'api-keys']);
+    expect(featureAnswers(featuresOn({ apiKeys: true }))).toEqual({ apiKeys: true });
   });
 
   it('gives an opted-in provider its option lines, which its snippet starts with', () => {
@@ -52,6 +54,13 @@ describe('the feature catalog', () => {
     expect(() => checkFeaturesFit({ providers: ['oidc'], adapter: 'sqlite', twoFactor: true })).toThrow('--two-factor asks for a code after a password, and none of the providers (oidc) signs in with one.');
     expect(() => checkFeaturesFit({ providers: ['password'], adapter: 'none', twoFactor: true })).toThrow('--two-factor needs a database adapter, but --adapter is "none": TOTP secrets, recovery codes and pending sign-ins are stored through the adapter.');
     expect(() => checkFeaturesFit({ providers: ['password'], adapter: 'sqlite', twoFactor: true })).not.toThrow();
+    // API keys need an adapter and no provider in particular.
+    expect(() => checkFeaturesFit({ providers: ['oidc'], adapter: 'none', apiKeys: true })).toThrow('--api-keys needs a database adapter, but --adapter is "none": API keys (their digests) are stored through the adapter.');
+    expect(() => checkFeaturesFit({ providers: ['github'], adapter: 'memory', apiKeys: true })).not.toThrow();
+  });
+
+  it('gives a feature\'s page its path below the mount path, for the starter server\'s link', () => {
+    expect(catalog.filter((entry) => entry.page).map((entry) => [entry.id, entry.page!.path('/api/auth'), entry.page!.linkText])).toEqual([['api-keys', '/api/auth/api-keys', 'API keys']]);
   });
 });
 

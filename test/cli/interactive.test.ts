@@ -63,6 +63,8 @@ describe('create-framework-auth asks what the flags did not say', () => {
     const done = start(['app', '--no-install'], parent, session);
     // oidc is preselected; move down past github and google to microblog and select it too.
     await session.answer('Which sign-in providers?', keys.down, keys.down, keys.down, keys.space, keys.enter);
+    // API keys are offered to every project that may have an adapter; the default is no.
+    await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Mount path of the auth routes?', ...Array<string>(5).fill(keys.backspace), ...'/api/auth', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     // The plan is shown before anything is written, and the write waits for a yes.
@@ -83,6 +85,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Which sign-in providers?', ...Array<string>(12).fill(keys.down), keys.space, keys.enter);
     // A provider with a password brings the two-factor question; the default is no.
     await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.enter);
+    await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('password needs a database');
@@ -100,6 +103,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     // oidc off, down to credentials (the tenth) and on.
     await session.answer('Which sign-in providers?', keys.space, ...Array<string>(9).fill(keys.down), keys.space, keys.enter);
     await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.left, keys.enter);
+    await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(await done).toBe(0);
     const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
@@ -107,6 +111,22 @@ describe('create-framework-auth asks what the flags did not say', () => {
     expect(config).toContain('features: [TwoFactor()],');
     expect(config).toContain('twoFactor: true,');
     expect(JSON.parse(await readFile(join(parent, 'app/framework-auth.json'), 'utf8')).answers).toMatchObject({ providers: ['credentials'], adapter: 'sqlite', twoFactor: true });
+  });
+
+  it('asks for API keys, writes them, and then offers no choice without a database', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install', '--providers', 'oidc', '--mount', '/auth'], parent, session);
+    await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.left, keys.enter);
+    await session.answer('Where should sessions live?', keys.enter);
+    await session.answer('Write these files?', keys.enter);
+    expect(session.screen()).toContain('api-keys needs a database');
+    expect(await done).toBe(0);
+    const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
+    expect(config).toContain("import { ApiKeys } from './core/features/api-keys/index.js';");
+    expect(config).toContain("features: [ApiKeys({ scopes: ['read', 'write'] })],");
+    expect(config).toContain('adapter: SqliteAdapter(),');
+    expect(JSON.parse(await readFile(join(parent, 'app/framework-auth.json'), 'utf8')).answers).toEqual({ providers: ['oidc'], mount: '/auth', adapter: 'sqlite', apiKeys: true });
   });
 
   it('asks only what the flags left open', async () => {
@@ -118,6 +138,8 @@ describe('create-framework-auth asks what the flags did not say', () => {
     expect(await done).toBe(0);
     expect(session.screen()).not.toContain('Which sign-in providers?');
     expect(session.screen()).not.toContain('Where should sessions live?');
+    // --adapter none leaves nothing to keep API keys in.
+    expect(session.screen()).not.toContain('Let users create API keys');
     expect(await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8')).toContain("basePath: '/auth',");
   });
 

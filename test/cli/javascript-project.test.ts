@@ -258,6 +258,12 @@ describe('create-framework-auth in an ESM JavaScript app (Express 5, "type": "mo
 
 describe('the project commands in a CommonJS JavaScript project', () => {
   let projectDir: string;
+  let withoutApiKeys: Record<string, string>;
+  const moduleFiles = async (): Promise<Record<string, string>> => ({
+    config: await readFile(join(projectDir, 'auth/config.js'), 'utf8'),
+    index: await readFile(join(projectDir, 'auth/index.js'), 'utf8'),
+    declarations: await readFile(join(projectDir, 'auth/index.d.ts'), 'utf8'),
+  });
 
   beforeAll(async () => {
     projectDir = await copyFixture('js-express4-cjs');
@@ -301,6 +307,31 @@ describe('the project commands in a CommonJS JavaScript project', () => {
     expect(config).not.toContain('TwoFactor');
     expect(existsSync(join(projectDir, 'auth/core/features/two-factor/index.js'))).toBe(false);
     expect(existsSync(join(projectDir, 'auth/core/features/two-factor/index.d.ts'))).toBe(false);
+  });
+
+  it('add-api-keys adds ApiKeys to config.js, and createApiKey to index.js and its declarations, as CommonJS', async () => {
+    withoutApiKeys = await moduleFiles();
+    const result = await runInProcess('framework-auth', ['add-api-keys', '--no-install'], { cwd: projectDir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const { config, index, declarations } = await moduleFiles();
+    expect(config).toContain("const { ApiKeys } = require('./core/features/api-keys/index.js');");
+    expect(config).toContain("features: [ApiKeys({ scopes: ['read', 'write'] })],");
+    expect(index).toContain("const { createApiKey: createApiKeyFor } = require('./core/features/api-keys/index.js');");
+    expect(index).toContain('function createApiKey(request) {\n  return createApiKeyFor(authConfig, request);\n}');
+    expect(index).toMatch(/module\.exports = \{[^}]*\n {2}createApiKey,\n/);
+    expect(index).toContain('`options.scopes` checks the');
+    expect(declarations).toContain("export type { CreatedApiKey, NewApiKey } from './core/features/api-keys/index.js';");
+    expect(declarations).toContain('export declare function createApiKey(request: NewApiKey & {\n    userId: string;\n}): Promise<CreatedApiKey>;');
+    for (const file of ['index.js', 'index.d.ts', 'api-keys.js', 'api-keys.d.ts']) expect(existsSync(join(projectDir, 'auth/core/features/api-keys', file)), file).toBe(true);
+    expect(existsSync(join(projectDir, 'auth/core/features/api-keys/index.ts'))).toBe(false);
+  });
+
+  it('remove-api-keys gives config.js, index.js and index.d.ts back as they were, and deletes its JavaScript', async () => {
+    const result = await runInProcess('framework-auth', ['remove-api-keys'], { cwd: projectDir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(await moduleFiles()).toEqual(withoutApiKeys);
+    expect(existsSync(join(projectDir, 'auth/core/features/api-keys/index.js'))).toBe(false);
+    expect(existsSync(join(projectDir, 'auth/core/features/api-keys/index.d.ts'))).toBe(false);
   });
 
   it('update 3-way merges a changed runtime file with the user\'s edit of its JavaScript', async () => {

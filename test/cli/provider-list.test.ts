@@ -1,5 +1,6 @@
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { getFeature } from '../../src/catalog/features.js';
 import { getProvider } from '../../src/catalog/providers.js';
 import { Refusal } from '../../src/generator/errors.js';
 import { addFeatureToConfig, addProviderToConfig, readAuthConfig, removeFeatureFromConfig, removeProviderOption, setAdapterInConfig, setProviderOption } from '../../src/generator/edit/provider-list.js';
@@ -155,6 +156,60 @@ describe('addFeatureToConfig / removeFeatureFromConfig (two-factor)', () => {
     expect(added.content).toContain('  features: [database, TwoFactor()], // for the Auth.js adapter\n');
     const removed = removeFeatureFromConfig(ts, added.content, twoFactor.importPath);
     expect(removed.content).toBe(source);
+  });
+});
+
+// Issue 37: API keys' element is a call with options, `ApiKeys({ scopes: ['read', 'write'] })`; it is removed by the
+// module its factory comes from, whatever options the user gave it and however they laid them out, in TypeScript and
+// in CommonJS.
+describe('addFeatureToConfig / removeFeatureFromConfig (API keys)', () => {
+  const apiKeys = getFeature('api-keys');
+
+  it('adds ApiKeys({ scopes }) after two-factor, and removing gives the file back byte for byte', () => {
+    const withTwoFactor = addFeatureToConfig(ts, generated, getFeature('two-factor')).content;
+    const added = addFeatureToConfig(ts, withTwoFactor, apiKeys);
+    expect(added.content).toContain("import { ApiKeys } from './core/features/api-keys/index.js';");
+    expect(added.content).toContain("  features: [TwoFactor(), ApiKeys({ scopes: ['read', 'write'] })],\n");
+    expect(readAuthConfig(ts, added.content).featureModules).toEqual(['core/features/two-factor/index', 'core/features/api-keys/index']);
+    expect(removeFeatureFromConfig(ts, added.content, apiKeys.importPath)).toEqual({ content: withTwoFactor, changed: true });
+  });
+
+  it('adds two-factor before API keys, where create writes it, when told API keys come after it', () => {
+    const twoFactor = getFeature('two-factor');
+    const both = addFeatureToConfig(ts, addFeatureToConfig(ts, generated, twoFactor).content, apiKeys).content;
+    const apiKeysOnly = addFeatureToConfig(ts, generated, apiKeys).content;
+    expect(addFeatureToConfig(ts, apiKeysOnly, twoFactor, undefined, [apiKeys.importPath]).content).toBe(both);
+    // Without being told, it goes last.
+    expect(addFeatureToConfig(ts, apiKeysOnly, twoFactor).content).toContain("  features: [ApiKeys({ scopes: ['read', 'write'] }), TwoFactor()],\n");
+    // A features list of one element a line gets it on a line of its own.
+    const multiLine = apiKeysOnly.replace("  features: [ApiKeys({ scopes: ['read', 'write'] })],", "  features: [\n    ApiKeys({ scopes: ['read', 'write'] }),\n  ],");
+    expect(addFeatureToConfig(ts, multiLine, twoFactor, undefined, [apiKeys.importPath]).content).toContain("  features: [\n    TwoFactor(),\n    ApiKeys({ scopes: ['read', 'write'] }),\n  ],");
+  });
+
+  it('removes the call with the options the user changed, over several lines, and its import', () => {
+    const added = addFeatureToConfig(ts, generated, apiKeys).content;
+    const edited = added.replace("ApiKeys({ scopes: ['read', 'write'] })", "ApiKeys({\n    scopes: ['orders:read'], // what our API checks\n    expiresInDays: 30,\n  })");
+    expect(removeFeatureFromConfig(ts, edited, apiKeys.importPath)).toEqual({ content: generated, changed: true });
+  });
+
+  it('removes the call and its require in a CommonJS config', () => {
+    const commonJs = `require('./env.js');
+const OIDC = require('./core/providers/oidc.js').default;
+const { ApiKeys } = require('./core/features/api-keys/index.js');
+
+const authConfig = {
+  basePath: '/auth',
+  providers: [
+    OIDC(),
+  ],
+  features: [ApiKeys({ scopes: ['read', 'write'] })],
+};
+
+module.exports = { authConfig };
+`;
+    const removed = removeFeatureFromConfig(ts, commonJs, apiKeys.importPath, 'auth/config.js');
+    expect(removed.changed).toBe(true);
+    expect(removed.content).toBe(commonJs.replace("const { ApiKeys } = require('./core/features/api-keys/index.js');\n", '').replace("  ],\n  features: [ApiKeys({ scopes: ['read', 'write'] })],\n", '  ],\n'));
   });
 });
 

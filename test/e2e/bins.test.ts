@@ -79,6 +79,7 @@ describe('the built bins', () => {
     const parent = await makeTempDir();
     const result = await runInTerminal(['app', '--no-install'], parent, [
       { after: 'Which sign-in providers?', keys: '\r' },
+      { after: 'Let users create API keys', keys: '\r' },
       { after: 'Mount path of the auth routes?', keys: '\r' },
       { after: 'Where should sessions live?', keys: '\r' },
       { after: 'Write these files?', keys: '\r' },

@@ -3,8 +3,8 @@ import type { AdapterId } from '../../catalog/adapters.js';
 import { defaultMountPath, reauthPath, sessionsPath, signInPath, signOutPath } from '../../catalog/mount-path.js';
 import { getProvider } from '../../catalog/providers.js';
 import type { ProviderEntry, ProviderId } from '../../catalog/providers.js';
-import { featureAnswers, featuresOn, optInLines } from '../../catalog/features.js';
-import type { FeatureAnswers } from '../../catalog/features.js';
+import { featureAnswers, featureCatalog, featuresOn, optInLines } from '../../catalog/features.js';
+import type { FeatureAnswers, FeatureEntry } from '../../catalog/features.js';
 import type { Answers } from '../answers.js';
 import type { EnvGroup } from '../edit/env-file.js';
 import { readProjectTemplate, renderTemplate } from '../edit/render-template.js';
@@ -181,6 +181,15 @@ function moduleInFormat(rendered: readonly [string, string][], setting: ProjectS
   return new Map(rendered.flatMap(([path, content]) => [...projectFileAsJavaScript(api, path, content, code === 'javascript-esm' ? 'esm' : 'commonjs')]));
 }
 
+/**
+ * Every catalog feature as the auth module's template sees it, by answers key (`{{#if features.twoFactor}}`): false
+ * when off, else the path of its page. What a feature adds to src/auth/index.ts is written in the template, under
+ * its key.
+ */
+function templateFeatures(features: readonly FeatureEntry[], mount: string): Record<string, false | { page: string | undefined }> {
+  return Object.fromEntries(featureCatalog.map((entry: FeatureEntry) => [entry.answersKey, features.includes(entry) && { page: entry.page?.path(mount) }]));
+}
+
 /** What a project holds for these choices at a release of this CLI (see {@link DesiredProject}). */
 export function desired(choices: DesiredChoices, release: Release, setting: ProjectSetting = newProjectSetting): DesiredProject {
   const { version, templates } = release;
@@ -198,10 +207,11 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
   const runtime = new Map(
     isJavaScript(code) ? runtimeAsJavaScript(runtimeFiles, code, release) : runtimeFiles.map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const),
   );
+  const featurePages = features.flatMap(({ page }) => (page ? [{ path: page.path(mount), text: page.linkText }] : []));
   const module = moduleInFormat(
     [
       ['env.ts', renderTemplate('auth/env.ts.hbs', { header }, templates)],
-      ['index.ts', renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions, sessionsPath: sessionsPath(mount), reauthPath: reauthPath(mount) }, templates)],
+      ['index.ts', renderTemplate('auth/index.ts.hbs', { header, mountPattern, databaseSessions, sessionsPath: sessionsPath(mount), reauthPath: reauthPath(mount), features: templateFeatures(features, mount) }, templates)],
       ['config.ts', renderAuthConfig(answers, release)],
     ],
     setting,
@@ -211,7 +221,7 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
         path: setting.serverEntry.path,
         content: renderTemplate(
           'server.ts.hbs',
-          { header, mountPattern, signInPath: signInPath(mount), signOutPath: signOutPath(mount), sessionsPath: databaseSessions ? sessionsPath(mount) : undefined },
+          { header, mountPattern, signInPath: signInPath(mount), signOutPath: signOutPath(mount), sessionsPath: databaseSessions ? sessionsPath(mount) : undefined, featurePages },
           templates,
         ),
       }
