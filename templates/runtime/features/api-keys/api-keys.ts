@@ -1,7 +1,7 @@
 /**
  * API keys (SPEC §11), the feature `ApiKeys()` brings: keys a signed-in user creates for scripts, mobile apps and CI
  * jobs, sent as `Authorization: Bearer <key>` to the app's own routes, where `getSession` and `requireAuth` read them
- * as they read a session cookie (session/bearer.ts answers their refusals). `<mount>/api-keys`:
+ * as they read a session cookie (bearer.ts answers their refusals). `<mount>/api-keys`:
  * - GET (signed in): the user's keys (name, scopes, created, last used, expiry; never the key), a form to create one
  *   and a revoke button each; JSON clients get `{ apiKeys, scopes }`;
  * - POST with the CSRF token: `action=create&name&scopes&expiresInDays` (after a recent authentication) answers the key
@@ -181,7 +181,7 @@ export async function authenticateApiKey(req: Request, credential: string, optio
   if (options.source.callbacks?.session) {
     const token: JWT = {};
     if (options.session.strategy === 'jwt') {
-      token.sub = sessionUser.id;
+      token.sub = String(user.id);
       if (user.name !== undefined) token.name = user.name;
       if (user.email !== undefined) token.email = user.email;
       if (user.image !== undefined) token.picture = user.image;
