@@ -173,7 +173,7 @@ export const featureCatalog = [
   {
     id: 'api-keys',
     name: 'API keys',
-    label: 'API keys',
+    label: 'The API-keys feature',
     noun: 'API keys',
     answersKey: 'apiKeys',
     flag: { name: '--api-keys', description: 'API keys: Authorization: Bearer on the same guard as sessions (needs an adapter)' },

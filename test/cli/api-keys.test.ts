@@ -170,14 +170,14 @@ describe('API keys in the CLI: add-api-keys and remove-api-keys', () => {
     const again = await frameworkAuth(['add-api-keys', '--no-install', '--json'], root);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(parseJsonOutput(again.stdout)).toMatchObject({ command: 'add-api-keys', apiKeys: true, files: { created: [], updated: [], deleted: [] } });
-    expect(again.stderr).toContain('API keys is already in src/auth/config.ts; nothing changed.');
+    expect(again.stderr).toContain('The API-keys feature is already in src/auth/config.ts; nothing changed.');
     expect(await tree(root)).toEqual(before);
 
     expect((await frameworkAuth(['remove-api-keys'], root)).exitCode).toBe(0);
     const removed = await tree(root);
     const twice = await frameworkAuth(['remove-api-keys'], root);
     expect(twice.exitCode, twice.stderr).toBe(0);
-    expect(twice.stdout).toContain('API keys is not in src/auth/config.ts; nothing to remove.');
+    expect(twice.stdout).toContain('The API-keys feature is not in src/auth/config.ts; nothing to remove.');
     expect(await tree(root)).toEqual(removed);
   });
 
@@ -206,7 +206,7 @@ describe('API keys in the CLI: add-api-keys and remove-api-keys', () => {
     const before = await tree(root);
     const result = await frameworkAuth(['add-api-keys'], root);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('API keys needs a database adapter, and src/auth/config.ts sets none: API keys (their digests) are stored through the adapter.');
+    expect(result.stderr).toContain('The API-keys feature needs a database adapter, and src/auth/config.ts sets none: API keys (their digests) are stored through the adapter.');
     expect(result.stderr).toContain('--adapter memory, sqlite or postgres');
     expect(await tree(root)).toEqual(before);
   });
