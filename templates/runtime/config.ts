@@ -20,10 +20,6 @@ export function databaseOf(options: ResolvedConfig): DatabaseHooks {
 }
 
 /**
- * The features of a config, each once: those it lists, those its adapter carries, and those its providers' flows
- * carry. With an adapter, one of them must bring the database hooks: without them nothing would use the adapter.
- */
-/**
  * Every feature of a config, each once: the config's `features`, those its adapter carries and those its providers'
  * flows bring. `npx framework-auth migrate` reads it to create only these features' tables.
  */

@@ -4,15 +4,14 @@
  */
 import type { Request, Response } from 'express';
 import type { CookieOption, OutgoingCookie, RequestContext, ResolvedConfig } from './contracts.js';
-import { serializeCookie } from './http/cookies.js';
+import { expiredCookie, serializeCookie } from './http/cookies.js';
 import { pageContentSecurityPolicy } from './pages/csp.js';
 import { UntrustedHost } from './errors.js';
 import { requestOrigin } from './http/origin.js';
-import { requestCookies, usesSecureCookies } from './http/request.js';
+import { cookieOptionsFor, requestCookies } from './http/request.js';
 
 /** Builds the context of a request below the mount path. */
 export function createContext(req: Request, res: Response, options: ResolvedConfig, mountPath: string): RequestContext {
-  const secure = usesSecureCookies(req, options);
   const { origin, linkOrigin } = requestOrigin(req, options);
   return {
     req,
@@ -21,7 +20,7 @@ export function createContext(req: Request, res: Response, options: ResolvedConf
     origin,
     linkOrigin,
     mountPath,
-    cookieOptions: secure ? options.cookies.secure : options.cookies.plain,
+    cookieOptions: cookieOptionsFor(req, options),
     cookies: requestCookies(req),
     outgoing: [],
   };
@@ -51,11 +50,7 @@ export function configuredActionUrl(context: RequestContext, action: string): st
 
 /** Queues a cookie with the options of `option` (or deletes it when `value` is null). */
 export function setCookie(context: RequestContext, option: CookieOption, value: string | null): void {
-  context.outgoing.push(
-    value === null
-      ? { name: option.name, value: '', options: { ...option.options, maxAge: 0, expires: new Date(0) } }
-      : { name: option.name, value, options: { ...option.options } },
-  );
+  context.outgoing.push(value === null ? expiredCookie(option.name, option.options) : { name: option.name, value, options: { ...option.options } });
 }
 
 /** Writes the queued cookies onto the response. */
@@ -72,10 +67,15 @@ export const noStore = 'private, no-cache, no-store';
 /** Answers JSON (with the queued cookies). */
 export function sendJson(context: RequestContext, status: number, body: unknown): void {
   flushCookies(context.res, context.outgoing);
-  context.res.status(status);
-  context.res.setHeader('Cache-Control', noStore);
-  context.res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  context.res.end(JSON.stringify(body));
+  sendJsonResponse(context.res, status, body);
+}
+
+/** JSON on a bare response (also used where no context exists). */
+export function sendJsonResponse(res: Response, status: number, body: unknown): void {
+  res.status(status);
+  res.setHeader('Cache-Control', noStore);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(body));
 }
 
 /**

@@ -674,9 +674,7 @@ export interface Adapter {
  * What a feature brings; every part is optional. A feature is a part of the runtime that not every app has (users,
  * accounts and sessions in a database; email links; passkeys): one folder that brings its routes, its startup check
  * and the hooks the core calls. The core imports none of a feature's code, so a project holds only the features it
- * uses. A feature comes with what needs it, as a provider's flow comes with the provider: a built-in adapter carries
- * the database feature, a provider's flow carries its routes. An Auth.js adapter carries none: list the feature in
- * the config's `features`.
+ * uses, each brought by what needs it (see `FrameworkAuthConfig.features`).
  */
 export interface Feature {
   /** Names the feature; a feature listed twice (in the config and by an adapter) counts once. */

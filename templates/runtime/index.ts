@@ -1,8 +1,8 @@
 /**
  * framework-auth: authentication for Express, owned by your project. Mount `FrameworkAuth(config)` below a path,
  * read sessions with `getSession(req, config)`, guard routes with `createRequireAuth(config)`, call provider APIs with
- * `getAccessToken(req, providerId, config)`. Copied with a database adapter: session-management.ts (users list and end
- * their sessions) and its route, routes/sessions.ts, which the generated src/auth/index.ts hands to `FrameworkAuth`.
+ * `getAccessToken(req, providerId, config)`. A feature's API is in its own folder: with an adapter, features/database/
+ * holds the adapter's types (adapter.ts), session management and `createRequireRecentAuth`.
  */
 export { FrameworkAuth } from './handler.js';
 export type { FrameworkAuthHandler } from './handler.js';
@@ -97,7 +97,6 @@ export {
 export type { ErrorType, ErrorCause, ErrorPageKind, ErrorResponse, FeatureErrorTypes, RefreshTokenFailure } from './errors.js';
 export type {
   Account,
-  AdapterAccount,
   AdapterSession,
   AdapterUser,
   Awaitable,
@@ -113,6 +112,5 @@ export type {
   Session,
   TokenSet,
   User,
-  VerificationToken,
   WebAuthnProviderType,
 } from './types.js';

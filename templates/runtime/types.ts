@@ -181,26 +181,6 @@ export interface AdapterSession {
   sessionToken: string;
   userId: string;
   expires: Date;
-  /**
-   * Not part of Auth.js's session: when the session was created, when it was last used (written at most every
-   * few minutes) and the browser's `User-Agent` at sign-in, for the list of sessions a user can end. Stored by
-   * adapters that implement `listSessionsByUserId`; absent in rows made before they existed.
-   */
-  createdAt?: Date | null;
-  lastSeenAt?: Date | null;
-  userAgent?: string | null;
-}
-
-/** A single-use token for email sign-in, stored hashed by an adapter. */
-export interface VerificationToken {
-  identifier: string;
-  expires: Date;
-  token: string;
-}
-
-/** An account as stored by an adapter: `userId` is set. */
-export interface AdapterAccount extends Account {
-  userId: string;
 }
 
 /** `getSession`'s result: the session, or null when there is none. */

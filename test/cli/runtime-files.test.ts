@@ -26,7 +26,10 @@ const templates = readTemplates(packageTemplateDirs);
  * feature), OAuth providers' `twoFactor` option (to the two-factor feature), `AdapterAuthenticator` (to the passkey
  * feature), the features' warning hints, and dead aliases (FrameworkRequest, AccountInput, clientSafeErrorTypes):
  * 5,399, with the features' contract (storage, rules, warnings) added and the pieces features and the core both call
- * in files of their own (oauth/start-sign-in.ts, http/safe-equal.ts).
+ * in files of their own (oauth/start-sign-in.ts, http/safe-equal.ts). Issue 37's bearer hook for API keys made it
+ * 5,456; folding logic written twice (the session key found by `kid`, the `nbf`/`exp` checks, JSON answers, a
+ * request's cookie options, a chunked cookie's names) and moving the adapter's row types (`AdapterAccount`,
+ * `VerificationToken`, the session list's fields of `AdapterSession`) to the database feature: 5,383.
  */
 const defaultScaffoldLineBudget = 5400;
 

@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { FrameworkAuth, MissingAdapter, MissingAdapterMethods } from '../../templates/runtime/index.js';
-import type { Adapter, FrameworkAuthConfig, VerificationToken } from '../../templates/runtime/index.js';
+import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
+import type { VerificationToken } from '../../templates/runtime/features/database/adapter.js';
 import Email from '../../templates/runtime/providers/email.js';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { findForm } from '../support/html-form.js';

@@ -89,7 +89,7 @@ export function serializeCookie(cookie: OutgoingCookie): string {
 }
 
 /** A cookie that tells the browser to delete `name`. */
-function expiredCookie(name: string, options: CookieOption['options']): OutgoingCookie {
+export function expiredCookie(name: string, options: CookieOption['options']): OutgoingCookie {
   return { name, value: '', options: { ...options, maxAge: 0, expires: new Date(0) } };
 }
 
@@ -115,13 +115,14 @@ export function readChunkedCookie(cookies: Map<string, string>, name: string): s
   return value;
 }
 
+/** Whether the cookie `key` holds `name`, whole or as a chunk (`name.0`, `name.1`, …). */
+export function isChunkOf(key: string, name: string): boolean {
+  return key === name || (key.startsWith(`${name}.`) && /^\d+$/.test(key.slice(name.length + 1)));
+}
+
 /** Names of the cookies that currently hold `name` (whole or chunks), so that stale ones can be removed. */
 function existingChunkNames(cookies: Map<string, string>, name: string): string[] {
-  const names: string[] = [];
-  for (const key of cookies.keys()) {
-    if (key === name || (key.startsWith(`${name}.`) && /^\d+$/.test(key.slice(name.length + 1)))) names.push(key);
-  }
-  return names;
+  return [...cookies.keys()].filter((key) => isChunkOf(key, name));
 }
 
 /**

@@ -3,7 +3,7 @@
  * secure, and a size-limited form or JSON body. The origin is origin.ts's.
  */
 import type { Request } from 'express';
-import type { ResolvedConfig } from '../contracts.js';
+import type { CookiesOptions, ResolvedConfig } from '../contracts.js';
 import { parseCookieHeader } from './cookies.js';
 import { InvalidRequest } from '../errors.js';
 
@@ -15,11 +15,10 @@ function withStatus(error: InvalidRequest, status: number): InvalidRequest {
 /** Bodies of sign-in forms are small; anything larger is refused with 413. */
 const MAX_BODY_BYTES = 64 * 1024;
 
-/** Whether cookies get `Secure` and the `__Secure-`/`__Host-` prefixes for this request. */
-export function usesSecureCookies(req: Request, options: ResolvedConfig): boolean {
-  if (options.useSecureCookies !== undefined) return options.useSecureCookies;
-  if (options.envOrigin) return options.envOrigin.startsWith('https:');
-  return req.protocol === 'https';
+/** The cookies of this request: with `Secure` and the `__Secure-`/`__Host-` names on HTTPS (or as `useSecureCookies` says). */
+export function cookieOptionsFor(req: Request, options: ResolvedConfig): CookiesOptions {
+  const secure = options.useSecureCookies ?? (options.envOrigin ? options.envOrigin.startsWith('https:') : req.protocol === 'https');
+  return secure ? options.cookies.secure : options.cookies.plain;
 }
 
 /** The request's path (no query), as sent. */

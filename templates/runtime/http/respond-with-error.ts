@@ -6,7 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import type { ResolvedConfig, RequestContext, ErrorAnswer } from '../contracts.js';
-import { actionUrl, noStore, sendRedirect } from '../context.js';
+import { actionUrl, noStore, sendJsonResponse, sendRedirect } from '../context.js';
 import { CallbackRouteError, CredentialsSignin, errorResponseOf, isAuthError } from '../errors.js';
 import { pageContentSecurityPolicy } from '../pages/csp.js';
 import { renderErrorPage } from '../pages/other.js';
@@ -50,15 +50,11 @@ export function respondWithError(
   const busy = error.status === 503 && error.headers?.['Retry-After'] !== undefined;
   const status = (error.status >= 400 && error.status < 500) || busy ? error.status : 400;
   const message = inline ? error.message : undefined;
-  res.status(status);
-  res.setHeader('Cache-Control', noStore);
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
   // A refused attempt from a client that follows no redirects (the passkey script's fetch) is answered in JSON.
   const fetchClient = error.status === 429 && req.headers['x-auth-return-redirect'] !== undefined;
   if (prefersJson(req) || fetchClient || !answer || answer === 'json') {
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(JSON.stringify({ error: inline ? error.type : type, ...(message && { message }) }));
-    return;
+    return sendJsonResponse(res, status, { error: inline ? error.type : type, ...(message && { message }) });
   }
   const page = renderErrorPage({
     error: type,
@@ -67,6 +63,8 @@ export function respondWithError(
     theme: options.theme,
     messages: options.pageMessages,
   });
+  res.status(status);
+  res.setHeader('Cache-Control', noStore);
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Content-Security-Policy', pageContentSecurityPolicy());
   res.end(page.body);

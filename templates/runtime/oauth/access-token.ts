@@ -18,12 +18,12 @@ import type { Request, Response } from 'express';
 import type { FrameworkAuthConfig, ResolvedConfig, ResolvedOAuthProvider } from '../contracts.js';
 import { databaseOf, resolveConfigOnce } from '../config.js';
 import { flushCookies, noStore } from '../context.js';
-import { chunkCookie } from '../http/cookies.js';
+import { chunkCookie, isChunkOf } from '../http/cookies.js';
 import { InvalidProvider, RefreshTokenError } from '../errors.js';
 import { MAX_SHARED_REFRESHES, isFresh, noRefreshToken, refreshFailure, refreshKey, refreshTokenGrant, refusedEarlier, rotatedRefreshToken, shared } from './refresh.js';
 import { isOAuthProvider } from '../providers/resolve.js';
-import { requestCookies } from '../http/request.js';
-import { cookieOptionsFor, readSession } from '../session/session.js';
+import { cookieOptionsFor, requestCookies } from '../http/request.js';
+import { readSession } from '../session/session.js';
 import type { JWT, ProviderTokens, TokenSet } from '../types.js';
 
 /** How long a refresh's result answers other requests that still carry the refresh token it used (JWT sessions). */
@@ -176,12 +176,8 @@ async function writeSessionToken(req: Request, options: ResolvedConfig, provider
   const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: cookie.name, maxAge: options.jwt.maxAge });
   const expires = new Date(Date.now() + options.jwt.maxAge * 1000);
   const queued = res.getHeader('Set-Cookie');
-  const isSessionCookie = (header: string): boolean => {
-    const name = header.slice(0, header.indexOf('='));
-    return name === cookie.name || (name.startsWith(`${cookie.name}.`) && /^\d+$/.test(name.slice(cookie.name.length + 1)));
-  };
   if (queued !== undefined) {
-    const kept = (Array.isArray(queued) ? queued : [String(queued)]).filter((header) => !isSessionCookie(header));
+    const kept = (Array.isArray(queued) ? queued : [String(queued)]).filter((header) => !isChunkOf(header.slice(0, header.indexOf('=')), cookie.name));
     if (kept.length > 0) res.setHeader('Set-Cookie', kept);
     else res.removeHeader('Set-Cookie');
   }

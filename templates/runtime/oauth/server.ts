@@ -11,29 +11,15 @@ import type { ResolvedOAuthProvider } from '../contracts.js';
 /** How long any single call to a provider may take. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
 
-/**
- * True for URLs of this machine, where plain HTTP is allowed for development providers: a loopback IP literal
- * (`127.0.0.0/8`, `[::1]`) or exactly `localhost`. A name that merely starts with `127.` (`127.attacker.example`)
- * is a remote host. The URL parser has already normalised IPv4 forms (`127.1`, `0x7f.0.0.1`) to dotted quads.
- */
+/** True for URLs of this machine (`isLoopbackHostname`): plain HTTP is allowed there, for development providers. */
 function isLoopback(url: string): boolean {
-  let hostname: string;
-  try {
-    hostname = new URL(url).hostname;
-  } catch {
-    return false;
-  }
-  return isLoopbackHostname(hostname);
+  return URL.canParse(url) && isLoopbackHostname(new URL(url).hostname);
 }
 
 /** True for `https:` URLs, and `http:` URLs of this machine (see `isLoopback`). */
 export function isSecureOrLoopback(url: string): boolean {
-  try {
-    const { protocol } = new URL(url);
-    return protocol === 'https:' || (protocol === 'http:' && isLoopback(url));
-  } catch {
-    return false;
-  }
+  const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+  return protocol === 'https:' || (protocol === 'http:' && isLoopback(url));
 }
 
 /**

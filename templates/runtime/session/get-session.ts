@@ -6,7 +6,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DEFAULT_BASE_PATH } from '../http/base-path.js';
 import type { BearerResult, FrameworkAuthConfig, ResolvedConfig } from '../contracts.js';
 import { resolveConfigOnce } from '../config.js';
-import { flushCookies, noStore, sendRedirectResponse } from '../context.js';
+import { flushCookies, noStore, sendJsonResponse, sendRedirectResponse } from '../context.js';
 import { prefersJson } from '../http/request.js';
 import { readSession } from './session.js';
 import type { GetSessionResult, Session } from '../types.js';
@@ -102,13 +102,9 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
   const signInPath = guardOptions.redirectTo ?? options.pages.signIn ?? `${options.basePath ?? DEFAULT_BASE_PATH}/signin`;
   function deny(req: Request, res: Response): void {
     if (prefersJson(req)) {
-      res.status(401);
       // RFC 9110: a 401 names the scheme that would be accepted; with API keys, a bearer key is.
       if (options.bearer) res.setHeader('WWW-Authenticate', 'Bearer');
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Cache-Control', noStore);
-      res.end(JSON.stringify({ error: 'Unauthorized', message: 'Sign in to access this resource.' }));
-      return;
+      return sendJsonResponse(res, 401, { error: 'Unauthorized', message: 'Sign in to access this resource.' });
     }
     const separator = signInPath.includes('?') ? '&' : '?';
     sendRedirectResponse(res, `${signInPath}${separator}callbackUrl=${encodeURIComponent(req.originalUrl ?? req.url)}`);

@@ -8,7 +8,7 @@
  */
 import { hkdfSync, randomUUID } from 'node:crypto';
 import { EncryptJWT, base64url, calculateJwkThumbprint, errors, jwtDecrypt } from 'jose';
-import { CLOCK_TOLERANCE, type DerivedKey, decryptOwnShape } from './session-decrypt.js';
+import { CLOCK_TOLERANCE, type DerivedKey, checkTimes, decryptOwnShape, keyOf } from './session-decrypt.js';
 import type { JWTDecodeParams, JWTEncodeParams } from '../contracts.js';
 import type { JWT } from '../types.js';
 
@@ -95,18 +95,6 @@ function remember(token: string, verified: VerifiedToken): void {
   verifiedTokens.set(token, verified);
 }
 
-/** `nbf` and `exp` against the clock, with the tolerance jose applied at verification. */
-function checkTimes(payload: JWT): void {
-  const now = Math.floor(Date.now() / 1000);
-  const { nbf, exp } = payload as { nbf?: number; exp?: number };
-  if (typeof nbf === 'number' && nbf > now + CLOCK_TOLERANCE) {
-    throw new errors.JWTClaimValidationFailed('"nbf" claim timestamp check failed', payload, 'nbf', 'check_failed');
-  }
-  if (typeof exp === 'number' && exp <= now - CLOCK_TOLERANCE) {
-    throw new errors.JWTExpired('"exp" claim timestamp check failed', payload, 'exp', 'check_failed');
-  }
-}
-
 /** What a decryption found: the claims, the secret whose key opened the token, and whether it named that key. */
 interface Decrypted {
   payload: JWT;
@@ -123,14 +111,9 @@ async function decryptWithJose(token: string, secrets: readonly string[], salt: 
     async ({ kid, enc }) => {
       hadKid = kid !== undefined;
       if (!isEncryption(enc)) throw new errors.JOSEAlgNotAllowed('"enc" (Encryption Algorithm) Header Parameter value not allowed');
-      for (const candidate of secrets) {
-        const derived = await deriveKey(candidate, salt, enc);
-        if (kid === undefined || kid === derived.kid) {
-          usedSecret = candidate;
-          return derived.key;
-        }
-      }
-      throw new errors.JWEDecryptionFailed('no secret matches the token key id');
+      const found = await keyOf(kid, secrets, (candidate) => deriveKey(candidate, salt, enc));
+      usedSecret = found.secret;
+      return found.key;
     },
     { clockTolerance: CLOCK_TOLERANCE, keyManagementAlgorithms: [ALGORITHM], contentEncryptionAlgorithms: ['A256CBC-HS512', 'A256GCM'] },
   );

@@ -58,8 +58,14 @@ function checkClaims(plaintext: Buffer): JWT {
   }
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new errors.JWTInvalid('JWT Claims Set must be a top-level JSON object');
   const claims = payload as Record<string, unknown>;
-  const now = Math.floor(Date.now() / 1000);
   if (claims['iat'] !== undefined && typeof claims['iat'] !== 'number') throw new errors.JWTClaimValidationFailed('"iat" claim must be a number', claims, 'iat', 'invalid');
+  checkTimes(claims);
+  return claims as JWT;
+}
+
+/** jose's checks of `nbf` and `exp`, with its messages: numbers, and the clock with leeway (jwt.ts's remembered tokens too). */
+export function checkTimes(claims: Record<string, unknown>): void {
+  const now = Math.floor(Date.now() / 1000);
   if (claims['nbf'] !== undefined) {
     if (typeof claims['nbf'] !== 'number') throw new errors.JWTClaimValidationFailed('"nbf" claim must be a number', claims, 'nbf', 'invalid');
     if (claims['nbf'] > now + CLOCK_TOLERANCE) throw new errors.JWTClaimValidationFailed('"nbf" claim timestamp check failed', claims, 'nbf', 'check_failed');
@@ -68,13 +74,20 @@ function checkClaims(plaintext: Buffer): JWT {
     if (typeof claims['exp'] !== 'number') throw new errors.JWTClaimValidationFailed('"exp" claim must be a number', claims, 'exp', 'invalid');
     if (claims['exp'] <= now - CLOCK_TOLERANCE) throw new errors.JWTExpired('"exp" claim timestamp check failed', claims, 'exp', 'check_failed');
   }
-  return claims as JWT;
+}
+
+/** The key of the secret that `kid` names, and that secret; a token without `kid` gets the newest only (Auth.js's rule). */
+export async function keyOf(kid: string | undefined, secrets: readonly string[], derive: (secret: string) => Promise<DerivedKey>): Promise<{ key: Uint8Array; secret: string }> {
+  for (const secret of kid === undefined ? secrets.slice(0, 1) : secrets) {
+    const derived = await derive(secret);
+    if (kid === undefined || kid === derived.kid) return { key: derived.key, secret };
+  }
+  throw new errors.JWEDecryptionFailed('no secret matches the token key id');
 }
 
 /**
- * Opens a token of our own shape with the secret its `kid` names (a token without `kid` gets the newest secret
- * only, Auth.js's rule). Returns undefined for any other shape (jose decides those); throws jose's errors for a
- * token of our shape that is tampered with, made with another key, expired or not yet valid.
+ * Opens a token of our own shape with the secret its `kid` names (`keyOf`), or returns undefined for any other shape
+ * (jose decides those). Throws jose's errors for ours tampered with, made with another key, expired or not yet valid.
  */
 export async function decryptOwnShape(
   token: string,
@@ -88,17 +101,7 @@ export async function decryptOwnShape(
   const header = ownHeader(protectedHeader);
   if (!header) return undefined;
 
-  let key: Uint8Array | undefined;
-  let secret: string | undefined;
-  for (const candidate of header.kid === undefined ? secrets.slice(0, 1) : secrets) {
-    const derived = await deriveKey(candidate, salt, 'A256CBC-HS512');
-    if (header.kid === undefined || header.kid === derived.kid) {
-      key = derived.key;
-      secret = candidate;
-      break;
-    }
-  }
-  if (!key || secret === undefined) throw new errors.JWEDecryptionFailed('no secret matches the token key id');
+  const { key, secret } = await keyOf(header.kid, secrets, (candidate) => deriveKey(candidate, salt, 'A256CBC-HS512'));
 
   const iv = Buffer.from(ivPart, 'base64url');
   if (iv.length !== 16) throw new errors.JWEInvalid('Invalid Initialization Vector length');

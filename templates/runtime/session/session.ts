@@ -13,7 +13,7 @@ import { emitEvent } from '../events.js';
 import { databaseOf } from '../config.js';
 import { providerTokensOf, refreshErrorOfToken } from '../oauth/provider-tokens.js';
 import { customPageUrl, resolveRedirect } from '../http/redirect.js';
-import { requestCookies, usesSecureCookies } from '../http/request.js';
+import { cookieOptionsFor, requestCookies } from '../http/request.js';
 import type { Account, AdapterUser, JWT, Profile, Session, User } from '../types.js';
 
 function sameToken(a: JWT, b: JWT): boolean {
@@ -23,11 +23,6 @@ function sameToken(a: JWT, b: JWT): boolean {
   } catch {
     return false;
   }
-}
-
-/** Cookie names for this request: `__Secure-` prefixed on HTTPS. */
-export function cookieOptionsFor(req: Request, options: ResolvedConfig): CookiesOptions {
-  return usesSecureCookies(req, options) ? options.cookies.secure : options.cookies.plain;
 }
 
 /**

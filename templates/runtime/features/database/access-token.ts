@@ -7,14 +7,13 @@
  * access-token.ts.
  */
 import type { Request } from 'express';
-import { type Adapter, type AccountTokens, callAdapter } from './adapter.js';
+import { type Adapter, type AccountTokens, type AdapterAccount, callAdapter } from './adapter.js';
 import type { ResolvedConfig, ResolvedOAuthProvider } from '../../contracts.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { MissingAdapterMethods, RefreshTokenError } from '../../errors.js';
 import { isFresh, noRefreshToken, refreshFailure, refreshKey, refreshTokenGrant, refusedEarlier, rotatedRefreshToken, shared } from '../../oauth/refresh.js';
-import { requestCookies } from '../../http/request.js';
-import { cookieOptionsFor } from '../../session/session.js';
-import type { AdapterAccount, TokenSet } from '../../types.js';
+import { cookieOptionsFor, requestCookies } from '../../http/request.js';
+import type { TokenSet } from '../../types.js';
 
 /** How long an app process holds the database lease on a refresh: longer than a provider call may take (10 s). */
 const LEASE_SECONDS = 30;

@@ -7,15 +7,38 @@ import { AdapterError, MissingAdapterMethods } from '../../errors.js';
 import type { Adapter } from '../../contracts.js';
 import type {
   Account,
-  AdapterAccount,
   AdapterSession,
   AdapterUser,
   Awaitable,
   TokenSet,
-  VerificationToken,
 } from '../../types.js';
 
-export type { AdapterAccount, AdapterSession, AdapterUser, VerificationToken };
+export type { AdapterSession, AdapterUser };
+
+/** An account as stored by an adapter: `userId` is set. */
+export interface AdapterAccount extends Account {
+  userId: string;
+}
+
+/** A single-use token for email sign-in, stored hashed by an adapter. */
+export interface VerificationToken {
+  identifier: string;
+  expires: Date;
+  token: string;
+}
+
+declare module '../../types.js' {
+  interface AdapterSession {
+    /**
+     * Not part of Auth.js's session: when the session was created, when it was last used (written at most every
+     * few minutes) and the browser's `User-Agent` at sign-in, for the list of sessions a user can end. Stored by
+     * adapters that implement `listSessionsByUserId`; absent in rows made before they existed.
+     */
+    createdAt?: Date | null;
+    lastSeenAt?: Date | null;
+    userAgent?: string | null;
+  }
+}
 
 /** Key of the adapter method that takes the app's features (`Adapter[storeFeatures]`, called by `useFeatures`). */
 export const storeFeatures = Symbol.for('framework-auth.store-features');

@@ -9,7 +9,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DEFAULT_BASE_PATH } from '../../http/base-path.js';
 import type { FrameworkAuthConfig } from '../../contracts.js';
 import { resolveConfigOnce } from '../../config.js';
-import { flushCookies, noStore, sendRedirectResponse } from '../../context.js';
+import { flushCookies, noStore, sendJsonResponse, sendRedirectResponse } from '../../context.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
 import { prefersJson } from '../../http/request.js';
 import { readSession } from '../../session/session.js';
@@ -76,22 +76,15 @@ export function createRequireRecentAuth(config: FrameworkAuthConfig, guardOption
     const json = prefersJson(req);
     if (!result.session?.user) {
       const signIn = options.pages.signIn ?? `${mountPath}/signin`;
-      if (json) return answerJson(res, 401, { error: 'Unauthorized', message: 'Sign in to access this resource.' });
+      if (json) return sendJsonResponse(res, 401, { error: 'Unauthorized', message: 'Sign in to access this resource.' });
       return sendRedirectResponse(res, `${signIn}${signIn.includes('?') ? '&' : '?'}callbackUrl=${encodeURIComponent(returnTo)}`);
     }
     if (isRecentAuth(result.authTime, maxAge)) return next();
     const url = reauthUrl(mountPath, returnTo);
-    if (json) return answerJson(res, 401, reauthenticationJson(url));
+    if (json) return sendJsonResponse(res, 401, reauthenticationJson(url));
     sendRedirectResponse(res, url);
   }
   return function requireRecentAuth(req: Request, res: Response, next: NextFunction): Promise<void> {
     return guard(req, res, next);
   };
-}
-
-function answerJson(res: Response, status: number, body: Record<string, unknown>): void {
-  res.status(status);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Cache-Control', noStore);
-  res.end(JSON.stringify(body));
 }

@@ -13,8 +13,7 @@ import type { FrameworkAuthConfig, ResolvedConfig } from '../../contracts.js';
 import { resolveConfigOnce } from '../../config.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { InvalidRequest, MissingAdapterMethods, UnsupportedStrategy } from '../../errors.js';
-import { requestCookies } from '../../http/request.js';
-import { cookieOptionsFor } from '../../session/session.js';
+import { cookieOptionsFor, requestCookies } from '../../http/request.js';
 import type { AdapterSession } from '../../types.js';
 import { endSessionRows } from './session.js';
 
