@@ -29,9 +29,8 @@ afterAll(removeTempDirs);
 const PASSWORD = 'violet staple orbit lantern';
 const KEY_SHAPE = /^fak_[A-Za-z0-9_-]{43}$/;
 
-// What this test writes into the scaffold, as its user would: the scopes keys may hold, and routes that ask for them
-// (GET answers getSession(req), so that the key's session is seen as the app's code sees it).
-const scaffoldFeatures = 'features: [ApiKeys()],';
+// The scopes keys may hold, as the scaffold writes them; and what this test writes into the scaffold, as its user
+// would: routes that ask for them (GET answers getSession(req), so that the key's session is seen as the app's code sees it).
 const scopedFeatures = "features: [ApiKeys({ scopes: ['read', 'write'] })],";
 const scaffoldImport = "import { authHandler, requireAuth, sessionLocals } from './auth/index.js';";
 const scopedImport = "import { authHandler, getSession, requireAuth, sessionLocals } from './auth/index.js';";
@@ -55,7 +54,8 @@ async function replaceIn(projectDir: string, file: string, from: string, to: str
 }
 
 async function addScopes(projectDir: string): Promise<void> {
-  await replaceIn(projectDir, 'src/auth/config.ts', scaffoldFeatures, scopedFeatures);
+  const config = await readFile(join(projectDir, 'src/auth/config.ts'), 'utf8');
+  if (!config.includes(scopedFeatures)) throw new Error(`the scaffold's src/auth/config.ts has no ${JSON.stringify(scopedFeatures)}:\n${config}`);
   await replaceIn(projectDir, 'src/server.ts', scaffoldImport, scopedImport);
   await replaceIn(projectDir, 'src/server.ts', routesBefore, `${scopedRoutes}${routesBefore}`);
 }
@@ -545,9 +545,11 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with API keys o
         for (const [label, id] of [['Name', 'key-name'], ['Expires in (days)', 'key-days']] as const) {
           const field = page.getByLabel(label, { exact: true });
           expect(await field.getAttribute('aria-invalid')).toBe('true');
-          expect(await field.getAttribute('aria-describedby')).toBe(`${id}-error`);
+          // The error describes its field, after the hint the field has (the expiry's maximum).
+          expect((await field.getAttribute('aria-describedby'))?.split(' ').at(-1)).toBe(`${id}-error`);
           expect(await page.locator(`#${id}-error`).isVisible()).toBe(true);
         }
+        expect(await page.getByLabel('Expires in (days)').getAttribute('aria-describedby')).toBe('key-days-hint key-days-error');
         expect(await page.getByLabel('Expires in (days)').inputValue()).toBe('999');
         await expectAccessible(page, 'refused');
       });
