@@ -26,12 +26,11 @@ export async function runFeatureCommand(feature: FeatureEntry, on: boolean, flag
 
 /**
  * The `add-<id>` (on) or `remove-<id>` command of `framework-auth` for a catalog feature: its description and help
- * from the catalog; adding installs the feature's dependencies unless `--no-install` (offered only to a feature that
- * has dependencies).
+ * from the catalog; adding installs the feature's dependencies unless `--no-install`.
  */
 export function createFeatureCommand(feature: FeatureEntry, on: boolean, io: CliIo, run: (action: () => Promise<void>) => Promise<void>): Command {
   const { description, help } = on ? feature.commands.add : feature.commands.remove;
-  const options = on && Object.keys(feature.dependencies).length > 0
+  const options = on
     ? (command: Command) => command.option('--no-install', 'do not install its dependency').option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected)`)
     : undefined;
   return projectCommand(featureCommandName(feature, on), description, options)
