@@ -10,20 +10,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cliPackageRoot } from '../../src/generator/paths.js';
 import { parseJsonOutput, parseManifestJson } from './helpers/json-schema.js';
 import { projectTree } from './helpers/project-tree.js';
-import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
+import { createApp, frameworkAuthIn, makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
 
 const tree = projectTree;
 
-const frameworkAuth = (argv: readonly string[], cwd: string) => runInProcess('framework-auth', argv, { cwd });
-
-async function create(flags: readonly string[]): Promise<string> {
-  const parent = await makeTempDir();
-  const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', ...flags], { cwd: parent });
-  expect(result.exitCode, result.stderr).toBe(0);
-  return join(parent, 'app');
-}
+const frameworkAuth = frameworkAuthIn;
+const create = createApp;
 
 const apiKeysFiles = ['index.ts', 'api-keys.ts', 'bearer.ts', 'keys.ts', 'pages.ts', 'storage.ts'];
 const homeLinks = (server: string): string => /const links = user\n\s+\? `([^`]*)`/.exec(server)?.[1] ?? '';

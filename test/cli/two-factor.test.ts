@@ -7,20 +7,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseJsonOutput, parseManifestJson } from './helpers/json-schema.js';
 import { projectTree } from './helpers/project-tree.js';
-import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
+import { createApp, frameworkAuthIn, makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
 
 const tree = projectTree;
 
-const frameworkAuth = (argv: readonly string[], cwd: string) => runInProcess('framework-auth', argv, { cwd });
-
-async function create(flags: readonly string[]): Promise<string> {
-  const parent = await makeTempDir();
-  const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', ...flags], { cwd: parent });
-  expect(result.exitCode, result.stderr).toBe(0);
-  return join(parent, 'app');
-}
+const frameworkAuth = frameworkAuthIn;
+const create = createApp;
 
 describe('two-factor in the CLI', () => {
   it('create --two-factor writes TwoFactor() in the features, its files and uqr, and records it in the manifest', async () => {

@@ -53,6 +53,16 @@ async function replaceIn(projectDir: string, file: string, from: string, to: str
   await writeFile(path, text.replace(from, to));
 }
 
+/** Creates a key on the open API-keys page (its name, and the scope to tick if any) and reads it from the page's input. */
+async function createKeyOnPage(page: Page, name: string, scope?: string): Promise<string> {
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  if (scope) await page.getByLabel(scope, { exact: true }).check();
+  expect((await submitForm(page, 'Create API key', '/auth/api-keys')).status()).toBe(200);
+  const key = await page.locator('#new-api-key').inputValue();
+  expect(key).toMatch(KEY_SHAPE);
+  return key;
+}
+
 async function addScopes(projectDir: string): Promise<void> {
   const config = await readFile(join(projectDir, 'src/auth/config.ts'), 'utf8');
   if (!config.includes(scopedFeatures)) throw new Error(`the scaffold's src/auth/config.ts has no ${JSON.stringify(scopedFeatures)}:\n${config}`);
@@ -484,14 +494,9 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with API keys o
       it('creates a key on the page, shown once in a readonly, selectable input with a copy button, and revokes it with its button', async () => {
         const { context, page } = await signedInTab('grace@example.test');
         await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: first.url });
-        await page.getByLabel('Name', { exact: true }).fill('Deploy bot');
-        await page.getByLabel('write', { exact: true }).check();
-        expect((await submitForm(page, 'Create API key', '/auth/api-keys')).status()).toBe(200);
-
-        const input = page.locator('#new-api-key');
-        const key = await input.inputValue();
+        const key = await createKeyOnPage(page, 'Deploy bot', 'write');
         issued.push(key);
-        expect(key).toMatch(KEY_SHAPE);
+        const input = page.locator('#new-api-key');
         expect(await input.getAttribute('readonly')).not.toBeNull();
         expect(await input.isEditable()).toBe(false);
         expect(await page.getByLabel('API key “Deploy bot”').inputValue()).toBe(key);
@@ -525,10 +530,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with API keys o
 
       it('has no axe-core violations in the light and the dark scheme: the list, a created key, a refused form', async () => {
         const { page } = await signedInTab('grace@example.test');
-        await page.getByLabel('Name', { exact: true }).fill('Nightly export');
-        await page.getByLabel('read', { exact: true }).check();
-        expect((await submitForm(page, 'Create API key', '/auth/api-keys')).status()).toBe(200);
-        issued.push(await page.locator('#new-api-key').inputValue());
+        issued.push(await createKeyOnPage(page, 'Nightly export', 'read'));
         await expectAccessible(page, 'created');
 
         await page.goto(`${first.url}/auth/api-keys`);
@@ -556,12 +558,9 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with API keys o
 
       it('shows the key without JavaScript in the readonly input, and no copy button', async () => {
         const { page } = await signedInTab('linus@example.test', { javaScriptEnabled: false });
-        await page.getByLabel('Name', { exact: true }).fill('No-script key');
-        expect((await submitForm(page, 'Create API key', '/auth/api-keys')).status()).toBe(200);
-        const input = page.locator('#new-api-key');
-        const key = await input.inputValue();
+        const key = await createKeyOnPage(page, 'No-script key');
         issued.push(key);
-        expect(key).toMatch(KEY_SHAPE);
+        const input = page.locator('#new-api-key');
         expect(await input.getAttribute('readonly')).not.toBeNull();
         expect(await input.isVisible()).toBe(true);
         // The layout's `button{display:flex}` once outranked the button's `hidden` attribute: a dead button showed.

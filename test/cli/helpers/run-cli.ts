@@ -61,6 +61,19 @@ export async function runInProcess(bin: BinName, argv: readonly string[], option
   return { exitCode, stdout: stripVTControlCharacters(out), stderr: stripVTControlCharacters(err) };
 }
 
+/** `framework-auth <argv>` in a project, in this process. */
+export function frameworkAuthIn(argv: readonly string[], cwd: string): Promise<CliResult> {
+  return runInProcess('framework-auth', argv, { cwd });
+}
+
+/** `create-framework-auth app --yes --no-install <flags>` in a new temp folder; the app's path. Throws with its stderr when it fails. */
+export async function createApp(flags: readonly string[]): Promise<string> {
+  const parent = await makeTempDir();
+  const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', ...flags], { cwd: parent });
+  if (result.exitCode !== 0) throw new Error(`create-framework-auth ${flags.join(' ')} exited ${result.exitCode}:\n${result.stderr}`);
+  return join(parent, 'app');
+}
+
 const entry = fileURLToPath(new URL('./cli-entry.ts', import.meta.url));
 const tsxLoader = pathToFileURL(fileURLToPath(import.meta.resolve('tsx'))).href;
 
