@@ -6,7 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import type { BearerAuthentication, BearerResult, ResolvedConfig } from '../../contracts.js';
-import { noStore } from '../../context.js';
+import { sendJsonResponse } from '../../context.js';
 import { API_KEY_PREFIX } from './keys.js';
 
 /** A bearer request's refusal, as answered. */
@@ -36,15 +36,12 @@ const refusals: Record<BearerRefusal, { status: number; message: string }> = {
 /** Answers a refused bearer request: JSON `{ error, message }` and, for 401 and 403, the RFC 6750 challenge. */
 function refuseBearer(res: Response, refusal: BearerRefusal, details: { retryAfter?: number | undefined; scopes?: readonly string[] | undefined; message?: string | undefined }): void {
   const { status, message } = refusals[refusal];
-  res.status(status);
   if (status === 401 || status === 403) {
     const scope = details.scopes?.length ? `, scope="${details.scopes.join(' ')}"` : '';
     res.setHeader('WWW-Authenticate', `Bearer error="${refusal}"${scope}`);
   }
   if (details.retryAfter !== undefined) res.setHeader('Retry-After', String(details.retryAfter));
-  res.setHeader('Cache-Control', noStore);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify({ error: refusal, message: details.message ?? message }));
+  sendJsonResponse(res, status, { error: refusal, message: details.message ?? message });
 }
 
 /** The bearer side of the feature, over `authenticate` (which proves one credential). */
