@@ -10,10 +10,21 @@ import { hkdfSync, randomUUID } from 'node:crypto';
 import { EncryptJWT, base64url, calculateJwkThumbprint, errors, jwtDecrypt } from 'jose';
 import { CLOCK_TOLERANCE, type DerivedKey, checkTimes, decryptOwnShape, keyOf } from './session-decrypt.js';
 import type { JWTDecodeParams, JWTEncodeParams } from '../contracts.js';
-import type { JWT } from '../types.js';
+import type { JWT, User } from '../types.js';
 
 /** Thirty days, in seconds: the default session lifetime. */
 export const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60;
+
+/** The claims the default token carries of a user (`sub`, `name`, `email`, `picture`), as a sign-in writes them. */
+export function userClaims(user: Pick<User, 'id' | 'name' | 'email' | 'image'>): JWT {
+  const claims: JWT = {};
+  if (user.name !== undefined) claims.name = user.name;
+  if (user.email !== undefined) claims.email = user.email;
+  if (user.image !== undefined) claims.picture = user.image;
+  // Some Auth.js adapters return numeric ids (SERIAL keys): the JWT subject is always a string.
+  if (user.id !== undefined && user.id !== null) claims.sub = String(user.id);
+  return claims;
+}
 
 const ALGORITHM = 'dir';
 const ENCRYPTION = 'A256CBC-HS512';

@@ -14,6 +14,7 @@ import { databaseOf } from '../config.js';
 import { providerTokensOf, refreshErrorOfToken } from '../oauth/provider-tokens.js';
 import { customPageUrl, resolveRedirect } from '../http/redirect.js';
 import { cookieOptionsFor, requestCookies } from '../http/request.js';
+import { userClaims } from './jwt.js';
 import type { Account, AdapterUser, JWT, Profile, Session, User } from '../types.js';
 
 function sameToken(a: JWT, b: JWT): boolean {
@@ -119,12 +120,7 @@ async function createSessionCookies(
   params: { user: User | AdapterUser; account: Account | null; profile?: Profile; isNewUser?: boolean },
 ): Promise<{ cookies: OutgoingCookie[]; token: JWT | null }> {
   const { user } = params;
-  const initial: JWT = {};
-  if (user.name !== undefined) initial.name = user.name;
-  if (user.email !== undefined) initial.email = user.email;
-  if (user.image !== undefined) initial.picture = user.image;
-  // Some Auth.js adapters return numeric ids (SERIAL keys): the JWT subject is always a string.
-  if (user.id !== undefined && user.id !== null) initial.sub = String(user.id);
+  const initial = userClaims(user);
   initial.auth_time = Math.floor(Date.now() / 1000);
   const providerTokens = providerTokensOf(params.account);
   if (providerTokens) initial.providerTokens = { [params.account!.provider]: providerTokens };

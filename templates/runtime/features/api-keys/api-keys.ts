@@ -17,10 +17,11 @@ import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidRequest } from '../../errors.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
 import { safeEqual } from '../../http/safe-equal.js';
-import type { JWT, Session, User } from '../../types.js';
+import type { JWT, Session } from '../../types.js';
+import { userClaims } from '../../session/jwt.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
-import { askToSignIn, currentSignIn, isRecentSignIn } from '../database/signed-in.js';
+import { askToSignIn, currentSignIn, isRecentSignIn, sessionUserOf } from '../database/signed-in.js';
 import { RateLimited, consumeClientRateLimit } from '../rate-limit/rate-limit.js';
 import { apiKeyDigest, isApiKeyShaped, newApiKey } from './keys.js';
 import { type ApiKeysPage, type NewKeyErrors, copyKeyScriptHash, renderApiKeysPage } from './pages.js';
@@ -170,22 +171,12 @@ export async function authenticateApiKey(req: Request, credential: string, optio
   if (apiKey.lastUsedAt === null || apiKey.lastUsedAt.valueOf() <= now - TOUCH_INTERVAL_MS) {
     await callAdapter(options.adapter!, 'touchApiKey', apiKey.id, new Date(now));
   }
-  const sessionUser: User = { id: String(user.id) };
-  if (user.name !== undefined) sessionUser.name = user.name;
-  if (user.email !== undefined) sessionUser.email = user.email;
-  if (user.image !== undefined) sessionUser.image = user.image;
-  let session: Session = { user: sessionUser, expires: apiKey.expiresAt.toISOString() };
+  let session: Session = { user: sessionUserOf(user), expires: apiKey.expiresAt.toISOString() };
   // The app's `session` callback shapes a key's session as it shapes a cookie session: with database sessions an
   // empty token, as they have; with JWT sessions the claims a sign-in puts in the token, because their callbacks read
   // the user from it (`session.user.id = token.sub` would otherwise erase the key's user id).
   if (options.source.callbacks?.session) {
-    const token: JWT = {};
-    if (options.session.strategy === 'jwt') {
-      token.sub = String(user.id);
-      if (user.name !== undefined) token.name = user.name;
-      if (user.email !== undefined) token.email = user.email;
-      if (user.image !== undefined) token.picture = user.image;
-    }
+    const token: JWT = options.session.strategy === 'jwt' ? userClaims(user) : {};
     session = (await options.callbacks.session({ session, token, user })) as Session;
   }
   session.apiKey = { id: apiKey.id, scopes: [...apiKey.scopes] };

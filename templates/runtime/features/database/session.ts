@@ -8,8 +8,9 @@ import { chunkCookie } from '../../http/cookies.js';
 import { JWTSessionError } from '../../errors.js';
 import { emitEvent } from '../../events.js';
 import { isWithdrawnAccount } from './access-token.js';
+import { sessionUserOf } from './signed-in.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
-import type { AdapterSession, DefaultSession, Session, User } from '../../types.js';
+import type { AdapterSession, DefaultSession, Session } from '../../types.js';
 
 /** A database session's `lastSeenAt` is written when a request reads it at least this long after the last write. */
 const LAST_SEEN_INTERVAL_MS = 5 * 60_000;
@@ -57,10 +58,7 @@ export async function readDatabaseSession(options: ResolvedConfig, sessionToken:
       options.logger.error(error as Error);
     }
   }
-  const sessionUser: User = { id: String(user.id) };
-  if (user.name !== undefined) sessionUser.name = user.name;
-  if (user.email !== undefined) sessionUser.email = user.email;
-  if (user.image !== undefined) sessionUser.image = user.image;
+  const sessionUser = sessionUserOf(user);
   const error = await refreshErrorOfUser(options, String(user.id));
   let session: Session;
   try {

@@ -7,7 +7,7 @@ import type { RequestContext, ResolvedConfig } from '../../contracts.js';
 import { sendJson, sendRedirect } from '../../context.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { customPageUrl } from '../../http/redirect.js';
-import type { AdapterUser } from '../../types.js';
+import type { AdapterUser, User } from '../../types.js';
 
 declare module '../../contracts.js' {
   interface SessionOptions {
@@ -39,6 +39,15 @@ export function isRecentAuth(authTime: number | undefined, maxAge: number, now: 
   const age = now / 1000 - authTime;
   // A time in the future is a clock that moved back, not a fresh sign-in; a second of skew is allowed.
   return age >= -1 && age <= maxAge;
+}
+
+/** What a session shows of a stored user (`session.user`): its id as a string, and its name, email and image. */
+export function sessionUserOf(user: AdapterUser): User {
+  const shown: User = { id: String(user.id) };
+  if (user.name !== undefined) shown.name = user.name;
+  if (user.email !== undefined) shown.email = user.email;
+  if (user.image !== undefined) shown.image = user.image;
+  return shown;
 }
 
 /** The signed-in user of a request, and when they last authenticated (seconds; absent when unknown). */
