@@ -54,6 +54,9 @@ export const adapterMethods = [
   'getApiKeyAndUser',
   'deleteApiKey',
   'touchApiKey',
+  'createSecurityEvent',
+  'listSecurityEvents',
+  'deleteSecurityEventsBefore',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */

@@ -8,8 +8,9 @@
  * database counts together.
  */
 import { createHmac } from 'node:crypto';
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIPv6 } from 'node:net';
 import type { Request } from 'express';
+import { networkOf, requestAddress } from '../../http/client-address.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import type { LoggerInstance, ResolvedConfig, RequestContext, Feature } from '../../contracts.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
@@ -238,19 +239,7 @@ export function clientAddress(req: Request, logger?: Pick<LoggerInstance, 'warn'
     warnedLoggers.add(logger);
     logger.warn('untrusted-proxy');
   }
-  const address = (req.ip ?? peer ?? '').replace(/%.*$/, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
-  if (isIPv6(address)) return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
+  const address = requestAddress(req);
+  if (isIPv6(address)) return networkOf(address, { ipv4Octets: 4, ipv6Groups: 4 });
   return address || 'unknown';
-}
-
-/** The eight 16-bit groups of a valid IPv6 address, `::` expanded, without leading zeros. */
-function ipv6Groups(address: string): string[] {
-  const [head = '', tail] = address.split('::');
-  const groupsOf = (part: string | undefined): string[] => (part ? part.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group])) : []);
-  const first = groupsOf(head);
-  const last = groupsOf(tail);
-  const groups = tail === undefined ? first : [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last];
-  return groups.map((group) => parseInt(group, 16).toString(16));
 }
