@@ -40,6 +40,14 @@ export interface SecurityNotificationsOptions {
   support?: string;
 }
 
+/** The options, checked and with their defaults. */
+interface NotificationSettings {
+  send: SecurityNotificationsOptions['send'];
+  newDevice: boolean;
+  appName: string | undefined;
+  support: string | undefined;
+}
+
 /**
  * Hands the message to `send` without waiting for it: a slow or failing mail service must not hold the sign-in or
  * change that caused the event (the core awaits each sink). A failure is logged.
@@ -56,12 +64,12 @@ function deliver(options: ResolvedConfig, send: SecurityNotificationsOptions['se
 }
 
 /** The sink: decides (and reads the user) before the core moves on; only the delivery runs on its own. */
-function notificationSink(settings: SecurityNotificationsOptions): SecurityEventSink {
+function notificationSink(settings: NotificationSettings): SecurityEventSink {
   return {
     async record(options, event) {
       const adapter = options.adapter;
       if (!adapter || !isNotified(event.type)) return;
-      if (event.type === 'sign-in' && !(settings.newDevice === true && (await isNewDevice(options, event)))) return;
+      if (event.type === 'sign-in' && !(settings.newDevice && (await isNewDevice(options, event)))) return;
       const user = await callAdapter(adapter, 'getUser', event.userId);
       if (!user?.email) return;
       const message = securityMessage(options, event, user.email, messageSettings(options, { appName: settings.appName, support: settings.support }));
@@ -76,12 +84,12 @@ export function SecurityNotifications(options: SecurityNotificationsOptions): Fe
   if (options.appName !== undefined && (typeof options.appName !== 'string' || options.appName.trim() === '' || /[\r\n]/.test(options.appName))) {
     throw new TypeError('SecurityNotifications({ appName }) must be a non-empty name on one line (it goes into the subject)');
   }
-  const settings: SecurityNotificationsOptions = { ...options, appName: options.appName?.trim() };
+  const settings: NotificationSettings = { send: options.send, newDevice: options.newDevice === true, appName: options.appName?.trim(), support: options.support };
   return {
     id: 'security-notifications',
     securityEvents: notificationSink(settings),
     check(resolved) {
-      if (settings.newDevice === true && !resolved.features.some((feature) => feature.id === 'security-events')) {
+      if (settings.newDevice && !resolved.features.some((feature) => feature.id === 'security-events')) {
         throw new TypeError('SecurityNotifications({ newDevice: true }) compares a sign-in with the stored ones: add SecurityEvents to `features` (the account feature brings it).');
       }
     },
