@@ -16,7 +16,8 @@ import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { resolveConfig } from '../../templates/runtime/config.js';
 import type { ResolvedConfig, SecurityEventType } from '../../templates/runtime/contracts.js';
-import { type SecurityEventInput, recordSecurityEvent } from '../../templates/runtime/events.js';
+import type { SecurityEventInput } from '../../templates/runtime/contracts.js';
+import { recordSecurityEvent } from '../../templates/runtime/events.js';
 import { sendSmtpMessage } from '../../templates/runtime/features/email/smtp.js';
 import { SecurityEvents } from '../../templates/runtime/features/security-events/index.js';
 import {

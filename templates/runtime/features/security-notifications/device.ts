@@ -4,9 +4,9 @@
  * sign-ins never used. The `User-Agent` and, behind a proxy that Express trusts, the address are the client's to
  * choose: only fixed names and address-shaped text reach a message.
  */
-import type { ResolvedConfig, SecurityEvent } from '../../contracts.js';
+import type { ResolvedConfig } from '../../contracts.js';
 import { networkOf } from '../../http/client-address.js';
-import { securityEventsOf } from '../security-events/index.js';
+import { type SecurityEvent, securityEventsOf } from '../security-events/index.js';
 
 /** Browsers by a token of their `User-Agent`, most specific first (Edge and Opera also claim to be Chrome). */
 const browsers: readonly (readonly [RegExp, string])[] = [
@@ -81,7 +81,7 @@ function deviceOf(event: SecurityEvent): string {
  */
 export async function isNewDevice(options: ResolvedConfig, event: SecurityEvent): Promise<boolean> {
   if (typeof options.adapter?.listSecurityEvents !== 'function') return false;
-  // The events sink may have stored this very sign-in already (it runs first when listed first).
+  // The recorder stores this very sign-in before the listening features hear it.
   const earlier = (await securityEventsOf(options, event.userId)).filter((stored) => stored.type === 'sign-in' && stored.id !== event.id);
   if (earlier.length === 0) return false;
   const device = deviceOf(event);

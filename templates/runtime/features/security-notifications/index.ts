@@ -10,7 +10,8 @@
  * @example
  * features: [SecurityEvents, SecurityNotifications({ send: (message) => mailer.send({ from: 'security@example.com', ...message }), newDevice: true })]
  */
-import type { Feature, ResolvedConfig, SecurityEvent, SecurityEventSink } from '../../contracts.js';
+import type { Feature, ResolvedConfig } from '../../contracts.js';
+import type { SecurityEvent } from '../security-events/index.js';
 import { EventError } from '../../errors.js';
 import type { Awaitable } from '../../types.js';
 import { callAdapter } from '../database/adapter.js';
@@ -50,7 +51,7 @@ interface NotificationSettings {
 
 /**
  * Hands the message to `send` without waiting for it: a slow or failing mail service must not hold the sign-in or
- * change that caused the event (the core awaits each sink). A failure is logged.
+ * change that caused the event (the recorder awaits each feature that listens). A failure is logged.
  */
 function deliver(options: ResolvedConfig, send: SecurityNotificationsOptions['send'], event: SecurityEvent, message: SecurityNotificationMessage): void {
   const failed = (error: unknown) => {
@@ -63,22 +64,20 @@ function deliver(options: ResolvedConfig, send: SecurityNotificationsOptions['se
   }
 }
 
-/** The sink: decides (and reads the user) before the core moves on; only the delivery runs on its own. */
-function notificationSink(settings: NotificationSettings): SecurityEventSink {
-  return {
-    async record(options, event) {
-      const adapter = options.adapter;
-      if (!adapter || !isNotified(event.type)) return;
-      if (event.type === 'sign-in' && !(settings.newDevice && (await isNewDevice(options, event)))) return;
-      const user = await callAdapter(adapter, 'getUser', event.userId);
-      if (!user?.email) return;
-      const message = securityMessage(options, event, user.email, messageSettings(options, { appName: settings.appName, support: settings.support }));
-      if (message) deliver(options, settings.send, event, message);
-    },
+/** Hears an event: decides (and reads the user) before the recorder moves on; only the delivery runs on its own. */
+function notify(settings: NotificationSettings): NonNullable<Feature['onSecurityEvent']> {
+  return async (options, event) => {
+    const adapter = options.adapter;
+    if (!adapter || !isNotified(event.type)) return;
+    if (event.type === 'sign-in' && !(settings.newDevice && (await isNewDevice(options, event)))) return;
+    const user = await callAdapter(adapter, 'getUser', event.userId);
+    if (!user?.email) return;
+    const message = securityMessage(options, event, user.email, messageSettings(options, { appName: settings.appName, support: settings.support }));
+    if (message) deliver(options, settings.send, event, message);
   };
 }
 
-/** The security notifications' feature: a sink of the security events that emails the user. */
+/** The security notifications' feature: it hears the security events and emails the user. */
 export function SecurityNotifications(options: SecurityNotificationsOptions): Feature {
   if (typeof options?.send !== 'function') throw new TypeError('SecurityNotifications({ send }) needs a `send` function that delivers a message');
   if (options.appName !== undefined && (typeof options.appName !== 'string' || options.appName.trim() === '' || /[\r\n]/.test(options.appName))) {
@@ -87,7 +86,7 @@ export function SecurityNotifications(options: SecurityNotificationsOptions): Fe
   const settings: NotificationSettings = { send: options.send, newDevice: options.newDevice === true, appName: options.appName?.trim(), support: options.support };
   return {
     id: 'security-notifications',
-    securityEvents: notificationSink(settings),
+    onSecurityEvent: notify(settings),
     check(resolved) {
       if (settings.newDevice && !resolved.features.some((feature) => feature.id === 'security-events')) {
         throw new TypeError('SecurityNotifications({ newDevice: true }) compares a sign-in with the stored ones: add SecurityEvents to `features` (the account feature brings it).');

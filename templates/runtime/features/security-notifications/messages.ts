@@ -4,7 +4,8 @@
  * page on the configured origin (AUTH_URL), which asks the user to sign in: never a link that signs in or carries a
  * token, and never an origin a request's Host chose.
  */
-import type { ResolvedConfig, SecurityEvent, SecurityEventType } from '../../contracts.js';
+import type { ResolvedConfig, SecurityEventType } from '../../contracts.js';
+import type { SecurityEvent } from '../security-events/index.js';
 import { DEFAULT_BASE_PATH } from '../../http/base-path.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { messageHtml, shownHost } from '../email/smtp.js';
