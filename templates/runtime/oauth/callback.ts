@@ -304,13 +304,8 @@ export async function proxiedCallbackTarget(context: RequestContext, parameters:
   } catch {
     return null;
   }
-  if (!origin) return null;
-  let target: URL;
-  try {
-    target = new URL(origin);
-  } catch {
-    return null;
-  }
+  if (!origin || !URL.canParse(origin)) return null;
+  const target = new URL(origin);
   if (target.origin === context.origin) return null;
   if (!isTrustedOrigin(context.options.trustedHosts, target.origin)) {
     throw new InvalidCheck(`The redirect proxy does not forward to ${target.origin}: it is not on the trustHost list`);

@@ -63,12 +63,9 @@ async function discover(provider: ResolvedOAuthProvider): Promise<oauth.Authoriz
 
 /** Scheme and host of `url` for an error message (never its path or query, which might carry a secret). */
 export function describeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.host ? `${parsed.protocol}//${parsed.host}` : parsed.protocol;
-  } catch {
-    return 'an invalid URL';
-  }
+  if (!URL.canParse(url)) return 'an invalid URL';
+  const parsed = new URL(url);
+  return parsed.host ? `${parsed.protocol}//${parsed.host}` : parsed.protocol;
 }
 
 async function fetchWith(provider: ResolvedOAuthProvider, url: string): Promise<Response> {
