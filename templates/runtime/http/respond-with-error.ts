@@ -6,9 +6,8 @@
  */
 import type { Request, Response } from 'express';
 import type { ResolvedConfig, RequestContext, ErrorAnswer } from '../contracts.js';
-import { actionUrl, noStore, sendJsonResponse, sendRedirect } from '../context.js';
+import { actionUrl, sendHtmlResponse, sendJsonResponse, sendRedirect } from '../context.js';
 import { CallbackRouteError, CredentialsSignin, errorResponseOf, isAuthError } from '../errors.js';
-import { pageContentSecurityPolicy } from '../pages/csp.js';
 import { renderErrorPage } from '../pages/other.js';
 import { prefersJson } from './request.js';
 
@@ -63,9 +62,5 @@ export function respondWithError(
     theme: options.theme,
     messages: options.pageMessages,
   });
-  res.status(status);
-  res.setHeader('Cache-Control', noStore);
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Content-Security-Policy', pageContentSecurityPolicy());
-  res.end(page.body);
+  sendHtmlResponse(res, status, page.body);
 }
