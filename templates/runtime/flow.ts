@@ -1,7 +1,6 @@
 /**
- * What a provider's module brings to the routes (the provider carries it under `providerFlow`, contracts.ts):
- * the routes and the sign-in page call these functions, so the core imports no credentials, email, passkey or
- * OAuth 1.0a code, and a project holds only the flows of the providers it uses.
+ * What a provider's module brings to the routes (the provider carries it under `providerFlow`, contracts.ts, which
+ * says why): the routes and the sign-in page call these functions.
  */
 import type { RequestContext, ResolvedFlowProvider, ResolvedOAuthProvider, CarriedFlow, FlowCheckContext } from './contracts.js';
 import type { OAuthCallbackResult } from './oauth/callback.js';

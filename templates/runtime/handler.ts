@@ -18,8 +18,6 @@ import { sessionRoute } from './routes/session.js';
 import { signInRoute } from './routes/signin.js';
 import { signOutRoute } from './routes/signout.js';
 
-export { routes } from './router.js';
-
 /** The Express middleware returned by `FrameworkAuth`. */
 export type FrameworkAuthHandler = (req: Request, res: Response, next: NextFunction) => Promise<void>;
 
