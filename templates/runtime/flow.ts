@@ -26,6 +26,8 @@ export interface ProviderFlow<Provider extends ResolvedFlowProvider = ResolvedFl
   signInForm?(provider: Provider, form: SignInFormContext): SafeHtml;
   /** An inline script the form needs, allowed by its hash in the page's Content-Security-Policy. */
   pageScript?: { source: string; hash: string };
+  /** The styles the form needs beyond the layout's (pages/form-styles.ts). */
+  pageStyles?: string;
 }
 
 /** The flow of an OAuth version other than 2 (the microblog provider's OAuth 1.0a). */
