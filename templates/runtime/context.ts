@@ -12,13 +12,11 @@ import { cookieOptionsFor, requestCookies } from './http/request.js';
 
 /** Builds the context of a request below the mount path. */
 export function createContext(req: Request, res: Response, options: ResolvedConfig, mountPath: string): RequestContext {
-  const { origin, linkOrigin } = requestOrigin(req, options);
   return {
     req,
     res,
     options,
-    origin,
-    linkOrigin,
+    ...requestOrigin(req, options),
     mountPath,
     cookieOptions: cookieOptionsFor(req, options),
     cookies: requestCookies(req),
