@@ -94,10 +94,7 @@ export function sendHtmlResponse(res: Response, status: number, page: string, sc
  * answered as `200 { url }` instead, for clients that navigate themselves.
  */
 export function sendRedirect(context: RequestContext, url: string): void {
-  if (context.req.headers['x-auth-return-redirect']) {
-    sendJson(context, 200, { url });
-    return;
-  }
+  if (context.req.headers['x-auth-return-redirect']) return sendJson(context, 200, { url });
   sendRedirectResponse(context.res, url, context.outgoing);
 }
 
