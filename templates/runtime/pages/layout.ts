@@ -57,7 +57,6 @@ function brandStyles(theme: Theme): string {
 /**
  * Wraps page content in the themed document: one `main` landmark holding a card with the logo and `body` (and a
  * feature's own `styles`).
- * `theme.colorScheme` `light` or `dark` fixes the scheme; `auto` (the default) follows `prefers-color-scheme`.
  */
 export function layout(params: { title: string; theme: Theme; body: SafeHtml; styles?: string }): string {
   const { theme } = params;

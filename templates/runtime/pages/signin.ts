@@ -27,10 +27,7 @@ export function signInPageScriptHashes(providers: readonly ResolvedProvider[]): 
   return pageScripts(providers).map((script) => script.hash);
 }
 
-/**
- * The button of an OAuth provider, in `style.brandColor` with `style.logo`. The text is `style.text` when it is
- * readable on the brand colour (4.5:1), otherwise black or white, whichever contrasts more.
- */
+/** The button of an OAuth provider, in `style.brandColor` with `style.logo`, its text readable (`readableTextColor`). */
 function providerButton(provider: ResolvedOAuthProvider, mountPath: string, hidden: SafeHtml, reauth: boolean): SafeHtml {
   const brand = safeColor(provider.style?.brandColor ?? provider.style?.bg);
   const configuredText = safeColor(provider.style?.text);
