@@ -11,10 +11,7 @@ import type { CookieOption, RequestContext } from '../contracts.js';
 import { setCookie } from '../context.js';
 import { InvalidCheck } from '../errors.js';
 
-/**
- * Stores `payload` in the check cookie `option`, bound to `providerId`, valid for the cookie's max age
- * (15 minutes).
- */
+/** Stores `payload` in the check cookie `option`, bound to `providerId`, valid for its max age (15 minutes). */
 export async function writeCheckCookie(
   context: RequestContext,
   option: CookieOption,

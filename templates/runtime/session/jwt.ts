@@ -57,9 +57,7 @@ export function deriveKey(secret: string, salt: string, encryption: Encryption):
   return derived;
 }
 
-/**
- * Encrypts `token` into a JWE with the newest secret. Adds `iat`, `exp` (now + `maxAge`) and a random `jti`.
- */
+/** Encrypts `token` into a JWE with the newest secret. Adds `iat`, `exp` (now + `maxAge`) and a random `jti`. */
 export async function encode<Payload extends Record<string, unknown> = JWT>(params: JWTEncodeParams<Payload>): Promise<string> {
   const { token = {} as Payload, secret, salt, maxAge = DEFAULT_MAX_AGE } = params;
   const newest = Array.isArray(secret) ? secret[0] : secret;
