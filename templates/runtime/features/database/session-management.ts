@@ -96,9 +96,9 @@ export async function listSessionsOf(req: Request, options: ResolvedConfig): Pro
 
 /**
  * Ends sessions of the current user: their rows are deleted, each one emits the `signOut` event, and the user gets one
- * `session-ended` security event (how many ended). Returns how
- * many were ended and whether the request's own session was one of them, or null when the request has no session.
- * An id that is not one of the user's live sessions ends nothing: a user can only end their own sessions.
+ * `session-ended` security event (how many ended). Returns how many were ended and whether the request's own session
+ * was one of them, or null when the request has no session. An id that is not one of the user's live sessions ends
+ * nothing: a user can only end their own sessions.
  */
 export async function endSessionsOf(req: Request, options: ResolvedConfig, which: EndSessions): Promise<{ ended: number; endedCurrent: boolean } | null> {
   const current = await currentSession(req, options);
