@@ -78,7 +78,7 @@ interface Harness {
  * An app with the password, passkey and OIDC providers, SecurityEvents, TwoFactor and ApiKeys on a SQLite file, the
  * hook recording what it hears, and POST /sign-out-everywhere (endAllSessions).
  */
-async function startHarness(overrides: Partial<FrameworkAuthConfig> = {}): Promise<Harness> {
+async function startHarness(overrides: Partial<FrameworkAuthConfig> = {}, oidc: { allowDangerousEmailAccountLinking?: boolean } = {}): Promise<Harness> {
   const folder = await mkdtemp(join(tmpdir(), 'framework-auth-security-events-'));
   const file = join(folder, 'auth.db');
   const heard: SecurityEvent[] = [];
@@ -93,7 +93,7 @@ async function startHarness(overrides: Partial<FrameworkAuthConfig> = {}): Promi
     providers: [
       Password({ sendMessage: (message) => void messages.push(message) }),
       Passkey(),
-      OIDC({ issuer: op.issuer, clientId, clientSecret: `${clientId}-secret` }),
+      OIDC({ issuer: op.issuer, clientId, clientSecret: `${clientId}-secret`, ...oidc }),
     ],
     features: [SecurityEvents, TwoFactor({ issuer: 'Test App', now: () => clock }), ApiKeys()],
     events: { onSecurityEvent: (event) => void heard.push(event) },
@@ -475,6 +475,21 @@ describe('security events recorded by the runtime', () => {
     const listed = await securityEventsOf(resolveConfigOnce(h.config), user.id);
     expect(listed.map((event) => event.type)).toEqual(['sign-out', 'sign-in']);
     expect((await securityEventsOf(resolveConfigOnce(h.config), user.id, 1)).map((event) => event.type)).toEqual(['sign-out']);
+  });
+});
+
+describe('an account linked by its proven address', () => {
+  it('records account-linked when an OIDC sign-in joins the user who proved its address (allowDangerousEmailAccountLinking)', async () => {
+    const h = await startHarness({}, { allowDangerousEmailAccountLinking: true });
+    try {
+      const user = await newUser(h);
+      op.setAccount(`linked-${users}`, { ...DEFAULT_ACCOUNTS['alice']!, sub: `linked-${users}-sub`, email: user.email });
+      expect((await signInWithOidc(h, browser(h), `linked-${users}`)).status).toBe(302);
+      expect(await h.adapter.getUserByAccount({ provider: 'oidc', providerAccountId: `linked-${users}-sub` })).toMatchObject({ id: user.id });
+      expect(await summaryOf(h, user.id)).toEqual([{ type: 'account-linked', method: 'oidc', detail: null }, signInBy('oidc')]);
+    } finally {
+      await h.close();
+    }
   });
 });
 
