@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Adapter, AdapterAccount, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
 import type { AdapterAuthenticator } from '../../templates/runtime/features/passkey/storage.js';
 import type { StoredApiKey } from '../../templates/runtime/features/api-keys/storage.js';
-import type { SecurityEvent } from '../../templates/runtime/contracts.js';
+import type { SecurityEvent } from '../../templates/runtime/features/security-events/index.js';
 
 /** Every method of the interface, in its order. */
 export const adapterMethods = [
