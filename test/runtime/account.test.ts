@@ -50,7 +50,11 @@ const adapters: readonly [string, () => Promise<{ adapter: Adapter; folder: stri
   ],
 ];
 
-async function startHarness(made: { adapter: Adapter; folder: string | undefined }, features?: (messages: AccountMessage[]) => FrameworkAuthConfig['features']): Promise<Harness> {
+async function startHarness(
+  made: { adapter: Adapter; folder: string | undefined },
+  features?: (messages: AccountMessage[]) => FrameworkAuthConfig['features'],
+  overrides: Partial<FrameworkAuthConfig> = {},
+): Promise<Harness> {
   const { errors, logger } = recordingLogger();
   const messages: AccountMessage[] = [];
   const config: FrameworkAuthConfig = {
@@ -61,6 +65,7 @@ async function startHarness(made: { adapter: Adapter; folder: string | undefined
     features: features?.(messages) ?? [Account({ sendMessage: (message) => void messages.push(message) }), ApiKeys(), TwoFactor()],
     logger,
     rateLimit: false,
+    ...overrides,
   };
   const app = express();
   app.set('trust proxy', true);
@@ -692,6 +697,23 @@ function passkeyOf(userId: string) {
   const id = `credential-${crypto.randomUUID()}`;
   return { credentialID: id, userId, providerAccountId: id, credentialPublicKey: `public-key-${crypto.randomUUID()}`, counter: 0, credentialDeviceType: 'multiDevice', credentialBackedUp: true, transports: 'internal' };
 }
+
+describe('the address change with rate limits on', () => {
+  it('refuses the sixth request of a user within 15 minutes (429, Retry-After) and sends nothing for it', async () => {
+    const h = await startHarness({ adapter: MemoryAdapter(), folder: undefined }, undefined, { rateLimit: {} });
+    try {
+      const jar = await signIn(h, (await newUser(h)).email);
+      for (let attempt = 0; attempt < 5; attempt++) expect((await post(h, jar, 'account/email', { newEmail: freshAddress() }, true)).status).toBe(202);
+      const refused = await post(h, jar, 'account/email', { newEmail: freshAddress() }, true);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(h.messages.filter((message) => message.kind === 'confirm-new-address')).toHaveLength(5);
+    } finally {
+      await h.close();
+    }
+  });
+});
 
 describe('the account without a mail service in production', () => {
   let h: Harness;

@@ -5,7 +5,8 @@
  *   with the "check the new address" notice, or 202 JSON), and what differs happens after it: a free address gets a
  *   single-use link (valid `linkMaxAge`, one hour at most; stored as a digest; a newer request replaces the older),
  *   an address another user has gets a notice that someone tried (as sign-up does), and nothing is stored. The old
- *   address is told a change was asked either way, without a link.
+ *   address is told a change was asked either way, without a link. At most `accountEmailPerUser` requests (5 in 15
+ *   minutes) per user: 429 with `Retry-After` past it.
  * - GET `<mount>/account/email/confirm?token=…`: a page with a button; opening the link changes nothing (mail scanners
  *   and previews open links).
  * - POST `<mount>/account/email/confirm` (`token`, CSRF): works in any browser, signed in or not, since the token is
@@ -24,6 +25,7 @@ import { recordSecurityEvent } from '../../events.js';
 import { AdapterError } from '../../errors.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { endSessionRows } from '../database/session.js';
+import { consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { hashVerificationToken, newLinkToken } from '../email/link-token.js';
 import { refuseForm } from './account-view.js';
 import { type AccountMessage, type AccountMailer, accountMessage } from './mail.js';
@@ -57,6 +59,8 @@ export async function requestEmailChangeRoute(request: AccountRequest, body: Rec
     throw error;
   }
   if (newEmail === user.email) return refuseForm(request, { newEmail: 'This is already your email address.' }, typed);
+  // Each request mails two addresses, one of them chosen by the user: a bounded number per user (429 past it).
+  await consumeRateLimit(context.options, 'accountEmailPerUser', String(user.id));
   // Built before the answer: a link is made only on a configured origin (AUTH_URL or trustHost), never a Host header.
   const confirmUrl = configuredActionUrl(context, 'account/email/confirm');
   const origin = new URL(confirmUrl).origin;

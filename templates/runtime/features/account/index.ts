@@ -29,6 +29,7 @@ import type { Feature, ResolvedConfig } from '../../contracts.js';
 import type { AuthEnv } from '../../types.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { AdapterMethod } from '../database/adapter.js';
+import { rateLimits } from '../rate-limit/index.js';
 import { SecurityEvents } from '../security-events/index.js';
 import { accountRoute, accountSubpaths } from './account-route.js';
 import { type AccountMailOptions, type AccountMailer, resolveAccountMailer } from './mail.js';
@@ -43,6 +44,16 @@ export type { EmailChange } from './storage.js';
 declare module '../../contracts.js' {
   interface FeatureWarningCodes {
     'account-email-printed-to-console': true;
+  }
+}
+
+declare module '../rate-limit/rate-limit.js' {
+  interface RateLimitRules {
+    /**
+     * Address changes asked per user (each sends two messages): past the limit, 429 until the window ends.
+     * @default { window: 900, max: 5 }
+     */
+    accountEmailPerUser: true;
   }
 }
 
@@ -71,7 +82,8 @@ export function Account(options: AccountOptions = {}, env: AuthEnv = process.env
     id: 'account',
     routes: { account: { methods: ['GET', 'POST'], provider: 'none', errors: 'page', subpaths: accountSubpaths, run: accountRoute } },
     storage: emailChangeStorage,
-    features: [SecurityEvents],
+    rateLimits: { accountEmailPerUser: { window: 15 * 60, max: 5 } },
+    features: [SecurityEvents, rateLimits],
     warnings: {
       'account-email-printed-to-console':
         'AUTH_EMAIL_SERVER is empty, so the account email below is printed here instead of sent (development only: in production the address change is not offered without it).',
