@@ -18,7 +18,8 @@ import { Account, accountMailerOf, type AccountMessage } from '../../templates/r
 import { ApiKeys, createApiKey } from '../../templates/runtime/features/api-keys/index.js';
 import { hashPassword } from '../../templates/runtime/features/password/hash.js';
 import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js';
-import { FrameworkAuth, createSessionLocals } from '../../templates/runtime/index.js';
+import { FrameworkAuth, UnsupportedStrategy, createSessionLocals } from '../../templates/runtime/index.js';
+import { resolveConfig } from '../../templates/runtime/config.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
 import Password from '../../templates/runtime/providers/password.js';
@@ -774,5 +775,17 @@ describe('the account without a mail service in production', () => {
     } finally {
       await plain.close();
     }
+  });
+});
+
+describe('the account at startup', () => {
+  it('refuses JWT sessions beside an adapter: no session row to delete after an address change or a deletion', () => {
+    const config: FrameworkAuthConfig = { secret: SECRET, trustHost: ['127.0.0.1'], adapter: MemoryAdapter(), session: { strategy: 'jwt' }, providers: [Password({ sendMessage: () => {} })], features: [Account({ sendMessage: () => {} })] };
+    expect(() => resolveConfig(config, {})).toThrow(UnsupportedStrategy);
+    expect(() => resolveConfig(config, {})).toThrow(/Account\(\) needs database sessions/);
+  });
+
+  it('refuses an app without an adapter, naming it', () => {
+    expect(() => resolveConfig({ secret: SECRET, providers: [], features: [Account({ sendMessage: () => {} })] }, {})).toThrow(/"account" \(feature\) needs an adapter/);
   });
 });
