@@ -711,6 +711,16 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
     const page = await (await (await signIn(h, (await newUser(h)).email)).fetch(`${h.url}/auth/sessions`, { headers: { accept: 'text/html' } })).text();
     expect(page).toContain('href="/auth/account"');
   });
+
+  it('the sign-in page, to a signed-in user, says who is signed in and links the account page; to others, neither', async () => {
+    const user = await newUser(h);
+    const signedIn = await (await (await signIn(h, user.email)).fetch(`${h.url}/auth/signin`)).text();
+    expect(signedIn).toContain(`Signed in as <strong>${user.email}</strong>. <a href="/auth/account">Your account</a>`);
+    const anonymous = await (await fetch(`${h.url}/auth/signin`)).text();
+    expect(anonymous).toContain('<h1>Sign in</h1>');
+    expect(anonymous).not.toContain('Signed in as');
+    expect(anonymous).not.toContain('/auth/account');
+  });
 });
 
 function passkeyOf(userId: string) {
@@ -766,12 +776,16 @@ describe('the account without a mail service in production', () => {
     expect(await h.adapter.getUser(user.id)).toBeNull();
   });
 
-  it('the sessions page has no account link without the account feature', async () => {
+  it('the sessions page and the sign-in page have no account link without the account feature', async () => {
     const plain = await startHarness({ adapter: MemoryAdapter(), folder: undefined }, () => []);
     try {
-      const page = await (await (await signIn(plain, (await newUser(plain)).email)).fetch(`${plain.url}/auth/sessions`, { headers: { accept: 'text/html' } })).text();
+      const jar = await signIn(plain, (await newUser(plain)).email);
+      const page = await (await jar.fetch(`${plain.url}/auth/sessions`, { headers: { accept: 'text/html' } })).text();
       expect(page).toContain('Your sessions');
       expect(page).not.toContain('/auth/account');
+      const signInPage = await (await jar.fetch(`${plain.url}/auth/signin`)).text();
+      expect(signInPage).not.toContain('Signed in as');
+      expect(signInPage).not.toContain('/auth/account');
     } finally {
       await plain.close();
     }

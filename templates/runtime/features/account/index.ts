@@ -93,6 +93,7 @@ export function Account(options: AccountOptions = {}, env: AuthEnv = process.env
   const feature: Feature = {
     id: 'account',
     routes: { account: { methods: ['GET', 'POST'], provider: 'none', errors: 'page', subpaths: accountSubpaths, run: accountRoute } },
+    signedInPage: { path: 'account', text: 'Your account' },
     storage: emailChangeStorage,
     rateLimits: { accountEmailPerUser: { window: 15 * 60, max: 5 } },
     features: [SecurityEvents, rateLimits, ...notifications],
