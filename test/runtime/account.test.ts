@@ -218,12 +218,14 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
     it('lists the newest security events: what, when, method, browser and address', async () => {
       const user = await newUser(h);
       const at = new Date(Date.UTC(2026, 10, 20, 9, 30));
-      await h.adapter.createSecurityEvent({ id: crypto.randomUUID(), userId: user.id, type: 'sign-in', at: new Date(), method: 'password', ip: '203.0.113.9', userAgent: 'Firefox on Linux', detail: null });
+      await h.adapter.createSecurityEvent({ id: crypto.randomUUID(), userId: user.id, type: 'sign-in', at: new Date(), method: 'password', ip: '203.0.113.9', userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', detail: null });
       await h.adapter.createSecurityEvent({ id: crypto.randomUUID(), userId: user.id, type: 'passkey-added', at, method: 'passkey', ip: null, userAgent: null, detail: null });
       const page = await (await (await signIn(h, user.email)).fetch(`${h.url}/auth/account`)).text();
       expect(page).toContain('Signed in');
       expect(page).toContain('(password)');
+      // The browser as a person names it, never the User-Agent the client wrote.
       expect(page).toContain('Firefox on Linux');
+      expect(page).not.toContain('Gecko/20100101');
       expect(page).toContain('203.0.113.9');
       expect(page).toContain('2026-11-20 09:30 UTC');
       expect(page.indexOf('Signed in')).toBeLessThan(page.indexOf('Passkey added'));
