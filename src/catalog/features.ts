@@ -231,7 +231,7 @@ export const featureCatalog = [
     noun: 'the account feature',
     answersKey: 'account',
     flag: { name: '--account', description: 'the account page: address change, linked accounts, export, delete, security events (needs an adapter)' },
-    question: 'Give users an account page (change their address, linked accounts, export, delete, security events)?',
+    question: 'Add an account page (address change, export, delete, security events)?',
     commands: {
       add: { description: 'add the account page (address change, linked accounts, export, delete, security events) to a project scaffolded by create-framework-auth', help: accountAddHelp },
       remove: { description: 'remove the account page that add-account (or create --account) added', help: accountRemoveHelp },
