@@ -4,7 +4,7 @@
  * never mutated.
  */
 import { checkBasePath } from './http/base-path.js';
-import { carriedFeatures, providerFlow, type CallbacksOptions, type CarriedFlow, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type SecurityEventsOptions, type TrustedHostRule, type WarningCode } from './contracts.js';
+import { carriedFeatures, providerFlow, type CallbacksOptions, type CarriedFlow, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type TrustedHostRule, type WarningCode } from './contracts.js';
 import { defaultCookies, mergeCookies } from './http/cookies.js';
 import { type AuthError, type ErrorResponse, MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, errorResponses } from './errors.js';
 import { DEFAULT_MAX_AGE, decode, encode } from './session/jwt.js';
@@ -50,15 +50,6 @@ function resolveFeatures(config: FrameworkAuthConfig): { features: Feature[]; da
 /** The responses of the error classes the features bring, by type. */
 function featureErrorResponses(features: readonly Feature[]): Record<string, ErrorResponse> {
   return Object.fromEntries(features.flatMap((feature) => (feature.errors ?? []).flatMap((error) => (error.response ? [[error.type, error.response]] : []))));
-}
-
-/** `events.retentionDays` and `events.ipPrecision`, with their defaults; a wrong value fails at startup. */
-function resolveSecurityEvents(events: FrameworkAuthConfig['events']): SecurityEventsOptions {
-  const retentionDays = events?.retentionDays ?? 90;
-  if (!Number.isFinite(retentionDays) || retentionDays <= 0) throw new TypeError(`events.retentionDays must be a positive number of days (got ${String(retentionDays)})`);
-  const ipPrecision = events?.ipPrecision ?? 'full';
-  if (!['full', 'network', 'none'].includes(ipPrecision)) throw new TypeError(`events.ipPrecision must be 'full', 'network' or 'none' (got ${JSON.stringify(ipPrecision)})`);
-  return { retentionDays, ipPrecision };
 }
 
 function positiveSeconds(name: string, value: number): number {
@@ -211,8 +202,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode ?? encode, decode: config.jwt?.decode ?? decode },
     callbacks: { ...defaultCallbacks, ...config.callbacks },
     events: { ...config.events },
-    securityEvents: resolveSecurityEvents(config.events),
-    securityEventSinks: features.flatMap((feature) => (feature.securityEvents ? [feature.securityEvents] : [])),
+    securityEvents: features.find((feature) => feature.securityEvents)?.securityEvents,
     pages: { ...config.pages },
     theme: { colorScheme: 'auto', ...config.theme },
     logger,

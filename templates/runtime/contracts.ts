@@ -25,7 +25,7 @@ export interface FrameworkAuthConfig {
   session?: Partial<SessionOptions>;
   jwt?: Partial<JWTOptions>;
   callbacks?: Partial<CallbacksOptions>;
-  events?: Partial<EventCallbacks> & Partial<SecurityEventsOptions>;
+  events?: Partial<EventCallbacks> & Partial<EventOptions>;
   pages?: Partial<PagesOptions>;
   theme?: Theme;
   logger?: Partial<LoggerInstance>;
@@ -103,70 +103,41 @@ export interface EventCallbacks {
   updateUser: (message: { user: User }) => Awaitable<void>;
   linkAccount: (message: { user: User | AdapterUser; account: Account; profile: User | AdapterUser }) => Awaitable<void>;
   session: (message: { session: Session; token: JWT }) => Awaitable<void>;
-  /**
-   * A security event of a user (SPEC §13): a sign-in, a failed password or code, a changed factor, …, for the app's
-   * own log or SIEM. Called whether or not a feature stores the events; it never holds a secret.
-   */
-  onSecurityEvent: (event: SecurityEvent) => Awaitable<void>;
-}
-
-/** What happened to an account, as the runtime records it (SPEC §13). */
-export type SecurityEventType =
-  | 'sign-in'
-  | 'sign-in-failed'
-  | 'sign-out'
-  | 'password-set'
-  | 'password-changed'
-  | 'password-reset'
-  | 'email-changed'
-  | 'two-factor-on'
-  | 'two-factor-off'
-  | 'recovery-code-used'
-  | 'passkey-added'
-  | 'passkey-removed'
-  | 'api-key-created'
-  | 'api-key-revoked'
-  | 'session-ended'
-  | 'account-linked'
-  | 'account-unlinked';
-
-/** One security event of one user. Never a secret, a token, a code or an address other than the client's. */
-export interface SecurityEvent {
-  id: string;
-  userId: string;
-  type: SecurityEventType;
-  at: Date;
-  /**
-   * How: the provider of a sign-in, link or unlink (`github`, `password`, `passkey`), the factor that failed
-   * (`password`, `code`, `recovery-code`); null when there is no such thing.
-   */
-  method: string | null;
-  /** The client's address, as `events.ipPrecision` keeps it; null when it keeps none or there was no request. */
-  ip: string | null;
-  /** The browser's `User-Agent` (its first 256 characters), or null. */
-  userAgent: string | null;
-  /** A name the user gave (a passkey's, an API key's), or how many sessions ended; null otherwise. */
-  detail: string | null;
-}
-
-/** How much of the client's address a security event keeps: all of it, its network (IPv4 /24, IPv6 /48), or none. */
-export type IpPrecision = 'full' | 'network' | 'none';
-
-/** The security events' settings, in the config's `events` beside the callbacks. */
-export interface SecurityEventsOptions {
-  /** Days a stored event is kept, then pruned. @default 90 */
-  retentionDays: number;
-  /** How much of the client's address an event keeps. @default 'full' */
-  ipPrecision: IpPrecision;
 }
 
 /**
- * Who receives the security events: a feature that stores them (features/security-events/) or tells the user
- * (features/security-notifications/). A failure is logged, never raised to the request.
+ * What happened to an account (SPEC §13): recorded when the app has the security events' feature
+ * (features/security-events/, which adds `events.onSecurityEvent` and the event's other fields).
  */
-export interface SecurityEventSink {
-  record(options: ResolvedConfig, event: SecurityEvent): Promise<void>;
+export type SecurityEventType =
+  | 'sign-in' | 'sign-in-failed' | 'sign-out'
+  | 'password-set' | 'password-changed' | 'password-reset' | 'email-changed'
+  | 'two-factor-on' | 'two-factor-off' | 'recovery-code-used' | 'passkey-added' | 'passkey-removed'
+  | 'api-key-created' | 'api-key-revoked' | 'session-ended' | 'account-linked' | 'account-unlinked';
+
+/**
+ * A security event as the code where it happened tells it: whose, what, how (the provider of a sign-in, link or
+ * unlink; the factor that failed) and a name the user gave (a passkey's, an API key's). Never a secret, a token, a
+ * code or an email address.
+ */
+export interface SecurityEventInput {
+  type: SecurityEventType;
+  userId: string;
+  method?: string | null | undefined;
+  detail?: string | null | undefined;
 }
+
+/** Records security events (features/security-events/); never fails the request whose event it records. */
+export interface SecurityEventRecorder {
+  record(context: { req?: Request | undefined; options: ResolvedConfig }, input: SecurityEventInput): Promise<void>;
+}
+
+/**
+ * Settings in the config's `events` beside the callbacks, which features declare (`declare module … { interface
+ * EventOptions { … } }`): the security events' retention and address precision.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the features' declarations
+export interface EventOptions {}
 
 /** Paths of your own pages, used instead of the built-in ones (they receive `error` and `callbackUrl`). */
 export interface PagesOptions {
@@ -564,10 +535,8 @@ export interface ResolvedConfig {
   jwt: JWTOptions;
   callbacks: CallbacksOptions;
   events: Partial<EventCallbacks>;
-  /** `events.retentionDays` and `events.ipPrecision`, checked. */
-  securityEvents: SecurityEventsOptions;
-  /** The features that receive security events (`Feature.securityEvents`). */
-  securityEventSinks: readonly SecurityEventSink[];
+  /** The feature that records security events; undefined: none are recorded. */
+  securityEvents: SecurityEventRecorder | undefined;
   pages: Partial<PagesOptions>;
   theme: Required<Pick<Theme, 'colorScheme'>> & Theme;
   logger: LoggerInstance;
@@ -758,8 +727,8 @@ export interface Feature {
   database?: DatabaseHooks;
   /** A credential a request may carry in `Authorization: Bearer …` instead of a session cookie (the API-keys feature). */
   bearer?: BearerAuthentication;
-  /** Receives every security event (SPEC §13): stores it, or tells the user. */
-  securityEvents?: SecurityEventSink;
+  /** Records the security events (SPEC §13) that the runtime and the features report. */
+  securityEvents?: SecurityEventRecorder;
   /** The features it needs beside it (the account page brings the security events): listed once, after it. */
   features?: readonly Feature[];
 }

@@ -53,10 +53,10 @@ export type {
   TokenRequestContext,
   UserinfoEndpointHandler,
   UserinfoRequestContext,
-  IpPrecision,
-  SecurityEvent,
+  EventOptions,
+  SecurityEventInput,
+  SecurityEventRecorder,
   SecurityEventType,
-  SecurityEventsOptions,
 } from './contracts.js';
 export { getSession, createSessionLocals, createRequireAuth } from './session/get-session.js';
 export type { RequireAuthOptions } from './session/get-session.js';

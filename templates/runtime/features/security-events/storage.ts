@@ -2,7 +2,8 @@
  * Where the security events live: the `security_events` table of the SQL adapters (a user's events go with the
  * user), or a list in memory. An event holds no secret and no address but the client's (see `SecurityEvent`).
  */
-import type { SecurityEvent, SecurityEventType } from '../../contracts.js';
+import type { SecurityEventType } from '../../contracts.js';
+import type { SecurityEvent } from './record.js';
 import type { AdapterUser, Awaitable } from '../../types.js';
 import type { FeatureStorage } from '../database/adapter.js';
 
