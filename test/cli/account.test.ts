@@ -39,6 +39,8 @@ describe('the account in the CLI: create --account', () => {
     expect(config).toContain('  features: [Account()],\n');
     expect(accountFiles()).toContain('index.ts');
     for (const file of accountFiles()) expect(existsSync(join(root, 'src/auth/core/features/account', file)), file).toBe(true);
+    // The security events it records and shows come with it.
+    expect(existsSync(join(root, 'src/auth/core/features/security-events/index.ts'))).toBe(true);
     expect(parseManifestJson(await readFile(join(root, 'framework-auth.json'), 'utf8')).answers).toEqual({ providers: ['password'], mount: '/auth', adapter: 'sqlite', account: true });
   });
 
@@ -54,6 +56,7 @@ describe('the account in the CLI: create --account', () => {
     expect(features).not.toContain('api-keys');
     const without = await create(['--providers', 'password', '--adapter', 'sqlite']);
     expect(existsSync(join(without, 'src/auth/core/features/account'))).toBe(false);
+    expect(existsSync(join(without, 'src/auth/core/features/security-events'))).toBe(false);
     expect(await readFile(join(without, 'src/auth/config.ts'), 'utf8')).not.toContain('Account');
     expect(homeLinks(await readFile(join(without, 'src/server.ts'), 'utf8'))).not.toContain('Your account');
   });
@@ -237,7 +240,7 @@ describe('the account in the CLI: add-account and remove-account', () => {
     const before = await readFile(configPath, 'utf8');
     expect((await frameworkAuth(['add-account', '--no-install'], root)).exitCode).toBe(0);
     const added = await readFile(configPath, 'utf8');
-    await writeFile(configPath, added.replace('Account()', 'Account({\n    // what our support team asks for\n    deleteConfirmation: "email",\n  })'));
+    await writeFile(configPath, added.replace('Account()', 'Account({\n    linkMaxAge: 30 * 60, // half an hour to confirm a new address\n  })'));
     const removed = await frameworkAuth(['remove-account'], root);
     expect(removed.exitCode, removed.stderr).toBe(0);
     expect(await readFile(configPath, 'utf8')).toBe(before);
