@@ -21,7 +21,7 @@ import { DEFAULT_MIN_PASSWORD_LENGTH, LOWEST_MIN_PASSWORD_LENGTH, MAX_PASSWORD_L
 import type { RouteSpec } from '../templates/runtime/contracts.js';
 import { migrate } from '../templates/runtime/adapters/sqlite.js';
 import { allFeatures } from './support/all-features.js';
-import { routes } from '../templates/runtime/handler.js';
+import { routes } from '../templates/runtime/router.js';
 
 /** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, API keys', the email, passkey and password flows'). */
 const allRoutes: Record<string, RouteSpec> = {

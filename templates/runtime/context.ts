@@ -12,13 +12,11 @@ import { cookieOptionsFor, requestCookies } from './http/request.js';
 
 /** Builds the context of a request below the mount path. */
 export function createContext(req: Request, res: Response, options: ResolvedConfig, mountPath: string): RequestContext {
-  const { origin, linkOrigin } = requestOrigin(req, options);
   return {
     req,
     res,
     options,
-    origin,
-    linkOrigin,
+    ...requestOrigin(req, options),
     mountPath,
     cookieOptions: cookieOptionsFor(req, options),
     cookies: requestCookies(req),
@@ -32,20 +30,15 @@ export function actionUrl(context: RequestContext, action: string): string {
 }
 
 /**
- * The origin for URLs that carry a sign-in secret away from this request (emailed links, redirect-proxy targets):
- * only a configured one. Startup already refuses an email provider or redirect proxy without one; this keeps the
- * rule where the URL is built.
+ * `<configured origin><mount>/<action>`: for URLs that carry a sign-in secret away from this request (emailed links,
+ * redirect-proxy targets), built only on a configured origin. Startup already refuses an email provider or redirect
+ * proxy without one; this keeps the rule where the URL is built.
  */
-function configuredOrigin(context: RequestContext): string {
+export function configuredActionUrl(context: RequestContext, action: string): string {
   if (context.linkOrigin === undefined) {
     throw new UntrustedHost('Links that carry sign-in secrets are built only on AUTH_URL or a trustHost-listed host, never on a Host header alone.');
   }
-  return context.linkOrigin;
-}
-
-/** `<configured origin><mount>/<action>`: for URLs that leave the request carrying a secret. */
-export function configuredActionUrl(context: RequestContext, action: string): string {
-  return `${configuredOrigin(context)}${context.mountPath}/${action}`;
+  return `${context.linkOrigin}${context.mountPath}/${action}`;
 }
 
 /** Queues a cookie with the options of `option` (or deletes it when `value` is null). */
@@ -84,11 +77,16 @@ export function sendJsonResponse(res: Response, status: number, body: unknown): 
  */
 export function sendHtml(context: RequestContext, status: number, page: string, scriptHashes: readonly string[] = []): void {
   flushCookies(context.res, context.outgoing);
-  context.res.status(status);
-  context.res.setHeader('Cache-Control', noStore);
-  context.res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  context.res.setHeader('Content-Security-Policy', pageContentSecurityPolicy(scriptHashes));
-  context.res.end(page);
+  sendHtmlResponse(context.res, status, page, scriptHashes);
+}
+
+/** An HTML page on a bare response (also used where no context exists). */
+export function sendHtmlResponse(res: Response, status: number, page: string, scriptHashes: readonly string[] = []): void {
+  res.status(status);
+  res.setHeader('Cache-Control', noStore);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Content-Security-Policy', pageContentSecurityPolicy(scriptHashes));
+  res.end(page);
 }
 
 /**
@@ -96,10 +94,7 @@ export function sendHtml(context: RequestContext, status: number, page: string, 
  * answered as `200 { url }` instead, for clients that navigate themselves.
  */
 export function sendRedirect(context: RequestContext, url: string): void {
-  if (context.req.headers['x-auth-return-redirect']) {
-    sendJson(context, 200, { url });
-    return;
-  }
+  if (context.req.headers['x-auth-return-redirect']) return sendJson(context, 200, { url });
   sendRedirectResponse(context.res, url, context.outgoing);
 }
 

@@ -381,7 +381,6 @@ export interface ClientOverrides {
 export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
   /** Used to sign in with this provider. */
   id: string;
-  name: string;
   type: 'oauth';
   clientId?: string;
   clientSecret?: string;

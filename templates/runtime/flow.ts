@@ -1,7 +1,6 @@
 /**
- * What a provider's module brings to the routes (the provider carries it under `providerFlow`, contracts.ts):
- * the routes and the sign-in page call these functions, so the core imports no credentials, email, passkey or
- * OAuth 1.0a code, and a project holds only the flows of the providers it uses.
+ * What a provider's module brings to the routes (the provider carries it under `providerFlow`, contracts.ts, which
+ * says why): the routes and the sign-in page call these functions.
  */
 import type { RequestContext, ResolvedFlowProvider, ResolvedOAuthProvider, CarriedFlow, FlowCheckContext } from './contracts.js';
 import type { OAuthCallbackResult } from './oauth/callback.js';
@@ -27,6 +26,8 @@ export interface ProviderFlow<Provider extends ResolvedFlowProvider = ResolvedFl
   signInForm?(provider: Provider, form: SignInFormContext): SafeHtml;
   /** An inline script the form needs, allowed by its hash in the page's Content-Security-Policy. */
   pageScript?: { source: string; hash: string };
+  /** The styles the form needs beyond the layout's (pages/form-styles.ts). */
+  pageStyles?: string;
 }
 
 /** The flow of an OAuth version other than 2 (the microblog provider's OAuth 1.0a). */

@@ -18,8 +18,6 @@ import { sessionRoute } from './routes/session.js';
 import { signInRoute } from './routes/signin.js';
 import { signOutRoute } from './routes/signout.js';
 
-export { routes } from './router.js';
-
 /** The Express middleware returned by `FrameworkAuth`. */
 export type FrameworkAuthHandler = (req: Request, res: Response, next: NextFunction) => Promise<void>;
 
@@ -50,8 +48,7 @@ function routeTable(options: ResolvedConfig): Record<string, RouteEntry> {
 /**
  * Creates the auth middleware. The config is checked once, here: a missing or short `AUTH_SECRET` throws now, at
  * startup. Mount it on a wildcard path: `app.use('/auth/*splat', FrameworkAuth(config))` (Express 5),
- * `app.use('/auth/*', …)` (Express 4) or `app.use('/auth', …)`. Features add their routes (the database feature's
- * `<mount>/sessions`, the email flow's `<mount>/verify-request`, the passkey flow's `<mount>/webauthn-options`).
+ * `app.use('/auth/*', …)` (Express 4) or `app.use('/auth', …)`. Features add their own routes (`Feature.routes`).
  * @example
  * app.set('trust proxy', true)
  * app.use('/auth/*splat', FrameworkAuth({ providers: [GitHub] }))

@@ -1,7 +1,6 @@
 /**
  * The route table below the mount path, and the rules that match a request to one of its actions: the methods each
- * action takes and whether it names a provider (`/signin/<provider>`). handler.ts runs the action; routes/ holds one
- * file per core action, and each feature brings its own.
+ * action takes and whether it names a provider (`/signin/<provider>`). handler.ts runs the action.
  */
 import type { RequestContext, ResolvedProvider, Route, RouteEntry, RouteSpec } from './contracts.js';
 import { InvalidProvider, MethodNotAllowed, UnknownAction } from './errors.js';

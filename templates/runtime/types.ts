@@ -1,6 +1,4 @@
-/**
- * The resources of the seed's §2, with the seed's names. Shapes follow Auth.js so code and databases move over.
- */
+/** The resources of the seed's §2, with the seed's names. Shapes follow Auth.js so code and databases move over. */
 import type { AuthorizationDetails } from 'oauth4webapi';
 
 /** Values a provider can return in JSON; `Profile` claims and token extras are of this type. */
@@ -61,9 +59,7 @@ export interface TokenSet {
 export interface Account extends TokenSet {
   /** The provider's id. */
   provider: string;
-  /**
-   * oauth/oidc: the id returned by `profile()`; email: the address; credentials: the id returned by `authorize()`.
-   */
+  /** oauth/oidc: the id returned by `profile()`; email: the address; credentials: the id returned by `authorize()`. */
   providerAccountId: string;
   /** The provider's type. */
   type: ProviderType;

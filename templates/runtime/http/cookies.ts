@@ -103,15 +103,9 @@ const ATTRIBUTES_ALLOWANCE = 160;
 /** Reads a possibly chunked cookie (`name`, or `name.0`, `name.1`, …). Missing chunks make it absent. */
 export function readChunkedCookie(cookies: Map<string, string>, name: string): string | undefined {
   const whole = cookies.get(name);
-  if (whole !== undefined) return whole;
-  const first = cookies.get(`${name}.0`);
-  if (first === undefined) return undefined;
-  let value = first;
-  for (let index = 1; ; index++) {
-    const chunk = cookies.get(`${name}.${index}`);
-    if (chunk === undefined) break;
-    value += chunk;
-  }
+  if (whole !== undefined || !cookies.has(`${name}.0`)) return whole;
+  let value = '';
+  for (let index = 0; cookies.has(`${name}.${index}`); index++) value += cookies.get(`${name}.${index}`) ?? '';
   return value;
 }
 

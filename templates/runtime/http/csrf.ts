@@ -27,20 +27,14 @@ function verifyCsrfCookie(cookieValue: string | undefined, secrets: readonly str
   return null;
 }
 
-/** A fresh token and the cookie value that proves it, signed with the newest secret. */
-function createCsrfToken(secret: string): { token: string; cookieValue: string } {
-  const token = randomBytes(32).toString('hex');
-  return { token, cookieValue: `${token}|${hashToken(token, secret)}` };
-}
-
-/** The CSRF token of the request's valid CSRF cookie, or a new one (queued as a cookie). */
+/** The CSRF token of the request's valid CSRF cookie, or a new one (queued as a cookie, signed with the newest secret). */
 export function csrfTokenOf(context: RequestContext): string {
   const option = context.cookieOptions.csrfToken;
   const existing = verifyCsrfCookie(context.cookies.get(option.name), context.options.secrets);
   if (existing) return existing;
-  const created = createCsrfToken(context.options.secrets[0]!);
-  setCookie(context, option, created.cookieValue);
-  return created.token;
+  const token = randomBytes(32).toString('hex');
+  setCookie(context, option, `${token}|${hashToken(token, context.options.secrets[0]!)}`);
+  return token;
 }
 
 /** Refuses a POST whose `csrfToken` does not match the CSRF cookie. */

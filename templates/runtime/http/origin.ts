@@ -5,30 +5,8 @@
  * could choose it would receive other people's sign-in tokens.
  */
 import type { Request } from 'express';
-import type { TrustedHostRule } from '../contracts.js';
+import type { RequestContext, ResolvedConfig, TrustedHostRule } from '../contracts.js';
 import { InvalidRequest, UntrustedHost } from '../errors.js';
-
-/** The origin of a request, and the one configuration (not a header alone) vouches for. */
-interface RequestOriginResult {
-  /** Where the request came to: `AUTH_URL`'s origin, or the request's scheme, host and port. */
-  origin: string;
-  /**
-   * The origin for URLs that carry a sign-in secret away from the request (emailed links, redirect-proxy targets):
-   * `AUTH_URL`'s, or the listed host on the scheme and port its entry names (https and the entry's port, else 443,
-   * for an entry without a scheme). Undefined when `trustHost: true` let the header decide.
-   */
-  linkOrigin: string | undefined;
-}
-
-/** What the resolved config says about hosts. */
-interface OriginSettings {
-  /** `AUTH_URL`'s origin: when set, every URL is built on it and the Host header is never read. */
-  envOrigin: string | undefined;
-  /** `trustHost: true`: any well-formed Host header (never for emailed links or the redirect proxy). */
-  trustHost: boolean;
-  /** `trustHost: ['app.example.com', …]`: the hosts whose requests build URLs on their own host. */
-  trustedHosts: readonly TrustedHostRule[];
-}
 
 // A host name or IP literal with an optional port: no user info, path, spaces or other characters a URL could hide.
 const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/;
@@ -90,12 +68,8 @@ function publicSuffixKind(domain: string): string | undefined {
 }
 
 function parseOriginEntry(entry: string): TrustedHostRule | null {
-  let url: URL;
-  try {
-    url = new URL(entry);
-  } catch {
-    return null;
-  }
+  if (!URL.canParse(entry)) return null;
+  const url = new URL(entry);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) return null;
   // An origin names its port: the scheme's default when absent.
@@ -128,12 +102,8 @@ function defaultPort(protocol: string): string {
  * loopback host (development); an entry with a scheme matches it exactly.
  */
 export function isTrustedOrigin(rules: readonly TrustedHostRule[], origin: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
+  if (!URL.canParse(origin)) return false;
+  const url = new URL(origin);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
   return rules.some((rule) => {
     if (rule.protocol) {
@@ -166,7 +136,10 @@ function forwardedHost(req: Request): string | undefined {
  * Links that carry a secret get `linkOrigin`, whose scheme and port come from the matching entry, never the request.
  * A malformed host is `InvalidRequest` (400); an untrusted one `UntrustedHost` (400).
  */
-export function requestOrigin(req: Request, settings: OriginSettings): RequestOriginResult {
+export function requestOrigin(
+  req: Request,
+  settings: Pick<ResolvedConfig, 'envOrigin' | 'trustHost' | 'trustedHosts'>,
+): Pick<RequestContext, 'origin' | 'linkOrigin'> {
   if (settings.envOrigin) return { origin: settings.envOrigin, linkOrigin: settings.envOrigin };
   if (!settings.trustHost && settings.trustedHosts.length === 0) {
     throw new UntrustedHost('The Host header is not trusted: set AUTH_URL to the app URL, or list the hosts in trustHost / AUTH_TRUST_HOST.');

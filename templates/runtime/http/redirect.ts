@@ -11,12 +11,8 @@ function sameOriginUrl(url: string, origin: string): string | null {
     const code = url.charCodeAt(index);
     if (code < 0x20 || code === 0x7f) return null;
   }
-  let parsed: URL;
-  try {
-    parsed = new URL(url, `${origin}/`);
-  } catch {
-    return null;
-  }
+  if (!URL.canParse(url, `${origin}/`)) return null;
+  const parsed = new URL(url, `${origin}/`);
   if (parsed.origin !== origin) return null;
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
   return parsed.href;

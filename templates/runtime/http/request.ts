@@ -21,11 +21,11 @@ export function cookieOptionsFor(req: Request, options: ResolvedConfig): Cookies
   return secure ? options.cookies.secure : options.cookies.plain;
 }
 
-/** The request's path (no query), as sent. */
-function requestPathname(req: Request): string {
+/** The request's path and its query string (without the `?`), as sent. */
+function splitRequestUrl(req: Request): [pathname: string, query: string] {
   const url = req.originalUrl ?? req.url ?? '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+  const index = url.indexOf('?');
+  return index === -1 ? [url, ''] : [url.slice(0, index), url.slice(index + 1)];
 }
 
 /** Where the handler is mounted and what is asked of it. */
@@ -51,7 +51,7 @@ function decodeSegment(segment: string): string {
  * searched for by name, a mount path that contains an action name (`/providers/auth`) still routes correctly.
  */
 export function routeRequest(req: Request, basePath: string | undefined): RoutedRequest | null {
-  const pathname = requestPathname(req);
+  const [pathname] = splitRequestUrl(req);
   const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   if (basePath !== undefined) {
     if (trimmed !== basePath && !trimmed.startsWith(`${basePath}/`)) return null;
@@ -77,9 +77,7 @@ function splitSegments(path: string, decode = true): string[] {
 
 /** The request's query parameters as single strings (the first of repeated ones). */
 export function queryParams(req: Request): URLSearchParams {
-  const url = req.originalUrl ?? req.url ?? '';
-  const index = url.indexOf('?');
-  return new URLSearchParams(index === -1 ? '' : url.slice(index + 1));
+  return new URLSearchParams(splitRequestUrl(req)[1]);
 }
 
 /** The request's cookies. */

@@ -1,21 +1,16 @@
 /**
- * The one place errors become responses, by the error table (`errorResponses` in errors.ts). Form posts and
- * provider callbacks redirect to the sign-in page or the error page, with only client-safe types in the URL;
- * `inline` errors are answered on the spot (JSON or HTML). The full error goes to `logger.error`; nothing falls
- * through to a 500.
+ * The one place errors become responses, by the error table (`errorResponses` in errors.ts). Form posts and provider
+ * callbacks redirect to the sign-in page or the error page, with only client-safe types in the URL; `inline` errors
+ * are answered on the spot (JSON or HTML). The full error goes to `logger.error`; nothing falls through to a 500.
  */
 import type { Request, Response } from 'express';
 import type { ResolvedConfig, RequestContext, ErrorAnswer } from '../contracts.js';
-import { actionUrl, noStore, sendJsonResponse, sendRedirect } from '../context.js';
+import { actionUrl, sendHtmlResponse, sendJsonResponse, sendRedirect } from '../context.js';
 import { CallbackRouteError, CredentialsSignin, errorResponseOf, isAuthError } from '../errors.js';
-import { pageContentSecurityPolicy } from '../pages/csp.js';
 import { renderErrorPage } from '../pages/other.js';
 import { prefersJson } from './request.js';
 
-/**
- * Answers `thrown` by how the route answers errors (`answer`, undefined before the route was known): form posts
- * and provider redirects send the browser to the sign-in or error page, JSON routes answer JSON.
- */
+/** Answers `thrown` by how the route answers errors (`answer`, undefined before the route was known). */
 export function respondWithError(
   req: Request,
   res: Response,
@@ -63,9 +58,5 @@ export function respondWithError(
     theme: options.theme,
     messages: options.pageMessages,
   });
-  res.status(status);
-  res.setHeader('Cache-Control', noStore);
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Content-Security-Policy', pageContentSecurityPolicy());
-  res.end(page.body);
+  sendHtmlResponse(res, status, page.body);
 }

@@ -1,7 +1,5 @@
 /**
- * `getAccessToken(req, providerId, config)`: a valid access token of the signed-in user's account with an OAuth or
- * OpenID Connect provider, refreshed with the refresh token (oauth/refresh.ts) when it has expired or expires within
- * `ACCESS_TOKEN_SKEW_SECONDS` (refresh.ts). Where the tokens live follows the session strategy (provider-tokens.ts):
+ * `getAccessToken` (the refresh itself: refresh.ts). Where the tokens live follows the session strategy:
  *
  * - JWT sessions: in the session cookie. A refresh re-issues the cookie on this request's response (`req.res`,
  *   which Express sets), so call it before the response is sent. A browser that sends several requests with the old
@@ -9,10 +7,9 @@
  *   its result is remembered for {@link RECENT_REFRESH_MS} in this process.
  * - Database sessions: in the account row (the database feature's access-token.ts).
  *
- * A refresh that the provider refuses (`invalid_grant`), or an expired token with no refresh token, withdraws the
- * tokens: the session shows `error: 'RefreshTokenError'` and `getAccessToken` rejects with `RefreshTokenError` until
- * the user signs in with that provider again. An answer refused after it rotated the refresh token (HTTP 200, but no
- * access token, say) still leaves the new refresh token stored. No error that is thrown or logged holds a token.
+ * A refused refresh, or an expired token with no refresh token, withdraws the tokens (`RefreshTokenError`). An answer
+ * refused after it rotated the refresh token (HTTP 200, but no access token, say) still leaves the new refresh token
+ * stored. No error that is thrown or logged holds a token.
  */
 import type { Request, Response } from 'express';
 import type { FrameworkAuthConfig, ResolvedConfig, ResolvedOAuthProvider } from '../contracts.js';
@@ -39,10 +36,11 @@ const recentRefreshes = new Map<string, { result: TokenSet | Error; until: numbe
 const writtenInRequest = new WeakMap<Request, JWT>();
 
 /**
- * A valid access token of the signed-in user's account with `providerId`, refreshed when needed (see the top of
- * this file); null when nobody is signed in or the user has no tokens of that provider. Rejects with
- * `RefreshTokenError` (`reason` `refused` or `no-refresh-token`: sign in again; `failed`: try later),
- * `InvalidProvider`, and with database sessions `MissingAdapterMethods` (Auth.js adapters) or `AdapterError`.
+ * A valid access token of the signed-in user's account with an OAuth or OpenID Connect provider, refreshed when it
+ * has expired or expires within `ACCESS_TOKEN_SKEW_SECONDS`; null when nobody is signed in or the user has no tokens
+ * of that provider (see the top of this file). Rejects with `RefreshTokenError` (`reason` `refused` or
+ * `no-refresh-token`: sign in again; `failed`: try later), `InvalidProvider`, and with database sessions
+ * `MissingAdapterMethods` (Auth.js adapters) or `AdapterError`.
  * @example
  * const accessToken = await getAccessToken(req, 'github', authConfig)
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-6
@@ -58,7 +56,6 @@ export async function getAccessToken(req: Request, providerId: string, config: F
   }
   return options.session.strategy === 'database' ? databaseOf(options).accessToken(req, options, provider) : jwtAccessToken(req, options, provider);
 }
-
 
 /** Keeps a refresh's result for late requests that still carry the refresh token it used. */
 function rememberRefresh(key: string, result: TokenSet | Error): void {

@@ -105,20 +105,16 @@ function startOf(cookies: ReadonlyArray<Record<string, unknown> | undefined>): n
   return times.length > 0 ? Math.min(...times) : undefined;
 }
 
-/** oauth4webapi's clock tolerance for this client (30 s unless `client[oauth.clockTolerance]` says otherwise). */
-function clockToleranceOf(client: oauth.Client): number {
-  const tolerance = client[oauth.clockTolerance];
-  return typeof tolerance === 'number' && Number.isFinite(tolerance) && tolerance >= 0 ? tolerance : 30;
-}
-
 /**
- * An ID token issued before this sign-in started (beyond the clock tolerance) was not minted for it: OpenID
- * Connect Core §3.1.3.7 rule 10 lets the client bound `iat`, and the start of the flow is the tightest bound there
- * is. oauth4webapi checks that `iat` is present and a number, not how old it is.
+ * An ID token issued before this sign-in started (beyond oauth4webapi's clock tolerance, 30 s unless
+ * `client[oauth.clockTolerance]` says otherwise) was not minted for it: OpenID Connect Core §3.1.3.7 rule 10 lets the
+ * client bound `iat`, and the start of the flow is the tightest bound there is. oauth4webapi checks that `iat` is
+ * present and a number, not how old it is.
  */
 function refuseStaleIdToken(claims: oauth.IDToken, client: oauth.Client, signInStartedAt: number | undefined): void {
-  if (signInStartedAt === undefined) return;
-  if (claims.iat < signInStartedAt - clockToleranceOf(client)) {
+  const tolerance = client[oauth.clockTolerance];
+  const leeway = typeof tolerance === 'number' && Number.isFinite(tolerance) && tolerance >= 0 ? tolerance : 30;
+  if (signInStartedAt !== undefined && claims.iat < signInStartedAt - leeway) {
     throw new Error(`the ID token "iat" (issued at ${claims.iat}) is older than this sign-in (started at ${signInStartedAt})`);
   }
 }
@@ -304,13 +300,8 @@ export async function proxiedCallbackTarget(context: RequestContext, parameters:
   } catch {
     return null;
   }
-  if (!origin) return null;
-  let target: URL;
-  try {
-    target = new URL(origin);
-  } catch {
-    return null;
-  }
+  if (!origin || !URL.canParse(origin)) return null;
+  const target = new URL(origin);
   if (target.origin === context.origin) return null;
   if (!isTrustedOrigin(context.options.trustedHosts, target.origin)) {
     throw new InvalidCheck(`The redirect proxy does not forward to ${target.origin}: it is not on the trustHost list`);

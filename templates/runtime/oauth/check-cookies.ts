@@ -11,13 +11,7 @@ import type { CookieOption, RequestContext } from '../contracts.js';
 import { setCookie } from '../context.js';
 import { InvalidCheck } from '../errors.js';
 
-/** The payload field that binds a check cookie to its provider. */
-const providerField = 'provider';
-
-/**
- * Stores `payload` in the check cookie `option`, bound to `providerId`, valid for the cookie's max age
- * (15 minutes).
- */
+/** Stores `payload` in the check cookie `option`, bound to `providerId`, valid for its max age (15 minutes). */
 export async function writeCheckCookie(
   context: RequestContext,
   option: CookieOption,
@@ -26,7 +20,7 @@ export async function writeCheckCookie(
 ): Promise<void> {
   const { options } = context;
   const maxAge = option.options.maxAge ?? 15 * 60;
-  const token = { ...payload, [providerField]: providerId };
+  const token = { ...payload, provider: providerId };
   const value = await options.jwt.encode({ token, secret: options.secrets, salt: option.name, maxAge });
   context.outgoing.push({ name: option.name, value, options: { ...option.options, expires: new Date(Date.now() + maxAge * 1000) } });
 }
@@ -53,7 +47,7 @@ export async function consumeCheckCookie(
   } catch (error) {
     throw new InvalidCheck(`The ${check} cookie could not be read`, { cause: error instanceof Error ? error : undefined });
   }
-  const startedWith = payload[providerField];
+  const startedWith = payload['provider'];
   if (startedWith !== providerId) {
     const which = typeof startedWith === 'string' ? `provider "${startedWith}"` : 'no provider';
     throw new InvalidCheck(`The ${check} cookie was issued for ${which}, not for "${providerId}": a callback may only finish a sign-in started with its own provider.`);

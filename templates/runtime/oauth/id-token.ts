@@ -41,10 +41,9 @@ function keySetOf(provider: ResolvedOAuthProvider, jwksUri: string): JWTVerifyGe
 }
 
 /**
- * The signing algorithms an ID token of this provider may use: the client's `id_token_signed_response_alg`, else
- * the provider's `id_token_signing_alg_values_supported`, else RS256 (as oauth4webapi decides). `none` and the
- * HMAC algorithms are never accepted: an unsigned token proves nothing, and a MAC cannot be checked with a public
- * key set.
+ * The signing algorithms an ID token of this provider may use: the client's `id_token_signed_response_alg`, else the
+ * provider's `id_token_signing_alg_values_supported`, else RS256 (as oauth4webapi decides). `none` and the HMAC
+ * algorithms are never accepted: an unsigned token proves nothing, and a MAC cannot be checked with a public key set.
  */
 function idTokenAlgorithms(as: oauth.AuthorizationServer, client: oauth.Client): string[] {
   const configured = client.id_token_signed_response_alg ?? as.id_token_signing_alg_values_supported ?? ['RS256'];

@@ -1,8 +1,7 @@
 /**
  * Where a session keeps its provider's tokens, for `getAccessToken` (access-token.ts): in a JWT session, the
  * `providerTokens` claim (one `ProviderTokens` record per provider id); with database sessions, the account row.
- * Both say the same thing the same way when a refresh was refused: the tokens are gone, and the session shows
- * `error: 'RefreshTokenError'` until the user signs in with that provider again.
+ * Both mark a refused refresh alike: the tokens gone, and `error: 'RefreshTokenError'` (see `ProviderTokens`).
  */
 import type { Account, JWT, ProviderTokens } from '../types.js';
 

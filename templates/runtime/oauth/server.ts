@@ -45,7 +45,8 @@ const discovered = new WeakMap<ResolvedOAuthProvider, { startedAt: number; metad
 async function discover(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
   const issuer = provider.issuer;
   if (provider.wellKnown) {
-    const response = await fetchWith(provider, provider.wellKnown);
+    const init = { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) };
+    const response = await (provider.customFetch ? provider.customFetch(provider.wellKnown, init) : fetch(provider.wellKnown, init));
     if (issuer) return oauth.processDiscoveryResponse(new URL(issuer), response);
     // Without a configured issuer, the document's own issuer is the expected one; it must still be consistent.
     const metadata = (await response.clone().json().catch(() => null)) as { issuer?: unknown } | null;
@@ -63,17 +64,9 @@ async function discover(provider: ResolvedOAuthProvider): Promise<oauth.Authoriz
 
 /** Scheme and host of `url` for an error message (never its path or query, which might carry a secret). */
 export function describeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.host ? `${parsed.protocol}//${parsed.host}` : parsed.protocol;
-  } catch {
-    return 'an invalid URL';
-  }
-}
-
-async function fetchWith(provider: ResolvedOAuthProvider, url: string): Promise<Response> {
-  const init = { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) };
-  return provider.customFetch ? provider.customFetch(url, init) : fetch(url, init);
+  if (!URL.canParse(url)) return 'an invalid URL';
+  const parsed = new URL(url);
+  return parsed.host ? `${parsed.protocol}//${parsed.host}` : parsed.protocol;
 }
 
 function needsDiscovery(provider: ResolvedOAuthProvider): boolean {

@@ -1,7 +1,3 @@
-/**
- * The start of an OAuth sign-in, shared by the sign-in route and the database feature's re-authentication route:
- * the `callbackUrl` cookie, then the browser sent to the provider.
- */
 import type { RequestContext, ResolvedOAuthProvider } from '../contracts.js';
 import { sendRedirect, setCookie } from '../context.js';
 import type { OAuthProtocol } from '../flow.js';
@@ -9,8 +5,9 @@ import { resolveRedirect } from '../http/redirect.js';
 import { createAuthorizationUrl } from './authorization-url.js';
 
 /**
- * Sends the browser to an OAuth provider's authorization URL (`params`: extra parameters such as `prompt`), keeping
- * `callbackUrl` in its cookie for the callback.
+ * Starts an OAuth sign-in, for the sign-in route and the database feature's re-authentication route: keeps
+ * `callbackUrl` in its cookie for the callback and sends the browser to the provider's authorization URL (`params`:
+ * extra parameters such as `prompt`).
  */
 export async function startOAuthSignIn(context: RequestContext, provider: ResolvedOAuthProvider, params: URLSearchParams, callbackUrl: string | undefined): Promise<void> {
   if (callbackUrl) {

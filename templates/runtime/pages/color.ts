@@ -1,6 +1,5 @@
 /**
- * Contrast arithmetic for the button colours of the built-in pages: a brand colour from configuration gets a text
- * colour that stays readable on it (WCAG 2 contrast of at least 4.5:1).
+ * Contrast arithmetic for the button colours of the built-in pages (`readableTextColor`).
  * @see https://www.w3.org/TR/WCAG22/#dfn-contrast-ratio
  */
 

@@ -27,17 +27,9 @@ h1{font-size:1.4rem;line-height:1.3;margin:0 0 20px;text-align:center}
 p{margin:0 0 16px}
 .card>:last-child{margin-bottom:0}
 form{margin:0}
-form+form{margin-top:12px}
-label{display:block;font-weight:600;margin:14px 0 4px}
-label:first-of-type{margin-top:0}
-input{width:100%;min-height:44px;padding:10px 12px;border:1px solid var(--field);border-radius:8px;background:var(--card);color:var(--text);font:inherit}
-input::placeholder{color:var(--muted);opacity:1}
 button,.button{display:flex;align-items:center;justify-content:center;gap:10px;width:100%;min-height:44px;padding:10px 14px;margin-top:16px;border:1px solid var(--button-edge);border-radius:8px;background:var(--brand);color:var(--brand-text);font:inherit;font-weight:600;line-height:1.3;text-align:center;text-decoration:none;cursor:pointer}
 button:hover,.button:hover{filter:brightness(1.08)}
-button:disabled{cursor:not-allowed;opacity:.55;filter:none}
-button.secondary,.button.secondary{background:transparent;color:var(--text);border-color:var(--field)}
 a:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
-input:focus-visible{border-color:var(--focus)}
 .providers form+form{margin-top:10px}
 .providers button{margin-top:0;background:var(--button-bg,var(--brand));color:var(--button-text,var(--brand-text))}
 .providers img{width:22px;height:22px;flex:none}
@@ -48,12 +40,7 @@ input:focus-visible{border-color:var(--focus)}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.95em}
 .muted{color:var(--muted)}
 .center{text-align:center}
-.hint{color:var(--muted);font-size:.9rem;margin:6px 0 0}
-.field-error{color:var(--error-text);font-size:.9rem;font-weight:600;margin:6px 0 0}
-.note{color:var(--muted);font-size:.9rem;margin:12px 0 0}
-.note:empty{display:none}
 .actions a{display:block;margin-top:14px;text-align:center}
-.sessions{list-style:none;padding:0;margin:0 0 8px}.sessions li{border-top:1px solid var(--line);padding:12px 0}.sessions li:first-child{border-top:0;padding-top:0}.sessions p{margin:0}
 a{color:inherit;text-underline-offset:2px}
 @media (forced-colors:active){button,.button,.providers button{border:1px solid ButtonText}}
 `;
@@ -70,7 +57,6 @@ function brandStyles(theme: Theme): string {
 /**
  * Wraps page content in the themed document: one `main` landmark holding a card with the logo and `body` (and a
  * feature's own `styles`).
- * `theme.colorScheme` `light` or `dark` fixes the scheme; `auto` (the default) follows `prefers-color-scheme`.
  */
 export function layout(params: { title: string; theme: Theme; body: SafeHtml; styles?: string }): string {
   const { theme } = params;

@@ -27,10 +27,7 @@ export function signInPageScriptHashes(providers: readonly ResolvedProvider[]): 
   return pageScripts(providers).map((script) => script.hash);
 }
 
-/**
- * The button of an OAuth provider, in `style.brandColor` with `style.logo`. The text is `style.text` when it is
- * readable on the brand colour (4.5:1), otherwise black or white, whichever contrasts more.
- */
+/** The button of an OAuth provider, in `style.brandColor` with `style.logo`, its text readable (`readableTextColor`). */
 function providerButton(provider: ResolvedOAuthProvider, mountPath: string, hidden: SafeHtml, reauth: boolean): SafeHtml {
   const brand = safeColor(provider.style?.brandColor ?? provider.style?.bg);
   const configuredText = safeColor(provider.style?.text);
@@ -68,12 +65,15 @@ export function renderSignInPage(params: {
   // Provider buttons first, together; then each form in the configured order, with "or" between groups.
   const buttons: SafeHtml[] = [];
   const forms: SafeHtml[] = [];
+  const styles: string[] = [];
   const formContext: SignInFormContext = { mountPath, hidden, email: params.email };
   for (const provider of providers) {
     if (isOAuthProvider(provider)) buttons.push(providerButton(provider, mountPath, hidden, params.reauth !== undefined));
     else {
-      const form = flowOf(provider).signInForm?.(provider, formContext);
+      const flow = flowOf(provider);
+      const form = flow.signInForm?.(provider, formContext);
       if (form) forms.push(form);
+      if (flow.pageStyles && !styles.includes(flow.pageStyles)) styles.push(flow.pageStyles);
     }
   }
   const groups = [...(buttons.length > 0 ? [html`<div class="providers">${buttons}</div>`] : []), ...forms];
@@ -88,5 +88,5 @@ export function renderSignInPage(params: {
     ? html`<h1>Confirm it is you</h1><p class="muted">Signed in as <strong>${params.reauth.who}</strong>. Sign in again to continue.</p>`
     : html`<h1>Sign in</h1>`;
   const body = html`${heading}${alert}${sections}${sections.length > 0 ? '' : html`<p class="muted center">No sign-in methods are configured.</p>`}${scripts}`;
-  return layout({ title: params.reauth ? 'Confirm it is you' : 'Sign in', theme: params.theme, body });
+  return layout({ title: params.reauth ? 'Confirm it is you' : 'Sign in', theme: params.theme, body, styles: styles.join('') });
 }

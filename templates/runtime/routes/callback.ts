@@ -3,7 +3,7 @@
  * `response_mode=form_post`; a redirect-proxy callback for another origin is forwarded there. Other providers run
  * their own flow (credentials and passkeys take POST only, with the CSRF token; email takes its link).
  */
-import type { RequestContext, ResolvedOAuthProvider, Route } from '../contracts.js';
+import type { RequestContext, Route } from '../contracts.js';
 import { sendRedirect, setCookie } from '../context.js';
 import { completeSignIn } from '../complete-sign-in.js';
 import { type OAuthProtocol, flowOf } from '../flow.js';
@@ -22,14 +22,6 @@ export async function callbackRoute(context: RequestContext, route: Route): Prom
   const parameters = route.method === 'GET' ? queryParams(context.req) : new URLSearchParams(stringEntries(await readBody(context.req)));
   const forwardTo = await proxiedCallbackTarget(context, parameters);
   if (forwardTo) return sendRedirect(context, forwardTo);
-  await oauthCallback(context, provider, parameters);
-}
-
-function stringEntries(body: Record<string, unknown>): [string, string][] {
-  return Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
-}
-
-async function oauthCallback(context: RequestContext, provider: ResolvedOAuthProvider, parameters: URLSearchParams): Promise<void> {
   const callbackCookie = context.cookieOptions.callbackUrl;
   const callbackUrl = context.cookies.get(callbackCookie.name);
   if (callbackUrl !== undefined) setCookie(context, callbackCookie, null);
@@ -38,4 +30,8 @@ async function oauthCallback(context: RequestContext, provider: ResolvedOAuthPro
     ? await protocol.callback(context, provider, parameters)
     : await handleOAuthCallback(context, provider, parameters);
   await completeSignIn(context, { user, account, profile, callbackUrl, allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking });
+}
+
+function stringEntries(body: Record<string, unknown>): [string, string][] {
+  return Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
 }

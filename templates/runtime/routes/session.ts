@@ -1,6 +1,6 @@
 /**
- * `<mount>/session`: GET answers the session (or null; with an API key, the key's); POST with the CSRF token updates it
- * (`trigger: 'update'`).
+ * `<mount>/session`: GET answers the session (or null; with an API key in `Authorization: Bearer`, the key's, and no
+ * cookie); POST with the CSRF token updates it (`trigger: 'update'`).
  */
 import type { RequestContext, Route } from '../contracts.js';
 import { sendJson } from '../context.js';
@@ -9,7 +9,6 @@ import { readBody } from '../http/request.js';
 import { readSession } from '../session/session.js';
 
 export async function sessionRoute(context: RequestContext, route: Route): Promise<void> {
-  // With an API key (`Authorization: Bearer`): the key's session, and no cookie.
   const bearer = context.options.bearer?.resultOf(context.req, context.options);
   if (bearer) {
     const result = await bearer;

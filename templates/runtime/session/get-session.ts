@@ -1,7 +1,4 @@
-/**
- * `getSession(req, config)` and the two middlewares built on it: `createSessionLocals` (the session in
- * `res.locals['session']`, rolling sessions kept alive) and `createRequireAuth` (the guard of seed §4 rules 2–3).
- */
+/** `getSession(req, config)` and the two middlewares built on it, `createSessionLocals` and `createRequireAuth`. */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DEFAULT_BASE_PATH } from '../http/base-path.js';
 import type { BearerResult, FrameworkAuthConfig, ResolvedConfig } from '../contracts.js';

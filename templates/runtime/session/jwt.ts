@@ -57,9 +57,7 @@ export function deriveKey(secret: string, salt: string, encryption: Encryption):
   return derived;
 }
 
-/**
- * Encrypts `token` into a JWE with the newest secret. Adds `iat`, `exp` (now + `maxAge`) and a random `jti`.
- */
+/** Encrypts `token` into a JWE with the newest secret. Adds `iat`, `exp` (now + `maxAge`) and a random `jti`. */
 export async function encode<Payload extends Record<string, unknown> = JWT>(params: JWTEncodeParams<Payload>): Promise<string> {
   const { token = {} as Payload, secret, salt, maxAge = DEFAULT_MAX_AGE } = params;
   const newest = Array.isArray(secret) ? secret[0] : secret;
@@ -88,8 +86,7 @@ interface VerifiedToken {
  * Tokens jose verified recently, by their exact text. The same session cookie comes with every request of a
  * signed-in user, and decrypting it is most of what a protected route costs. A hit still requires that the secret
  * that verified the token is among those passed now, for the same cookie name (so a secret rotated out stops working
- * at once), and
- * still checks `exp` and `nbf`; the `jwt` and `session` callbacks run on every request as before. At most
+ * at once), and still checks `exp` and `nbf`; the `jwt` and `session` callbacks run on every request as before. At most
  * {@link MAX_VERIFIED_TOKENS} tokens of at most {@link MAX_REMEMBERED_LENGTH} characters are kept, oldest first out.
  */
 const verifiedTokens = new Map<string, VerifiedToken>();
@@ -135,8 +132,7 @@ async function decryptWithJose(token: string, secrets: readonly string[], salt: 
 /**
  * Decrypts a token made by `encode` (or by Auth.js) with whichever secret its `kid` names. Throws on a tampered,
  * expired or foreign token; callers turn that into "no session". Tokens of our own shape are opened with
- * node:crypto (session-decrypt.ts, one HMAC and one AES call instead of jose's four WebCrypto calls), every other
- * token with jose; test/runtime/session-decrypt-differential.test.ts holds the two to the same answers.
+ * node:crypto (session-decrypt.ts), every other token with jose.
  */
 export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
   const { token, secret, salt } = params;

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Theme } from '../../contracts.js';
 import { SafeHtml, html } from '../../pages/html.js';
+import { formStyles } from '../../pages/form-styles.js';
 import { layout } from '../../pages/layout.js';
 import type { ApiKeyRecord } from './storage.js';
 
@@ -47,7 +48,7 @@ export const copyKeyScriptHash = `sha256-${createHash('sha256').update(copyKeySc
 
 // The layout's `button{display:flex}` would outrank the `hidden` attribute's display:none: the copy button stays
 // hidden until the script shows it.
-const styles = 'h2{font-size:1.1rem;margin:24px 0 8px}.new-key{border:1px solid var(--line);border-radius:8px;padding:14px;margin:0 0 20px}.new-key input{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}.new-key button[hidden]{display:none}fieldset{border:0;padding:0;margin:14px 0 0}legend{font-weight:600;padding:0;margin-bottom:4px}.check{display:flex;align-items:center;gap:8px;font-weight:400;margin:4px 0}.check input{width:auto;min-height:0}';
+const styles = formStyles + 'h2{font-size:1.1rem;margin:24px 0 8px}.new-key{border:1px solid var(--line);border-radius:8px;padding:14px;margin:0 0 20px}.new-key input{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}.new-key button[hidden]{display:none}fieldset{border:0;padding:0;margin:14px 0 0}legend{font-weight:600;padding:0;margin-bottom:4px}.check{display:flex;align-items:center;gap:8px;font-weight:400;margin:4px 0}.check input{width:auto;min-height:0}';
 
 /** A date as `2026-11-24`, or a dash. */
 function shownDay(date: Date | null): string {

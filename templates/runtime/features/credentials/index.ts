@@ -21,6 +21,7 @@ import {
   isAuthError,
 } from '../../errors.js';
 import type { ProviderFlow, SignInFormContext } from '../../flow.js';
+import { formStyles } from '../../pages/form-styles.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { clearRateLimit, consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { rateLimits } from '../rate-limit/index.js';
@@ -186,6 +187,7 @@ export const credentialsFlow: ProviderFlow<ResolvedCredentialsProvider> = {
     await signInWithCredentials(context, provider, body);
   },
   signInForm: credentialsForm,
+  pageStyles: formStyles,
   features: [rateLimits, credentials],
 };
 

@@ -6,7 +6,11 @@
 import type { SessionSummary } from './session-management.js';
 import type { Theme } from '../../contracts.js';
 import { type SafeHtml, html } from '../../pages/html.js';
+import { formStyles } from '../../pages/form-styles.js';
 import { layout } from '../../pages/layout.js';
+
+/** The list of sessions, beyond the layout's and the forms' styles. */
+const sessionListStyles = '.sessions{list-style:none;padding:0;margin:0 0 8px}.sessions li{border-top:1px solid var(--line);padding:12px 0}.sessions li:first-child{border-top:0;padding-top:0}.sessions p{margin:0}';
 
 /** An ISO date as `2026-11-24 12:30 UTC`, or a dash for a session made before dates were stored. */
 function shownDate(iso: string | null): string {
@@ -26,5 +30,5 @@ export function renderSessionsPage(params: { mountPath: string; csrfToken: strin
   );
   const others = sessions.length > 1 ? endForm(mountPath, csrfToken, { action: 'end-others' }, 'End all other sessions', false) : '';
   const body = html`<h1>Your sessions</h1><ul class="sessions">${items}</ul>${others}${endForm(mountPath, csrfToken, { action: 'end-all' }, 'Sign out everywhere', true)}`;
-  return layout({ title: 'Your sessions', theme: params.theme, body });
+  return layout({ title: 'Your sessions', theme: params.theme, body, styles: formStyles + sessionListStyles });
 }

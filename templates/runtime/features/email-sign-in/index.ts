@@ -7,6 +7,7 @@ import type { Feature } from '../../contracts.js';
 import { UntrustedHost } from '../../errors.js';
 import { normalizeEmailAddress } from '../../email-address.js';
 import type { ProviderFlow } from '../../flow.js';
+import { formStyles } from '../../pages/form-styles.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import { emailLinks } from '../email/index.js';
 import { rateLimits } from '../rate-limit/index.js';
@@ -71,4 +72,5 @@ export const emailFlow: ProviderFlow<ResolvedEmailProvider> = {
   signIn: emailSignIn,
   callback: (context, provider) => emailCallback(context, provider),
   signInForm: emailForm,
+  pageStyles: formStyles,
 };

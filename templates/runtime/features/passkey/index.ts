@@ -5,6 +5,7 @@
  */
 import type { Feature } from '../../contracts.js';
 import type { ProviderFlow } from '../../flow.js';
+import { formStyles } from '../../pages/form-styles.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import { rateLimits } from '../rate-limit/index.js';
 import { MissingWebAuthnAutocomplete, WebAuthnVerificationError } from './errors.js';
@@ -49,5 +50,6 @@ export const webAuthnFlow: ProviderFlow<ResolvedWebAuthnProvider> = {
   callback: webAuthnCallback,
   features: [rateLimits, passkeys],
   signInForm: passkeyForm,
+  pageStyles: formStyles,
   pageScript: { source: passkeyScript, hash: passkeyScriptHash },
 };

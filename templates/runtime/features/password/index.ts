@@ -26,6 +26,7 @@ import type { Feature, ResolvedProvider, FlowProviderConfig, RequestContext } fr
 import { verifyCsrf } from '../../http/csrf.js';
 import { UntrustedHost } from '../../errors.js';
 import type { ProviderFlow, SignInFormContext } from '../../flow.js';
+import { formStyles } from '../../pages/form-styles.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { readBody } from '../../http/request.js';
@@ -216,4 +217,5 @@ export const passwordFlow: ProviderFlow<ResolvedPasswordProvider> = {
     await signIn(context, provider, body);
   },
   signInForm: passwordForm,
+  pageStyles: formStyles,
 };

@@ -5,11 +5,12 @@
  */
 import { renderSVG } from 'uqr';
 import { SafeHtml, html } from '../../pages/html.js';
+import { formStyles } from '../../pages/form-styles.js';
 import { layout } from '../../pages/layout.js';
 import type { Theme } from '../../contracts.js';
 
 /** The styles of these pages beyond the layout's. */
-const styles = 'h2{font-size:1.1rem;margin:24px 0 8px}.qr{display:inline-block;border-radius:8px}.recovery-codes{columns:2;padding-left:20px;margin:0 0 16px}';
+const styles = formStyles + 'h2{font-size:1.1rem;margin:24px 0 8px}.qr{display:inline-block;border-radius:8px}.recovery-codes{columns:2;padding-left:20px;margin:0 0 16px}';
 
 /** What every two-factor page needs. */
 export interface TwoFactorPageBase {
