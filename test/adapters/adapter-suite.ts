@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Adapter, AdapterAccount, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
 import type { AdapterAuthenticator } from '../../templates/runtime/features/passkey/storage.js';
 import type { StoredApiKey } from '../../templates/runtime/features/api-keys/storage.js';
+import type { SecurityEvent } from '../../templates/runtime/contracts.js';
 
 /** Every method of the interface, in its order. */
 export const adapterMethods = [
@@ -1107,6 +1108,73 @@ export function runAdapterSuite(
         expect(await adapter.getApiKeyAndUser(key.digest)).toBeNull();
         expect(await adapter.listApiKeys(user.id)).toEqual([]);
         expect((await adapter.getApiKeyAndUser(othersKey.digest))?.user.id).toEqual(other.id);
+      });
+    });
+
+    describe('security events', () => {
+      function eventData(userId: string, overrides: Partial<SecurityEvent> = {}): SecurityEvent {
+        return {
+          id: randomUUID(),
+          userId,
+          type: 'sign-in',
+          at: new Date('2026-11-20T10:00:00.000Z'),
+          method: 'github',
+          ip: '203.0.113.7',
+          userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0',
+          detail: null,
+          ...overrides,
+        };
+      }
+
+      test("lists a user's events newest first, every field as stored, and no one else's", ['createUser', 'createSecurityEvent', 'listSecurityEvents'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const older = eventData(user.id, { at: new Date('2026-11-01T10:00:00.000Z'), type: 'sign-in-failed', method: 'password', userAgent: null });
+        const newer = eventData(user.id, { at: new Date('2026-11-02T10:00:00.000Z'), type: 'api-key-created', method: null, ip: null, detail: 'CI deploys' });
+        const newest = eventData(user.id, { at: new Date('2026-11-03T10:00:00.000Z') });
+        for (const event of [newer, older, newest]) await adapter.createSecurityEvent(event);
+        await adapter.createSecurityEvent(eventData(other.id));
+        const listed = await adapter.listSecurityEvents(user.id, 10);
+        expect(listed).toStrictEqual([newest, newer, older]);
+        expect(listed[0]!.at).toBeInstanceOf(Date);
+        expect(await adapter.listSecurityEvents(await unknownUserId(), 10)).toEqual([]);
+      });
+
+      test('lists at most `limit` events, the newest', ['createUser', 'createSecurityEvent', 'listSecurityEvents'], async () => {
+        const user = await createUser();
+        const events = [1, 2, 3, 4, 5].map((day) => eventData(user.id, { at: new Date(`2026-11-0${day}T10:00:00.000Z`) }));
+        for (const event of events) await adapter.createSecurityEvent(event);
+        expect((await adapter.listSecurityEvents(user.id, 2)).map((event) => event.id)).toEqual([events[4]!.id, events[3]!.id]);
+        expect(await adapter.listSecurityEvents(user.id, 5)).toHaveLength(5);
+      });
+
+      test('deletes every event older than a time, of every user, and says how many', ['createUser', 'createSecurityEvent', 'listSecurityEvents', 'deleteSecurityEventsBefore'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const cutoff = new Date('2026-11-10T00:00:00.000Z');
+        const old = [eventData(user.id, { at: new Date('2026-11-01T10:00:00.000Z') }), eventData(other.id, { at: new Date('2026-11-09T23:59:59.000Z') })];
+        const kept = [eventData(user.id, { at: cutoff }), eventData(other.id, { at: new Date('2026-11-11T10:00:00.000Z') })];
+        for (const event of [...old, ...kept]) await adapter.createSecurityEvent(event);
+        expect(await adapter.deleteSecurityEventsBefore(cutoff)).toBe(2);
+        expect((await adapter.listSecurityEvents(user.id, 10)).map((event) => event.id)).toEqual([kept[0]!.id]);
+        expect((await adapter.listSecurityEvents(other.id, 10)).map((event) => event.id)).toEqual([kept[1]!.id]);
+        expect(await adapter.deleteSecurityEventsBefore(cutoff)).toBe(0);
+      });
+
+      test('refuses an event of a user that does not exist', ['createUser', 'deleteUser', 'createSecurityEvent', 'listSecurityEvents'], async () => {
+        const userId = await unknownUserId();
+        await expect(settle(() => adapter.createSecurityEvent(eventData(userId)))).rejects.toThrow();
+        expect(await adapter.listSecurityEvents(userId, 10)).toEqual([]);
+      });
+
+      test("deleting a user deletes the user's events", ['createUser', 'deleteUser', 'createSecurityEvent', 'listSecurityEvents', 'deleteSecurityEventsBefore'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        await adapter.createSecurityEvent(eventData(user.id));
+        const othersEvent = eventData(other.id);
+        await adapter.createSecurityEvent(othersEvent);
+        await adapter.deleteUser(user.id);
+        expect(await adapter.listSecurityEvents(user.id, 10)).toEqual([]);
+        expect(await adapter.listSecurityEvents(other.id, 10)).toStrictEqual([othersEvent]);
+        // Gone, not merely unlisted: pruning everything finds only the other user's event.
+        expect(await adapter.deleteSecurityEventsBefore(new Date('2100-01-01T00:00:00.000Z'))).toBe(1);
       });
     });
 

@@ -41,7 +41,7 @@ runAdapterSuite(
     // Not implemented by @auth/pg-adapter 1.x (its docs list no accounts lookup and no WebAuthn support; the
     // rate-limit, account-token, password-hash, two-factor and API-key methods are ours, so its app counts in memory,
     // getAccessToken refuses it, and a config with ApiKeys() fails at startup naming them).
-    missingMethods: ['getAccount', 'getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter', 'createUserWithAccount', 'hitRateLimit', 'resetRateLimit', 'listAccountsByUserId', 'updateAccountTokens', 'listSessionsByUserId', 'deleteVerificationTokens', 'getPasswordHash', 'setPasswordHash', 'getTwoFactor', 'setTwoFactor', 'deleteTwoFactor', 'acceptTwoFactorStep', 'setRecoveryCodes', 'useRecoveryCode', 'createApiKey', 'listApiKeys', 'getApiKeyAndUser', 'deleteApiKey', 'touchApiKey'],
+    missingMethods: ['getAccount', 'getAuthenticator', 'createAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter', 'createUserWithAccount', 'hitRateLimit', 'resetRateLimit', 'listAccountsByUserId', 'updateAccountTokens', 'listSessionsByUserId', 'deleteVerificationTokens', 'getPasswordHash', 'setPasswordHash', 'getTwoFactor', 'setTwoFactor', 'deleteTwoFactor', 'acceptTwoFactorStep', 'setRecoveryCodes', 'useRecoveryCode', 'createApiKey', 'listApiKeys', 'getApiKeyAndUser', 'deleteApiKey', 'touchApiKey', 'createSecurityEvent', 'listSecurityEvents', 'deleteSecurityEventsBefore'],
     // Its documented schema has no unique constraint on users.email, accounts (provider, providerAccountId) or
     // sessions."sessionToken"; Auth.js core looks these up before it writes.
     uniqueConstraints: false,

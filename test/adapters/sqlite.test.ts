@@ -12,6 +12,7 @@ import { allFeatures, withAllFeatures } from '../support/all-features.js';
 import { resolveConfig } from '../../templates/runtime/config.js';
 import { webAuthnFlow } from '../../templates/runtime/features/passkey/index.js';
 import { ApiKeys } from '../../templates/runtime/features/api-keys/index.js';
+import { SecurityEvents } from '../../templates/runtime/features/security-events/index.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
 import Password from '../../templates/runtime/providers/password.js';
 
@@ -61,7 +62,7 @@ describe('sqlite adapter files', () => {
     const adapter = withAllFeatures(SqliteAdapter({ url: `file:${path}` }));
     expect(existsSync(path)).toBe(false);
     await newUser(adapter);
-    expect(tableNames(open(path))).toEqual(['accounts', 'api_keys', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(tableNames(open(path))).toEqual(['accounts', 'api_keys', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
   });
 
   it('accepts a plain path and a file:// URL', async () => {
@@ -199,6 +200,27 @@ describe('sqlite adapter files', () => {
     expect(unique.flatMap((index) => (database.pragma(`index_info(${index.name})`) as { name: string }[]).map((column) => column.name))).toContain('digest');
   });
 
+  it('migrate() creates security_events only when the features have SecurityEvents (issue 38)', () => {
+    const without = join(folder, 'without-events.db');
+    expect(migrate({ url: `file:${without}`, features: [ApiKeys()] })).not.toContain('security_events');
+    expect(tableNames(open(without))).not.toContain('security_events');
+    const withEvents = join(folder, 'with-events.db');
+    expect(migrate({ url: `file:${withEvents}`, features: [SecurityEvents] })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'security_events']);
+    const database = open(withEvents);
+    expect(tableNames(database)).toEqual(['accounts', 'security_events', 'sessions', 'users', 'verification_tokens']);
+    const columns = (database.pragma('table_info(security_events)') as { name: string; notnull: number; pk: number }[]).map(({ name, notnull, pk }) => ({ name, notnull, pk }));
+    expect(columns).toEqual([
+      { name: 'id', notnull: 1, pk: 1 },
+      { name: 'user_id', notnull: 1, pk: 0 },
+      { name: 'type', notnull: 1, pk: 0 },
+      { name: 'at', notnull: 1, pk: 0 },
+      { name: 'method', notnull: 0, pk: 0 },
+      { name: 'ip', notnull: 0, pk: 0 },
+      { name: 'user_agent', notnull: 0, pk: 0 },
+      { name: 'detail', notnull: 0, pk: 0 },
+    ]);
+  });
+
   it('gives an adapter the api_keys table and the API-key methods only with ApiKeys() in the config (issue 37)', async () => {
     const oidc = { id: 'oidc', name: 'OIDC', type: 'oidc' as const, issuer: 'https://issuer.example', clientId: 'id', clientSecret: 'secret' };
     const plain = open(join(folder, 'plain-config.db'));
@@ -253,9 +275,9 @@ describe('sqlite adapter files', () => {
     migrate({ url: `file:${path}`, features: allFeatures });
     migrate({ url: `file:${path}`, features: allFeatures });
     const database = open(path);
-    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     const indexes = database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name").all();
-    expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'api_keys_user_id_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'sessions_user_id_index' }]);
+    expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'api_keys_user_id_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'security_events_at_index' }, { name: 'security_events_user_id_index' }, { name: 'sessions_user_id_index' }]);
   });
 
   it('deleting a user row cascades to its accounts, sessions and authenticators', async () => {

@@ -185,7 +185,8 @@ describe('API keys in the CLI: add-api-keys and remove-api-keys', () => {
     // The feature's folder, and what of the runtime it uses that the project did not hold (the rate limits).
     expect(document.files.created).toEqual(expect.arrayContaining(apiKeysFiles.map((file) => `src/auth/core/features/api-keys/${file}`)));
     expect(document.files.created).toContain('src/auth/core/features/rate-limit/rate-limit.ts');
-    expect(document.files.created.filter((path) => !path.startsWith('src/auth/core/features/'))).toEqual([]);
+    // Outside the features' folders, only the client's address (http/client-address.ts), which the rate limits read.
+    expect(document.files.created.filter((path) => !path.startsWith('src/auth/core/features/'))).toEqual(['src/auth/core/http/client-address.ts']);
     expect(document.files.updated).toEqual(['src/auth/config.ts', 'src/auth/index.ts', 'src/server.ts', 'framework-auth.json']);
     expect(await tree(root)).toEqual(before);
 

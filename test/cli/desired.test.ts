@@ -43,6 +43,7 @@ describe('desired(choices, release)', () => {
         'features/rate-limit/index.ts',
         'features/rate-limit/rate-limit.ts',
         'features/rate-limit/storage.ts',
+        'http/client-address.ts',
         'http/requested-callback-url.ts',
         'providers/email.ts',
       ].sort(),

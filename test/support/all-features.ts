@@ -11,12 +11,13 @@ import { passwordFlow } from '../../templates/runtime/features/password/index.js
 import { emailFlow } from '../../templates/runtime/features/email-sign-in/index.js';
 import { credentialsFlow } from '../../templates/runtime/features/credentials/index.js';
 import { database } from '../../templates/runtime/features/database/index.js';
+import { SecurityEvents } from '../../templates/runtime/features/security-events/index.js';
 import type { RateLimitRule, RateLimitRuleName } from '../../templates/runtime/features/rate-limit/rate-limit.js';
 
 /** Every feature of the runtime, each once (as `featuresOf` lists a config's). */
 export const allFeatures: readonly Feature[] = [
   ...new Map(
-    [database, ...[webAuthnFlow, passwordFlow, emailFlow, credentialsFlow].flatMap((flow) => flow.features ?? []), TwoFactor(), ApiKeys()].map((feature) => [feature.id, feature]),
+    [database, ...[webAuthnFlow, passwordFlow, emailFlow, credentialsFlow].flatMap((flow) => flow.features ?? []), TwoFactor(), ApiKeys(), SecurityEvents].map((feature) => [feature.id, feature]),
   ).values(),
 ];
 

@@ -7,7 +7,7 @@ import type { RequestContext, Route } from '../contracts.js';
 import { sendHtml, sendRedirect } from '../context.js';
 import { clearChunkedCookie, readChunkedCookie } from '../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../http/csrf.js';
-import { emitEvent } from '../events.js';
+import { emitEvent, recordSecurityEvent } from '../events.js';
 import { renderSignOutPage } from '../pages/other.js';
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../http/redirect.js';
 import { bodyField, queryParams, readBody } from '../http/request.js';
@@ -23,12 +23,14 @@ export async function signOutRoute(context: RequestContext, route: Route): Promi
   context.outgoing.push(...clearChunkedCookie(context.cookies, sessionCookie));
   if (options.session.strategy === 'database') {
     const session = raw === undefined ? null : await databaseOf(options).endSession(options, raw);
+    if (session) await recordSecurityEvent(context, { type: 'sign-out', userId: String(session.userId) });
     await emitEvent(options, 'signOut', { session });
   } else {
     let token: JWT | null = null;
     if (raw !== undefined) {
       token = await options.jwt.decode({ token: raw, secret: options.secrets, salt: sessionCookie.name }).catch(() => null);
     }
+    if (token?.sub) await recordSecurityEvent(context, { type: 'sign-out', userId: token.sub });
     await emitEvent(options, 'signOut', { token });
   }
   sendRedirect(context, await resolveRedirect(context, bodyField(body, 'callbackUrl')));

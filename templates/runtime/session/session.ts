@@ -9,7 +9,7 @@ import type { CookiesOptions, OutgoingCookie, RequestContext, ResolvedConfig, Se
 import { sendRedirect } from '../context.js';
 import { chunkCookie, clearChunkedCookie, readChunkedCookie } from '../http/cookies.js';
 import { JWTSessionError } from '../errors.js';
-import { emitEvent } from '../events.js';
+import { emitEvent, recordSecurityEvent } from '../events.js';
 import { databaseOf } from '../config.js';
 import { providerTokensOf, refreshErrorOfToken } from '../oauth/provider-tokens.js';
 import { customPageUrl, resolveRedirect } from '../http/redirect.js';
@@ -142,7 +142,7 @@ async function createSessionCookies(
 
 /**
  * The end of a proven sign-in: the session (a database row through the database feature, or the JWT cookie), the
- * `signIn` event and the redirect. Called by `completeSignIn`, and by the second factor once its code is right.
+ * `sign-in` security event, the `signIn` event and the redirect. Called by `completeSignIn`, and by the second factor once its code is right.
  */
 export async function startSession(
   context: RequestContext,
@@ -157,6 +157,7 @@ export async function startSession(
     const session = await createSessionCookies(options, context.cookies, context.cookieOptions, { user, account, isNewUser, ...(profile && { profile }) });
     context.outgoing.push(...session.cookies);
   }
+  await recordSecurityEvent(context, { type: 'sign-in', userId: String(user.id), method: account.provider });
   await emitEvent(options, 'signIn', { user, account, ...(profile && { profile }), isNewUser });
   const destination = await resolveRedirect(context, params.callbackUrl);
   if (isNewUser && options.pages.newUser) {

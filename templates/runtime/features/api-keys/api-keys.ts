@@ -15,11 +15,12 @@ import { resolveConfigOnce } from '../../config.js';
 import { actionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidRequest } from '../../errors.js';
+import { recordSecurityEvent } from '../../events.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
 import { safeEqual } from '../../http/safe-equal.js';
 import type { JWT, Session } from '../../types.js';
 import { userClaims } from '../../session/jwt.js';
-import { type Adapter, callAdapter } from '../database/adapter.js';
+import { callAdapter } from '../database/adapter.js';
 import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { askToSignIn, currentSignIn, isRecentSignIn, sessionUserOf } from '../database/signed-in.js';
 import { RateLimited, consumeClientRateLimit } from '../rate-limit/rate-limit.js';
@@ -108,15 +109,21 @@ function checkNewKey(settings: ResolvedApiKeys, input: { name: unknown; scopes: 
   return { ok: true, value: { name, scopes: scopes!, expiresInDays: days } };
 }
 
-/** Stores a new key for `userId`; null when the user holds `maxKeysPerUser` keys already. */
-async function issueApiKey(adapter: Adapter, settings: ResolvedApiKeys, userId: string, request: Required<NewApiKey>): Promise<CreatedApiKey | null> {
+/**
+ * Stores a new key for `userId` and records it (`api-key-created`, with the key's name; on the request that made it,
+ * when there is one); null when the user holds `maxKeysPerUser` keys already.
+ */
+async function issueApiKey(context: { req?: Request; options: ResolvedConfig }, settings: ResolvedApiKeys, userId: string, request: Required<NewApiKey>): Promise<CreatedApiKey | null> {
+  const adapter = context.options.adapter!;
   const { key, digest, start } = newApiKey();
   const createdAt = new Date();
   const expiresAt = new Date(createdAt.valueOf() + request.expiresInDays * DAY_MS);
   const id = crypto.randomUUID();
   const scopes = [...request.scopes];
   const stored = await callAdapter(adapter, 'createApiKey', { id, userId, name: request.name, start, digest, scopes, createdAt, lastUsedAt: null, expiresAt }, settings.maxKeysPerUser);
-  return stored ? { id, key, name: request.name, scopes, expiresAt: expiresAt.toISOString() } : null;
+  if (!stored) return null;
+  await recordSecurityEvent(context, { type: 'api-key-created', userId, detail: request.name });
+  return { id, key, name: request.name, scopes, expiresAt: expiresAt.toISOString() };
 }
 
 const settingsByConfig = new WeakMap<ResolvedConfig, ResolvedApiKeys>();
@@ -144,7 +151,7 @@ export async function createApiKey(config: FrameworkAuthConfig, request: NewApiK
   const settings = settingsOf(options);
   const checked = checkNewKey(settings, { name: request.name, scopes: request.scopes, expiresInDays: request.expiresInDays });
   if (!checked.ok) throw new TypeError(`createApiKey: ${Object.values(checked.errors).join(' ')}`);
-  const created = await issueApiKey(options.adapter!, settings, request.userId, checked.value);
+  const created = await issueApiKey({ options }, settings, request.userId, checked.value);
   if (!created) throw new TypeError(`createApiKey: the user holds ${settings.maxKeysPerUser} keys already (maxKeysPerUser).`);
   return created;
 }
@@ -210,7 +217,11 @@ export async function apiKeysRoute(context: RequestContext, route: Route): Promi
   }
   const action = bodyField(body, 'action');
   if (action === 'revoke') {
-    const revoked = await callAdapter(adapter, 'deleteApiKey', userId, bodyField(body, 'id') ?? '');
+    const id = bodyField(body, 'id') ?? '';
+    // Its name, for the security event: once deleted, the key is nowhere to read it from.
+    const name = (await callAdapter(adapter, 'listApiKeys', userId)).find((key) => key.id === id)?.name;
+    const revoked = await callAdapter(adapter, 'deleteApiKey', userId, id);
+    if (revoked) await recordSecurityEvent(context, { type: 'api-key-revoked', userId, detail: name });
     if (json) return sendJson(context, revoked ? 200 : 404, { revoked });
     return sendRedirect(context, actionUrl(context, 'api-keys'));
   }
@@ -220,7 +231,7 @@ export async function apiKeysRoute(context: RequestContext, route: Route): Promi
   const checked = checkNewKey(settings, { name: body['name'], scopes: body['scopes'], expiresInDays: body['expiresInDays'] });
   const refuse = async (errors: NewKeyErrors): Promise<void> => (json ? sendJson(context, 400, { error: 'InvalidRequest', errors }) : page(400, { errors, sent: body }));
   if (!checked.ok) return refuse(checked.errors);
-  const created = await issueApiKey(adapter, settings, userId, checked.value);
+  const created = await issueApiKey(context, settings, userId, checked.value);
   if (!created) return refuse({ form: `You have ${settings.maxKeysPerUser} keys, the most one account may hold: revoke one first.` });
   if (json) return sendJson(context, 201, created);
   return page(200, { created });

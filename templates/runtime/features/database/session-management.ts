@@ -13,6 +13,7 @@ import type { FrameworkAuthConfig, ResolvedConfig } from '../../contracts.js';
 import { resolveConfigOnce } from '../../config.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { InvalidRequest, MissingAdapterMethods, UnsupportedStrategy } from '../../errors.js';
+import { recordSecurityEvent } from '../../events.js';
 import { cookieOptionsFor, requestCookies } from '../../http/request.js';
 import type { AdapterSession } from '../../types.js';
 import { endSessionRows } from './session.js';
@@ -94,9 +95,10 @@ export async function listSessionsOf(req: Request, options: ResolvedConfig): Pro
 }
 
 /**
- * Ends sessions of the current user: their rows are deleted and each one emits the `signOut` event. Returns how
- * many were ended and whether the request's own session was one of them, or null when the request has no session.
- * An id that is not one of the user's live sessions ends nothing: a user can only end their own sessions.
+ * Ends sessions of the current user: their rows are deleted, each one emits the `signOut` event, and the user gets one
+ * `session-ended` security event (how many ended). Returns how many were ended and whether the request's own session
+ * was one of them, or null when the request has no session. An id that is not one of the user's live sessions ends
+ * nothing: a user can only end their own sessions.
  */
 export async function endSessionsOf(req: Request, options: ResolvedConfig, which: EndSessions): Promise<{ ended: number; endedCurrent: boolean } | null> {
   const current = await currentSession(req, options);
@@ -109,6 +111,7 @@ export async function endSessionsOf(req: Request, options: ResolvedConfig, which
     return sessionIdOf(row.sessionToken) === which.id;
   });
   const ended = await endSessionRows(options, current.adapter, chosen);
+  if (ended > 0) await recordSecurityEvent({ req, options }, { type: 'session-ended', userId: String(current.row.userId), detail: String(ended) });
   return { ended, endedCurrent: chosen.some((row) => row.sessionToken === current.row.sessionToken) };
 }
 

@@ -24,7 +24,7 @@ import { OAuthAccountNotLinked } from '../../errors.js';
 import { ReauthenticationRequired } from './recent-auth.js';
 import { hasProvenEmail, settleAddress, undoNewUserOnFailure } from './addresses.js';
 import { type SignedIn, currentSignIn, isRecentSignIn } from './signed-in.js';
-import { emitEvent } from '../../events.js';
+import { emitEvent, recordSecurityEvent } from '../../events.js';
 import type { Account, AdapterSession, AdapterUser, Profile } from '../../types.js';
 
 /** Whether the OAuth provider of `account` vouches for the email of this profile. */
@@ -159,6 +159,8 @@ export async function resolveSignIn(
   }
   await undoNewUserOnFailure(options, adapter, isNewUser ? user : null, () => callAdapter(adapter, 'linkAccount', { ...account, userId: user.id }));
   await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
+  // A new user's first account is their sign-up; another account is a new way into an existing user.
+  if (!isNewUser) await recordSecurityEvent(context, { type: 'account-linked', userId: String(user.id), method: account.provider });
   return { user, isNewUser };
 }
 

@@ -25,7 +25,7 @@ import { verifyCsrf } from '../../http/csrf.js';
 import { normalizeEmailAddress } from '../../email-address.js';
 import { AccountNotLinked, InvalidRequest, MethodNotAllowed, MissingAdapter } from '../../errors.js';
 import { WebAuthnVerificationError } from './errors.js';
-import { emitEvent } from '../../events.js';
+import { emitEvent, recordSecurityEvent } from '../../events.js';
 import type { SignInFormContext } from '../../flow.js';
 import { consumeCheckCookie, writeCheckCookie } from '../../oauth/check-cookies.js';
 import { type SafeHtml, html } from '../../pages/html.js';
@@ -353,6 +353,8 @@ async function resolveWebAuthnSignIn(
     if (authenticator) await callAdapter(adapter, 'createAuthenticator', { ...authenticator, userId: user.id });
   });
   await emitEvent(options, 'linkAccount', { user, account, profile: params.user });
+  // A passkey stored with a new user is their sign-up; one added to the signed-in user is a new way in.
+  if (!isNewUser) await recordSecurityEvent(context, { type: 'passkey-added', userId: String(user.id), method: account.provider });
   return { user, isNewUser };
 }
 

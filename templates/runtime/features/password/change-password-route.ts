@@ -10,6 +10,7 @@ import { actionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { chunkCookie, readChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
+import { recordSecurityEvent } from '../../events.js';
 import { prefersJson, queryParams, readBody } from '../../http/request.js';
 import { clearRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { hashPassword, verifyPassword } from './hash.js';
@@ -60,6 +61,7 @@ export async function changePasswordRoute(context: RequestContext, route: Route,
   if (user.email) await voidLinks(adapter, resetIdentifier(user.email));
   const ended = await endSessionsOfUser(context, user.id, readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name));
   await renewCurrentSession(context, user.id);
+  await recordSecurityEvent(context, { type: 'password-changed', userId: user.id });
   if (json) return sendJson(context, 200, { changed: true, endedSessions: ended });
   sendRedirect(context, `${context.origin}${context.mountPath}/password?changed=1`);
 }

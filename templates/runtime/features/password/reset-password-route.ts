@@ -10,7 +10,7 @@ import { configuredActionUrl, sendHtml } from '../../context.js';
 import { clearChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidEmailAddress } from '../../email-address.js';
-import { emitEvent } from '../../events.js';
+import { emitEvent, recordSecurityEvent } from '../../events.js';
 import { customPageUrl } from '../../http/redirect.js';
 import { queryParams, readBody } from '../../http/request.js';
 import type { AdapterUser } from '../../types.js';
@@ -109,11 +109,14 @@ async function resetPassword(context: RequestContext, provider: ResolvedPassword
   } else {
     throw new Verification('The address of this reset link cannot be given to a user');
   }
+  const hadPassword = outcome.action === 'join' && (await callAdapter(adapter, 'getPasswordHash', user.id)) !== null;
   await callAdapter(adapter, 'setPasswordHash', user.id, hash);
   // The address is proven now: an unused confirmation link for it is void (F3 of security review 4).
   await voidLinks(adapter, verifyIdentifier(email));
   await endSessionsOfUser(context, user.id);
   await clearRateLimit(context.options, 'credentialsPerUser', email);
+  // A user without a password (one who signed up with a provider or a link) sets their first one this way.
+  await recordSecurityEvent(context, { type: hadPassword ? 'password-reset' : 'password-set', userId: user.id });
   context.outgoing.push(...clearChunkedCookie(context.cookies, context.cookieOptions.sessionToken));
   const signInPage = context.options.pages.signIn ?? `${context.mountPath}/signin`;
   answerWith(context, customPageUrl(context, signInPage, {}));

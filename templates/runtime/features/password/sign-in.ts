@@ -8,11 +8,12 @@ import { callAdapter } from '../database/adapter.js';
 import { hasProvenEmail } from '../database/addresses.js';
 import type { RequestContext } from '../../contracts.js';
 import { CredentialsSignin } from '../../errors.js';
+import { recordSecurityEvent } from '../../events.js';
 import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { bodyField } from '../../http/request.js';
 import { RateLimited, clearRateLimit, consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { hashPassword, verifyPassword } from './hash.js';
-import { type ResolvedPasswordProvider, MAX_PASSWORD_INPUT, adapterOf, addressOf, resetIdentifier, sendConfirmationLink, signInAs, textField, voidLinks } from './shared.js';
+import { type ResolvedPasswordProvider, MAX_PASSWORD_INPUT, adapterOf, addressOf, afterAnswer, resetIdentifier, sendConfirmationLink, signInAs, textField, voidLinks } from './shared.js';
 
 /** The user id an unknown address's password is looked up by: nobody's, so that both branches read alike. */
 const NOBODY = `nobody-${randomUUID()}`;
@@ -34,7 +35,11 @@ export async function signIn(context: RequestContext, provider: ResolvedPassword
   // An unknown address costs the same database reads and one hash too, so that its answer takes as long.
   const stored = await callAdapter(adapter, 'getPasswordHash', holder?.id ?? NOBODY);
   const check = await verifyPassword(password ?? '', holder ? stored : null, { request: context.req });
-  if (!holder || !check.valid) throw new CredentialsSignin(`Wrong password or unknown address for provider "${provider.id}"`);
+  if (!holder || !check.valid) {
+    // The known user's failed sign-in is recorded after the answer, so that it takes as long as an unknown address's.
+    if (holder) afterAnswer(context, () => recordSecurityEvent(context, { type: 'sign-in-failed', userId: holder.id, method: 'password' }));
+    throw new CredentialsSignin(`Wrong password or unknown address for provider "${provider.id}"`);
+  }
   if (!hasProvenEmail(holder)) {
     // The same answer as a wrong password; the owner of the address gets a new link, within the message limits.
     try {

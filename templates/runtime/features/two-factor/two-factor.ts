@@ -21,6 +21,7 @@ import type { RequestContext, CookieOption, PendingSignIn, Route } from '../../c
 import { actionUrl, sendHtml, sendJson, sendRedirect, setCookie } from '../../context.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { type ErrorResponse, type ErrorType, AuthError, InvalidRequest, clientSafe } from '../../errors.js';
+import { recordSecurityEvent } from '../../events.js';
 import { customPageUrl } from '../../http/redirect.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
@@ -192,6 +193,9 @@ async function checkCode(
   return { ok: false, field: 'code', message: allowRecovery ? 'Enter a code or a recovery code.' : 'Enter the code your authenticator app shows.' };
 }
 
+/** The `method` of a `sign-in-failed` security event, by the field of the refused code. */
+const failedFactor = { code: 'code', recoveryCode: 'recovery-code' } as const;
+
 /** Answers a refused code: 400, the page again with the reason by its field, or JSON. */
 function refuseCode(context: RequestContext, failed: Extract<CodeCheck, { ok: false }>, page: (errors: TwoFactorPageBase['errors']) => string): void {
   const errors = { [failed.field]: failed.message };
@@ -227,7 +231,14 @@ async function finishPending(context: RequestContext, settings: ResolvedTwoFacto
     }
   }
   const check = await checkCode(context, settings, user, submitted, true);
-  if (!check.ok) return refuseCode(context, check, (errors) => renderCodePage({ ...pageBase(context), errors }));
+  if (!check.ok) {
+    if (submitted.code !== undefined || submitted.recoveryCode !== undefined) {
+      await recordSecurityEvent(context, { type: 'sign-in-failed', userId: user.id, method: failedFactor[check.field] });
+    }
+    return refuseCode(context, check, (errors) => renderCodePage({ ...pageBase(context), errors }));
+  }
+  // A code is checked before a recovery code: without one, the recovery code was used (and is spent now).
+  if (submitted.code === undefined) await recordSecurityEvent(context, { type: 'recovery-code-used', userId: user.id });
   const row = await callAdapter(adapter, 'useVerificationToken', { identifier: pendingIdentifier(pending.sub), token: nonceHash(pending.nonce) });
   if (!row || new Date(row.expires).valueOf() < Date.now()) throw new TwoFactorSignIn('The pending sign-in was already finished, replaced or has expired');
   setCookie(context, pendingCookie(context), null);
@@ -291,6 +302,7 @@ async function manage(context: RequestContext, settings: ResolvedTwoFactor, sign
     const codes = newRecoveryCodes();
     await callAdapter(adapter, 'setRecoveryCodes', user.id, codes.map((code) => hmacRecoveryCode(code, context.options.secrets)));
     await clearRateLimit(context.options, 'twoFactorPerUser', user.id);
+    await recordSecurityEvent(context, { type: 'two-factor-on', userId: user.id });
     return showCodes(codes);
   }
   if (action === 'regenerate' || action === 'disable') {
@@ -304,6 +316,8 @@ async function manage(context: RequestContext, settings: ResolvedTwoFactor, sign
       return showCodes(codes);
     }
     await callAdapter(adapter, 'deleteTwoFactor', user.id);
+    if (submitted.code === undefined) await recordSecurityEvent(context, { type: 'recovery-code-used', userId: user.id });
+    await recordSecurityEvent(context, { type: 'two-factor-off', userId: user.id });
     if (json) return sendJson(context, 200, { enabled: false });
     return sendRedirect(context, actionUrl(context, 'two-factor'));
   }
