@@ -639,6 +639,11 @@ export interface RouteSpec {
   methods: readonly ('GET' | 'POST')[];
   provider: 'none' | 'optional' | 'required';
   errors: ErrorAnswer;
+  /**
+   * The paths below the action it also serves (`['email', 'email/confirm']` for `<mount>/account/email/confirm`),
+   * given to the route as `Route.subpath`; any other path below it is 404. Only with `provider: 'none'`.
+   */
+  subpaths?: readonly string[];
 }
 
 /** A route and the function that runs it: the core's below, a feature's in its `routes`. */
@@ -650,6 +655,8 @@ export interface RouteEntry extends RouteSpec {
 export interface Route {
   method: 'GET' | 'POST';
   providerId: string | undefined;
+  /** The path below the action, one of its spec's `subpaths` (`email/confirm`); undefined for the action itself. */
+  subpath?: string | undefined;
 }
 
 /** Runs one action. */

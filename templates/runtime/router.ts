@@ -35,15 +35,28 @@ export function entryOf(table: Readonly<Record<string, RouteEntry>>, segments: r
  * not take (or lacks), `MethodNotAllowed` (405, with `Allow`) for a method it does not accept.
  */
 export function matchRoute(spec: RouteSpec, segments: readonly string[], requestMethod: string): Route {
+  if (spec.subpaths) return matchSubpath(spec, segments, requestMethod);
   const [, providerId, ...rest] = segments;
   if (rest.length > 0 || (spec.provider === 'none' && providerId !== undefined) || (spec.provider === 'required' && !providerId)) {
     throw new UnknownAction(`There is no auth route "${segments.join('/')}"`);
   }
+  return { method: allowedMethod(spec, requestMethod), providerId };
+}
+
+/** An action with paths below it (`<mount>/account/email/confirm`): the path must be one of its `subpaths`. */
+function matchSubpath(spec: RouteSpec, segments: readonly string[], requestMethod: string): Route {
+  const subpath = segments.length > 1 ? segments.slice(1).join('/') : undefined;
+  if (subpath !== undefined && !spec.subpaths!.includes(subpath)) throw new UnknownAction(`There is no auth route "${segments.join('/')}"`);
+  return { method: allowedMethod(spec, requestMethod), providerId: undefined, subpath };
+}
+
+/** The method as the route sees it (HEAD is GET); `MethodNotAllowed` (405, with `Allow`) for one the spec does not accept. */
+function allowedMethod(spec: RouteSpec, requestMethod: string): Route['method'] {
   const method = requestMethod === 'HEAD' ? 'GET' : requestMethod;
   if (!(spec.methods as readonly string[]).includes(method)) {
     throw new MethodNotAllowed(`${requestMethod} is not allowed here; use ${spec.methods.join(' or ')}`, { allow: spec.methods });
   }
-  return { method: method as Route['method'], providerId };
+  return method as Route['method'];
 }
 
 /** The configured provider of a provider segment; `InvalidProvider` (404) naming the configured ones otherwise. */

@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Adapter, AdapterAccount, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
 import type { AdapterAuthenticator } from '../../templates/runtime/features/passkey/storage.js';
 import type { StoredApiKey } from '../../templates/runtime/features/api-keys/storage.js';
-import type { SecurityEvent } from '../../templates/runtime/contracts.js';
+import type { SecurityEvent } from '../../templates/runtime/features/security-events/index.js';
+import type { EmailChange } from '../../templates/runtime/features/account/storage.js';
 
 /** Every method of the interface, in its order. */
 export const adapterMethods = [
@@ -36,6 +37,7 @@ export const adapterMethods = [
   'createAuthenticator',
   'listAuthenticatorsByUserId',
   'updateAuthenticatorCounter',
+  'deleteAuthenticator',
   'createUserWithAccount',
   'hitRateLimit',
   'resetRateLimit',
@@ -58,6 +60,8 @@ export const adapterMethods = [
   'createSecurityEvent',
   'listSecurityEvents',
   'deleteSecurityEventsBefore',
+  'setEmailChange',
+  'useEmailChange',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */
@@ -789,6 +793,58 @@ export function runAdapterSuite(
         const authenticator = authenticatorData(user.id);
         await adapter.createAuthenticator(authenticator);
         await expect(settle(() => adapter.createAuthenticator({ ...authenticator, userId: other.id }))).rejects.toThrow();
+      });
+
+      test('deletes an authenticator and only that one, answering whether there was one', ['createUser', 'createAuthenticator', 'deleteAuthenticator', 'listAuthenticatorsByUserId'], async () => {
+        const user = await createUser();
+        const [laptop, phone] = [authenticatorData(user.id), authenticatorData(user.id)];
+        await adapter.createAuthenticator(laptop);
+        await adapter.createAuthenticator(phone);
+        expect(await adapter.deleteAuthenticator(laptop.credentialID)).toBe(true);
+        expect(await adapter.deleteAuthenticator(laptop.credentialID)).toBe(false);
+        expect((await adapter.listAuthenticatorsByUserId(user.id)).map((entry) => entry.credentialID)).toEqual([phone.credentialID]);
+      });
+    });
+
+    describe('email changes', () => {
+      function changeData(userId: string, overrides: Partial<EmailChange> = {}): EmailChange {
+        return { userId, newEmail: `new-${randomUUID()}@example.com`, digest: createHash('sha256').update(randomUUID()).digest('hex'), expires: inOneHour(), ...overrides };
+      }
+
+      test('gives a stored change once by its digest', ['createUser', 'setEmailChange', 'useEmailChange'], async () => {
+        const user = await createUser();
+        const change = changeData(user.id);
+        await adapter.setEmailChange(change);
+        expect(await adapter.useEmailChange(change.digest)).toEqual(change);
+        expect(await adapter.useEmailChange(change.digest)).toBeNull();
+      });
+
+      test("keeps a user's newest change only", ['createUser', 'setEmailChange', 'useEmailChange'], async () => {
+        const user = await createUser();
+        const older = changeData(user.id);
+        const newer = changeData(user.id);
+        await adapter.setEmailChange(older);
+        await adapter.setEmailChange(newer);
+        expect(await adapter.useEmailChange(older.digest)).toBeNull();
+        expect(await adapter.useEmailChange(newer.digest)).toEqual(newer);
+      });
+
+      test('deletes every other change to the same address with the one used', ['createUser', 'setEmailChange', 'useEmailChange'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const change = changeData(user.id);
+        const rival = changeData(other.id, { newEmail: change.newEmail });
+        await adapter.setEmailChange(change);
+        await adapter.setEmailChange(rival);
+        await adapter.useEmailChange(change.digest);
+        expect(await adapter.useEmailChange(rival.digest)).toBeNull();
+      });
+
+      test("deleting a user deletes the user's change", ['createUser', 'deleteUser', 'setEmailChange', 'useEmailChange'], async () => {
+        const user = await createUser();
+        const change = changeData(user.id);
+        await adapter.setEmailChange(change);
+        await adapter.deleteUser(user.id);
+        expect(await adapter.useEmailChange(change.digest)).toBeNull();
       });
     });
 

@@ -62,7 +62,7 @@ describe('sqlite adapter files', () => {
     const adapter = withAllFeatures(SqliteAdapter({ url: `file:${path}` }));
     expect(existsSync(path)).toBe(false);
     await newUser(adapter);
-    expect(tableNames(open(path))).toEqual(['accounts', 'api_keys', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(tableNames(open(path))).toEqual(['accounts', 'api_keys', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
   });
 
   it('accepts a plain path and a file:// URL', async () => {
@@ -275,9 +275,9 @@ describe('sqlite adapter files', () => {
     migrate({ url: `file:${path}`, features: allFeatures });
     migrate({ url: `file:${path}`, features: allFeatures });
     const database = open(path);
-    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'authenticators', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     const indexes = database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name").all();
-    expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'api_keys_user_id_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'security_events_at_index' }, { name: 'security_events_user_id_index' }, { name: 'sessions_user_id_index' }]);
+    expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'api_keys_user_id_index' }, { name: 'email_changes_new_email_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'security_events_at_index' }, { name: 'security_events_user_id_index' }, { name: 'sessions_user_id_index' }]);
   });
 
   it('deleting a user row cascades to its accounts, sessions and authenticators', async () => {

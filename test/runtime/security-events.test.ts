@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import express, { urlencoded } from 'express';
+import express, { type Request, urlencoded } from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { listen, type RunningApp } from '../support/listen.js';
@@ -18,16 +18,17 @@ import { withAllFeatures } from '../support/all-features.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { resolveConfig, resolveConfigOnce } from '../../templates/runtime/config.js';
-import type { Feature, SecurityEvent } from '../../templates/runtime/contracts.js';
+import type { Feature } from '../../templates/runtime/contracts.js';
 import { ApiKeys, createApiKey, type CreatedApiKey } from '../../templates/runtime/features/api-keys/index.js';
 import { storeFeatures } from '../../templates/runtime/features/database/adapter.js';
 import { endAllSessions } from '../../templates/runtime/features/database/session-management.js';
 import type { PasswordMessage } from '../../templates/runtime/features/password/mail.js';
 import { hashPassword } from '../../templates/runtime/features/password/hash.js';
-import { SecurityEvents, securityEventsOf } from '../../templates/runtime/features/security-events/index.js';
+import { type SecurityEvent, SecurityEvents, securityEventsOf } from '../../templates/runtime/features/security-events/index.js';
+import { securityEventOf } from '../../templates/runtime/features/security-events/record.js';
 import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js';
 import { base32Decode, totpCode, totpStep } from '../../templates/runtime/features/two-factor/totp.js';
-import { FrameworkAuth, MissingAdapter, MissingAdapterMethods, getSession } from '../../templates/runtime/index.js';
+import { FrameworkAuth, MissingAdapterMethods, getSession } from '../../templates/runtime/index.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
@@ -225,11 +226,11 @@ describe('security events recorded by the runtime', () => {
     expect(Math.abs(event!.at.valueOf() - Date.now())).toBeLessThan(10_000);
   });
 
-  it('keeps the first 256 characters of a long User-Agent', async () => {
+  it('keeps the first 512 characters of a long User-Agent', async () => {
     const user = await newUser(h);
-    await signedIn(h, user.email, browser(h, CLIENT_IP, `Agent/${'x'.repeat(400)}`));
+    await signedIn(h, user.email, browser(h, CLIENT_IP, `Agent/${'x'.repeat(700)}`));
     const [event] = await eventsOf(h, user.id);
-    expect(event!.userAgent).toBe(`Agent/${'x'.repeat(250)}`);
+    expect(event!.userAgent).toBe(`Agent/${'x'.repeat(506)}`);
   });
 
   it('records an OIDC sign-in of a new user with the provider as its method, and no account-linked', async () => {
@@ -505,7 +506,9 @@ describe('the client address an event keeps (events.ipPrecision)', () => {
   });
 
   it('keeps the whole address by default', () => {
-    expect(resolveConfig({ secret: SECRET, providers: [passwordProvider()] }, {}).securityEvents).toEqual({ retentionDays: 90, ipPrecision: 'full' });
+    const options = resolveConfig({ secret: SECRET, providers: [passwordProvider()], adapter: MemoryAdapter(), features: [SecurityEvents] }, {});
+    const req = { ip: '203.0.113.77', headers: { 'user-agent': 'Line\r\nForged: yes' } } as unknown as Request;
+    expect(securityEventOf(req, options, { type: 'sign-in', userId: 'u' })).toMatchObject({ ip: '203.0.113.77', userAgent: 'LineForged: yes' });
   });
 
   it('keeps an IPv4 address\'s /24 network with "network"', async () => {
@@ -575,7 +578,7 @@ describe('pruning (events.retentionDays)', () => {
 
 describe('an event never fails the request that caused it', () => {
   it('signs in when a feature\'s sink and the app\'s hook both throw, and logs both failures', async () => {
-    const brokenSink: Feature = { id: 'broken-sink', securityEvents: { record: () => Promise.reject(new Error('sink is down')) } };
+    const brokenSink: Feature = { id: 'broken-sink', onSecurityEvent: () => Promise.reject(new Error('sink is down')) };
     const h = await startHarness({
       features: [SecurityEvents, brokenSink],
       events: {
@@ -589,7 +592,7 @@ describe('an event never fails the request that caused it', () => {
       const jar = await signedIn(h, user.email);
       expect(await (await jar.fetch(`${h.url}/auth/session`)).json()).toMatchObject({ user: { email: user.email } });
       expect(h.errors.map((error) => [(error as Error & { type?: string }).type, error.message, (error.cause as { err?: Error } | undefined)?.err?.message])).toEqual([
-        ['EventError', 'Recording the security event "sign-in" failed', 'sink is down'],
+        ['EventError', 'The broken-sink feature\'s handling of the security event "sign-in" failed', 'sink is down'],
         ['EventError', 'events.onSecurityEvent failed', 'SIEM is down'],
       ]);
       // The stored sink came first and kept the event.
@@ -620,9 +623,9 @@ describe('apps without the SecurityEvents feature', () => {
     }
   });
 
-  it('give the hook every event under JWT sessions without an adapter: the token\'s sub is the user', async () => {
+  it('give the hook every event with SecurityEvents under JWT sessions without an adapter: the token\'s sub is the user', async () => {
     const heard: SecurityEvent[] = [];
-    const config: FrameworkAuthConfig = { secret: SECRET, trustHost: true, providers: [passwordProvider()], logger: recordingLogger().logger, events: { onSecurityEvent: (event) => void heard.push(event) } };
+    const config: FrameworkAuthConfig = { secret: SECRET, trustHost: true, providers: [passwordProvider()], features: [SecurityEvents], logger: recordingLogger().logger, events: { onSecurityEvent: (event) => void heard.push(event) } };
     const app = express();
     app.set('trust proxy', true);
     app.use('/auth/*splat', FrameworkAuth(config));
@@ -651,18 +654,17 @@ describe('startup checks', () => {
 
   it('refuses a retentionDays that is not a positive number of days', () => {
     for (const retentionDays of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => resolveConfig({ ...base, events: { retentionDays } }, {})).toThrow(`events.retentionDays must be a positive number of days (got ${String(retentionDays)})`);
+      expect(() => resolveConfig({ ...base, features: [SecurityEvents], events: { retentionDays } }, {})).toThrow(`events.retentionDays must be a positive number of days (got ${String(retentionDays)})`);
     }
-    expect(() => resolveConfig({ ...base, events: { retentionDays: '30' as unknown as number } }, {})).toThrow(/events\.retentionDays must be a positive number of days/);
+    expect(() => resolveConfig({ ...base, features: [SecurityEvents], events: { retentionDays: '30' as unknown as number } }, {})).toThrow(/events\.retentionDays must be a positive number of days/);
   });
 
   it('refuses an ipPrecision other than full, network or none', () => {
-    expect(() => resolveConfig({ ...base, events: { ipPrecision: 'partial' as 'full' } }, {})).toThrow(`events.ipPrecision must be 'full', 'network' or 'none' (got "partial")`);
+    expect(() => resolveConfig({ ...base, features: [SecurityEvents], events: { ipPrecision: 'partial' as 'full' } }, {})).toThrow(`events.ipPrecision must be 'full', 'network' or 'none' (got "partial")`);
   });
 
-  it('refuses SecurityEvents without an adapter, naming what it needs', () => {
-    expect(() => resolveConfig({ ...base, features: [SecurityEvents] }, {})).toThrow(MissingAdapter);
-    expect(() => resolveConfig({ ...base, features: [SecurityEvents] }, {})).toThrow(/"security-events" \(feature\) needs an adapter: security events are kept in a database\. Set `adapter`/);
+  it('takes SecurityEvents without an adapter: the events then go to events.onSecurityEvent only', () => {
+    expect(resolveConfig({ ...base, features: [SecurityEvents] }, {}).securityEvents).toBe(SecurityEvents.securityEvents);
   });
 
   it('refuses SecurityEvents with an adapter that lacks its methods, naming them', () => {

@@ -1,6 +1,6 @@
 /**
  * The client's address as the app sees it, for the rate limits (features/rate-limit/) and the security events
- * (events.ts): `req.ip` (Express applies `trust proxy` to `X-Forwarded-For`), else the socket's address, an
+ * (features/security-events/): `req.ip` (Express applies `trust proxy` to `X-Forwarded-For`), else the socket's address, an
  * IPv4-mapped IPv6 address as its IPv4 address, without an IPv6 zone.
  */
 import { isIPv4, isIPv6 } from 'node:net';

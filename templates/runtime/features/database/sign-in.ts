@@ -16,9 +16,9 @@
  * - a passkey sign-up claims no address at all: what was typed is only the new user's name.
  */
 import { randomUUID } from 'node:crypto';
-import type { Request } from 'express';
 import { type Adapter, callAdapter } from './adapter.js';
 import type { ResolvedConfig, SignInResolution, RequestContext, AccountSignIn } from '../../contracts.js';
+import { userAgentOf } from '../../http/user-agent.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { OAuthAccountNotLinked } from '../../errors.js';
 import { ReauthenticationRequired } from './recent-auth.js';
@@ -162,16 +162,4 @@ export async function resolveSignIn(
   // A new user's first account is their sign-up; another account is a new way into an existing user.
   if (!isNewUser) await recordSecurityEvent(context, { type: 'account-linked', userId: String(user.id), method: account.provider });
   return { user, isNewUser };
-}
-
-/** Longest `User-Agent` a session stores: the header is the client's to choose, the column is ours to bound. */
-const MAX_USER_AGENT_LENGTH = 512;
-
-/** The request's `User-Agent` for a session's details: control characters removed, bounded, null when absent. */
-function userAgentOf(req: Request): string | null {
-  const header = req.headers['user-agent'];
-  if (typeof header !== 'string') return null;
-  // eslint-disable-next-line no-control-regex -- control characters are what is removed
-  const cleaned = header.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, MAX_USER_AGENT_LENGTH);
-  return cleaned || null;
 }

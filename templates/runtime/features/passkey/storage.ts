@@ -23,6 +23,11 @@ declare module '../../contracts.js' {
     createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
     listAuthenticatorsByUserId?(userId: AdapterAuthenticator['userId']): Awaitable<AdapterAuthenticator[]>;
     updateAuthenticatorCounter?(credentialID: AdapterAuthenticator['credentialID'], newCounter: AdapterAuthenticator['counter']): Awaitable<AdapterAuthenticator>;
+    /**
+     * Not part of Auth.js's interface: deletes an authenticator; resolves whether there was one. The account page
+     * (features/account/) removes a passkey with it and `unlinkAccount`.
+     */
+    deleteAuthenticator?(credentialID: AdapterAuthenticator['credentialID']): Awaitable<boolean>;
   }
 }
 
@@ -87,6 +92,10 @@ function sqlAuthenticators(database: SqlDatabase): Partial<Adapter> {
       if (!row) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
       return authenticatorFromRow(row);
     },
+
+    async deleteAuthenticator(credentialID) {
+      return (await database.run('DELETE FROM authenticators WHERE credential_id = ?', [credentialID])) > 0;
+    },
   };
 }
 
@@ -135,6 +144,9 @@ export const passkeyStorage: FeatureStorage = {
           if (!authenticator) throw new Error(`updateAuthenticatorCounter: no authenticator has the credential ID ${JSON.stringify(credentialID)}`);
           authenticator.counter = newCounter;
           return structuredClone(authenticator);
+        },
+        async deleteAuthenticator(credentialID) {
+          return authenticators.delete(credentialID);
         },
       },
     };

@@ -9,6 +9,7 @@ import type { EventOptions, ResolvedConfig, SecurityEventInput, SecurityEventRec
 import { EventError } from '../../errors.js';
 import { emitEvent } from '../../events.js';
 import { networkOf, requestAddress } from '../../http/client-address.js';
+import { userAgentOf } from '../../http/user-agent.js';
 import type { AdapterUser, Awaitable } from '../../types.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 
@@ -22,7 +23,7 @@ export interface SecurityEvent {
   method: string | null;
   /** The client's address, as `events.ipPrecision` keeps it; null when it keeps none or there was no request. */
   ip: string | null;
-  /** The browser's `User-Agent` (its first 256 characters), or null. */
+  /** The browser's `User-Agent` (without control characters, at most 512 characters), or null. */
   userAgent: string | null;
   /** A name the user gave (a passkey's, an API key's), or how many sessions ended; null otherwise. */
   detail: string | null;
@@ -54,8 +55,6 @@ declare module '../../contracts.js' {
 /** Milliseconds between two prunings by one process. */
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** The longest `User-Agent` an event keeps. */
-const MAX_USER_AGENT = 256;
 /** The most events a list or an export holds. */
 export const MAX_LISTED_EVENTS = 1000;
 
@@ -85,7 +84,6 @@ function eventAddress(req: Request | undefined, precision: IpPrecision): string 
 
 /** The whole event of `input`, on this request (none for one made outside a request). */
 export function securityEventOf(req: Request | undefined, options: ResolvedConfig, input: SecurityEventInput): SecurityEvent {
-  const userAgent = req?.headers['user-agent'];
   return {
     id: crypto.randomUUID(),
     userId: input.userId,
@@ -93,7 +91,7 @@ export function securityEventOf(req: Request | undefined, options: ResolvedConfi
     at: new Date(),
     method: input.method ?? null,
     ip: eventAddress(req, settings(options).ipPrecision),
-    userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent.slice(0, MAX_USER_AGENT) : null,
+    userAgent: req ? userAgentOf(req) : null,
     detail: input.detail ?? null,
   };
 }

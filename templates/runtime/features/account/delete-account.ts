@@ -1,0 +1,60 @@
+/**
+ * POST `<mount>/account/delete` (signed in, recent authentication, CSRF): `confirm=yes`, or `email` equal to the
+ * user's address (400 by the field otherwise), deletes the user and everything tied to it (GDPR art. 17):
+ * - every session first, row by row (each emits `signOut`), so that no app process finds one afterwards;
+ * - the user: the SQL adapters' `user_id` foreign keys cascade to accounts, sessions, the password hash, two-factor
+ *   and recovery codes, passkeys, API keys, the pending address change and the security events; the memory adapter
+ *   forgets the same (`FeatureStorage.memory`'s `forgetUser`);
+ * - the verification tokens of the address (keyed by the address, not the user: no cascade reaches them).
+ * An adapter without `listSessionsByUserId` or `deleteVerificationTokens` (an Auth.js one) skips those steps.
+ * Rate-limit counters need nothing: their keys are keyed hashes, never an address in clear (rate-limit.ts).
+ * Then the cookie is cleared, a notice goes to the address, and the browser goes home (`/`, or a same-origin
+ * `callbackUrl`).
+ */
+import { resolveRedirect } from '../../http/redirect.js';
+import { bodyField } from '../../http/request.js';
+import { clearChunkedCookie } from '../../http/cookies.js';
+import { sendJson, sendRedirect } from '../../context.js';
+import { callAdapter } from '../database/adapter.js';
+import { endSessionRows } from '../database/session.js';
+import { refuseForm } from './account-view.js';
+import { accountMessage } from './mail.js';
+import type { AccountRequest } from './settings.js';
+
+/**
+ * The identifiers an address's verification tokens are stored under: email sign-in's (the address) and the password
+ * provider's confirmation and reset links (features/password/shared.ts, not imported: an app may have no password).
+ */
+function tokenIdentifiersOf(email: string): string[] {
+  return [email, `password-verify:${email}`, `password-reset:${email}`];
+}
+
+/** POST `<mount>/account/delete`. */
+export async function deleteAccountRoute(request: AccountRequest, body: Record<string, unknown>): Promise<void> {
+  const { context, adapter } = request;
+  const { options } = context;
+  const user = request.signedIn.user;
+  const typed = bodyField(body, 'email')?.trim().toLowerCase();
+  const confirmed = bodyField(body, 'confirm') === 'yes' || (typed !== undefined && typed !== '' && typed === user.email?.toLowerCase());
+  if (!confirmed) {
+    return refuseForm(request, { confirm: user.email ? 'Type your email address exactly as shown above to delete your account.' : 'Tick the box to confirm that you want to delete your account.' });
+  }
+  const userId = String(user.id);
+  if (typeof adapter.listSessionsByUserId === 'function') await endSessionRows(options, adapter, await callAdapter(adapter, 'listSessionsByUserId', userId));
+  await callAdapter(adapter, 'deleteUser', userId);
+  if (user.email && typeof adapter.deleteVerificationTokens === 'function') {
+    for (const identifier of tokenIdentifiersOf(user.email)) await callAdapter(adapter, 'deleteVerificationTokens', identifier);
+  }
+  context.outgoing.push(...clearChunkedCookie(context.cookies, context.cookieOptions.sessionToken));
+  const mailer = request.settings.mailer;
+  if (user.email && mailer && context.linkOrigin) {
+    const message = accountMessage('account-deleted', { to: user.email, origin: context.linkOrigin, theme: options.theme });
+    if (mailer.printsMessages) options.logger.warn('account-email-printed-to-console');
+    await Promise.resolve()
+      .then(() => mailer.send(message))
+      .catch((error: unknown) => options.logger.error(new Error('Sending the account-deleted notice failed', { cause: error })));
+  }
+  if (request.json) return sendJson(context, 200, { deleted: true });
+  const callbackUrl = bodyField(body, 'callbackUrl');
+  sendRedirect(context, await resolveRedirect(context, callbackUrl ?? `${context.origin}/`));
+}

@@ -1,0 +1,156 @@
+/**
+ * Changing the account's email address (SPEC §13), proven by the new mailbox:
+ * - POST `<mount>/account/email` (signed in, recent authentication, CSRF): `newEmail` is normalised and checked
+ *   (400 by the field otherwise); the answer is the same whether or not another user has the address (a redirect
+ *   with the "check the new address" notice, or 202 JSON), and what differs happens after it: a free address gets a
+ *   single-use link (valid `linkMaxAge`, one hour at most; stored as a digest; a newer request replaces the older),
+ *   an address another user has gets a notice that someone tried (as sign-up does), and nothing is stored. The old
+ *   address is told a change was asked either way, without a link. At most `accountEmailPerUser` requests (5 in 15
+ *   minutes) per user: 429 with `Retry-After` past it.
+ * - GET `<mount>/account/email/confirm?token=…`: a page with a button; opening the link changes nothing (mail scanners
+ *   and previews open links).
+ * - POST `<mount>/account/email/confirm` (`token`, CSRF): works in any browser, signed in or not, since the token is
+ *   the proof (the mailbox) and its request already needed a recent authentication. When the token is known and
+ *   unexpired and no user has the address by now, the address becomes the user's, proven; the token is gone; every
+ *   session of the user but this browser's own (all of them when this browser is not the user's) is ended, its row
+ *   deleted, so no app process sees it again; `email-changed` is recorded.
+ */
+import type { RequestContext } from '../../contracts.js';
+import { actionUrl, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
+import { readChunkedCookie } from '../../http/cookies.js';
+import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
+import { bodyField, prefersJson, queryParams, readBody } from '../../http/request.js';
+import { InvalidEmailAddress, normalizeEmailAddress } from '../../email-address.js';
+import { recordSecurityEvent } from '../../events.js';
+import { AdapterError } from '../../errors.js';
+import { type Adapter, callAdapter } from '../database/adapter.js';
+import { endSessionRows } from '../database/session.js';
+import { consumeRateLimit } from '../rate-limit/rate-limit.js';
+import { hashVerificationToken, newLinkToken } from '../email/link-token.js';
+import { refuseForm } from './account-view.js';
+import { type AccountMessage, type AccountMailer, accountMessage } from './mail.js';
+import { renderAccountMessagePage, renderConfirmEmailPage } from './pages.js';
+import type { AccountRequest } from './settings.js';
+import type { EmailChange } from './storage.js';
+
+/** Sends a message after the answer; a failure is logged, never shown (it would tell addresses apart). */
+function sendLater(context: RequestContext, mailer: AccountMailer, message: AccountMessage): void {
+  const { logger } = context.options;
+  if (mailer.printsMessages) logger.warn('account-email-printed-to-console');
+  setImmediate(() => {
+    Promise.resolve()
+      .then(() => mailer.send(message))
+      .catch((error: unknown) => logger.error(new Error(`Sending the account's "${message.kind}" message failed`, { cause: error })));
+  });
+}
+
+/** POST `<mount>/account/email`. */
+export async function requestEmailChangeRoute(request: AccountRequest, body: Record<string, unknown>): Promise<void> {
+  const { context, settings } = request;
+  const user = request.signedIn.user;
+  const typed = bodyField(body, 'newEmail') ?? '';
+  const mailer = settings.mailer;
+  if (!mailer) return refuseForm(request, { newEmail: 'Changing the email address needs an email service, and this app has none configured (AUTH_EMAIL_SERVER).' }, typed);
+  let newEmail: string;
+  try {
+    newEmail = normalizeEmailAddress(typed);
+  } catch (error) {
+    if (error instanceof InvalidEmailAddress) return refuseForm(request, { newEmail: error.message }, typed);
+    throw error;
+  }
+  if (newEmail === user.email) return refuseForm(request, { newEmail: 'This is already your email address.' }, typed);
+  // Each request mails two addresses, one of them chosen by the user: a bounded number per user (429 past it).
+  await consumeRateLimit(context.options, 'accountEmailPerUser', String(user.id));
+  // Built before the answer: a link is made only on a configured origin (AUTH_URL or trustHost), never a Host header.
+  const confirmUrl = configuredActionUrl(context, 'account/email/confirm');
+  const origin = new URL(confirmUrl).origin;
+  const theme = context.options.theme;
+  // Whether the address is taken decides what is sent, after the answer, so that its timing does not tell.
+  setImmediate(() => {
+    sendChangeMessages(request, mailer, { newEmail, confirmUrl, origin }).catch((error: unknown) => context.options.logger.error(error instanceof Error ? error : new Error(String(error))));
+  });
+  if (user.email) sendLater(context, mailer, accountMessage('address-change-requested', { to: user.email, origin, theme, newEmail }));
+  if (request.json) return sendJson(context, 202, { sent: true });
+  sendRedirect(context, `${actionUrl(context, 'account')}?notice=email-sent`);
+}
+
+/** Stores the link and sends it to a free address, or tells an address that has an account that someone tried. */
+async function sendChangeMessages(request: AccountRequest, mailer: AccountMailer, params: { newEmail: string; confirmUrl: string; origin: string }): Promise<void> {
+  const { context, adapter, settings } = request;
+  const theme = context.options.theme;
+  if (await callAdapter(adapter, 'getUserByEmail', params.newEmail)) {
+    return sendLater(context, mailer, accountMessage('address-change-attempt', { to: params.newEmail, origin: params.origin, theme }));
+  }
+  const token = newLinkToken();
+  const change: EmailChange = {
+    userId: String(request.signedIn.user.id),
+    newEmail: params.newEmail,
+    digest: hashVerificationToken(token, context.options.secrets[0]!),
+    expires: new Date(Date.now() + settings.linkMaxAge * 1000),
+  };
+  await callAdapter(adapter, 'setEmailChange', change);
+  const url = `${params.confirmUrl}?${new URLSearchParams({ token })}`;
+  sendLater(context, mailer, accountMessage('confirm-new-address', { to: params.newEmail, origin: params.origin, theme, url }));
+}
+
+/** GET and POST `<mount>/account/email/confirm`. */
+export async function confirmEmailChangeRoute(context: RequestContext, method: 'GET' | 'POST', adapter: Adapter): Promise<void> {
+  const json = prefersJson(context.req);
+  const theme = context.options.theme;
+  const accountLink = { href: `${context.mountPath}/account`, label: 'Your account' };
+  if (method === 'GET') {
+    const token = queryParams(context.req).get('token');
+    if (!token) return sendHtml(context, 400, renderAccountMessagePage({ theme, heading: 'Link incomplete', message: 'This link has no token: open the whole link from the email.', link: accountLink, alert: true }));
+    return sendHtml(context, 200, renderConfirmEmailPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), theme, token }));
+  }
+  const body = await readBody(context.req);
+  verifyCsrf(context, body);
+  const refuse = (status: number, error: string, message: string): void => {
+    if (json) return sendJson(context, status, { error, message });
+    sendHtml(context, status, renderAccountMessagePage({ theme, heading: 'The address was not changed', message, link: accountLink, alert: true }));
+  };
+  const token = bodyField(body, 'token') ?? '';
+  const change = token ? await useChange(adapter, token, context.options.secrets) : null;
+  if (!change || change.expires.valueOf() < Date.now()) {
+    return refuse(400, 'InvalidToken', 'This link is not valid: it was used, replaced by a newer one, or it expired. Ask for a new one on your account page.');
+  }
+  const holder = await callAdapter(adapter, 'getUserByEmail', change.newEmail);
+  if (holder) return refuse(409, 'EmailTaken', 'Another account has this email address now, so it cannot become yours. Ask for a change to another address.');
+  const user = await callAdapter(adapter, 'getUser', change.userId);
+  if (!user) return refuse(400, 'InvalidToken', 'The account of this link no longer exists.');
+  try {
+    await callAdapter(adapter, 'updateUser', { id: user.id, email: change.newEmail, emailVerified: new Date() });
+  } catch (error) {
+    // The unique address: another user took it between the check and the write.
+    if (error instanceof AdapterError) return refuse(409, 'EmailTaken', 'Another account has this email address now, so it cannot become yours.');
+    throw error;
+  }
+  const keptCurrent = await endOtherSessions(context, adapter, String(user.id));
+  await recordSecurityEvent(context, { type: 'email-changed', userId: String(user.id) });
+  if (json) return sendJson(context, 200, { changed: true, email: change.newEmail });
+  if (keptCurrent) return sendRedirect(context, `${actionUrl(context, 'account')}?notice=email-changed`);
+  const signIn = context.options.pages.signIn ?? `${context.mountPath}/signin`;
+  sendHtml(context, 200, renderAccountMessagePage({ theme, heading: 'Email address changed', message: `Your account's address is now ${change.newEmail}. Every session of the account was ended: sign in again.`, link: { href: signIn, label: 'Sign in' } }));
+}
+
+/** The change of a token (its digest under any of the secrets, so that a rotation keeps links working), used up. */
+async function useChange(adapter: Adapter, token: string, secrets: readonly string[]): Promise<EmailChange | null> {
+  for (const secret of secrets) {
+    const change = await callAdapter(adapter, 'useEmailChange', hashVerificationToken(token, secret));
+    if (change) return change;
+  }
+  return null;
+}
+
+/**
+ * Ends every session of the user except this browser's own when it is one of theirs (database sessions: the rows are
+ * deleted, so every app process sees them gone); resolves whether this browser's session was kept.
+ */
+async function endOtherSessions(context: RequestContext, adapter: Adapter, userId: string): Promise<boolean> {
+  if (context.options.session.strategy !== 'database' || typeof adapter.listSessionsByUserId !== 'function') return false;
+  const current = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
+  const rows = await callAdapter(adapter, 'listSessionsByUserId', userId);
+  const others = rows.filter((row) => row.sessionToken !== current);
+  await endSessionRows(context.options, adapter, others);
+  return others.length < rows.length;
+}

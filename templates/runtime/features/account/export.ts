@@ -1,0 +1,68 @@
+/**
+ * GET `<mount>/account/export` (signed in, recent authentication): what is stored about the user, as a JSON download
+ * (GDPR art. 15 and 20). Each part is read through the adapter method that keeps it, when the adapter has it, and
+ * written field by field, never by spreading a stored row: the export never holds a hash, token, secret or key
+ * (no account tokens, session tokens, password hash, TOTP secret, recovery codes, API-key digest or start, passkey
+ * public key).
+ */
+import { readChunkedCookie } from '../../http/cookies.js';
+import { noStore } from '../../context.js';
+import { flushCookies } from '../../context.js';
+import { type Adapter, callAdapter } from '../database/adapter.js';
+import { securityEventsOf } from '../security-events/index.js';
+import { sessionIdOf } from '../database/session-management.js';
+import { hasPasswordProvider } from './account-view.js';
+import type { AccountRequest } from './settings.js';
+
+function has(adapter: Adapter, method: keyof Adapter): boolean {
+  return typeof adapter[method] === 'function';
+}
+
+const iso = (date: Date | null | undefined): string | null => (date ? new Date(date).toISOString() : null);
+
+/** The export of the signed-in user: a plain object of strings, booleans and lists. */
+export async function accountExportOf(request: AccountRequest): Promise<Record<string, unknown>> {
+  const { context, adapter } = request;
+  const { options } = context;
+  const user = request.signedIn.user;
+  const userId = String(user.id);
+  const current = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
+  const accounts = has(adapter, 'listAccountsByUserId') ? await callAdapter(adapter, 'listAccountsByUserId', userId) : [];
+  const sessions = options.session.strategy === 'database' && has(adapter, 'listSessionsByUserId') ? await callAdapter(adapter, 'listSessionsByUserId', userId) : [];
+  const passkeys = has(adapter, 'listAuthenticatorsByUserId') ? await callAdapter(adapter, 'listAuthenticatorsByUserId', userId) : [];
+  const apiKeys = has(adapter, 'listApiKeys') ? await callAdapter(adapter, 'listApiKeys', userId) : [];
+  const password = hasPasswordProvider(options) && has(adapter, 'getPasswordHash') ? { set: (await callAdapter(adapter, 'getPasswordHash', userId)) !== null } : null;
+  const twoFactor = has(adapter, 'getTwoFactor') ? { on: Boolean((await callAdapter(adapter, 'getTwoFactor', userId))?.enabledAt) } : null;
+  const events = has(adapter, 'listSecurityEvents') ? await securityEventsOf(options, userId) : [];
+  return {
+    exportedAt: new Date().toISOString(),
+    user: { id: userId, name: user.name ?? null, email: user.email ?? null, emailVerified: iso(user.emailVerified), image: user.image ?? null },
+    accounts: accounts.map((account) => ({ provider: account.provider, type: account.type, providerAccountId: account.providerAccountId })),
+    // A session is named by the digest the sessions page uses, never by its token.
+    sessions: sessions.map((session) => ({
+      id: sessionIdOf(session.sessionToken),
+      current: session.sessionToken === current,
+      createdAt: iso(session.createdAt),
+      lastSeenAt: iso(session.lastSeenAt),
+      expires: iso(session.expires),
+      userAgent: session.userAgent ?? null,
+    })),
+    passkeys: passkeys.map((passkey) => ({ id: passkey.credentialID, deviceType: passkey.credentialDeviceType, backedUp: passkey.credentialBackedUp, transports: passkey.transports ?? null })),
+    apiKeys: apiKeys.map((key) => ({ name: key.name, scopes: [...key.scopes], createdAt: iso(key.createdAt), lastUsedAt: iso(key.lastUsedAt), expiresAt: iso(key.expiresAt) })),
+    password,
+    twoFactor,
+    securityEvents: events.map((event) => ({ type: event.type, at: event.at.toISOString(), method: event.method, ip: event.ip, userAgent: event.userAgent, detail: event.detail })),
+  };
+}
+
+/** GET `<mount>/account/export`: the download, `account-<date>.json`, never cached. */
+export async function exportRoute(request: AccountRequest): Promise<void> {
+  const { res } = request.context;
+  const exported = await accountExportOf(request);
+  flushCookies(res, request.context.outgoing);
+  res.status(200);
+  res.setHeader('Cache-Control', noStore);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Disposition', `attachment; filename="account-${new Date().toISOString().slice(0, 10)}.json"`);
+  res.end(`${JSON.stringify(exported, null, 2)}\n`);
+}

@@ -1,0 +1,123 @@
+/**
+ * The account page's messages and the transport that sends them: the link that confirms a new address (to the new
+ * address), the notice that a change was asked (to the old one), the notice that someone tried to move an account to
+ * an address that has one (to that address), and the notice that the account was deleted. Only the first holds a
+ * link, and it signs nobody in: it opens a page whose button makes the change. The link's origin is the configured
+ * one (AUTH_URL or a trustHost entry), never a request's Host.
+ *
+ * The transport is `Account({ sendMessage })`, else SMTP through `server` (AUTH_EMAIL_SERVER) from `from`
+ * (AUTH_EMAIL_FROM). Outside production with neither, messages are printed on the console (as the password provider
+ * does), so that `npm run dev` works before a mail service is registered; in production the address change is not
+ * offered and the rest of the page works. `accountMailerOf` hands the same transport to other features (security
+ * notifications).
+ */
+import { messageButton, messageHtml, sendSmtpMessage, shownHost } from '../email/smtp.js';
+import { html } from '../../pages/html.js';
+import type { Theme } from '../../contracts.js';
+import type { AuthEnv, Awaitable } from '../../types.js';
+
+/** Which message. */
+export type AccountMessageKind = 'confirm-new-address' | 'address-change-requested' | 'address-change-attempt' | 'account-deleted';
+
+/** A message the account feature sends: a plain-text and an HTML part. */
+export interface AccountMessage {
+  kind: AccountMessageKind | (string & {});
+  /** The address the message goes to. */
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Sends a message; throw to report a failure (it is logged). */
+export type AccountMessageSender = (message: AccountMessage) => Awaitable<void>;
+
+/** The mail options of `Account()`. */
+export interface AccountMailOptions {
+  /** The SMTP server (an SMTP URL or nodemailer transport options). @default AUTH_EMAIL_SERVER */
+  server?: string | Record<string, unknown>;
+  /** The sender of the messages. @default AUTH_EMAIL_FROM */
+  from?: string;
+  /** Sends the messages through another service instead of SMTP; throw to report a failure. */
+  sendMessage?: AccountMessageSender;
+}
+
+/** The resolved transport: how to send, and whether it only prints (development without a server). */
+export interface AccountMailer {
+  send: AccountMessageSender;
+  /** True when messages go to the console: outside production, with no server and no `sendMessage`. */
+  printsMessages: boolean;
+}
+
+/** The development sender: the message's text on the console, never in production. */
+const consoleSender: AccountMessageSender = (message) => {
+  console.info(`\n--- email to ${message.to} ---\nSubject: ${message.subject}\n\n${message.text}--- end of email ---\n`);
+};
+
+/**
+ * The transport of `Account(options)`: `sendMessage`, else SMTP, else the console outside production; undefined in
+ * production without any (the address change is then not offered). Throws when a server is set without a sender.
+ */
+export function resolveAccountMailer(options: AccountMailOptions, env: AuthEnv): AccountMailer | undefined {
+  if (options.sendMessage) return { send: options.sendMessage, printsMessages: false };
+  const server = options.server ?? (env['AUTH_EMAIL_SERVER'] || undefined);
+  const from = options.from ?? (env['AUTH_EMAIL_FROM'] || undefined);
+  if (server) {
+    if (!from) throw new TypeError('Account() sends email through AUTH_EMAIL_SERVER but has no sender: set AUTH_EMAIL_FROM (e.g. "Example <no-reply@example.com>")');
+    return { send: (message) => sendSmtpMessage(server, { to: message.to, from, subject: message.subject, text: message.text, html: message.html }), printsMessages: false };
+  }
+  if (env['NODE_ENV'] === 'production') return undefined;
+  return { send: consoleSender, printsMessages: true };
+}
+
+/** The wording of each message: subject and paragraphs; `button` for the one with a link. */
+function wording(kind: AccountMessageKind, host: string, newEmail: string | undefined): { subject: string; lines: string[]; button?: string } {
+  if (kind === 'confirm-new-address') {
+    return {
+      subject: `Confirm your new email address for ${host}`,
+      lines: [
+        'Open this link to make this the address of your account. It works once, for one hour.',
+        'If you did not ask for this, you can ignore this email: nothing changes without it.',
+      ],
+      button: 'Confirm new address',
+    };
+  }
+  if (kind === 'address-change-requested') {
+    return {
+      subject: `Your email address on ${host} is being changed`,
+      lines: [
+        `Someone signed in to your account asked to change its email address to ${newEmail ?? 'another address'}. The change happens only once the new address confirms it.`,
+        'If it was you, there is nothing to do. If it was not, sign in, change your password and end your other sessions: your account may be in someone else’s hands.',
+      ],
+    };
+  }
+  if (kind === 'address-change-attempt') {
+    return {
+      subject: `Email change attempt on ${host}`,
+      lines: [
+        'Someone asked to move another account to this email address, which already has an account. Nothing has changed.',
+        'If it was you, sign in with this address instead. If it was not, you can ignore this email.',
+      ],
+    };
+  }
+  return {
+    subject: `Your account on ${host} was deleted`,
+    lines: [
+      'Your account and everything stored with it were deleted, and every session was ended.',
+      'If you did not do this, someone had access to your account: sign up again and secure the email address itself.',
+    ],
+  };
+}
+
+/** Builds a message of `kind` to `to`; `url` is the confirmation link (the only message with one). */
+export function accountMessage(kind: AccountMessageKind, params: { to: string; origin: string; theme: Theme; url?: string; newEmail?: string }): AccountMessage {
+  const host = new URL(params.origin).host;
+  const { subject, lines, button } = wording(kind, host, params.newEmail);
+  const link = button && params.url ? { label: button, url: params.url } : undefined;
+  const text = `${subject}\n\n${lines.join('\n\n')}\n${link ? `\n${link.label}: ${link.url}\n` : ''}`;
+  const paragraphs = lines.map((line) => html`<p style="margin:0 0 16px">${line}</p>`);
+  const content = html`<h1 style="font-size:20px;margin:0 0 16px">${shownHost(host)}</h1>${paragraphs}${
+    link ? html`<p style="margin:0 0 24px">${messageButton(link.url, link.label, params.theme)}</p><p style="margin:0;font-size:14px;word-break:break-all"><a href="${link.url}">${link.url}</a></p>` : ''
+  }`;
+  return { kind, to: params.to, subject, text, html: messageHtml(content) };
+}

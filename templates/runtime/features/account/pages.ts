@@ -1,0 +1,187 @@
+/**
+ * The account pages, in the theme of the built-in pages and without JavaScript: the account (`<mount>/account`: who,
+ * how they sign in, links to the other account pages, recent security events, the address change, the export and the
+ * delete form), the page a confirmation link opens (a button; opening it changes nothing), and the page that says how
+ * a confirmation went. Every form POSTs with the CSRF token; a refused field shows its error beside it
+ * (`aria-invalid`, `aria-describedby`).
+ */
+import type { Theme } from '../../contracts.js';
+import { formStyles } from '../../pages/form-styles.js';
+import { type SafeHtml, html } from '../../pages/html.js';
+import { layout } from '../../pages/layout.js';
+import type { SecurityEvent } from '../security-events/index.js';
+
+/** A refused field of one of the page's forms (`unlink` and `passkey`: the button of that sign-in method). */
+export type AccountErrors = Partial<Record<'newEmail' | 'unlink' | 'passkey' | 'confirm', string>>;
+
+/** What a form post did, shown once at the top of the page after its redirect (`?notice=`). */
+export const notices = {
+  'email-sent': 'Check the new address: we sent it a link that makes the change. It works once, for one hour.',
+  unlinked: 'The account is unlinked: it no longer signs you in.',
+  'passkey-removed': 'The passkey is removed: it no longer signs you in.',
+  'email-changed': 'Your email address is changed. Your other sessions were ended.',
+} as const;
+
+export type AccountNotice = keyof typeof notices;
+
+/** A linked account of another provider, as the page lists it. */
+export interface LinkedAccountView {
+  provider: string;
+  /** The provider's configured name, or its id when it is no longer configured. */
+  providerName: string;
+  providerAccountId: string;
+}
+
+/** A passkey, as the page lists it: no name is stored, so its kind and whether it is synced say which it is. */
+export interface PasskeyView {
+  id: string;
+  deviceType: string;
+  backedUp: boolean;
+}
+
+/** Everything the account page shows. */
+export interface AccountPage {
+  mountPath: string;
+  csrfToken: string;
+  theme: Theme;
+  user: { name: string | null; email: string | null; emailVerified: boolean };
+  accounts: readonly LinkedAccountView[];
+  passkeys: readonly PasskeyView[];
+  /** Whether the user has a password; undefined when the app has no password provider. */
+  password: boolean | undefined;
+  /** Whether two-factor is on; undefined when the app has no two-factor. */
+  twoFactor: boolean | undefined;
+  /** Which of the other account pages the app serves. */
+  links: { sessions: boolean; apiKeys: boolean; password: boolean; twoFactor: boolean };
+  events: readonly SecurityEvent[];
+  /** Why the address cannot be changed (no mail transport), or undefined when it can. */
+  emailChangeUnavailable: string | undefined;
+  notice?: AccountNotice | undefined;
+  errors?: AccountErrors | undefined;
+  /** What a refused form sent, kept in its field. */
+  sentEmail?: string | undefined;
+}
+
+// Wider than the sign-in card: the page lists a lot. The delete button is outlined in the error colours, which reach
+// 4.5:1 on the card in both schemes (a filled red button with white text would not in the dark one).
+const styles =
+  formStyles +
+  'main{max-width:560px}h2{font-size:1.1rem;margin:28px 0 8px}.facts{margin:0 0 8px}.facts dt{font-weight:600}.facts dd{margin:0 0 8px}.events{list-style:none;padding:0;margin:0;font-size:.9rem}.events li{border-top:1px solid var(--line);padding:8px 0}.events li:first-child{border-top:0}.danger button{background:transparent;color:var(--error-text);border-color:var(--error-line)}.notice{border:1px solid var(--line);border-radius:8px;padding:12px 14px;margin:0 0 20px}.inline{display:flex;gap:10px;align-items:center;justify-content:space-between}.inline form{flex:none}.inline button{margin-top:0;width:auto}.check{display:flex;align-items:center;gap:8px;font-weight:400}.check input{width:auto;min-height:0}';
+
+/** An event's type as a sentence's subject. */
+const eventLabels: Readonly<Record<SecurityEvent['type'], string>> = {
+  'sign-in': 'Signed in',
+  'sign-in-failed': 'Failed sign-in',
+  'sign-out': 'Signed out',
+  'password-set': 'Password set',
+  'password-changed': 'Password changed',
+  'password-reset': 'Password reset',
+  'email-changed': 'Email address changed',
+  'two-factor-on': 'Two-factor turned on',
+  'two-factor-off': 'Two-factor turned off',
+  'recovery-code-used': 'Recovery code used',
+  'passkey-added': 'Passkey added',
+  'passkey-removed': 'Passkey removed',
+  'api-key-created': 'API key created',
+  'api-key-revoked': 'API key revoked',
+  'session-ended': 'Session ended',
+  'account-linked': 'Account linked',
+  'account-unlinked': 'Account unlinked',
+};
+
+/** A date as `2026-11-24 12:30 UTC`. */
+function shownDate(date: Date): string {
+  const iso = date.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+function csrfField(params: AccountPage): SafeHtml {
+  return html`<input type="hidden" name="csrfToken" value="${params.csrfToken}">`;
+}
+
+function fieldError(id: string, error: string | undefined): SafeHtml | string {
+  return error ? html`<p class="field-error" id="${id}-error">${error}</p>` : '';
+}
+
+/** `aria-invalid` and `aria-describedby` of a control whose form was refused. */
+function invalid(id: string, error: string | undefined): SafeHtml | string {
+  return error ? html` aria-invalid="true" aria-describedby="${id}-error"` : '';
+}
+
+/** A one-button form below `<mount>/account`. */
+function buttonForm(params: AccountPage, path: string, fields: Record<string, string>, label: string, attributes: SafeHtml | string = ''): SafeHtml {
+  const hidden = Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return html`<form action="${params.mountPath}/account/${path}" method="POST">${csrfField(params)}${hidden}<button type="submit" class="secondary"${attributes}>${label}</button></form>`;
+}
+
+function signInMethods(params: AccountPage): SafeHtml {
+  const { errors } = params;
+  const accounts = params.accounts.map(
+    (account) =>
+      html`<li class="inline"><span>${account.providerName}</span>${buttonForm(params, 'unlink', { provider: account.provider, providerAccountId: account.providerAccountId }, 'Unlink', html` aria-label="Unlink ${account.providerName}"${invalid('account-unlink', errors?.unlink)}`)}</li>`,
+  );
+  const passkeys = params.passkeys.map(
+    (passkey, index) =>
+      html`<li class="inline"><span>Passkey ${String(index + 1)} <span class="muted">(${passkey.backedUp ? 'synced' : 'this device only'})</span></span>${buttonForm(params, 'passkeys/remove', { id: passkey.id }, 'Remove', html` aria-label="Remove passkey ${String(index + 1)}"${invalid('account-passkey', errors?.passkey)}`)}</li>`,
+  );
+  const password =
+    params.password === undefined
+      ? ''
+      : html`<li class="inline"><span>Password: ${params.password ? 'set' : 'not set'}</span>${params.links.password ? html`<a href="${params.mountPath}/${params.password ? 'password' : 'reset-password'}">${params.password ? 'Change' : 'Set one'}</a>` : ''}</li>`;
+  const twoFactor =
+    params.twoFactor === undefined ? '' : html`<li class="inline"><span>Two-factor: ${params.twoFactor ? 'on' : 'off'}</span><a href="${params.mountPath}/two-factor">${params.twoFactor ? 'Manage' : 'Turn on'}</a></li>`;
+  return html`<h2>How you sign in</h2><ul class="sessions">${accounts}${passkeys}${password}${twoFactor}</ul>${fieldError('account-unlink', errors?.unlink)}${fieldError('account-passkey', errors?.passkey)}`;
+}
+
+function eventsList(params: AccountPage): SafeHtml {
+  if (params.events.length === 0) return html`<h2>Recent activity</h2><p class="muted">No security events yet.</p>`;
+  const items = params.events.map(
+    (event) =>
+      html`<li><strong>${eventLabels[event.type] ?? event.type}</strong>${event.method ? html` <span class="muted">(${event.method})</span>` : ''}<br><span class="hint">${shownDate(event.at)}${event.userAgent ? html` · ${event.userAgent}` : ''}${event.ip ? html` · ${event.ip}` : ''}</span></li>`,
+  );
+  return html`<h2>Recent activity</h2><ul class="events">${items}</ul>`;
+}
+
+function emailForm(params: AccountPage): SafeHtml {
+  if (params.emailChangeUnavailable) return html`<h2>Change your email address</h2><p class="muted">${params.emailChangeUnavailable}</p>`;
+  const error = params.errors?.newEmail;
+  return html`<h2>Change your email address</h2><form action="${params.mountPath}/account/email" method="POST">${csrfField(params)}<label for="account-new-email">New email address</label><input id="account-new-email" name="newEmail" type="email" autocomplete="email" required value="${params.sentEmail ?? ''}"${invalid('account-new-email', error)}>${fieldError('account-new-email', error)}<p class="hint">We send a link to the new address; the change happens when it is opened.</p><button type="submit">Send the link</button></form>`;
+}
+
+function deleteForm(params: AccountPage): SafeHtml {
+  const error = params.errors?.confirm;
+  const confirmation = params.user.email
+    ? html`<label for="account-delete-email">Type your email address to confirm</label><input id="account-delete-email" name="email" type="email" autocomplete="off" required${invalid('account-delete-email', error)}>${fieldError('account-delete-email', error)}`
+    : html`<label class="check" for="account-delete-confirm"><input id="account-delete-confirm" name="confirm" type="checkbox" value="yes" required${invalid('account-delete-confirm', error)}>Yes, delete my account</label>${fieldError('account-delete-confirm', error)}`;
+  return html`<h2>Delete your account</h2><p class="muted">This deletes your account and everything stored with it, and signs you out everywhere. It cannot be undone.</p><form class="danger" action="${params.mountPath}/account/delete" method="POST">${csrfField(params)}${confirmation}<button type="submit">Delete my account</button></form>`;
+}
+
+export function renderAccountPage(params: AccountPage): string {
+  const { user, links, mountPath } = params;
+  const notice = params.notice ? html`<div class="notice" role="status"><p>${notices[params.notice]}</p></div>` : '';
+  const refused = params.errors && Object.keys(params.errors).length > 0 ? html`<div class="error" role="alert"><p>The form was not accepted: see the field below.</p></div>` : '';
+  const facts = html`<dl class="facts"><dt>Name</dt><dd>${user.name ?? '—'}</dd><dt>Email address</dt><dd>${user.email ?? '—'}${user.email && !user.emailVerified ? html` <span class="muted">(not confirmed)</span>` : ''}</dd></dl>`;
+  const pages = [
+    links.sessions ? html`<a href="${mountPath}/sessions">Your sessions</a>` : '',
+    links.apiKeys ? html`<a href="${mountPath}/api-keys">API keys</a>` : '',
+    html`<a href="${mountPath}/account/export">Export my data</a>`,
+  ];
+  const body = html`<h1>Your account</h1>${notice}${refused}${facts}${signInMethods(params)}<p class="actions">${pages}</p>${eventsList(params)}${emailForm(params)}${deleteForm(params)}<p class="actions"><a href="/">Back</a></p>`;
+  return layout({ title: 'Your account', theme: params.theme, body, styles });
+}
+
+/**
+ * The page a confirmation link opens: a button that POSTs the token. Mail scanners and link previews open links, so
+ * opening it changes nothing.
+ */
+export function renderConfirmEmailPage(params: { mountPath: string; csrfToken: string; theme: Theme; token: string }): string {
+  const body = html`<h1>Confirm your new address</h1><p class="muted">Make this address the email address of your account.</p><form action="${params.mountPath}/account/email/confirm" method="POST"><input type="hidden" name="csrfToken" value="${params.csrfToken}"><input type="hidden" name="token" value="${params.token}"><button type="submit">Confirm new address</button></form>`;
+  return layout({ title: 'Confirm your new address', theme: params.theme, body, styles: formStyles });
+}
+
+/** A page that says how something went, with one link onwards. */
+export function renderAccountMessagePage(params: { theme: Theme; heading: string; message: string; link: { href: string; label: string }; alert?: boolean }): string {
+  const message = params.alert ? html`<div class="error" role="alert"><p>${params.message}</p></div>` : html`<p>${params.message}</p>`;
+  const body = html`<h1>${params.heading}</h1>${message}<p class="actions"><a href="${params.link.href}">${params.link.label}</a></p>`;
+  return layout({ title: params.heading, theme: params.theme, body, styles: formStyles });
+}
