@@ -167,8 +167,9 @@ describe('the account in the CLI: add-account and remove-account', () => {
       command: 'remove-account',
       account: false,
       files: { updated: ['src/auth/config.ts', 'src/server.ts', 'framework-auth.json'], deleted: expect.arrayContaining(accountPaths()) },
-      notes: expect.arrayContaining(['The security_events and email_changes tables keep their rows; nothing reads them any more.']),
     });
+    // Messages go to stderr under --json.
+    expect(removed.stderr).toContain('The security_events and email_changes tables keep their rows; nothing reads them any more.');
     expect(await tree(added)).toEqual(without);
   });
 
