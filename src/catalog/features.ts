@@ -1,4 +1,4 @@
-import { apiKeysPath } from './mount-path.js';
+import { accountPath, apiKeysPath } from './mount-path.js';
 import type { ProviderId } from './providers.js';
 
 /**
@@ -133,6 +133,29 @@ starter server, and its runtime files when nothing imports them any more and you
 working at once. Running it again changes nothing.
 `;
 
+const accountAddHelp = `
+Examples:
+  $ npx framework-auth add-account
+  $ npx framework-auth add-account --dry-run
+  $ npx framework-auth add-account --json
+
+Adds Account() to the features of src/auth/config.ts (and its import), the feature's runtime files (with the security
+events it records and shows) and a link to the starter server's home page. Needs an adapter. Signed-in users then see
+their account at <mount>/account: their address (changed through a link sent to the new one), linked accounts, recent
+security events, a JSON export of what is stored about them, and deleting the account. Sensitive changes ask them to
+sign in again when their last sign-in is older than reauthMaxAge. Running it again changes nothing.
+`;
+
+const accountRemoveHelp = `
+Examples:
+  $ npx framework-auth remove-account
+  $ npx framework-auth remove-account --json
+
+Removes Account() and its import from src/auth/config.ts, the link from the starter server, and its runtime files when
+nothing imports them any more and you did not change them. The security_events and email_changes tables keep their
+rows. Running it again changes nothing.
+`;
+
 /** The features whose runtime folder exists in templates/runtime/features/, in the order the config lists them. */
 export const featureCatalog = [
   {
@@ -199,6 +222,36 @@ export const featureCatalog = [
       withoutAdapter: 'its keys live in the database',
       withoutProviders: 'no provider',
       configured: (_providerNames: string, mount: string) => `API keys are configured; users create them at ${apiKeysPath(mount)}.`,
+    },
+  },
+  {
+    id: 'account',
+    name: 'Account page',
+    label: 'The account feature',
+    noun: 'the account feature',
+    answersKey: 'account',
+    flag: { name: '--account', description: 'the account page: address change, linked accounts, export, delete, security events (needs an adapter)' },
+    question: 'Add an account page (address change, export, delete, security events)?',
+    commands: {
+      add: { description: 'add the account page (address change, linked accounts, export, delete, security events) to a project scaffolded by create-framework-auth', help: accountAddHelp },
+      remove: { description: 'remove the account page that add-account (or create --account) added', help: accountRemoveHelp },
+    },
+    importName: 'Account',
+    importPath: './core/features/account/index.js',
+    snippet: 'Account()',
+    page: { path: accountPath, linkText: 'Your account' },
+    dependencies: {},
+    needs: { adapter: { stored: 'security events and address changes' } },
+    optIns: [],
+    nextSteps: {
+      use: (mount: string) => `Signed-in users see their account at ${accountPath(mount)}: their address, linked accounts, security events, an export of their data, and deleting the account. Changes ask for a recent sign-in (reauthMaxAge).`,
+      run: 'With sqlite or postgres, create its tables now or let the first start do it: npx framework-auth migrate',
+    },
+    afterRemove: ['The security_events and email_changes tables keep their rows; nothing reads them any more.'],
+    doctor: {
+      withoutAdapter: 'its security events and address changes live in the database',
+      withoutProviders: 'no provider',
+      configured: (_providerNames: string, mount: string) => `The account page is configured; users manage their account at ${accountPath(mount)}.`,
     },
   },
 ] as const satisfies readonly FeatureEntry[];

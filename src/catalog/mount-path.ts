@@ -65,6 +65,11 @@ export function apiKeysPath(mount: string): string {
   return `${mount}/api-keys`;
 }
 
+/** The account page, where a signed-in user changes their address, unlinks accounts, exports or deletes their data (with the account feature). */
+export function accountPath(mount: string): string {
+  return `${mount}/account`;
+}
+
 /** The built-in re-authentication page, where a signed-in user confirms who they are before a sensitive change. */
 export function reauthPath(mount: string): string {
   return `${mount}/reauth`;

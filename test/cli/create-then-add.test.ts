@@ -3,7 +3,8 @@
 // random (the secret) and what is named after the folder (package.json's name) may differ.
 // Issue 35: the same holds for the features (create --two-factor, add-two-factor), and "add, then remove" gives the
 // project back as it was, for every provider and feature. Issue 37: API keys too, src/auth/index.ts and the starter
-// server included, and two features added one by one in either order give what create writes with both.
+// server included, and two features added one by one in either order give what create writes with both. Issue 38: the
+// account too.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { providerCatalog } from '../../src/catalog/providers.js';
@@ -88,6 +89,26 @@ describe('create with API keys, or create and then add-api-keys', () => {
     const before = await tree(root);
     await frameworkAuth(['add-api-keys', '--no-install'], root);
     await frameworkAuth(['remove-api-keys'], root);
+    expect(await tree(root)).toEqual(before);
+  });
+});
+
+/** The account needs an adapter and no provider in particular: each adapter, with the password provider. */
+const accountCases = ['memory', 'sqlite', 'postgres'].map((adapter) => ({ adapter }));
+
+describe('create with the account, or create and then add-account', () => {
+  it.each(accountCases)('gives the same project (adapter $adapter)', async ({ adapter }) => {
+    const together = await create(await makeTempDir(), 'app', ['password'], adapter, ['--account']);
+    const added = await create(await makeTempDir(), 'app', ['password'], adapter);
+    await frameworkAuth(['add-account', '--no-install'], added);
+    expect(await tree(added)).toEqual(await tree(together));
+  });
+
+  it.each(accountCases)('add-account, then remove-account gives back the project (adapter $adapter)', async ({ adapter }) => {
+    const root = await create(await makeTempDir(), 'app', ['password'], adapter);
+    const before = await tree(root);
+    await frameworkAuth(['add-account', '--no-install'], root);
+    await frameworkAuth(['remove-account'], root);
     expect(await tree(root)).toEqual(before);
   });
 });

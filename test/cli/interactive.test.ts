@@ -65,6 +65,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Which sign-in providers?', keys.down, keys.down, keys.down, keys.space, keys.enter);
     // API keys are offered to every project that may have an adapter; the default is no.
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
+    await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Mount path of the auth routes?', ...Array<string>(5).fill(keys.backspace), ...'/api/auth', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     // The plan is shown before anything is written, and the write waits for a yes.
@@ -86,6 +87,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     // A provider with a password brings the two-factor question; the default is no.
     await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.enter);
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
+    await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('password needs a database');
@@ -104,6 +106,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Which sign-in providers?', keys.space, ...Array<string>(9).fill(keys.down), keys.space, keys.enter);
     await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.left, keys.enter);
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
+    await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(await done).toBe(0);
     const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
@@ -118,6 +121,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     const session = terminal();
     const done = start(['app', '--no-install', '--providers', 'oidc', '--mount', '/auth'], parent, session);
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.left, keys.enter);
+    await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('api-keys needs a database');
@@ -127,6 +131,24 @@ describe('create-framework-auth asks what the flags did not say', () => {
     expect(config).toContain("features: [ApiKeys({ scopes: ['read', 'write'] })],");
     expect(config).toContain('adapter: SqliteAdapter(),');
     expect(JSON.parse(await readFile(join(parent, 'app/framework-auth.json'), 'utf8')).answers).toEqual({ providers: ['oidc'], mount: '/auth', adapter: 'sqlite', apiKeys: true });
+  });
+
+  it('asks for the account page, writes it, and then offers no choice without a database', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install', '--providers', 'password', '--mount', '/auth'], parent, session);
+    await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.enter);
+    await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
+    await session.answer('Add an account page (address change, export, delete, security events)?', keys.left, keys.enter);
+    await session.answer('Where should sessions live?', keys.enter);
+    await session.answer('Write these files?', keys.enter);
+    expect(session.screen()).toContain('password and account need a database');
+    expect(await done).toBe(0);
+    const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
+    expect(config).toContain("import { Account } from './core/features/account/index.js';");
+    expect(config).toContain('features: [Account()],');
+    expect(config).toContain('adapter: SqliteAdapter(),');
+    expect(JSON.parse(await readFile(join(parent, 'app/framework-auth.json'), 'utf8')).answers).toEqual({ providers: ['password'], mount: '/auth', adapter: 'sqlite', account: true });
   });
 
   it('asks only what the flags left open', async () => {
@@ -140,6 +162,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     expect(session.screen()).not.toContain('Where should sessions live?');
     // --adapter none leaves nothing to keep API keys in.
     expect(session.screen()).not.toContain('Let users create API keys');
+    expect(session.screen()).not.toContain('Add an account page');
     expect(await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8')).toContain("basePath: '/auth',");
   });
 

@@ -80,6 +80,7 @@ describe('the built bins', () => {
     const result = await runInTerminal(['app', '--no-install'], parent, [
       { after: 'Which sign-in providers?', keys: '\r' },
       { after: 'Let users create API keys', keys: '\r' },
+      { after: 'Add an account page', keys: '\r' },
       { after: 'Mount path of the auth routes?', keys: '\r' },
       { after: 'Where should sessions live?', keys: '\r' },
       { after: 'Write these files?', keys: '\r' },
