@@ -334,7 +334,12 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
         statement('DELETE FROM users WHERE id = ?').run(id);
         return user;
       });
-      return remove(userId);
+      const removed = remove(userId);
+      // The WAL still holds earlier versions of the pages, with the deleted rows (secure_delete zeroes only the newest):
+      // the newest are copied into the file and the WAL emptied. A reader on another connection may hold frames back
+      // for a moment; SQLite's own next checkpoint (every 1,000 pages) then takes them.
+      if (removed) connection().pragma('wal_checkpoint(TRUNCATE)');
+      return removed;
     },
 
     async linkAccount(account) {

@@ -9,6 +9,7 @@ import { isOAuthProvider } from '../../providers/resolve.js';
 import type { AdapterUser } from '../../types.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { securityEventsOf } from '../security-events/index.js';
+import { callOther, hasOther } from './other-features.js';
 import { type AccountErrors, type AccountNotice, type AccountPage, type LinkedAccountView, type PasskeyView, notices, renderAccountPage } from './pages.js';
 import { type AccountRequest, hasFeature } from './settings.js';
 
@@ -34,7 +35,7 @@ export async function signInMethodsOf(options: ResolvedConfig, adapter: Adapter,
   const accounts = stored
     .filter((account) => account.type !== 'webauthn')
     .map((account) => ({ provider: account.provider, providerName: providerNameOf(options, account.provider), providerAccountId: account.providerAccountId }));
-  const authenticators = has(adapter, 'listAuthenticatorsByUserId') ? await callAdapter(adapter, 'listAuthenticatorsByUserId', userId) : [];
+  const authenticators = (await callOther(adapter, 'listAuthenticatorsByUserId', userId)) ?? [];
   const passkeys = authenticators.map((authenticator) => ({ id: authenticator.credentialID, deviceType: authenticator.credentialDeviceType, backedUp: authenticator.credentialBackedUp }));
   return { accounts, passkeys };
 }
@@ -47,10 +48,10 @@ export function hasPasswordProvider(options: ResolvedConfig): boolean {
 /** Everything the account page shows of `user`. */
 export async function accountViewOf(options: ResolvedConfig, adapter: Adapter, user: AdapterUser, emailChangeUnavailable: string | undefined): Promise<AccountView> {
   const { accounts, passkeys } = await signInMethodsOf(options, adapter, user.id);
-  const passwordOn = hasPasswordProvider(options) && has(adapter, 'getPasswordHash');
-  const twoFactorOn = hasFeature(options, 'two-factor') && has(adapter, 'getTwoFactor');
-  const password = passwordOn ? (await callAdapter(adapter, 'getPasswordHash', user.id)) !== null : undefined;
-  const twoFactor = twoFactorOn ? Boolean((await callAdapter(adapter, 'getTwoFactor', user.id))?.enabledAt) : undefined;
+  const passwordOn = hasPasswordProvider(options) && hasOther(adapter, 'getPasswordHash');
+  const twoFactorOn = hasFeature(options, 'two-factor') && hasOther(adapter, 'getTwoFactor');
+  const password = passwordOn ? (await callOther(adapter, 'getPasswordHash', user.id)) !== null : undefined;
+  const twoFactor = twoFactorOn ? Boolean((await callOther(adapter, 'getTwoFactor', user.id))?.enabledAt) : undefined;
   return {
     user: { name: user.name ?? null, email: user.email ?? null, emailVerified: Boolean(user.emailVerified) },
     accounts,

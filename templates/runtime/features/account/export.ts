@@ -12,6 +12,7 @@ import { type Adapter, callAdapter } from '../database/adapter.js';
 import { securityEventsOf } from '../security-events/index.js';
 import { sessionIdOf } from '../database/session-management.js';
 import { hasPasswordProvider } from './account-view.js';
+import { callOther, hasOther } from './other-features.js';
 import type { AccountRequest } from './settings.js';
 
 function has(adapter: Adapter, method: keyof Adapter): boolean {
@@ -29,10 +30,10 @@ export async function accountExportOf(request: AccountRequest): Promise<Record<s
   const current = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
   const accounts = has(adapter, 'listAccountsByUserId') ? await callAdapter(adapter, 'listAccountsByUserId', userId) : [];
   const sessions = options.session.strategy === 'database' && has(adapter, 'listSessionsByUserId') ? await callAdapter(adapter, 'listSessionsByUserId', userId) : [];
-  const passkeys = has(adapter, 'listAuthenticatorsByUserId') ? await callAdapter(adapter, 'listAuthenticatorsByUserId', userId) : [];
-  const apiKeys = has(adapter, 'listApiKeys') ? await callAdapter(adapter, 'listApiKeys', userId) : [];
-  const password = hasPasswordProvider(options) && has(adapter, 'getPasswordHash') ? { set: (await callAdapter(adapter, 'getPasswordHash', userId)) !== null } : null;
-  const twoFactor = has(adapter, 'getTwoFactor') ? { on: Boolean((await callAdapter(adapter, 'getTwoFactor', userId))?.enabledAt) } : null;
+  const passkeys = (await callOther(adapter, 'listAuthenticatorsByUserId', userId)) ?? [];
+  const apiKeys = (await callOther(adapter, 'listApiKeys', userId)) ?? [];
+  const password = hasPasswordProvider(options) && hasOther(adapter, 'getPasswordHash') ? { set: (await callOther(adapter, 'getPasswordHash', userId)) !== null } : null;
+  const twoFactor = hasOther(adapter, 'getTwoFactor') ? { on: Boolean((await callOther(adapter, 'getTwoFactor', userId))?.enabledAt) } : null;
   const events = has(adapter, 'listSecurityEvents') ? await securityEventsOf(options, userId) : [];
   return {
     exportedAt: new Date().toISOString(),

@@ -27,7 +27,7 @@
  * features: [Account({ sendMessage: (message) => mailer.send(message) })]
  */
 import type { Feature, ResolvedConfig } from '../../contracts.js';
-import { UnsupportedStrategy } from '../../errors.js';
+import { MissingAdapterMethods, UnsupportedStrategy } from '../../errors.js';
 import type { AuthEnv } from '../../types.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { AdapterMethod } from '../database/adapter.js';
@@ -36,6 +36,7 @@ import { SecurityEvents } from '../security-events/index.js';
 import { type SecurityNotificationsOptions, SecurityNotifications } from '../security-notifications/index.js';
 import { accountRoute, accountSubpaths } from './account-route.js';
 import { type AccountMailOptions, type AccountMailer, resolveAccountMailer } from './mail.js';
+import { hasOther } from './other-features.js';
 import { useAccountSettings } from './settings.js';
 import { emailChangeStorage } from './storage.js';
 
@@ -76,7 +77,7 @@ export interface AccountOptions extends AccountMailOptions {
 
 /** The adapter methods the account page calls; those of passkeys when the app has passkeys. */
 const neededMethods: readonly AdapterMethod[] = ['getUser', 'getUserByEmail', 'updateUser', 'deleteUser', 'listAccountsByUserId', 'unlinkAccount', 'setEmailChange', 'useEmailChange'];
-const passkeyMethods: readonly AdapterMethod[] = ['listAuthenticatorsByUserId', 'deleteAuthenticator'];
+const passkeyMethods = ['listAuthenticatorsByUserId', 'deleteAuthenticator'] as const;
 
 const mailers = new WeakMap<Feature, AccountMailer | undefined>();
 
@@ -110,8 +111,10 @@ export function Account(options: AccountOptions = {}, env: AuthEnv = process.env
       const passkeys = resolved.providers.some((provider) => provider.type === 'webauthn');
       assertAdapterFor({ id: 'account', type: 'feature' }, resolved.adapter, resolved.session.strategy, {
         what: 'the account page reads and changes the user',
-        methods: [...neededMethods, ...(passkeys ? passkeyMethods : [])],
+        methods: neededMethods,
       });
+      const missing = passkeys ? passkeyMethods.filter((method) => !hasOther(resolved.adapter!, method)) : [];
+      if (missing.length > 0) throw new MissingAdapterMethods(`The account page lists and removes passkeys through the adapter, which lacks these methods: ${missing.join(', ')}`);
       useAccountSettings(resolved, { mailer, linkMaxAge });
     },
   };

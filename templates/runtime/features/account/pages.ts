@@ -6,7 +6,7 @@
  * (`aria-invalid`, `aria-describedby`).
  */
 import type { Theme } from '../../contracts.js';
-import { browserOf } from '../../http/user-agent.js';
+import { browserOf } from '../../http/browser-name.js';
 import { formStyles } from '../../pages/form-styles.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { layout } from '../../pages/layout.js';

@@ -12,6 +12,7 @@ import type { AdapterUser } from '../../types.js';
 import { type Adapter, type AdapterAccount, callAdapter } from '../database/adapter.js';
 import { hasProvenEmail } from '../database/addresses.js';
 import { hasPasswordProvider } from './account-view.js';
+import { callOther, hasOther } from './other-features.js';
 import { refuseForm, sendDone } from './account-view.js';
 import type { AccountRequest } from './settings.js';
 
@@ -23,11 +24,11 @@ const LAST_WAY = 'This is your only way to sign in: add another (a passkey, a pa
  */
 export async function waysToSignIn(options: ResolvedConfig, adapter: Adapter, user: AdapterUser, accounts: readonly AdapterAccount[]): Promise<number> {
   let ways = accounts.length;
-  if (typeof adapter.listAuthenticatorsByUserId === 'function') {
-    const authenticators = await callAdapter(adapter, 'listAuthenticatorsByUserId', user.id);
+  const authenticators = await callOther(adapter, 'listAuthenticatorsByUserId', user.id);
+  if (authenticators) {
     ways += authenticators.filter((authenticator) => !accounts.some((account) => account.type === 'webauthn' && account.providerAccountId === authenticator.providerAccountId)).length;
   }
-  if (hasPasswordProvider(options) && typeof adapter.getPasswordHash === 'function' && user.email && (await callAdapter(adapter, 'getPasswordHash', user.id)) !== null) ways += 1;
+  if (hasPasswordProvider(options) && user.email && hasOther(adapter, 'getPasswordHash') && (await callOther(adapter, 'getPasswordHash', user.id)) !== null) ways += 1;
   // An email link signs in the proven holder of its address (database/sign-in.ts); an unproven address would be claimed from them.
   if (user.email && hasProvenEmail(user) && options.providers.some((provider) => provider.type === 'email')) ways += 1;
   return ways;
@@ -56,13 +57,13 @@ export async function removePasskeyRoute(request: AccountRequest, body: Record<s
   const user = request.signedIn.user;
   const id = bodyField(body, 'id') ?? '';
   // An app without passkeys has no authenticators to remove (nor the methods).
-  const authenticators = typeof adapter.listAuthenticatorsByUserId === 'function' ? await callAdapter(adapter, 'listAuthenticatorsByUserId', user.id) : [];
+  const authenticators = (await callOther(adapter, 'listAuthenticatorsByUserId', user.id)) ?? [];
   // Only the user's own: a credential ID of another user's passkey is refused like an unknown one.
   const authenticator = authenticators.find((candidate) => candidate.credentialID === id);
   if (!authenticator) return refuseForm(request, { passkey: id ? 'You have no passkey with this id.' : 'Name the passkey to remove by its id.' });
   const accounts = await callAdapter(adapter, 'listAccountsByUserId', user.id);
   if ((await waysToSignIn(context.options, adapter, user, accounts)) <= 1) return refuseForm(request, { passkey: LAST_WAY });
-  await callAdapter(adapter, 'deleteAuthenticator', authenticator.credentialID);
+  await callOther(adapter, 'deleteAuthenticator', authenticator.credentialID);
   const account = accounts.find((candidate) => candidate.type === 'webauthn' && candidate.providerAccountId === authenticator.providerAccountId);
   if (account) await callAdapter(adapter, 'unlinkAccount', { provider: account.provider, providerAccountId: account.providerAccountId });
   await recordSecurityEvent(context, { type: 'passkey-removed', userId: String(user.id), method: 'passkey' });

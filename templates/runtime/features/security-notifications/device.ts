@@ -6,7 +6,7 @@
  */
 import type { ResolvedConfig } from '../../contracts.js';
 import { networkOf } from '../../http/client-address.js';
-import { browserParts } from '../../http/user-agent.js';
+import { browserParts } from '../../http/browser-name.js';
 import { type SecurityEvent, securityEventsOf } from '../security-events/index.js';
 
 /** An address or network prefix as `events.ipPrecision` records it (`203.0.113.7`, `2001:db8:1::/48`). */
