@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import type { Browser } from 'playwright-core';
 import { MemoryAdapter } from '../templates/runtime/adapters/memory.js';
+import { resolveConfigOnce } from '../templates/runtime/config.js';
+import { Account } from '../templates/runtime/features/account/index.js';
 import { FrameworkAuth } from '../templates/runtime/index.js';
 import type { FrameworkAuthConfig } from '../templates/runtime/index.js';
 import Credentials from '../templates/runtime/providers/credentials.js';
@@ -45,6 +47,8 @@ export const docsImages: readonly DocsImage[] = [
   { file: 'sessions-light.png', path: '/sessions', scheme: 'light', heading: 'Your sessions', signedIn: true },
   { file: 'sessions-dark.png', path: '/sessions', scheme: 'dark', heading: 'Your sessions', signedIn: true },
   { file: 'error-light.png', path: '/error?error=Verification', scheme: 'light', heading: 'Unable to sign in', signedIn: false },
+  { file: 'account-light.png', path: '/account', scheme: 'light', heading: 'Your account', signedIn: true },
+  { file: 'account-dark.png', path: '/account', scheme: 'dark', heading: 'Your account', signedIn: true },
 ];
 
 /** A desktop browser window; the screenshot takes the page's full height. Scale 1 keeps the files small. */
@@ -76,6 +80,14 @@ const sessionRows = [
   },
 ] as const;
 
+/** The security events the account page lists: fixed dates and browsers, as the sessions. */
+const securityEvents = [
+  { type: 'sign-in', method: 'github', at: '2026-11-25T09:40:00Z', ip: '203.0.113.24', userAgent: sessionRows[0].userAgent },
+  { type: 'account-linked', method: 'github', at: '2026-11-25T09:40:00Z', ip: '203.0.113.24', userAgent: sessionRows[0].userAgent },
+  { type: 'session-ended', method: null, detail: '1', at: '2026-11-21T18:02:00Z', ip: '198.51.100.7', userAgent: sessionRows[1].userAgent },
+  { type: 'sign-in', method: 'email', at: '2026-11-18T08:12:00Z', ip: '203.0.113.24', userAgent: sessionRows[0].userAgent },
+] as const;
+
 /**
  * The auth config of a scaffolded app with a database adapter. Credentials sign-in needs JWT sessions, so the app
  * whose sign-in page shows it uses them; the sessions page needs database sessions, so it comes from the same app
@@ -100,6 +112,9 @@ function authConfig(adapter: ReturnType<typeof MemoryAdapter>, withCredentials: 
       ...(withCredentials ? [credentials] : []),
       Email({ sendVerificationRequest: () => {} }),
     ],
+    // The account page (and its security events, kept for the fixed dates above) on the database-sessions app.
+    features: withCredentials ? [] : [Account({ sendMessage: () => {} })],
+    events: { retentionDays: 100 * 365 },
   };
 }
 
@@ -123,8 +138,15 @@ export async function writeDocsImages(root: string): Promise<string[]> {
   try {
     const signInApp = await startApp(authConfig(adapter, true));
     apps.push(signInApp);
-    const sessionsApp = await startApp(authConfig(adapter, false));
+    const sessionsConfig = authConfig(adapter, false);
+    const sessionsApp = await startApp(sessionsConfig);
     apps.push(sessionsApp);
+    // The account's tables and methods come with the config, once resolved.
+    resolveConfigOnce(sessionsConfig);
+    await adapter.linkAccount!({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '5821' });
+    for (const [index, event] of securityEvents.entries()) {
+      await adapter.createSecurityEvent!({ id: `docs-event-${index}`, userId: user.id, detail: null, ...event, at: new Date(event.at) });
+    }
     browser = await launchChromium();
     const outDir = join(root, imagesDir);
     await mkdir(outDir, { recursive: true });
@@ -140,7 +162,7 @@ export async function writeDocsImages(root: string): Promise<string[]> {
         if (url.pathname !== `${mount}${image.path.split('?')[0]}`) throw new Error(`${image.file}: ${image.path} redirected to ${url.pathname}${url.search}`);
         const heading = await page.getByRole('heading', { level: 1 }).textContent();
         if (heading !== image.heading) throw new Error(`${image.file}: the page's heading is ${JSON.stringify(heading)}, not ${JSON.stringify(image.heading)} (status ${response?.status()})`);
-        if (image.signedIn) {
+        if (image.path === '/sessions') {
           const listed = await page.locator('ul.sessions > li').count();
           if (listed !== sessionRows.length) throw new Error(`${image.file}: ${listed} sessions listed, expected ${sessionRows.length}`);
         }

@@ -12,6 +12,8 @@ import { PASSWORD_HASH } from '../templates/runtime/features/password/hash.js';
 import { passwordFlow } from '../templates/runtime/features/password/index.js';
 import { TwoFactor } from '../templates/runtime/features/two-factor/index.js';
 import { ApiKeys } from '../templates/runtime/features/api-keys/index.js';
+import { Account } from '../templates/runtime/features/account/index.js';
+import { SHOWN_EVENTS } from '../templates/runtime/features/account/account-view.js';
 import { API_KEY_PREFIX } from '../templates/runtime/features/api-keys/keys.js';
 import { RECOVERY_CODE_COUNT } from '../templates/runtime/features/two-factor/secrets.js';
 import { TOTP_DIGITS, TOTP_PERIOD, TOTP_WINDOW } from '../templates/runtime/features/two-factor/totp.js';
@@ -23,10 +25,10 @@ import { migrate } from '../templates/runtime/adapters/sqlite.js';
 import { allFeatures } from './support/all-features.js';
 import { routes } from '../templates/runtime/router.js';
 
-/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, API keys', the email, passkey and password flows'). */
+/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, API keys', the account's, the email, passkey and password flows'). */
 const allRoutes: Record<string, RouteSpec> = {
   ...routes,
-  ...Object.assign({}, ...[database, TwoFactor(), ApiKeys(), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
+  ...Object.assign({}, ...[database, TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
 };
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -78,13 +80,27 @@ describe('README.md', () => {
   });
 
   it('says in "API keys" only what the feature does: its route, its key prefix and its limit', () => {
-    const section = readme.slice(readme.indexOf('## API keys'), readme.indexOf('## Documentation'));
+    const section = readme.slice(readme.indexOf('## API keys'), readme.indexOf('## Account'));
     const named = [...section.matchAll(/`\/auth\/([a-z-]+)`/g)].map((match) => match[1]!);
     expect(named.length).toBeGreaterThan(0);
     for (const route of named) expect(Object.keys(ApiKeys().routes ?? {})).toContain(route);
     expect(section).toContain(`Bearer ${API_KEY_PREFIX}…`);
     const rule = defaultRateLimitRules.apiKeyFailuresPerClient;
     expect(section).toContain(`${rule.max} failures per ${rule.window / 60} minutes from one client: 429`);
+  });
+
+  it('says in "Account" only what the feature does: its paths, its option names and the events it lists', () => {
+    const section = readme.slice(readme.indexOf('## Account'), readme.indexOf('## Documentation'));
+    const feature = Account({ sendMessage: () => {} });
+    const named = [...section.matchAll(/`\/auth\/([a-z-]+)(?:\/([a-z/-]+))?`/g)].map((match) => [match[1]!, match[2]] as const);
+    expect(named.length).toBeGreaterThan(4);
+    for (const [action, subpath] of named) {
+      expect(Object.keys(feature.routes ?? {})).toContain(action);
+      if (subpath) expect(feature.routes?.[action]?.subpaths).toContain(subpath);
+    }
+    expect(section).toContain(`the last ${SHOWN_EVENTS} security events`);
+    expect(feature.features?.map((brought) => brought.id)).toEqual(['security-events', 'rate-limit', 'security-notifications']);
+    for (const option of ['retentionDays', 'ipPrecision', 'onSecurityEvent']) expect(section).toContain(`\`events.${option}\``);
   });
 
   it('names in "Email and password" only routes the password feature serves, and its limits as the code has them', () => {

@@ -737,6 +737,8 @@ export interface Feature {
   securityEvents?: SecurityEventRecorder;
   /** The features it needs beside it (the account page brings the security events): listed once, after it. */
   features?: readonly Feature[];
+  /** The signed-in user's page it serves (`account`, below the mount) and its link text: the sign-in page links it. */
+  signedInPage?: { path: string; text: string };
 }
 
 /**

@@ -18,7 +18,8 @@ import { Account, accountMailerOf, type AccountMessage } from '../../templates/r
 import { ApiKeys, createApiKey } from '../../templates/runtime/features/api-keys/index.js';
 import { hashPassword } from '../../templates/runtime/features/password/hash.js';
 import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js';
-import { FrameworkAuth, createSessionLocals } from '../../templates/runtime/index.js';
+import { FrameworkAuth, UnsupportedStrategy, createSessionLocals } from '../../templates/runtime/index.js';
+import { resolveConfig } from '../../templates/runtime/config.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
 import Password from '../../templates/runtime/providers/password.js';
@@ -217,12 +218,14 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
     it('lists the newest security events: what, when, method, browser and address', async () => {
       const user = await newUser(h);
       const at = new Date(Date.UTC(2026, 10, 20, 9, 30));
-      await h.adapter.createSecurityEvent({ id: crypto.randomUUID(), userId: user.id, type: 'sign-in', at: new Date(), method: 'password', ip: '203.0.113.9', userAgent: 'Firefox on Linux', detail: null });
+      await h.adapter.createSecurityEvent({ id: crypto.randomUUID(), userId: user.id, type: 'sign-in', at: new Date(), method: 'password', ip: '203.0.113.9', userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', detail: null });
       await h.adapter.createSecurityEvent({ id: crypto.randomUUID(), userId: user.id, type: 'passkey-added', at, method: 'passkey', ip: null, userAgent: null, detail: null });
       const page = await (await (await signIn(h, user.email)).fetch(`${h.url}/auth/account`)).text();
       expect(page).toContain('Signed in');
       expect(page).toContain('(password)');
+      // The browser as a person names it, never the User-Agent the client wrote.
       expect(page).toContain('Firefox on Linux');
+      expect(page).not.toContain('Gecko/20100101');
       expect(page).toContain('203.0.113.9');
       expect(page).toContain('2026-11-20 09:30 UTC');
       expect(page.indexOf('Signed in')).toBeLessThan(page.indexOf('Passkey added'));
@@ -710,6 +713,16 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
     const page = await (await (await signIn(h, (await newUser(h)).email)).fetch(`${h.url}/auth/sessions`, { headers: { accept: 'text/html' } })).text();
     expect(page).toContain('href="/auth/account"');
   });
+
+  it('the sign-in page, to a signed-in user, says who is signed in and links the account page; to others, neither', async () => {
+    const user = await newUser(h);
+    const signedIn = await (await (await signIn(h, user.email)).fetch(`${h.url}/auth/signin`)).text();
+    expect(signedIn).toContain(`Signed in as <strong>${user.email}</strong>. <a href="/auth/account">Your account</a>`);
+    const anonymous = await (await fetch(`${h.url}/auth/signin`)).text();
+    expect(anonymous).toContain('<h1>Sign in</h1>');
+    expect(anonymous).not.toContain('Signed in as');
+    expect(anonymous).not.toContain('/auth/account');
+  });
 });
 
 function passkeyOf(userId: string) {
@@ -765,14 +778,30 @@ describe('the account without a mail service in production', () => {
     expect(await h.adapter.getUser(user.id)).toBeNull();
   });
 
-  it('the sessions page has no account link without the account feature', async () => {
+  it('the sessions page and the sign-in page have no account link without the account feature', async () => {
     const plain = await startHarness({ adapter: MemoryAdapter(), folder: undefined }, () => []);
     try {
-      const page = await (await (await signIn(plain, (await newUser(plain)).email)).fetch(`${plain.url}/auth/sessions`, { headers: { accept: 'text/html' } })).text();
+      const jar = await signIn(plain, (await newUser(plain)).email);
+      const page = await (await jar.fetch(`${plain.url}/auth/sessions`, { headers: { accept: 'text/html' } })).text();
       expect(page).toContain('Your sessions');
       expect(page).not.toContain('/auth/account');
+      const signInPage = await (await jar.fetch(`${plain.url}/auth/signin`)).text();
+      expect(signInPage).not.toContain('Signed in as');
+      expect(signInPage).not.toContain('/auth/account');
     } finally {
       await plain.close();
     }
+  });
+});
+
+describe('the account at startup', () => {
+  it('refuses JWT sessions beside an adapter: no session row to delete after an address change or a deletion', () => {
+    const config: FrameworkAuthConfig = { secret: SECRET, trustHost: ['127.0.0.1'], adapter: MemoryAdapter(), session: { strategy: 'jwt' }, providers: [Password({ sendMessage: () => {} })], features: [Account({ sendMessage: () => {} })] };
+    expect(() => resolveConfig(config, {})).toThrow(UnsupportedStrategy);
+    expect(() => resolveConfig(config, {})).toThrow(/Account\(\) needs database sessions/);
+  });
+
+  it('refuses an app without an adapter, naming it', () => {
+    expect(() => resolveConfig({ secret: SECRET, providers: [], features: [Account({ sendMessage: () => {} })] }, {})).toThrow(/"account" \(feature\) needs an adapter/);
   });
 });

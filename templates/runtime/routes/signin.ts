@@ -12,6 +12,7 @@ import { renderSignInPage, signInPageScriptHashes } from '../pages/signin.js';
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../http/redirect.js';
 import { isOAuthProvider } from '../providers/resolve.js';
 import { bodyField, queryParams, readBody } from '../http/request.js';
+import { readSession } from '../session/session.js';
 import { findProvider, unsupportedProvider } from '../router.js';
 
 export async function signInRoute(context: RequestContext, route: Route): Promise<void> {
@@ -47,6 +48,9 @@ async function signInPage(context: RequestContext): Promise<void> {
   if (context.options.pages.signIn) {
     return sendRedirect(context, customPageUrl(context, context.options.pages.signIn, { callbackUrl, error, code }));
   }
+  // Signed in already, with a feature's page for signed-in users (the account): the page says who and links it.
+  const signedInPage = context.options.features.find((feature) => feature.signedInPage)?.signedInPage;
+  const session = signedInPage ? (await readSession(context.req, context.options, { write: false, cookies: context.cookies, cookieOptions: context.cookieOptions })).session : null;
   const page = renderSignInPage({
     providers: context.options.providers,
     mountPath: context.mountPath,
@@ -56,6 +60,7 @@ async function signInPage(context: RequestContext): Promise<void> {
     code,
     theme: context.options.theme,
     messages: context.options.pageMessages,
+    signedIn: session?.user && signedInPage ? { who: session.user.email ?? session.user.name ?? 'you', path: signedInPage.path, text: signedInPage.text } : undefined,
   });
   sendHtml(context, 200, page, signInPageScriptHashes(context.options.providers));
 }

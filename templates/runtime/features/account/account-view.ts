@@ -13,7 +13,7 @@ import { type AccountErrors, type AccountNotice, type AccountPage, type LinkedAc
 import { type AccountRequest, hasFeature } from './settings.js';
 
 /** How many security events the page shows: the newest. */
-const SHOWN_EVENTS = 20;
+export const SHOWN_EVENTS = 20;
 
 /** The account of a user as the page and its JSON show it (no token, hash, secret or key). */
 export type AccountView = Omit<AccountPage, 'mountPath' | 'csrfToken' | 'theme' | 'notice' | 'errors' | 'sentEmail'>;

@@ -27,6 +27,7 @@
  * features: [Account({ sendMessage: (message) => mailer.send(message) })]
  */
 import type { Feature, ResolvedConfig } from '../../contracts.js';
+import { UnsupportedStrategy } from '../../errors.js';
 import type { AuthEnv } from '../../types.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { AdapterMethod } from '../database/adapter.js';
@@ -92,6 +93,7 @@ export function Account(options: AccountOptions = {}, env: AuthEnv = process.env
   const feature: Feature = {
     id: 'account',
     routes: { account: { methods: ['GET', 'POST'], provider: 'none', errors: 'page', subpaths: accountSubpaths, run: accountRoute } },
+    signedInPage: { path: 'account', text: 'Your account' },
     storage: emailChangeStorage,
     rateLimits: { accountEmailPerUser: { window: 15 * 60, max: 5 } },
     features: [SecurityEvents, rateLimits, ...notifications],
@@ -100,6 +102,11 @@ export function Account(options: AccountOptions = {}, env: AuthEnv = process.env
         'AUTH_EMAIL_SERVER is empty, so the account email below is printed here instead of sent (development only: in production the address change is not offered without it).',
     },
     check(resolved: ResolvedConfig) {
+      if (resolved.adapter && resolved.session.strategy !== 'database') {
+        throw new UnsupportedStrategy(
+          'Account() needs database sessions: after an address change or a deletion it ends the sessions by deleting their rows, which a JWT session has none of. Remove `session.strategy: "jwt"` (an adapter defaults to database sessions).',
+        );
+      }
       const passkeys = resolved.providers.some((provider) => provider.type === 'webauthn');
       assertAdapterFor({ id: 'account', type: 'feature' }, resolved.adapter, resolved.session.strategy, {
         what: 'the account page reads and changes the user',

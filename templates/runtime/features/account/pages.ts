@@ -6,6 +6,7 @@
  * (`aria-invalid`, `aria-describedby`).
  */
 import type { Theme } from '../../contracts.js';
+import { browserOf } from '../../http/user-agent.js';
 import { formStyles } from '../../pages/form-styles.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { layout } from '../../pages/layout.js';
@@ -137,7 +138,7 @@ function eventsList(params: AccountPage): SafeHtml {
   if (params.events.length === 0) return html`<h2>Recent activity</h2><p class="muted">No security events yet.</p>`;
   const items = params.events.map(
     (event) =>
-      html`<li><strong>${eventLabels[event.type] ?? event.type}</strong>${event.method ? html` <span class="muted">(${event.method})</span>` : ''}<br><span class="hint">${shownDate(event.at)}${event.userAgent ? html` · ${event.userAgent}` : ''}${event.ip ? html` · ${event.ip}` : ''}</span></li>`,
+      html`<li><strong>${eventLabels[event.type] ?? event.type}</strong>${event.method ? html` <span class="muted">(${event.method})</span>` : ''}<br><span class="hint">${shownDate(event.at)}${event.userAgent ? html` · ${browserOf(event.userAgent)}` : ''}${event.ip ? html` · ${event.ip}` : ''}</span></li>`,
   );
   return html`<h2>Recent activity</h2><ul class="events">${items}</ul>`;
 }

@@ -19,8 +19,8 @@ export async function sessionsRoute(context: RequestContext, route: Route): Prom
     const sessions = await listSessionsOf(context.req, context.options);
     if (!sessions) return notSignedIn(context, json);
     if (json) return sendJson(context, 200, { sessions });
-    const accountPage = context.options.features.some((feature) => feature.id === 'account');
-    return sendHtml(context, 200, renderSessionsPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), sessions, theme: context.options.theme, accountPage }));
+    const signedInPage = context.options.features.find((feature) => feature.signedInPage)?.signedInPage;
+    return sendHtml(context, 200, renderSessionsPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), sessions, theme: context.options.theme, signedInPage }));
   }
   const body = await readBody(context.req);
   verifyCsrf(context, body);

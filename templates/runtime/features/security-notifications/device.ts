@@ -6,49 +6,8 @@
  */
 import type { ResolvedConfig } from '../../contracts.js';
 import { networkOf } from '../../http/client-address.js';
+import { browserParts } from '../../http/user-agent.js';
 import { type SecurityEvent, securityEventsOf } from '../security-events/index.js';
-
-/** Browsers by a token of their `User-Agent`, most specific first (Edge and Opera also claim to be Chrome). */
-const browsers: readonly (readonly [RegExp, string])[] = [
-  [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
-  [/\b(?:OPR|Opera)\//, 'Opera'],
-  [/\bSamsungBrowser\//, 'Samsung Internet'],
-  [/\b(?:Firefox|FxiOS)\//, 'Firefox'],
-  [/\b(?:Chrome|CriOS|Chromium)\//, 'Chrome'],
-  [/\bVersion\/[\d.]+ .*\bSafari\//, 'Safari'],
-];
-
-/** Systems, most specific first (Android says Linux, iOS says "like Mac OS X"). */
-const systems: readonly (readonly [RegExp, string])[] = [
-  [/\bWindows\b/, 'Windows'],
-  [/\bAndroid\b/, 'Android'],
-  [/\b(?:iPhone|iPad|iPod)\b/, 'iOS'],
-  [/\bCrOS\b/, 'ChromeOS'],
-  [/\b(?:Macintosh|Mac OS X)\b/, 'macOS'],
-  [/\bLinux\b/, 'Linux'],
-];
-
-function firstMatch(table: readonly (readonly [RegExp, string])[], userAgent: string): string | undefined {
-  return table.find(([pattern]) => pattern.test(userAgent))?.[1];
-}
-
-/** The browser and system a `User-Agent` names, each undefined when unknown; versions are left out. */
-function browserParts(userAgent: string | null): { browser: string | undefined; system: string | undefined } {
-  if (!userAgent) return { browser: undefined, system: undefined };
-  return { browser: firstMatch(browsers, userAgent), system: firstMatch(systems, userAgent) };
-}
-
-/**
- * A browser as a person names it: "Firefox on Linux", "Safari on iOS", "a browser on Windows", or "an unknown
- * browser". Never the `User-Agent` itself, which the client wrote.
- */
-export function browserOf(userAgent: string | null): string {
-  const { browser, system } = browserParts(userAgent);
-  if (browser && system) return `${browser} on ${system}`;
-  if (browser) return browser;
-  if (system) return `a browser on ${system}`;
-  return 'an unknown browser';
-}
 
 /** An address or network prefix as `events.ipPrecision` records it (`203.0.113.7`, `2001:db8:1::/48`). */
 const addressShape = /^[0-9A-Fa-f:.]{2,45}(?:\/\d{1,3})?$/;

@@ -19,7 +19,7 @@ import { isNewDevice } from './device.js';
 import { type SecurityNotificationMessage, isNotified, messageSettings, securityMessage } from './messages.js';
 
 export type { SecurityNotificationMessage } from './messages.js';
-export { browserOf } from './device.js';
+export { browserOf } from '../../http/user-agent.js';
 
 /** The options of `SecurityNotifications`. */
 export interface SecurityNotificationsOptions {

@@ -9,7 +9,8 @@ import type { SecurityEvent } from '../security-events/index.js';
 import { DEFAULT_BASE_PATH } from '../../http/base-path.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { messageHtml, shownHost } from '../email/smtp.js';
-import { addressOf, browserOf } from './device.js';
+import { browserOf } from '../../http/user-agent.js';
+import { addressOf } from './device.js';
 
 /** One notification, as the `send` function receives it. */
 export interface SecurityNotificationMessage {
