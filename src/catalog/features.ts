@@ -240,11 +240,12 @@ export const featureCatalog = [
     importPath: './core/features/account/index.js',
     snippet: 'Account()',
     page: { path: accountPath, linkText: 'Your account' },
-    dependencies: {},
+    // Its messages (the address change, the notifications) go over SMTP when AUTH_EMAIL_SERVER is set.
+    dependencies: { nodemailer: '^10.6.0' },
     needs: { adapter: { stored: 'security events and address changes' } },
     optIns: [],
     nextSteps: {
-      use: (mount: string) => `Signed-in users see their account at ${accountPath(mount)}: their address, linked accounts, security events, an export of their data, and deleting the account. Changes ask for a recent sign-in (reauthMaxAge).`,
+      use: (mount: string) => `Signed-in users see their account at ${accountPath(mount)}: their address, linked accounts, security events, an export of their data, and deleting the account. Changes ask for a recent sign-in (reauthMaxAge). Its messages go over SMTP once AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM are set (printed on the console until then, outside production).`,
       run: 'With sqlite or postgres, create its tables now or let the first start do it: npx framework-auth migrate',
     },
     afterRemove: ['The security_events and email_changes tables keep their rows; nothing reads them any more.'],

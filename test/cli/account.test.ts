@@ -190,6 +190,13 @@ describe('the account in the CLI: add-account and remove-account', () => {
     expect(await tree(root)).toEqual(removed);
   });
 
+  it('brings nodemailer (its messages go over SMTP) to a project that had no email provider', async () => {
+    const root = await create(['--providers', 'github', '--adapter', 'sqlite']);
+    const result = await frameworkAuth(['add-account', '--dry-run', '--json'], root);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(parseJsonOutput(result.stdout)).toMatchObject({ command: 'add-account', dependencies: { added: { nodemailer: '^10.6.0' } } });
+  });
+
   it('prints its plan with --dry-run --json and writes nothing', async () => {
     const root = await create(['--providers', 'password', '--adapter', 'sqlite']);
     const before = await tree(root);
