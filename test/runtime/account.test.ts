@@ -4,8 +4,7 @@
 // other sessions ended), unlinking an account and removing a passkey (never the last way to sign in), the export
 // (no hash, token, secret or key in it), the deletion (no row and no byte of the database file keeps the address),
 // recent authentication and the CSRF token on each, and API keys kept out. Messages are caught by `sendMessage`.
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import express, { urlencoded } from 'express';
@@ -13,7 +12,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { listen, type RunningApp } from '../support/listen.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
-import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { Account, accountMailerOf, type AccountMessage } from '../../templates/runtime/features/account/index.js';
 import { ApiKeys, createApiKey } from '../../templates/runtime/features/api-keys/index.js';
 import { hashPassword } from '../../templates/runtime/features/password/hash.js';
@@ -23,7 +21,7 @@ import { resolveConfig } from '../../templates/runtime/config.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
 import Password from '../../templates/runtime/providers/password.js';
-import { SECRET, recordingLogger } from './helpers.js';
+import { SECRET, recordingLogger, memoryAndSqlite, type MadeAdapter } from './helpers.js';
 
 const PASSWORD = 'violet staple orbit lantern';
 const OIDC = { id: 'oidc', name: 'Example ID', type: 'oidc' as const, issuer: 'https://issuer.example', clientId: 'id', clientSecret: 'secret' };
@@ -40,19 +38,10 @@ interface Harness {
   close(): Promise<void>;
 }
 
-const adapters: readonly [string, () => Promise<{ adapter: Adapter; folder: string | undefined }>][] = [
-  ['MemoryAdapter', async () => ({ adapter: MemoryAdapter(), folder: undefined })],
-  [
-    'SqliteAdapter',
-    async () => {
-      const folder = await mkdtemp(join(tmpdir(), 'framework-auth-account-'));
-      return { adapter: SqliteAdapter({ url: `file:${join(folder, 'auth.db')}` }), folder };
-    },
-  ],
-];
+const adapters = memoryAndSqlite;
 
 async function startHarness(
-  made: { adapter: Adapter; folder: string | undefined },
+  made: MadeAdapter,
   features?: (messages: AccountMessage[]) => FrameworkAuthConfig['features'],
   overrides: Partial<FrameworkAuthConfig> = {},
 ): Promise<Harness> {

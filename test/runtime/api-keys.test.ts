@@ -5,8 +5,7 @@
 // management out of a key's reach, the page at <mount>/api-keys, last use once a minute, createApiKey() and the config
 // checks.
 import { createHash } from 'node:crypto';
-import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import AuthJsPostgresAdapter from '@auth/pg-adapter';
 import express, { urlencoded } from 'express';
@@ -15,7 +14,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { listen, type RunningApp } from '../support/listen.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
-import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { resolveConfig } from '../../templates/runtime/config.js';
 import { ApiKeys, createApiKey, type ApiKeysOptions, type CreatedApiKey } from '../../templates/runtime/features/api-keys/index.js';
 import type { StoredApiKey } from '../../templates/runtime/features/api-keys/storage.js';
@@ -26,7 +24,7 @@ import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js'
 import { FrameworkAuth, MissingAdapter, MissingAdapterMethods, createRequireAuth, createSessionLocals, getSession } from '../../templates/runtime/index.js';
 import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import Password from '../../templates/runtime/providers/password.js';
-import { SECRET, recordingLogger } from './helpers.js';
+import { SECRET, recordingLogger, memoryAndSqlite, type MadeAdapter } from './helpers.js';
 
 const PASSWORD = 'violet staple orbit lantern';
 const KEY_SHAPE = /^fak_[A-Za-z0-9_-]{43}$/;
@@ -44,17 +42,7 @@ interface Harness {
   close(): Promise<void>;
 }
 
-/** The adapters each test runs against: memory, and SQLite in a temp file. */
-const adapters: readonly [string, () => Promise<{ adapter: Adapter; folder: string | undefined }>][] = [
-  ['MemoryAdapter', async () => ({ adapter: MemoryAdapter(), folder: undefined })],
-  [
-    'SqliteAdapter',
-    async () => {
-      const folder = await mkdtemp(join(tmpdir(), 'framework-auth-api-keys-'));
-      return { adapter: SqliteAdapter({ url: `file:${join(folder, 'auth.db')}` }), folder };
-    },
-  ],
-];
+const adapters = memoryAndSqlite;
 
 /**
  * An app with the handler on /auth, sessionLocals, and routes guarded each way: /me (requireAuth), /whoami
@@ -62,7 +50,7 @@ const adapters: readonly [string, () => Promise<{ adapter: Adapter; folder: stri
  * /api/orders (requireAuth, no CSRF token), POST /billing (requireRecentAuth).
  */
 async function startHarness(
-  made: { adapter: Adapter; folder: string | undefined },
+  made: MadeAdapter,
   options: { apiKeys?: ApiKeysOptions; config?: Partial<FrameworkAuthConfig>; features?: boolean } = {},
 ): Promise<Harness> {
   const { errors, logger } = recordingLogger();

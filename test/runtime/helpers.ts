@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import express from 'express';
 import type { Request } from 'express';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
@@ -5,6 +8,9 @@ import { listen, type RunningApp } from '../support/listen.js';
 import { CredentialsSignin, FrameworkAuth, createRequireAuth, createSessionLocals, getSession } from '../../templates/runtime/index.js';
 import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import Credentials from '../../templates/runtime/providers/credentials.js';
+import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
+import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
+import type { Adapter } from '../../templates/runtime/contracts.js';
 
 export const SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 export const OTHER_SECRET = 'another-secret-9876543210-zyxwvutsrqponmlkjihgfedcba';
@@ -68,3 +74,21 @@ export async function signIn(url: string, mount = '/auth', fields: Record<string
 export function setCookieNames(response: Response): string[] {
   return response.headers.getSetCookie().map((cookie) => cookie.split('=')[0]!);
 }
+
+/** A fresh adapter, and the SQLite adapter's temp folder (its file and WAL; absent for memory). */
+export interface MadeAdapter {
+  adapter: Adapter;
+  folder: string | undefined;
+}
+
+/** The adapters a feature's HTTP tests run against (`describe.each`): memory, and SQLite in a temp file. */
+export const memoryAndSqlite: readonly [name: string, make: () => Promise<MadeAdapter>][] = [
+  ['MemoryAdapter', async () => ({ adapter: MemoryAdapter(), folder: undefined })],
+  [
+    'SqliteAdapter',
+    async () => {
+      const folder = await mkdtemp(join(tmpdir(), 'framework-auth-feature-'));
+      return { adapter: SqliteAdapter({ url: `file:${join(folder, 'auth.db')}` }), folder };
+    },
+  ],
+];
