@@ -21,7 +21,7 @@ import { launchChromium, openPage, saveScreenshot, scanAccessibility, submitForm
 import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
 import { findForm } from '../support/html-form.js';
 import type { ReceivedMessage, RunningSmtpServer } from '../support/smtp-server.js';
-import { type MailApp, confirmAddress, postForm, sessionEmail, startMailApp, storedText } from './helpers/mail-app.js';
+import { type MailApp, postForm, sessionEmail, signUpByMail, signedInWithPassword, startMailApp, storedText } from './helpers/mail-app.js';
 import { removeTempDirs } from './helpers/project.js';
 import type { RunningApp } from './helpers/project.js';
 
@@ -32,20 +32,10 @@ const PASSWORD = 'violet staple orbit lantern';
 const ELEVEN_MINUTES = 11 * 60 * 1000;
 
 /** Signs up through the emailed link: a confirmed user with a password. */
-async function signUp(app: RunningApp, smtp: RunningSmtpServer, email: string): Promise<void> {
-  const count = smtp.messages.length;
-  await postForm(createJar(), app, 'signup/password', { email, password: PASSWORD });
-  const link = /https?:\/\/\S+\/auth\/callback\/password\S*/.exec((await smtp.waitForMessage(count)).text ?? '')![0];
-  expect((await confirmAddress(createJar(), link, { password: PASSWORD })).status).toBe(302);
-}
+const signUp = (app: RunningApp, smtp: RunningSmtpServer, email: string): Promise<void> => signUpByMail(app, smtp, email, PASSWORD);
 
 /** A jar signed in (just now: a recent sign-in) as `email` on `app`. */
-async function signedIn(app: RunningApp, email: string): Promise<CookieJar> {
-  const jar = createJar();
-  expect((await postForm(jar, app, 'callback/password', { email, password: PASSWORD })).status).toBe(302);
-  expect(await sessionEmail(jar, app)).toBe(email);
-  return jar;
-}
+const signedIn = (app: RunningApp, email: string): Promise<CookieJar> => signedInWithPassword(app, email, PASSWORD);
 
 /**
  * The jar's cookies of `from` sent to `to` as well: one browser using both processes (a browser's cookies ignore the

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, openPage, saveScreenshot, scanAccessibility, submitForm, violationsOf } from '../browser/helpers.js';
 import { type CookieJar, createJar } from '../support/cookie-jar.js';
 import type { RunningSmtpServer } from '../support/smtp-server.js';
-import { type MailApp, confirmAddress, csrfToken, postForm, sessionEmail, startMailApp, storedText } from './helpers/mail-app.js';
+import { type MailApp, csrfToken, signUpByMail, signedInWithPassword, startMailApp, storedText } from './helpers/mail-app.js';
 import { removeTempDirs } from './helpers/project.js';
 import type { RunningApp } from './helpers/project.js';
 
@@ -71,20 +71,10 @@ async function addScopes(projectDir: string): Promise<void> {
 }
 
 /** Signs up through the emailed link: a confirmed user with a password. */
-async function account(app: RunningApp, smtp: RunningSmtpServer, email: string): Promise<void> {
-  const count = smtp.messages.length;
-  await postForm(createJar(), app, 'signup/password', { email, password: PASSWORD });
-  const link = /https?:\/\/\S+\/auth\/callback\/password\S*/.exec((await smtp.waitForMessage(count)).text ?? '')![0];
-  expect((await confirmAddress(createJar(), link, { password: PASSWORD })).status).toBe(302);
-}
+const account = (app: RunningApp, smtp: RunningSmtpServer, email: string): Promise<void> => signUpByMail(app, smtp, email, PASSWORD);
 
-/** A jar signed in (just now: a recent sign-in) as `email`. */
-async function signedIn(app: RunningApp, email: string): Promise<CookieJar> {
-  const jar = createJar();
-  expect((await postForm(jar, app, 'callback/password', { email, password: PASSWORD })).status).toBe(302);
-  expect(await sessionEmail(jar, app)).toBe(email);
-  return jar;
-}
+/** A jar signed in (just now: a recent sign-in) as `email` on `app`. */
+const signedIn = (app: RunningApp, email: string): Promise<CookieJar> => signedInWithPassword(app, email, PASSWORD);
 
 interface CreatedKey {
   id: string;

@@ -8,7 +8,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type CookieJar, formBody } from '../../support/cookie-jar.js';
+import { type CookieJar, createJar, formBody } from '../../support/cookie-jar.js';
 import { findForm } from '../../support/html-form.js';
 import { startPostgres } from '../../support/postgres.js';
 import type { RunningPostgres } from '../../support/postgres.js';
@@ -107,4 +107,22 @@ export async function confirmAddress(jar: CookieJar, link: string, fields: Recor
   const form = findForm(await opened.text(), link, Object.keys(fields)[0]);
   if (opened.status !== 200 || !form) throw new Error(`the confirmation link answered ${opened.status} without its form`);
   return jar.fetch(form.action, { method: 'POST', ...formBody({ ...form.fields, ...fields }) });
+}
+
+/** Signs up with `password` through the link emailed to `email`: a confirmed user. Throws when a step fails. */
+export async function signUpByMail(app: RunningApp, smtp: RunningSmtpServer, email: string, password: string): Promise<void> {
+  const count = smtp.messages.length;
+  await postForm(createJar(), app, 'signup/password', { email, password });
+  const link = /https?:\/\/\S+\/auth\/callback\/password\S*/.exec((await smtp.waitForMessage(count)).text ?? '')?.[0];
+  if (!link) throw new Error(`no confirmation link was mailed to ${email}`);
+  const confirmed = await confirmAddress(createJar(), link, { password });
+  if (confirmed.status !== 302) throw new Error(`confirming ${email} answered ${confirmed.status}`);
+}
+
+/** A jar signed in with the password (just now: a recent sign-in) as `email`. Throws when it is not. */
+export async function signedInWithPassword(app: RunningApp, email: string, password: string): Promise<CookieJar> {
+  const jar = createJar();
+  const response = await postForm(jar, app, 'callback/password', { email, password });
+  if (response.status !== 302 || (await sessionEmail(jar, app)) !== email) throw new Error(`signing in as ${email} answered ${response.status}`);
+  return jar;
 }
