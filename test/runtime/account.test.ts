@@ -166,6 +166,19 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
   afterAll(() => h.close());
 
   describe('GET <mount>/account', () => {
+    it('offers to link each OAuth provider not linked yet (a sign-in from this session, back to the page), and no longer once linked', async () => {
+      const user = await newUser(h);
+      const jar = await signIn(h, user.email);
+      const page = async (): Promise<string> => (await jar.fetch(`${h.url}/auth/account`, { headers: { accept: 'text/html' } })).text();
+      const before = await page();
+      expect(before).toMatch(/<form action="\/auth\/signin\/oidc" method="POST"><input type="hidden" name="csrfToken" value="[^"]+"><input type="hidden" name="callbackUrl" value="\/auth\/account"><button type="submit" class="secondary" aria-label="Link Example ID">Link<\/button><\/form>/);
+      expect((await (await jar.fetch(`${h.url}/auth/account`, { headers: { accept: 'application/json' } })).json()) as { linkable: unknown }).toMatchObject({ linkable: [{ id: 'oidc', name: 'Example ID' }] });
+      await h.adapter.linkAccount({ userId: user.id, type: 'oidc', provider: 'oidc', providerAccountId: `sub-${user.id}` });
+      const after = await page();
+      expect(after).not.toContain('aria-label="Link Example ID"');
+      expect(after).toContain('aria-label="Unlink Example ID"');
+    });
+
     it('sends a visitor without a session to sign in, coming back to the account page', async () => {
       const response = await fetch(`${h.url}/auth/account`, { redirect: 'manual' });
       expect(response.status).toBe(302);

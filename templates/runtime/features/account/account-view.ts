@@ -55,6 +55,9 @@ export async function accountViewOf(options: ResolvedConfig, adapter: Adapter, u
   return {
     user: { name: user.name ?? null, email: user.email ?? null, emailVerified: Boolean(user.emailVerified) },
     accounts,
+    // The OAuth providers not linked yet: signing in with one while signed in links it (database/sign-in.ts), after a
+    // recent authentication, and never by an unproven address.
+    linkable: options.providers.filter((provider) => isOAuthProvider(provider) && !accounts.some((account) => account.provider === provider.id)).map((provider) => ({ id: provider.id, name: provider.name })),
     passkeys,
     password,
     twoFactor,

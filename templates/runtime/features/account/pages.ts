@@ -47,6 +47,8 @@ export interface AccountPage {
   theme: Theme;
   user: { name: string | null; email: string | null; emailVerified: boolean };
   accounts: readonly LinkedAccountView[];
+  /** The OAuth providers the user may link (signing in with one while signed in), by id and name. */
+  linkable: readonly { id: string; name: string }[];
   passkeys: readonly PasskeyView[];
   /** Whether the user has a password; undefined when the app has no password provider. */
   password: boolean | undefined;
@@ -121,6 +123,11 @@ function signInMethods(params: AccountPage): SafeHtml {
     (account) =>
       html`<li class="inline"><span>${account.providerName}</span>${buttonForm(params, 'unlink', { provider: account.provider, providerAccountId: account.providerAccountId }, 'Unlink', html` aria-label="Unlink ${account.providerName}"${invalid('account-unlink', errors?.unlink)}`)}</li>`,
   );
+  // A sign-in with the provider from this session links it; back here after.
+  const linkable = params.linkable.map(
+    (provider) =>
+      html`<li class="inline"><span>${provider.name} <span class="muted">(not linked)</span></span><form action="${params.mountPath}/signin/${encodeURIComponent(provider.id)}" method="POST">${csrfField(params)}<input type="hidden" name="callbackUrl" value="${params.mountPath}/account"><button type="submit" class="secondary" aria-label="Link ${provider.name}">Link</button></form></li>`,
+  );
   const passkeys = params.passkeys.map(
     (passkey, index) =>
       html`<li class="inline"><span>Passkey ${String(index + 1)} <span class="muted">(${passkey.backedUp ? 'synced' : 'this device only'})</span></span>${buttonForm(params, 'passkeys/remove', { id: passkey.id }, 'Remove', html` aria-label="Remove passkey ${String(index + 1)}"${invalid('account-passkey', errors?.passkey)}`)}</li>`,
@@ -131,7 +138,7 @@ function signInMethods(params: AccountPage): SafeHtml {
       : html`<li class="inline"><span>Password: ${params.password ? 'set' : 'not set'}</span>${params.links.password ? html`<a href="${params.mountPath}/${params.password ? 'password' : 'reset-password'}">${params.password ? 'Change' : 'Set one'}</a>` : ''}</li>`;
   const twoFactor =
     params.twoFactor === undefined ? '' : html`<li class="inline"><span>Two-factor: ${params.twoFactor ? 'on' : 'off'}</span><a href="${params.mountPath}/two-factor">${params.twoFactor ? 'Manage' : 'Turn on'}</a></li>`;
-  return html`<h2>How you sign in</h2><ul class="sessions">${accounts}${passkeys}${password}${twoFactor}</ul>${fieldError('account-unlink', errors?.unlink)}${fieldError('account-passkey', errors?.passkey)}`;
+  return html`<h2>How you sign in</h2><ul class="sessions">${accounts}${linkable}${passkeys}${password}${twoFactor}</ul>${fieldError('account-unlink', errors?.unlink)}${fieldError('account-passkey', errors?.passkey)}`;
 }
 
 function eventsList(params: AccountPage): SafeHtml {
