@@ -69,7 +69,7 @@ export interface AccountPage {
 // 4.5:1 on the card in both schemes (a filled red button with white text would not in the dark one).
 const styles =
   formStyles +
-  'main{max-width:560px}h2{font-size:1.1rem;margin:28px 0 8px}.facts{margin:0 0 8px}.facts dt{font-weight:600}.facts dd{margin:0 0 8px}.events{list-style:none;padding:0;margin:0;font-size:.9rem}.events li{border-top:1px solid var(--line);padding:8px 0}.events li:first-child{border-top:0}.danger button{background:transparent;color:var(--error-text);border-color:var(--error-line)}.notice{border:1px solid var(--line);border-radius:8px;padding:12px 14px;margin:0 0 20px}.inline{display:flex;gap:10px;align-items:center;justify-content:space-between}.inline form{flex:none}.inline button{margin-top:0;width:auto}.check{display:flex;align-items:center;gap:8px;font-weight:400}.check input{width:auto;min-height:0}';
+  'main{max-width:560px}.methods{list-style:none;padding:0;margin:0}.methods li{padding:4px 0}h2{font-size:1.1rem;margin:28px 0 8px}.facts{margin:0 0 8px}.facts dt{font-weight:600}.facts dd{margin:0 0 8px}.events{list-style:none;padding:0;margin:0;font-size:.9rem}.events li{border-top:1px solid var(--line);padding:8px 0}.events li:first-child{border-top:0}.danger button{background:transparent;color:var(--error-text);border-color:var(--error-line)}.notice{border:1px solid var(--line);border-radius:8px;padding:12px 14px;margin:0 0 20px}.inline{display:flex;gap:10px;align-items:center;justify-content:space-between}.inline form{flex:none}.inline button{margin-top:0;width:auto}.check{display:flex;align-items:center;gap:8px;font-weight:400}.check input{width:auto;min-height:0}';
 
 /** An event's type as a sentence's subject. */
 const eventLabels: Readonly<Record<SecurityEvent['type'], string>> = {
@@ -138,7 +138,7 @@ function signInMethods(params: AccountPage): SafeHtml {
       : html`<li class="inline"><span>Password: ${params.password ? 'set' : 'not set'}</span>${params.links.password ? html`<a href="${params.mountPath}/${params.password ? 'password' : 'reset-password'}">${params.password ? 'Change' : 'Set one'}</a>` : ''}</li>`;
   const twoFactor =
     params.twoFactor === undefined ? '' : html`<li class="inline"><span>Two-factor: ${params.twoFactor ? 'on' : 'off'}</span><a href="${params.mountPath}/two-factor">${params.twoFactor ? 'Manage' : 'Turn on'}</a></li>`;
-  return html`<h2>How you sign in</h2><ul class="sessions">${accounts}${linkable}${passkeys}${password}${twoFactor}</ul>${fieldError('account-unlink', errors?.unlink)}${fieldError('account-passkey', errors?.passkey)}`;
+  return html`<h2>How you sign in</h2><ul class="methods">${accounts}${linkable}${passkeys}${password}${twoFactor}</ul>${fieldError('account-unlink', errors?.unlink)}${fieldError('account-passkey', errors?.passkey)}`;
 }
 
 function eventsList(params: AccountPage): SafeHtml {
