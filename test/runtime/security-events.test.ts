@@ -647,6 +647,24 @@ describe('apps without the SecurityEvents feature', () => {
       await running.close();
     }
   });
+
+  it('records no sign-in when the jwt callback returns null: no session was opened', async () => {
+    const heard: SecurityEvent[] = [];
+    const config: FrameworkAuthConfig = { secret: SECRET, trustHost: true, providers: [passwordProvider()], features: [SecurityEvents], callbacks: { jwt: () => null }, logger: recordingLogger().logger, events: { onSecurityEvent: (event) => void heard.push(event) } };
+    const app = express();
+    app.use('/auth/*splat', FrameworkAuth(config));
+    app.get('/whoami', async (req, res) => void res.json(await getSession(req, config)));
+    const running = await listen(app);
+    try {
+      const jar = browser(running);
+      const { csrfToken } = (await (await jar.fetch(`${running.url}/auth/csrf`)).json()) as { csrfToken: string };
+      await jar.fetch(`${running.url}/auth/callback/credentials`, { method: 'POST', ...formBody({ csrfToken, username: 'ada', password: 'correct horse' }) });
+      expect(await (await jar.fetch(`${running.url}/whoami`)).json()).toBeNull();
+      expect(heard).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
 });
 
 describe('startup checks', () => {

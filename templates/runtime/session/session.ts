@@ -150,14 +150,17 @@ export async function startSession(
 ): Promise<void> {
   const { options } = context;
   const { user, account, profile, isNewUser } = params;
+  // A `jwt` callback that returns null opens no session: no sign-in to record.
+  let opened = true;
   if (options.session.strategy === 'database' && options.database) {
     const { sessionToken, expires } = await options.database.openSession(context, String(user.id));
     context.outgoing.push(...chunkCookie(context.cookies, context.cookieOptions.sessionToken, sessionToken, { expires }));
   } else {
     const session = await createSessionCookies(options, context.cookies, context.cookieOptions, { user, account, isNewUser, ...(profile && { profile }) });
     context.outgoing.push(...session.cookies);
+    opened = session.token !== null;
   }
-  await recordSecurityEvent(context, { type: 'sign-in', userId: String(user.id), method: account.provider });
+  if (opened) await recordSecurityEvent(context, { type: 'sign-in', userId: String(user.id), method: account.provider });
   await emitEvent(options, 'signIn', { user, account, ...(profile && { profile }), isNewUser });
   const destination = await resolveRedirect(context, params.callbackUrl);
   if (isNewUser && options.pages.newUser) {
