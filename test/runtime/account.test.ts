@@ -224,7 +224,7 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
       await h.adapter.createSecurityEvent({ id: crypto.randomUUID(), userId: user.id, type: 'passkey-added', at, method: 'passkey', ip: null, userAgent: null, detail: null });
       const page = await (await (await signIn(h, user.email)).fetch(`${h.url}/auth/account`)).text();
       expect(page).toContain('Signed in');
-      expect(page).toContain('(password)');
+      expect(page).toContain('(Email and password)');
       // The browser as a person names it, never the User-Agent the client wrote.
       expect(page).toContain('Firefox on Linux');
       expect(page).not.toContain('Gecko/20100101');

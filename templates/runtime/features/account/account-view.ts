@@ -68,6 +68,7 @@ export async function accountViewOf(options: ResolvedConfig, adapter: Adapter, u
       twoFactor: twoFactorOn,
     },
     events: await securityEventsOf(options, user.id, SHOWN_EVENTS),
+    providerNames: Object.fromEntries(options.providers.map((provider) => [provider.id, provider.name])),
     emailChangeUnavailable,
   };
 }
@@ -79,7 +80,7 @@ export function emailChangeUnavailable(request: Pick<AccountRequest, 'settings'>
 
 /** The JSON form of the view: dates in ISO 8601. */
 function viewJson(view: AccountView): Record<string, unknown> {
-  const { emailChangeUnavailable: unavailable, events, ...rest } = view;
+  const { emailChangeUnavailable: unavailable, events, providerNames: _names, ...rest } = view;
   return { ...rest, events: events.map((event) => ({ ...event, at: event.at.toISOString() })), emailChange: unavailable ? { offered: false, reason: unavailable } : { offered: true } };
 }
 

@@ -57,6 +57,8 @@ export interface AccountPage {
   /** Which of the other account pages the app serves. */
   links: { sessions: boolean; apiKeys: boolean; password: boolean; twoFactor: boolean };
   events: readonly SecurityEvent[];
+  /** The configured providers' names by id, for the events' methods. */
+  providerNames: Readonly<Record<string, string>>;
   /** Why the address cannot be changed (no mail transport), or undefined when it can. */
   emailChangeUnavailable: string | undefined;
   notice?: AccountNotice | undefined;
@@ -141,11 +143,19 @@ function signInMethods(params: AccountPage): SafeHtml {
   return html`<h2>How you sign in</h2><ul class="methods">${accounts}${linkable}${passkeys}${password}${twoFactor}</ul>${fieldError('account-unlink', errors?.unlink)}${fieldError('account-passkey', errors?.passkey)}`;
 }
 
+/** The factors a failed sign-in names, as a person says them. */
+const factorNames: Readonly<Record<string, string>> = { code: 'two-factor code', 'recovery-code': 'recovery code' };
+
+/** An event's method as shown: a provider's name, a factor, or the method as recorded (a provider since removed). */
+function methodName(params: AccountPage, method: string): string {
+  return params.providerNames[method] ?? factorNames[method] ?? method;
+}
+
 function eventsList(params: AccountPage): SafeHtml {
   if (params.events.length === 0) return html`<h2>Recent activity</h2><p class="muted">No security events yet.</p>`;
   const items = params.events.map(
     (event) =>
-      html`<li><strong>${eventLabels[event.type] ?? event.type}</strong>${event.method ? html` <span class="muted">(${event.method})</span>` : ''}<br><span class="hint">${shownDate(event.at)}${event.userAgent ? html` · ${browserOf(event.userAgent)}` : ''}${event.ip ? html` · ${event.ip}` : ''}</span></li>`,
+      html`<li><strong>${eventLabels[event.type] ?? event.type}</strong>${event.method ? html` <span class="muted">(${methodName(params, event.method)})</span>` : ''}<br><span class="hint">${shownDate(event.at)}${event.userAgent ? html` · ${browserOf(event.userAgent)}` : ''}${event.ip ? html` · ${event.ip}` : ''}</span></li>`,
   );
   return html`<h2>Recent activity</h2><ul class="events">${items}</ul>`;
 }
