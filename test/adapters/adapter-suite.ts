@@ -62,6 +62,7 @@ export const adapterMethods = [
   'deleteSecurityEventsBefore',
   'setEmailChange',
   'useEmailChange',
+  'deleteEmailChangesTo',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */
@@ -837,6 +838,26 @@ export function runAdapterSuite(
         await adapter.setEmailChange(rival);
         await adapter.useEmailChange(change.digest);
         expect(await adapter.useEmailChange(rival.digest)).toBeNull();
+      });
+
+      test('deletes every change to an address by it (its owner deleted the account)', ['createUser', 'setEmailChange', 'useEmailChange', 'deleteEmailChangesTo'], async () => {
+        const [user, other, third] = [await createUser(), await createUser(), await createUser()];
+        const change = changeData(user.id);
+        const rival = changeData(other.id, { newEmail: change.newEmail });
+        const unrelated = changeData(third.id);
+        for (const stored of [change, rival, unrelated]) await adapter.setEmailChange(stored);
+        await adapter.deleteEmailChangesTo(change.newEmail);
+        expect(await adapter.useEmailChange(change.digest)).toBeNull();
+        expect(await adapter.useEmailChange(rival.digest)).toBeNull();
+        expect(await adapter.useEmailChange(unrelated.digest)).toEqual(unrelated);
+      });
+
+      test("storing a change prunes every user's expired ones", ['createUser', 'setEmailChange', 'useEmailChange'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const expired = changeData(user.id, { expires: new Date(Date.now() - 1000) });
+        await adapter.setEmailChange(expired);
+        await adapter.setEmailChange(changeData(other.id));
+        expect(await adapter.useEmailChange(expired.digest)).toBeNull();
       });
 
       test("deleting a user deletes the user's change", ['createUser', 'deleteUser', 'setEmailChange', 'useEmailChange'], async () => {

@@ -346,6 +346,33 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
   });
 
   describe('changing the address', () => {
+    it('replaces a pending link whether the next address asked is free or taken (whether the old link works tells nothing)', async () => {
+      const user = await newUser(h);
+      const taken = await newUser(h);
+      const jar = await signIn(h, user.email);
+      const first = await requestChange(h, jar, freshAddress());
+      const response = await post(h, jar, 'account/email', { newEmail: taken.email });
+      expect(response.status).toBe(302);
+      expect(response.headers.get('location')).toBe(`${h.url}/auth/account?notice=email-sent`);
+      await vi.waitFor(() => expect(h.messages.some((message) => message.to === taken.email && message.kind === 'address-change-attempt')).toBe(true));
+      expect((await post(h, jar, 'account/email/confirm', { token: first }, true)).status).toBe(400);
+      expect((await h.adapter.getUser(user.id))?.email).toBe(user.email);
+    });
+
+    it('tells the old address once the change is made, without a link, and drops its sign-in and reset links', async () => {
+      const user = await newUser(h);
+      const jar = await signIn(h, user.email);
+      const newEmail = freshAddress();
+      const token = await requestChange(h, jar, newEmail);
+      await h.adapter.createVerificationToken({ identifier: `password-reset:${user.email}`, token: 'a-reset-token-digest', expires: new Date(Date.now() + 60_000) });
+      expect((await post(h, jar, 'account/email/confirm', { token })).status).toBe(302);
+      await vi.waitFor(() => expect(h.messages.some((message) => message.to === user.email && message.kind === 'address-changed')).toBe(true));
+      const told = h.messages.find((message) => message.to === user.email && message.kind === 'address-changed')!;
+      expect(told.text).toContain(newEmail);
+      expect(told.text).not.toContain('http');
+      expect(await h.adapter.useVerificationToken({ identifier: `password-reset:${user.email}`, token: 'a-reset-token-digest' })).toBeNull();
+    });
+
     it('sends a link to the new address and a notice without a link to the old one, and says to check the new address', async () => {
       const user = await newUser(h);
       const jar = await signIn(h, user.email);
@@ -523,6 +550,15 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
       expect((await h.adapter.listSecurityEvents(user.id, 10))[0]).toMatchObject({ type: 'account-unlinked', method: 'oidc' });
     });
 
+    it('counts no account of a provider the app no longer has as a way to sign in', async () => {
+      const user = await newUser(h, { password: false });
+      await h.adapter.linkAccount({ userId: user.id, type: 'oidc', provider: 'oidc', providerAccountId: `sub-${user.id}` });
+      await h.adapter.linkAccount({ userId: user.id, type: 'oauth', provider: 'dropped-provider', providerAccountId: `gone-${user.id}` });
+      const response = await post(h, await sessionOf(h, user.id), 'account/unlink', { provider: 'oidc' }, true);
+      expect(response.status).toBe(400);
+      expect(await h.adapter.listAccountsByUserId(user.id)).toHaveLength(2);
+    });
+
     it('refuses to unlink the last way to sign in (400, by the field)', async () => {
       const user = await newUser(h, { password: false });
       await h.adapter.linkAccount({ userId: user.id, type: 'oidc', provider: 'oidc', providerAccountId: `sub-${user.id}` });
@@ -674,6 +710,17 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
       } finally {
         await quiet.app.close();
       }
+    });
+
+    it("drops other users' pending changes to the deleted address: no row keeps it", async () => {
+      const asker = await newUser(h);
+      const address = freshAddress();
+      const token = await requestChange(h, await signIn(h, asker.email), address);
+      // The address, still free, then gets an account of its own, which is deleted.
+      const owner = await h.adapter.createUser({ id: crypto.randomUUID(), email: address, emailVerified: new Date(), name: null, image: null });
+      expect((await post(h, await sessionOf(h, owner.id), 'account/delete', { confirm: 'yes' }, true)).status).toBe(200);
+      // The asker's link no longer holds the address: it changes nothing.
+      expect((await post(h, await signIn(h, asker.email), 'account/email/confirm', { token }, true)).status).toBe(400);
     });
 
     it('takes confirm=yes instead of the address, and answers JSON clients 200', async () => {

@@ -525,6 +525,12 @@ describe('the client address an event keeps (events.ipPrecision)', () => {
     expect(event!.ip).toBe('2001:db8:abcd::/48');
   });
 
+  it('keeps no address that is not one (X-Forwarded-For behind a trusted proxy says anything)', () => {
+    const options = resolveConfig({ secret: SECRET, providers: [passwordProvider()], adapter: MemoryAdapter(), features: [SecurityEvents] }, {});
+    const req = { ip: 'evil\u0000value; DROP TABLE', headers: {} } as unknown as Request;
+    expect(securityEventOf(req, options, { type: 'sign-in', userId: 'u' }).ip).toBeNull();
+  });
+
   it('keeps no address with "none", and still the browser', async () => {
     const user = await newUser(none);
     await signedIn(none, user.email);

@@ -5,7 +5,8 @@
  * - the user: the SQL adapters' `user_id` foreign keys cascade to accounts, sessions, the password hash, two-factor
  *   and recovery codes, passkeys, API keys, the pending address change and the security events; the memory adapter
  *   forgets the same (`FeatureStorage.memory`'s `forgetUser`);
- * - the verification tokens of the address (keyed by the address, not the user: no cascade reaches them).
+ * - what is keyed by the address, not the user (no cascade reaches it): its verification tokens, and other users'
+ *   pending changes to it.
  * An adapter without `listSessionsByUserId` or `deleteVerificationTokens` (an Auth.js one) skips those steps.
  * Rate-limit counters need nothing: their keys are keyed hashes, never an address in clear (rate-limit.ts).
  * Then the cookie is cleared, a notice goes to the address, and the browser goes home (`/`, or a same-origin
@@ -15,7 +16,7 @@ import { resolveRedirect } from '../../http/redirect.js';
 import { bodyField } from '../../http/request.js';
 import { clearChunkedCookie } from '../../http/cookies.js';
 import { sendJson, sendRedirect } from '../../context.js';
-import { callAdapter } from '../database/adapter.js';
+import { type Adapter, callAdapter } from '../database/adapter.js';
 import { endSessionRows } from '../database/session.js';
 import { refuseForm } from './account-view.js';
 import { accountMessage } from './mail.js';
@@ -25,8 +26,19 @@ import type { AccountRequest } from './settings.js';
  * The identifiers an address's verification tokens are stored under: email sign-in's (the address) and the password
  * provider's confirmation and reset links (features/password/shared.ts, not imported: an app may have no password).
  */
-function tokenIdentifiersOf(email: string): string[] {
+export function tokenIdentifiersOf(email: string): string[] {
   return [email, `password-verify:${email}`, `password-reset:${email}`];
+}
+
+/**
+ * Deletes what is keyed by an address rather than a user, so that nothing keeps an address its user no longer has:
+ * its link tokens, and other users' pending changes to it.
+ */
+export async function forgetAddress(adapter: Adapter, email: string): Promise<void> {
+  if (typeof adapter.deleteVerificationTokens === 'function') {
+    for (const identifier of tokenIdentifiersOf(email)) await callAdapter(adapter, 'deleteVerificationTokens', identifier);
+  }
+  await callAdapter(adapter, 'deleteEmailChangesTo', email);
 }
 
 /** POST `<mount>/account/delete`. */
@@ -42,9 +54,7 @@ export async function deleteAccountRoute(request: AccountRequest, body: Record<s
   const userId = String(user.id);
   if (typeof adapter.listSessionsByUserId === 'function') await endSessionRows(options, adapter, await callAdapter(adapter, 'listSessionsByUserId', userId));
   await callAdapter(adapter, 'deleteUser', userId);
-  if (user.email && typeof adapter.deleteVerificationTokens === 'function') {
-    for (const identifier of tokenIdentifiersOf(user.email)) await callAdapter(adapter, 'deleteVerificationTokens', identifier);
-  }
+  if (user.email) await forgetAddress(adapter, user.email);
   context.outgoing.push(...clearChunkedCookie(context.cookies, context.cookieOptions.sessionToken));
   const mailer = request.settings.mailer;
   if (user.email && mailer && context.linkOrigin) {

@@ -28,9 +28,10 @@ import { endSessionRows } from '../database/session.js';
 import { consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { hashVerificationToken, newLinkToken } from '../email/link-token.js';
 import { refuseForm } from './account-view.js';
+import { forgetAddress } from './delete-account.js';
 import { type AccountMessage, type AccountMailer, accountMessage } from './mail.js';
 import { renderAccountMessagePage, renderConfirmEmailPage } from './pages.js';
-import type { AccountRequest } from './settings.js';
+import { type AccountRequest, accountSettingsOf } from './settings.js';
 import type { EmailChange } from './storage.js';
 
 /** Sends a message after the answer; a failure is logged, never shown (it would tell addresses apart). */
@@ -78,17 +79,18 @@ export async function requestEmailChangeRoute(request: AccountRequest, body: Rec
 async function sendChangeMessages(request: AccountRequest, mailer: AccountMailer, params: { newEmail: string; confirmUrl: string; origin: string }): Promise<void> {
   const { context, adapter, settings } = request;
   const theme = context.options.theme;
-  if (await callAdapter(adapter, 'getUserByEmail', params.newEmail)) {
-    return sendLater(context, mailer, accountMessage('address-change-attempt', { to: params.newEmail, origin: params.origin, theme }));
-  }
+  const taken = (await callAdapter(adapter, 'getUserByEmail', params.newEmail)) !== null;
   const token = newLinkToken();
+  // Both branches replace the user's pending change, so that whether an earlier link still works tells nothing: for
+  // a taken address with a change to no address, under the digest of a token nobody is sent.
   const change: EmailChange = {
     userId: String(request.signedIn.user.id),
-    newEmail: params.newEmail,
+    newEmail: taken ? '' : params.newEmail,
     digest: hashVerificationToken(token, context.options.secrets[0]!),
     expires: new Date(Date.now() + settings.linkMaxAge * 1000),
   };
   await callAdapter(adapter, 'setEmailChange', change);
+  if (taken) return sendLater(context, mailer, accountMessage('address-change-attempt', { to: params.newEmail, origin: params.origin, theme }));
   const url = `${params.confirmUrl}?${new URLSearchParams({ token })}`;
   sendLater(context, mailer, accountMessage('confirm-new-address', { to: params.newEmail, origin: params.origin, theme, url }));
 }
@@ -111,7 +113,7 @@ export async function confirmEmailChangeRoute(context: RequestContext, method: '
   };
   const token = bodyField(body, 'token') ?? '';
   const change = token ? await useChange(adapter, token, context.options.secrets) : null;
-  if (!change || change.expires.valueOf() < Date.now()) {
+  if (!change || change.newEmail === '' || change.expires.valueOf() < Date.now()) {
     return refuse(400, 'InvalidToken', 'This link is not valid: it was used, replaced by a newer one, or it expired. Ask for a new one on your account page.');
   }
   const holder = await callAdapter(adapter, 'getUserByEmail', change.newEmail);
@@ -121,12 +123,20 @@ export async function confirmEmailChangeRoute(context: RequestContext, method: '
   try {
     await callAdapter(adapter, 'updateUser', { id: user.id, email: change.newEmail, emailVerified: new Date() });
   } catch (error) {
-    // The unique address: another user took it between the check and the write.
-    if (error instanceof AdapterError) return refuse(409, 'EmailTaken', 'Another account has this email address now, so it cannot become yours.');
+    // The unique address: another user took it between the check and the write. Any other failure is the database's.
+    if (error instanceof AdapterError && (await callAdapter(adapter, 'getUserByEmail', change.newEmail))) {
+      return refuse(409, 'EmailTaken', 'Another account has this email address now, so it cannot become yours.');
+    }
     throw error;
   }
   const keptCurrent = await endOtherSessions(context, adapter, String(user.id));
   await recordSecurityEvent(context, { type: 'email-changed', userId: String(user.id) });
+  if (user.email) {
+    // The old address's links (sign-in, reset) no longer belong to the account; its owner hears what happened.
+    await forgetAddress(adapter, user.email);
+    const mailer = accountSettingsOf(context.options).mailer;
+    if (mailer && context.linkOrigin) sendLater(context, mailer, accountMessage('address-changed', { to: user.email, origin: context.linkOrigin, theme, newEmail: change.newEmail }));
+  }
   if (json) return sendJson(context, 200, { changed: true, email: change.newEmail });
   if (keptCurrent) return sendRedirect(context, `${actionUrl(context, 'account')}?notice=email-changed`);
   const signIn = context.options.pages.signIn ?? `${context.mountPath}/signin`;

@@ -17,7 +17,7 @@ import type { Theme } from '../../contracts.js';
 import type { AuthEnv, Awaitable } from '../../types.js';
 
 /** Which message. */
-export type AccountMessageKind = 'confirm-new-address' | 'address-change-requested' | 'address-change-attempt' | 'account-deleted';
+export type AccountMessageKind = 'confirm-new-address' | 'address-change-requested' | 'address-changed' | 'address-change-attempt' | 'account-deleted';
 
 /** A message the account feature sends: a plain-text and an HTML part. */
 export interface AccountMessage {
@@ -88,6 +88,15 @@ function wording(kind: AccountMessageKind, host: string, newEmail: string | unde
       lines: [
         `Someone signed in to your account asked to change its email address to ${newEmail ?? 'another address'}. The change happens only once the new address confirms it.`,
         'If it was you, there is nothing to do. If it was not, sign in, change your password and end your other sessions: your account may be in someone else’s hands.',
+      ],
+    };
+  }
+  if (kind === 'address-changed') {
+    return {
+      subject: `Your email address on ${host} was changed`,
+      lines: [
+        `The email address of your account is now ${newEmail ?? 'another address'}, which confirmed the change. Messages about the account go there from now on, and every other session was ended.`,
+        'If it was you, there is nothing to do. If it was not, someone had access to your account: contact the site’s support, and secure this mailbox and the new one if it is yours.',
       ],
     };
   }

@@ -23,7 +23,8 @@ const LAST_WAY = 'This is your only way to sign in: add another (a passkey, a pa
  * a password, and an email link to a proven address when the app signs in by email link.
  */
 export async function waysToSignIn(options: ResolvedConfig, adapter: Adapter, user: AdapterUser, accounts: readonly AdapterAccount[]): Promise<number> {
-  let ways = accounts.length;
+  // Only accounts of a configured provider sign in: a row of a provider the app has since dropped is no way in.
+  let ways = accounts.filter((account) => options.providersById.has(account.provider)).length;
   const authenticators = await callOther(adapter, 'listAuthenticatorsByUserId', user.id);
   if (authenticators) {
     ways += authenticators.filter((authenticator) => !accounts.some((account) => account.type === 'webauthn' && account.providerAccountId === authenticator.providerAccountId)).length;

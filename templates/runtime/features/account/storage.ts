@@ -27,6 +27,8 @@ declare module '../../contracts.js' {
      * keeps the address once someone owns it.
      */
     useEmailChange?(digest: EmailChange['digest']): Awaitable<EmailChange | null>;
+    /** Not part of Auth.js's interface: deletes every pending change to this address (its owner deleted the account). */
+    deleteEmailChangesTo?(newEmail: EmailChange['newEmail']): Awaitable<void>;
   }
 }
 
@@ -50,6 +52,8 @@ export const emailChangeStorage: FeatureStorage = {
   ],
   sql: (database) => ({
     async setEmailChange({ userId, newEmail, digest, expires }) {
+      // Expired changes of every user go first: a link nobody used must not keep its address for ever.
+      await database.run('DELETE FROM email_changes WHERE expires < ?', [new Date()]);
       await database.run(
         `INSERT INTO email_changes (user_id, new_email, digest, expires) VALUES (?, ?, ?, ?)
          ON CONFLICT (user_id) DO UPDATE SET new_email = excluded.new_email, digest = excluded.digest, expires = excluded.expires`,
@@ -65,6 +69,9 @@ export const emailChangeStorage: FeatureStorage = {
       await database.run('DELETE FROM email_changes WHERE new_email = ?', [row.new_email]);
       return { userId: row.user_id, newEmail: row.new_email, digest: row.digest, expires: new Date(row.expires) };
     },
+    async deleteEmailChangesTo(newEmail) {
+      await database.run('DELETE FROM email_changes WHERE new_email = ?', [newEmail]);
+    },
   }),
   memory(users: ReadonlyMap<string, AdapterUser>) {
     const changes = new Map<string, EmailChange>();
@@ -73,6 +80,7 @@ export const emailChangeStorage: FeatureStorage = {
       methods: {
         async setEmailChange(change) {
           if (!users.has(change.userId)) throw new Error(`setEmailChange: no user has the id ${JSON.stringify(change.userId)}`);
+          for (const [userId, stored] of changes) if (stored.expires < new Date()) changes.delete(userId);
           changes.set(change.userId, structuredClone(change));
         },
         async useEmailChange(digest) {
@@ -80,6 +88,9 @@ export const emailChangeStorage: FeatureStorage = {
           if (!found) return null;
           for (const [userId, change] of changes) if (change.newEmail === found.newEmail) changes.delete(userId);
           return structuredClone(found);
+        },
+        async deleteEmailChangesTo(newEmail) {
+          for (const [userId, change] of changes) if (change.newEmail === newEmail) changes.delete(userId);
         },
       },
     };

@@ -4,6 +4,7 @@
  * that listen (the notifications) and to the app's `events.onSecurityEvent`. Every failure is logged, none raised.
  * At most once an hour per app process, events older than `events.retentionDays` are deleted.
  */
+import { isIP } from 'node:net';
 import type { Request } from 'express';
 import type { EventOptions, ResolvedConfig, SecurityEventInput, SecurityEventRecorder, SecurityEventType } from '../../contracts.js';
 import { EventError } from '../../errors.js';
@@ -78,7 +79,8 @@ function settings(options: ResolvedConfig): SecurityEventSettings {
 /** The client's address as `events.ipPrecision` keeps it. */
 function eventAddress(req: Request | undefined, precision: IpPrecision): string | null {
   const address = req && precision !== 'none' ? requestAddress(req) : '';
-  if (!address) return null;
+  // Behind a trusted proxy the address is what X-Forwarded-For said: kept only when it is one.
+  if (!isIP(address)) return null;
   return precision === 'network' ? networkOf(address, { ipv4Octets: 3, ipv6Groups: 3 }) : address;
 }
 
