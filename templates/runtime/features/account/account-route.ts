@@ -32,7 +32,7 @@ export async function accountRoute(context: RequestContext, route: Route): Promi
   if (!methods.includes(route.method)) throw new MethodNotAllowed(`${route.method} is not allowed here; use ${methods.join(' or ')}`, { allow: methods });
   const adapter = context.options.adapter!;
   const settings = accountSettingsOf(context.options);
-  if (subpath === 'email/confirm') return confirmEmailChangeRoute(context, route.method, adapter);
+  if (subpath === 'email/confirm') return confirmEmailChangeRoute(context, route.method, adapter, settings);
   const json = prefersJson(context.req);
   const body = route.method === 'POST' ? await readBody(context.req) : undefined;
   if (body) verifyCsrf(context, body);

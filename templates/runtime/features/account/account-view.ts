@@ -20,7 +20,7 @@ export const SHOWN_EVENTS = 20;
 export type AccountView = Omit<AccountPage, 'mountPath' | 'csrfToken' | 'theme' | 'notice' | 'errors' | 'sentEmail'>;
 
 /** Whether the adapter has the method: each part of the account shows only what the adapter keeps. */
-function has(adapter: Adapter, method: keyof Adapter): boolean {
+export function has(adapter: Adapter, method: keyof Adapter): boolean {
   return typeof adapter[method] === 'function';
 }
 

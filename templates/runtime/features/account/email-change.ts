@@ -31,7 +31,7 @@ import { refuseForm } from './account-view.js';
 import { forgetAddress } from './delete-account.js';
 import { type AccountMessage, type AccountMailer, accountMessage } from './mail.js';
 import { renderAccountMessagePage, renderConfirmEmailPage } from './pages.js';
-import { type AccountRequest, accountSettingsOf } from './settings.js';
+import type { AccountRequest, AccountSettings } from './settings.js';
 import type { EmailChange } from './storage.js';
 
 /** Sends a message after the answer; a failure is logged, never shown (it would tell addresses apart). */
@@ -96,7 +96,7 @@ async function sendChangeMessages(request: AccountRequest, mailer: AccountMailer
 }
 
 /** GET and POST `<mount>/account/email/confirm`. */
-export async function confirmEmailChangeRoute(context: RequestContext, method: 'GET' | 'POST', adapter: Adapter): Promise<void> {
+export async function confirmEmailChangeRoute(context: RequestContext, method: 'GET' | 'POST', adapter: Adapter, settings: AccountSettings): Promise<void> {
   const json = prefersJson(context.req);
   const theme = context.options.theme;
   const accountLink = { href: `${context.mountPath}/account`, label: 'Your account' };
@@ -134,7 +134,7 @@ export async function confirmEmailChangeRoute(context: RequestContext, method: '
   if (user.email) {
     // The old address's links (sign-in, reset) no longer belong to the account; its owner hears what happened.
     await forgetAddress(adapter, user.email);
-    const mailer = accountSettingsOf(context.options).mailer;
+    const { mailer } = settings;
     if (mailer && context.linkOrigin) sendLater(context, mailer, accountMessage('address-changed', { to: user.email, origin: context.linkOrigin, theme, newEmail: change.newEmail }));
   }
   if (json) return sendJson(context, 200, { changed: true, email: change.newEmail });

@@ -8,16 +8,12 @@
 import { readChunkedCookie } from '../../http/cookies.js';
 import { noStore } from '../../context.js';
 import { flushCookies } from '../../context.js';
-import { type Adapter, callAdapter } from '../database/adapter.js';
+import { callAdapter } from '../database/adapter.js';
 import { securityEventsOf } from '../security-events/index.js';
 import { sessionIdOf } from '../database/session-management.js';
-import { hasPasswordProvider } from './account-view.js';
+import { has, hasPasswordProvider } from './account-view.js';
 import { callOther, hasOther } from './other-features.js';
 import type { AccountRequest } from './settings.js';
-
-function has(adapter: Adapter, method: keyof Adapter): boolean {
-  return typeof adapter[method] === 'function';
-}
 
 const iso = (date: Date | null | undefined): string | null => (date ? new Date(date).toISOString() : null);
 

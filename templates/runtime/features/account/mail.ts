@@ -8,10 +8,10 @@
  * The transport is `Account({ sendMessage })`, else SMTP through `server` (AUTH_EMAIL_SERVER) from `from`
  * (AUTH_EMAIL_FROM). Outside production with neither, messages are printed on the console (as the password provider
  * does), so that `npm run dev` works before a mail service is registered; in production the address change is not
- * offered and the rest of the page works. `accountMailerOf` hands the same transport to other features (security
- * notifications).
+ * offered and the rest of the page works. The security notifications (`Account({ notifications })`) go through
+ * the same transport.
  */
-import { messageButton, messageHtml, sendSmtpMessage, shownHost } from '../email/smtp.js';
+import { messageButton, messageHtml, printMessage, shownHost, smtpSender } from '../email/smtp.js';
 import { html } from '../../pages/html.js';
 import type { Theme } from '../../contracts.js';
 import type { AuthEnv, Awaitable } from '../../types.js';
@@ -49,11 +49,6 @@ export interface AccountMailer {
   printsMessages: boolean;
 }
 
-/** The development sender: the message's text on the console, never in production. */
-const consoleSender: AccountMessageSender = (message) => {
-  console.info(`\n--- email to ${message.to} ---\nSubject: ${message.subject}\n\n${message.text}--- end of email ---\n`);
-};
-
 /**
  * The transport of `Account(options)`: `sendMessage`, else SMTP, else the console outside production; undefined in
  * production without any (the address change is then not offered). Throws when a server is set without a sender.
@@ -64,10 +59,10 @@ export function resolveAccountMailer(options: AccountMailOptions, env: AuthEnv):
   const from = options.from ?? (env['AUTH_EMAIL_FROM'] || undefined);
   if (server) {
     if (!from) throw new TypeError('Account() sends email through AUTH_EMAIL_SERVER but has no sender: set AUTH_EMAIL_FROM (e.g. "Example <no-reply@example.com>")');
-    return { send: (message) => sendSmtpMessage(server, { to: message.to, from, subject: message.subject, text: message.text, html: message.html }), printsMessages: false };
+    return { send: smtpSender(server, from), printsMessages: false };
   }
   if (env['NODE_ENV'] === 'production') return undefined;
-  return { send: consoleSender, printsMessages: true };
+  return { send: printMessage, printsMessages: true };
 }
 
 /** The wording of each message: subject and paragraphs; `button` for the one with a link. */

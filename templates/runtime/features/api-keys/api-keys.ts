@@ -218,8 +218,8 @@ export async function apiKeysRoute(context: RequestContext, route: Route): Promi
   const action = bodyField(body, 'action');
   if (action === 'revoke') {
     const id = bodyField(body, 'id') ?? '';
-    // Its name, for the security event: once deleted, the key is nowhere to read it from.
-    const name = (await callAdapter(adapter, 'listApiKeys', userId)).find((key) => key.id === id)?.name;
+    // Its name, for the security event (when the app records them): once deleted, the key is nowhere to read it from.
+    const name = context.options.securityEvents ? (await callAdapter(adapter, 'listApiKeys', userId)).find((key) => key.id === id)?.name : undefined;
     const revoked = await callAdapter(adapter, 'deleteApiKey', userId, id);
     if (revoked) await recordSecurityEvent(context, { type: 'api-key-revoked', userId, detail: name });
     if (json) return sendJson(context, revoked ? 200 : 404, { revoked });

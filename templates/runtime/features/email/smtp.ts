@@ -62,3 +62,19 @@ export async function sendSmtpMessage(server: string | Record<string, unknown>, 
     transport.close?.();
   }
 }
+
+/** A message as a feature builds it; the sender adds the configured `from`. */
+export type OutgoingMessage = Omit<MailMessage, 'from'>;
+
+/** The default sender of the features' messages: SMTP through `server` from `from`. */
+export function smtpSender(server: string | Record<string, unknown>, from: string): (message: OutgoingMessage) => Promise<void> {
+  return (message) => sendSmtpMessage(server, { to: message.to, from, subject: message.subject, text: message.text, html: message.html });
+}
+
+/**
+ * The development sender: prints the message's text on the console. Used only outside production, when no SMTP
+ * server is configured; the feature logs its `…-printed-to-console` warning with each message.
+ */
+export function printMessage(message: Pick<OutgoingMessage, 'to' | 'subject' | 'text'>): void {
+  console.info(`\n--- email to ${message.to} ---\nSubject: ${message.subject}\n\n${message.text}--- end of email ---\n`);
+}

@@ -35,7 +35,8 @@ import { rateLimits } from '../rate-limit/index.js';
 import { type BreachedPasswordCheck, DEFAULT_BREACHED_PASSWORDS_URL } from './breached.js';
 import { commonPasswords as bundledCommonPasswords } from './common-passwords.js';
 import { HashQueueFull, RequestClosed } from './hash.js';
-import { type PasswordMessageSender, consoleSender, smtpSender } from './mail.js';
+import type { PasswordMessageSender } from './mail.js';
+import { printMessage, smtpSender } from '../email/smtp.js';
 import { minPasswordLength } from './policy.js';
 import { passwordStorage } from './storage.js';
 import { changePasswordRoute } from './change-password-route.js';
@@ -191,7 +192,7 @@ export const passwordFlow: ProviderFlow<ResolvedPasswordProvider> = {
       minLength: minPasswordLength(provider.minLength === undefined ? {} : { minLength: provider.minLength }),
       commonPasswords: provider.commonPasswords ?? bundledCommonPasswords,
       breached: breached && { url: breached.url ?? DEFAULT_BREACHED_PASSWORDS_URL, timeout: breached.timeout ?? 2000 },
-      send: send ?? consoleSender,
+      send: send ?? printMessage,
       printsMessages: !send,
       verificationMaxAge: lifetime(provider.verificationMaxAge, 24 * 60 * 60, 24 * 60 * 60, 'verificationMaxAge', provider.id),
       resetMaxAge: lifetime(provider.resetMaxAge, 60 * 60, 60 * 60, 'resetMaxAge', provider.id),

@@ -7,7 +7,7 @@
  * that `npm run dev` works before any mail service is registered; in production a missing server stops the app at
  * startup (index.ts).
  */
-import { messageButton, messageHtml, sendSmtpMessage, shownHost } from '../email/smtp.js';
+import { messageButton, messageHtml, shownHost } from '../email/smtp.js';
 import { html } from '../../pages/html.js';
 import type { Theme } from '../../contracts.js';
 import type { Awaitable } from '../../types.js';
@@ -68,16 +68,3 @@ export function passwordMessage(kind: PasswordMessageKind, params: { to: string;
   const content = html`<h1 style="font-size:20px;margin:0 0 16px">${shownHost(host)}</h1>${paragraphs}<p style="margin:0 0 24px">${messageButton(params.url, button, params.theme)}</p>${secondLink ? html`<p style="margin:0 0 24px"><a href="${secondLink.url}">${secondLink.label}</a></p>` : ''}<p style="margin:0;font-size:14px;word-break:break-all"><a href="${params.url}">${params.url}</a></p>`;
   return { kind, to: params.to, subject, text, html: messageHtml(content), url: params.url };
 }
-
-/** The default sender: SMTP through `server` from `from`. */
-export function smtpSender(server: string | Record<string, unknown>, from: string): PasswordMessageSender {
-  return (message) => sendSmtpMessage(server, { to: message.to, from, subject: message.subject, text: message.text, html: message.html });
-}
-
-/**
- * The development sender: prints the message's text on the console. Used only outside production, when no SMTP
- * server is configured; the flow logs the `email-printed-to-console` warning with each message.
- */
-export const consoleSender: PasswordMessageSender = (message) => {
-  console.info(`\n--- email to ${message.to} ---\nSubject: ${message.subject}\n\n${message.text}--- end of email ---\n`);
-};
