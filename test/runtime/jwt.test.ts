@@ -149,43 +149,50 @@ describe('issue 8: remembered tokens', () => {
     vi.useRealTimers();
   });
 
+  /** Decodes `token` twice: a token is remembered the second time it is verified (issue 39), so later reads are hits. */
+  async function remembered(token: string, options: { secret: string | string[]; salt: string } = { secret, salt }): Promise<void> {
+    for (let read = 0; read < 2; read++) expect(await decode({ token, ...options })).toMatchObject({ sub: 'user-1' });
+  }
+
   it('refuses a remembered token once its secret is rotated out', async () => {
     const token = await encode({ token: { sub: 'user-1' }, secret, salt });
-    expect(await decode({ token, secret: [secret, oldSecret], salt })).toMatchObject({ sub: 'user-1' });
+    await remembered(token, { secret: [secret, oldSecret], salt });
     expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
     await expect(decode({ token, secret: [oldSecret], salt })).rejects.toThrow();
   });
 
   it('refuses a remembered token without kid once a newer secret is first', async () => {
     const token = await joseToken({ kid: false });
-    expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
+    await remembered(token);
     await expect(decode({ token, secret: [oldSecret, secret], salt })).rejects.toThrow();
   });
 
   it('refuses a remembered token under another cookie name', async () => {
     const token = await encode({ token: { sub: 'user-1' }, secret, salt });
-    expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
+    await remembered(token);
     await expect(decode({ token, secret, salt: '__Secure-authjs.session-token' })).rejects.toThrow();
   });
 
   it('refuses a remembered token once it expires', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const token = await encode({ token: { sub: 'user-1' }, secret, salt, maxAge: 60 });
-    expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
+    await remembered(token);
     vi.setSystemTime(Date.now() + 76_000);
     await expect(decode({ token, secret, salt })).rejects.toThrow(/exp/);
   });
 
   it('gives each decode its own copy of the claims', async () => {
     const token = await encode({ token: { sub: 'user-1', name: 'Ada' }, secret, salt });
-    const first = await decode({ token, secret, salt });
-    first!.name = 'changed by a callback';
-    expect(await decode({ token, secret, salt })).toMatchObject({ name: 'Ada' });
+    for (let read = 0; read < 3; read++) {
+      const claims = await decode({ token, secret, salt });
+      expect(claims).toMatchObject({ name: 'Ada' });
+      claims!.name = 'changed by a callback';
+    }
   });
 
   it('keeps refusing a tampered copy of a remembered token', async () => {
     const token = await encode({ token: { sub: 'user-1' }, secret, salt });
-    expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
+    await remembered(token);
     const parts = token.split('.');
     parts[3] = (parts[3]![0] === 'A' ? 'B' : 'A') + parts[3]!.slice(1);
     await expect(decode({ token: parts.join('.'), secret, salt })).rejects.toThrow();

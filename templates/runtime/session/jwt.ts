@@ -83,8 +83,8 @@ interface VerifiedToken {
 }
 
 /**
- * Tokens jose verified recently, by their exact text. The same session cookie comes with every request of a
- * signed-in user, and decrypting it is most of what a protected route costs. A hit still requires that the secret
+ * Tokens verified recently (from their second verification on, see {@link seenOnce}), by their exact text. The same
+ * session cookie comes with every request of a signed-in user, and decrypting it is most of what a protected route costs. A hit still requires that the secret
  * that verified the token is among those passed now, for the same cookie name (so a secret rotated out stops working
  * at once), and still checks `exp` and `nbf`; the `jwt` and `session` callbacks run on every request as before. At most
  * {@link MAX_VERIFIED_TOKENS} tokens of at most {@link MAX_REMEMBERED_LENGTH} characters are kept, oldest first out.
@@ -94,8 +94,29 @@ const MAX_VERIFIED_TOKENS = 1000;
 /** A single cookie's worth; larger (chunked) tokens are decrypted each time rather than held in memory. */
 const MAX_REMEMBERED_LENGTH = 4096;
 
+/**
+ * Tokens verified once, by a fingerprint of their last characters (the authentication tag's: random per token). A
+ * token is remembered the second time it is verified, so that sessions each seen once (a crowd of users, or a client
+ * cycling through many cookies) do not churn the memory of {@link verifiedTokens}; a user's later requests are hits.
+ * Two tokens sharing a fingerprint only make one remembered a request early.
+ */
+const seenOnce = new Set<number>();
+const MAX_SEEN_ONCE = 8192;
+
+function fingerprint(token: string): number {
+  let print = 0;
+  for (let index = Math.max(0, token.length - 5); index < token.length; index++) print = print * 64 + (token.charCodeAt(index) & 63);
+  return print;
+}
+
 function remember(token: string, verified: VerifiedToken): void {
   if (token.length > MAX_REMEMBERED_LENGTH) return;
+  const print = fingerprint(token);
+  if (!seenOnce.delete(print)) {
+    if (seenOnce.size >= MAX_SEEN_ONCE) seenOnce.clear();
+    seenOnce.add(print);
+    return;
+  }
   if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) {
     const oldest = verifiedTokens.keys().next();
     if (!oldest.done) verifiedTokens.delete(oldest.value);
@@ -149,7 +170,9 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
     }
     return payload as Payload;
   }
-  const decrypted = (await decryptOwnShape(token, secrets, salt, deriveKey)) ?? (await decryptWithJose(token, secrets, salt));
-  remember(token, { secret: decrypted.secret, salt, hadKid: decrypted.hadKid, claims: JSON.stringify(decrypted.payload) });
+  const own = await decryptOwnShape(token, secrets, salt, deriveKey);
+  const decrypted = own ?? (await decryptWithJose(token, secrets, salt));
+  // Our own path hands back the claims' JSON text as decrypted; jose's payload is written out again.
+  remember(token, { secret: decrypted.secret, salt, hadKid: decrypted.hadKid, claims: own ? own.claims : JSON.stringify(decrypted.payload) });
   return decrypted.payload as Payload;
 }

@@ -29,8 +29,26 @@ function isPlainPart(part: string): boolean {
   return base64urlPart.test(part) && part.length % 4 !== 1;
 }
 
+/** Our protected header, read once per distinct header text: its `kid`, and the AAD the MAC covers (RFC 7516 §5.2). */
+interface OwnHeader {
+  kid: string | undefined;
+  aad: Buffer;
+  /** The AAD's length in bits, as the 64-bit big-endian number AES_CBC_HMAC_SHA2 appends. */
+  aadBits: Buffer;
+}
+
+/**
+ * Headers of our shape already read, by their encoded text. Every token made with one key has the same header, so a
+ * request with a session the process has not seen yet skips its base64 and JSON. At most {@link MAX_OWN_HEADERS}
+ * (a few per secret); past that a header is read each time, so made-up headers cannot grow it.
+ */
+const ownHeaders = new Map<string, OwnHeader>();
+const MAX_OWN_HEADERS = 32;
+
 /** The protected header when it is exactly our shape, else undefined. */
-function ownHeader(encoded: string): { kid: string | undefined } | undefined {
+function ownHeader(encoded: string): OwnHeader | undefined {
+  const known = ownHeaders.get(encoded);
+  if (known) return known;
   let header: unknown;
   try {
     header = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
@@ -41,18 +59,26 @@ function ownHeader(encoded: string): { kid: string | undefined } | undefined {
   const { alg, enc, kid, ...rest } = header as Record<string, unknown>;
   if (alg !== 'dir' || enc !== 'A256CBC-HS512' || Object.keys(rest).length > 0) return undefined;
   if (kid !== undefined && typeof kid !== 'string') return undefined;
-  return { kid };
+  const aad = Buffer.from(encoded, 'ascii');
+  const aadBits = Buffer.alloc(8);
+  aadBits.writeBigUInt64BE(BigInt(aad.length * 8));
+  const own = { kid, aad, aadBits };
+  if (ownHeaders.size < MAX_OWN_HEADERS) ownHeaders.set(encoded, own);
+  return own;
 }
 
 function failed(): never {
   throw new errors.JWEDecryptionFailed();
 }
 
+/** jose's decoding of the plaintext: UTF-8 with replacement characters, a leading BOM dropped. One decoder serves every call. */
+const utf8 = new TextDecoder();
+
 /** jose's checks of a JWT claims set, with its messages: a JSON object; `iat`, `nbf`, `exp` numbers; times with leeway. */
-function checkClaims(plaintext: Buffer): JWT {
+function checkClaims(text: string): JWT {
   let payload: unknown;
   try {
-    payload = JSON.parse(new TextDecoder().decode(plaintext));
+    payload = JSON.parse(text);
   } catch {
     throw new errors.JWTInvalid('JWT Claims Set must be a top-level JSON object');
   }
@@ -94,7 +120,7 @@ export async function decryptOwnShape(
   secrets: readonly string[],
   salt: string,
   deriveKey: (secret: string, salt: string, encryption: 'A256CBC-HS512') => Promise<DerivedKey>,
-): Promise<{ payload: JWT; secret: string; hadKid: boolean } | undefined> {
+): Promise<{ payload: JWT; secret: string; hadKid: boolean; claims: string } | undefined> {
   const parts = token.split('.');
   if (parts.length !== 5 || parts[1] !== '' || !parts.every(isPlainPart)) return undefined;
   const [protectedHeader = '', , ivPart = '', ciphertextPart = '', tagPart = ''] = parts;
@@ -107,9 +133,7 @@ export async function decryptOwnShape(
   if (iv.length !== 16) throw new errors.JWEInvalid('Invalid Initialization Vector length');
   const ciphertext = Buffer.from(ciphertextPart, 'base64url');
   const tag = Buffer.from(tagPart, 'base64url');
-  const aad = Buffer.from(protectedHeader, 'ascii');
-  const aadBits = Buffer.alloc(8);
-  aadBits.writeBigUInt64BE(BigInt(aad.length * 8));
+  const { aad, aadBits } = header;
   const macKey = key.subarray(0, 32);
   const encKey = key.subarray(32, 64);
   const expected = createHmac('sha512', macKey).update(aad).update(iv).update(ciphertext).update(aadBits).digest().subarray(0, 32);
@@ -121,5 +145,6 @@ export async function decryptOwnShape(
   } catch {
     failed();
   }
-  return { payload: checkClaims(plaintext), secret, hadKid: header.kid !== undefined };
+  const claims = utf8.decode(plaintext);
+  return { payload: checkClaims(claims), secret, hadKid: header.kid !== undefined, claims };
 }
