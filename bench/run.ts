@@ -64,6 +64,8 @@ const settings = {
   oidcSignIns: numberSetting('BENCH_OIDC_SIGNINS', 3000),
   oidcSeconds: numberSetting('BENCH_OIDC_SECONDS', 60),
   oidcConcurrency: numberSetting('BENCH_OIDC_CONCURRENCY', 4),
+  /** OIDC sign-ins of the leak check (signin group): our server's heap after a full GC, before and after each quarter. */
+  leakSignIns: numberSetting('BENCH_LEAK_SIGNINS', 10_000),
   /** Distinct valid sessions cycled through in the "a different session each request" cases and the RSS run. */
   distinctSessions: numberSetting('BENCH_DISTINCT_SESSIONS', 10_000),
   /** Seconds the servers idle before the second memory reading (V8's memory reducer runs after about 8). */
@@ -232,6 +234,14 @@ async function expectResponse(url: string, init: RequestInit, status: number, ch
 
 const mb = (bytes: number): number => bytes / 1024 / 1024;
 
+/**
+ * The leak check's limit on heap growth (MB). Every cache on the sign-in path is bounded and fills within the first
+ * sign-ins (the remembered tokens, 1,000 entries; one discovery document and key set), so after a full GC the heap
+ * of a warm server stays within a fraction of a megabyte; a leak of even 200 bytes per sign-in crosses 2 MB in
+ * 10,000 sign-ins.
+ */
+const LEAK_LIMIT_MB = 2;
+
 async function main(): Promise<void> {
   const startedAt = new Date();
   const loadBefore = loadavg()[0]!;
@@ -393,6 +403,15 @@ async function main(): Promise<void> {
         target: target('≥ @auth/express', openId.ours.perSecond >= openId.authjs.perSecond),
         note: 'oidc-provider, one process for both apps, does most of the work',
       });
+      // Both apps have now run the same sign-in loops (credentials, then OIDC): their memory, each after a full GC.
+      const [oursAfter, authjsAfter] = [await ours.usage(true), await authjs.usage(true)];
+      raw['rssAfterSignIns'] = { ours: oursAfter, authjs: authjsAfter };
+      rows.push({
+        case: 'RSS after the sign-in loops above, after a full GC: ours · @auth/express',
+        unit: 'MB',
+        value: `${mb(oursAfter.rss).toFixed(1)} (heap ${mb(oursAfter.heapUsed).toFixed(1)}) · ${mb(authjsAfter.rss).toFixed(1)} (heap ${mb(authjsAfter.heapUsed).toFixed(1)})`,
+        target: target('ours ≤ @auth/express', oursAfter.rss <= authjsAfter.rss),
+      });
     }
 
     // The three apps' memory after every HTTP case and sign-in above, each after a full GC.
@@ -418,6 +437,34 @@ async function main(): Promise<void> {
         unit: 'MB',
         value: `${shownUsage(oursSettled)} · ${shownUsage(bareSettled)} · ${shownUsage(authjsSettled)}`,
         target: target('≤ bare + 30 MiB', oursSettled.rss <= bareSettled.rss + 30 * 1024 * 1024),
+      });
+    }
+
+    // A leak check: BENCH_LEAK_SIGNINS more OIDC sign-ins on our (warm) server, its heap read after a full GC before
+    // and after each quarter. Every cache on the sign-in path is bounded, so what is left after a GC must stay level.
+    if (runs('signin') && settings.leakSignIns > 0) {
+      log(`leak check: ${settings.leakSignIns} OIDC sign-ins`);
+      const before = await ours.usage(true);
+      const quarters: number[] = [];
+      let done = 0;
+      let failures = 0;
+      for (let quarter = 0; quarter < 4; quarter++) {
+        const count = Math.round((settings.leakSignIns * (quarter + 1)) / 4) - done;
+        const result = await runSignIns(() => oidcSignIn(ours.url), { seconds: Infinity, count, concurrency: settings.oidcConcurrency });
+        done += count;
+        failures += result.failures;
+        quarters.push((await ours.usage(true)).heapUsed);
+      }
+      const after = await ours.usage(true);
+      if (failures > 0) throw new Error(`leak check: ${failures} of ${done} OIDC sign-ins failed`);
+      raw['leakCheck'] = { signIns: done, before, after, heapUsedAfterQuarters: quarters };
+      const growth = mb(quarters[3]! - before.heapUsed);
+      rows.push({
+        case: `Heap of our server before → after ${done.toLocaleString('en-US')} more OIDC sign-ins (the leak check)`,
+        unit: 'MB',
+        value: `${mb(before.heapUsed).toFixed(2)} → ${mb(quarters[3]!).toFixed(2)} (${growth >= 0 ? '+' : ''}${growth.toFixed(2)})`,
+        target: target(`heap growth ≤ ${LEAK_LIMIT_MB} MB`, growth <= LEAK_LIMIT_MB),
+        note: `heapUsed after each quarter ${quarters.map((heap) => mb(heap).toFixed(2)).join(', ')}; RSS ${mb(before.rss).toFixed(1)} → ${mb(after.rss).toFixed(1)}; all after a full GC`,
       });
     }
 

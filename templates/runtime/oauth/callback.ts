@@ -13,7 +13,7 @@ import type { Account, Profile, TokenSet, User } from '../types.js';
 import { consumeCheckCookie } from './check-cookies.js';
 import { redirectUri } from './authorization-url.js';
 import { verifyIdTokenSignature } from './id-token.js';
-import { authorizationServer, httpOptions, oauthClient } from './server.js';
+import { authorizationServer, httpOptions, oauthClient, withProviderTimeout } from './server.js';
 
 /** What a completed OAuth callback yields. */
 export interface OAuthCallbackResult {
@@ -75,10 +75,21 @@ export function normaliseTokens(tokens: TokenSet): TokenSet {
   return normalised as TokenSet;
 }
 
-/** A token answer's JSON object, or null (not JSON, not an object): read once, for `withoutIdToken` and the secrets. */
-export async function tokenAnswer(response: Response): Promise<Record<string, unknown> | null> {
-  const body: unknown = await response.clone().json().catch(() => null);
-  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+/**
+ * A token answer read once: its JSON object, or null (not JSON, not an object), for `withoutIdToken` and the secrets,
+ * and the same answer unread for oauth4webapi (cheaper than `clone()`, whose two streams Node 20 builds slowly).
+ */
+export async function tokenAnswer(response: Response): Promise<{ answer: Record<string, unknown> | null; response: Response }> {
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: oauth4webapi says what is wrong with it.
+  }
+  const answer = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  const init = { status: response.status, headers: response.headers };
+  return { answer, response: new Response([204, 205, 304].includes(response.status) ? null : text, init) };
 }
 
 /** `response` without the `id_token` of its `answer` (when a successful answer has one), for an ID token not validated. */
@@ -217,16 +228,9 @@ export async function handleOAuthCallback(
       }
     } else {
       if (!as.token_endpoint) throw new InvalidEndpoints(`Provider "${provider.id}" has no token endpoint`);
-      const response = await oauth.authorizationCodeGrantRequest(
-        as,
-        client,
-        clientAuth,
-        callbackParameters,
-        redirect_uri,
-        checks.code_verifier ?? oauth.nopkce,
-        httpOptions(provider, as.token_endpoint),
+      const { answer, response } = await withProviderTimeout(async (signal) =>
+        tokenAnswer(await oauth.authorizationCodeGrantRequest(as, client, clientAuth, callbackParameters, redirect_uri, checks.code_verifier ?? oauth.nopkce, httpOptions(provider, as.token_endpoint, signal))),
       );
-      const answer = await tokenAnswer(response);
       secrets.push(...credentialsIn(answer));
       // A plain OAuth 2 provider without a configured issuer or without a JWKS may still return an ID token (some do,
       // unasked). With nothing to validate it against, it is dropped rather than trusted or wrongly refused.

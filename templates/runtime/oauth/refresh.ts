@@ -11,7 +11,7 @@ import { InvalidEndpoints, RefreshTokenError } from '../errors.js';
 import type { ResolvedConfig, ResolvedOAuthProvider } from '../contracts.js';
 import type { TokenSet } from '../types.js';
 import { credentialsIn, normaliseTokens, tokenAnswer, withoutIdToken, withoutSecrets } from './callback.js';
-import { authorizationServer, httpOptions, oauthClient } from './server.js';
+import { authorizationServer, httpOptions, oauthClient, withProviderTimeout } from './server.js';
 
 /** The refresh token of a refused answer, by the error thrown for it (see `rotatedRefreshToken`). */
 const rotatedBy = new WeakMap<Error, string>();
@@ -35,8 +35,9 @@ export async function refreshTokenGrant(provider: ResolvedOAuthProvider, refresh
   const as = await authorizationServer(provider);
   if (!as.token_endpoint) throw new InvalidEndpoints(`Provider "${provider.id}" has no token endpoint to refresh tokens at`);
   const { client, clientAuth } = oauthClient(provider);
-  const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, httpOptions(provider, as.token_endpoint));
-  const answer = await tokenAnswer(response);
+  const { answer, response } = await withProviderTimeout(async (signal) =>
+    tokenAnswer(await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, httpOptions(provider, as.token_endpoint, signal))),
+  );
   try {
     // Without its ID token: `getAccessToken` needs the access token, and the account keeps the ID token of the
     // sign-in, whose signature and nonce were checked. An unused ID token is not validated, so a plain OAuth 2

@@ -23,13 +23,26 @@ export function isSecureOrLoopback(url: string): boolean {
 }
 
 /**
- * Options for every oauth4webapi HTTP call: the provider's `customFetch`, a timeout, and plain HTTP allowed only
- * for loopback addresses (local development providers), never for remote ones.
+ * Runs `call` with a signal that aborts after {@link PROVIDER_TIMEOUT_MS}, and clears the timer once `call` settles:
+ * an `AbortSignal.timeout` stays armed, holding the request it was given, for the whole timeout after the answer.
  */
-export function httpOptions(provider: ResolvedOAuthProvider, url: string | undefined): oauth.HttpRequestOptions<'GET' | 'POST', unknown> {
-  const options: oauth.HttpRequestOptions<'GET' | 'POST', unknown> & { [oauth.allowInsecureRequests]?: boolean } = {
-    signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
-  };
+export async function withProviderTimeout<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), PROVIDER_TIMEOUT_MS);
+  try {
+    return await call(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Options for every oauth4webapi HTTP call: the provider's `customFetch`, a timeout (`signal`, else
+ * {@link PROVIDER_TIMEOUT_MS}), and plain HTTP allowed only for loopback addresses (local development providers),
+ * never for remote ones.
+ */
+export function httpOptions(provider: ResolvedOAuthProvider, url: string | undefined, signal = AbortSignal.timeout(PROVIDER_TIMEOUT_MS)): oauth.HttpRequestOptions<'GET' | 'POST', unknown> {
+  const options: oauth.HttpRequestOptions<'GET' | 'POST', unknown> & { [oauth.allowInsecureRequests]?: boolean } = { signal };
   if (provider.customFetch) {
     const userFetch = provider.customFetch;
     options[oauth.customFetch] = (input, init) => userFetch(input, init as RequestInit);
