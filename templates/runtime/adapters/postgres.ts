@@ -14,11 +14,13 @@ import { type Feature, carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
+  type SessionAndUserRow,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
   accountFromRow,
   refreshedTokenFields,
+  sessionAndUserSql,
   sessionDetailColumns,
   sessionFromRow,
   toDate,
@@ -28,6 +30,10 @@ import {
   verificationTokenFromRow,
 } from './sql-rows.js';
 import { createTableSql, featureTables } from './sql-tables.js';
+
+/** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
+const selectSessionAndUser = sessionAndUserSql('$1', false);
+const selectSessionForRead = sessionAndUserSql('$1', true);
 
 /** The tables the core keeps, whatever the features. */
 const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
@@ -339,14 +345,13 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
 
     async getSessionAndUser(sessionToken) {
       // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
-      const row = await first<SessionRow & UserRow>(
-        `SELECT sessions.session_token, sessions.user_id, sessions.expires, sessions.created_at, sessions.last_seen_at, sessions.user_agent,
-                users.id, users.name, users.email, users.email_verified, users.image
-         FROM sessions JOIN users ON users.id = sessions.user_id
-         WHERE sessions.session_token = $1`,
-        [sessionToken],
-      );
+      const row = await first<SessionAndUserRow>(selectSessionAndUser, [sessionToken]);
       return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
+    },
+
+    async getSessionAndUserForRead(sessionToken) {
+      const row = await first<SessionAndUserRow>(selectSessionForRead, [sessionToken]);
+      return row ? { session: sessionFromRow(row), user: userFromRow(row), withdrawnTokens: row.withdrawn_tokens === true } : null;
     },
 
     async updateSession(session) {

@@ -109,6 +109,27 @@ export function sessionFromRow(row: SessionRow): AdapterSession {
   return session;
 }
 
+/**
+ * The statement of `getSessionAndUser`: the session and its user in one row, by the session table's primary key
+ * (`placeholder` is `?` in SQLite, `$1` in PostgreSQL). With `withdrawnTokens` (`getSessionAndUserForRead`) the row
+ * also says whether one of the user's OAuth accounts had its tokens withdrawn after a refused refresh, by the rule of
+ * `isWithdrawnAccount` (features/database/access-token.ts): kept `expires_at`, no access or refresh token.
+ */
+export function sessionAndUserSql(placeholder: string, withdrawnTokens: boolean): string {
+  const withdrawn = withdrawnTokens
+    ? `,
+       EXISTS (SELECT 1 FROM accounts WHERE accounts.user_id = sessions.user_id AND accounts.type IN ('oauth', 'oidc')
+               AND accounts.access_token IS NULL AND accounts.refresh_token IS NULL AND accounts.expires_at IS NOT NULL) AS withdrawn_tokens`
+    : '';
+  return `SELECT sessions.session_token, sessions.user_id, sessions.expires, sessions.created_at, sessions.last_seen_at, sessions.user_agent,
+       users.id, users.name, users.email, users.email_verified, users.image${withdrawn}
+     FROM sessions JOIN users ON users.id = sessions.user_id
+     WHERE sessions.session_token = ${placeholder}`;
+}
+
+/** A row of {@link sessionAndUserSql}: SQLite answers `withdrawn_tokens` as 0 or 1, PostgreSQL as a boolean. */
+export type SessionAndUserRow = SessionRow & UserRow & { withdrawn_tokens?: number | boolean };
+
 export function verificationTokenFromRow(row: VerificationTokenRow): VerificationToken {
   return { identifier: row.identifier, token: row.token, expires: new Date(row.expires) };
 }

@@ -18,11 +18,13 @@ import { type Feature, carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
+  type SessionAndUserRow,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
   accountFromRow,
   refreshedTokenFields,
+  sessionAndUserSql,
   sessionDetailColumns,
   sessionFromRow,
   toDate,
@@ -32,6 +34,10 @@ import {
   verificationTokenFromRow,
 } from './sql-rows.js';
 import { createTableSql, featureTables } from './sql-tables.js';
+
+/** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
+const selectSessionAndUser = sessionAndUserSql('?', false);
+const selectSessionForRead = sessionAndUserSql('?', true);
 
 /** The tables the core keeps, whatever the features. */
 const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
@@ -394,13 +400,13 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
 
     async getSessionAndUser(sessionToken) {
       // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
-      const row = statement(
-        `SELECT sessions.session_token, sessions.user_id, sessions.expires, sessions.created_at, sessions.last_seen_at, sessions.user_agent,
-                users.id, users.name, users.email, users.email_verified, users.image
-         FROM sessions JOIN users ON users.id = sessions.user_id
-         WHERE sessions.session_token = ?`,
-      ).get(sessionToken) as (SessionRow & UserRow) | undefined;
+      const row = statement(selectSessionAndUser).get(sessionToken) as SessionAndUserRow | undefined;
       return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
+    },
+
+    async getSessionAndUserForRead(sessionToken) {
+      const row = statement(selectSessionForRead).get(sessionToken) as SessionAndUserRow | undefined;
+      return row ? { session: sessionFromRow(row), user: userFromRow(row), withdrawnTokens: row.withdrawn_tokens === 1 } : null;
     },
 
     async updateSession(session) {

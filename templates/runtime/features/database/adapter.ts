@@ -94,6 +94,13 @@ declare module '../../contracts.js' {
      */
     listAccountsByUserId?(userId: AdapterAccount['userId']): Awaitable<AdapterAccount[]>;
     /**
+     * Not part of Auth.js's interface: `getSessionAndUser`, and in the same query whether one of the user's OAuth
+     * accounts had its tokens withdrawn after a refused refresh (`isWithdrawnAccount` of access-token.ts), so that
+     * reading a database session is one query. Without it, a session read with OAuth providers configured calls
+     * `getSessionAndUser`, then `listAccountsByUserId`.
+     */
+    getSessionAndUserForRead?(sessionToken: string): Awaitable<{ session: AdapterSession; user: AdapterUser; withdrawnTokens: boolean } | null>;
+    /**
      * Not part of Auth.js's interface: stores new tokens on an account (after a refresh, or a new sign-in) and
      * returns the account as stored, or null when no account matched. The six fields of `AccountTokens` are all
      * written: an absent one is cleared. With `expectedRefreshToken` the write is a compare-and-set: it happens only

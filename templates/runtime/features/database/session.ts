@@ -10,7 +10,7 @@ import { emitEvent } from '../../events.js';
 import { isWithdrawnAccount } from './access-token.js';
 import { sessionUserOf } from './signed-in.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
-import type { AdapterSession, DefaultSession, Session } from '../../types.js';
+import type { AdapterSession, AdapterUser, DefaultSession, Session } from '../../types.js';
 
 /** A database session's `lastSeenAt` is written when a request reads it at least this long after the last write. */
 const LAST_SEEN_INTERVAL_MS = 5 * 60_000;
@@ -23,9 +23,13 @@ const LAST_SEEN_INTERVAL_MS = 5 * 60_000;
 export async function readDatabaseSession(options: ResolvedConfig, sessionToken: string, params: SessionRead): Promise<SessionResult> {
   const { cookies, cookieOptions, clear } = params;
   const adapter = options.adapter!;
-  let found: Awaited<ReturnType<typeof callAdapter<'getSessionAndUser'>>>;
+  let found: { session: AdapterSession; user: AdapterUser; withdrawnTokens?: boolean } | null;
   try {
-    found = await callAdapter(adapter, 'getSessionAndUser', sessionToken);
+    // A built-in adapter reads the session, its user and whether `session.error` is due in one query.
+    found =
+      typeof adapter.getSessionAndUserForRead === 'function'
+        ? await callAdapter(adapter, 'getSessionAndUserForRead', sessionToken)
+        : await callAdapter(adapter, 'getSessionAndUser', sessionToken);
   } catch (error) {
     options.logger.error(error as Error);
     return { session: null, token: null, cookies: [] };
@@ -59,19 +63,22 @@ export async function readDatabaseSession(options: ResolvedConfig, sessionToken:
     }
   }
   const sessionUser = sessionUserOf(user);
-  const error = await refreshErrorOfUser(options, String(user.id));
-  let session: Session;
-  try {
-    session = (await options.callbacks.session({
-      session: { user: sessionUser, expires: expires.toISOString(), ...(error && { error }) },
-      // Database sessions have no JWT; an empty token keeps `token.x` reads from throwing in shared callbacks.
-      token: {},
-      user,
-      ...(params.trigger && { trigger: params.trigger, newSession: params.newSession }),
-    })) as Session;
-  } catch (error) {
-    options.logger.error(new JWTSessionError('The session callback failed', { cause: error instanceof Error ? error : undefined }));
-    return { session: null, token: null, cookies: [] };
+  const error = found.withdrawnTokens === undefined ? await refreshErrorOfUser(options, String(user.id)) : refreshErrorOfRead(options, found.withdrawnTokens);
+  let session: Session = { user: sessionUser, expires: expires.toISOString(), ...(error && { error }) };
+  // The default callback returns the session as it is: it is called only when the app sets one.
+  if (options.source.callbacks?.session) {
+    try {
+      session = (await options.callbacks.session({
+        session,
+        // Database sessions have no JWT; an empty token keeps `token.x` reads from throwing in shared callbacks.
+        token: {},
+        user,
+        ...(params.trigger && { trigger: params.trigger, newSession: params.newSession }),
+      })) as Session;
+    } catch (error) {
+      options.logger.error(new JWTSessionError('The session callback failed', { cause: error instanceof Error ? error : undefined }));
+      return { session: null, token: null, cookies: [] };
+    }
   }
   if (options.events.session) await emitEvent(options, 'session', { session, token: {} });
   return { session, token: null, cookies: outgoing, ...(row.createdAt && { authTime: Math.floor(row.createdAt.valueOf() / 1000) }) };
@@ -91,6 +98,11 @@ async function refreshErrorOfUser(options: ResolvedConfig, userId: string): Prom
     options.logger.error(error as Error);
     return undefined;
   }
+}
+
+/** The same as {@link refreshErrorOfUser}, from what `getSessionAndUserForRead` answered. */
+function refreshErrorOfRead(options: ResolvedConfig, withdrawnTokens: boolean): DefaultSession['error'] {
+  return withdrawnTokens && options.providers.some(isOAuthProvider) ? 'RefreshTokenError' : undefined;
 }
 
 /** Deletes the session's row at sign-out, so that it ends everywhere; an outage is logged and ends only this cookie. */
