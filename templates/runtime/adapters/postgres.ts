@@ -15,12 +15,15 @@ import { database } from '../features/database/index.js';
 import {
   type AccountRow,
   type SessionAndUserRow,
+  type SessionForReadRow,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
   accountFromRow,
   refreshedTokenFields,
   sessionAndUserSql,
+  sessionForReadFromRow,
+  sessionForReadSql,
   sessionDetailColumns,
   sessionFromRow,
   toDate,
@@ -32,8 +35,8 @@ import {
 import { createTableSql, featureTables } from './sql-tables.js';
 
 /** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
-const selectSessionAndUser = sessionAndUserSql('$1', false);
-const selectSessionForRead = sessionAndUserSql('$1', true);
+const selectSessionAndUser = sessionAndUserSql('$1');
+const selectSessionForRead = sessionForReadSql('$1');
 
 /** The tables the core keeps, whatever the features. */
 const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
@@ -209,15 +212,26 @@ export async function migrate(options: PostgresAdapterOptions & { features?: rea
 export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
   const pool = 'pool' in options ? options.pool : createPool(connectionUrl(options.url));
   let ready: Promise<void> | undefined;
+  // True once the migration of `ready` is done (until features add tables): a session read then waits for nothing else.
+  let migrated = false;
   const tables: TableSpec[] = [];
 
   function ensureSchema(): Promise<void> {
     // One migration per adapter (and again after features add tables); a failed one (database not up yet) is tried
     // again by the next query.
-    ready ??= migrateWith(pool, tables).catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
+    if (!ready) {
+      const migration: Promise<void> = migrateWith(pool, tables).then(
+        () => {
+          // Features may have added tables meanwhile: then `ready` is another migration, not yet done.
+          if (ready === migration) migrated = true;
+        },
+        (error: unknown) => {
+          if (ready === migration) ready = undefined;
+          throw error;
+        },
+      );
+      ready = migration;
+    }
     return ready;
   }
 
@@ -349,9 +363,14 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
       return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
     },
 
-    async getSessionAndUserForRead(sessionToken) {
-      const row = await first<SessionAndUserRow>(selectSessionForRead, [sessionToken]);
-      return row ? { session: sessionFromRow(row), user: userFromRow(row), withdrawnTokens: row.withdrawn_tokens === true } : null;
+    // One promise from the pool to the runtime (no async wrappers): this runs on every request with a session.
+    getSessionAndUserForRead(sessionToken) {
+      const read = () =>
+        pool.query<SessionForReadRow>(selectSessionForRead, [sessionToken]).then((result) => {
+          const row = result.rows[0];
+          return row ? sessionForReadFromRow(sessionToken, row) : null;
+        });
+      return migrated ? read() : ensureSchema().then(read);
     },
 
     async updateSession(session) {
@@ -412,6 +431,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     if (added.length > 0) {
       tables.push(...added);
       ready = undefined;
+      migrated = false;
     }
     // On the adapter and on the object it is called on, each keeping the methods it has: see MemoryAdapter.
     for (const feature of features) if (feature.storage) addMissing([adapter, this], feature.storage.sql(sql));

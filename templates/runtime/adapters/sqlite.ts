@@ -19,12 +19,15 @@ import { database } from '../features/database/index.js';
 import {
   type AccountRow,
   type SessionAndUserRow,
+  type SessionForReadRow,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
   accountFromRow,
   refreshedTokenFields,
   sessionAndUserSql,
+  sessionForReadFromRow,
+  sessionForReadSql,
   sessionDetailColumns,
   sessionFromRow,
   toDate,
@@ -36,8 +39,8 @@ import {
 import { createTableSql, featureTables } from './sql-tables.js';
 
 /** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
-const selectSessionAndUser = sessionAndUserSql('?', false);
-const selectSessionForRead = sessionAndUserSql('?', true);
+const selectSessionAndUser = sessionAndUserSql('?');
+const selectSessionForRead = sessionForReadSql('?');
 
 /** The tables the core keeps, whatever the features. */
 const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
@@ -404,9 +407,10 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
     },
 
-    async getSessionAndUserForRead(sessionToken) {
-      const row = statement(selectSessionForRead).get(sessionToken) as SessionAndUserRow | undefined;
-      return row ? { session: sessionFromRow(row), user: userFromRow(row), withdrawnTokens: row.withdrawn_tokens === 1 } : null;
+    // Not async: better-sqlite3 answers at once, and the runtime then reads the session without waiting a turn.
+    getSessionAndUserForRead(sessionToken) {
+      const row = statement(selectSessionForRead).get(sessionToken) as SessionForReadRow | undefined;
+      return row ? sessionForReadFromRow(sessionToken, row) : null;
     },
 
     async updateSession(session) {
