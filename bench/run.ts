@@ -132,6 +132,8 @@ interface Row {
   note?: string;
   /** No "Ours / other" ratio (rows at a fixed request rate). */
   noRatio?: boolean;
+  /** The last ratio column compares CPU per request (ours ÷ `bare`) instead of requests per second. */
+  vsCpu?: boolean;
 }
 
 const rows: Row[] = [];
@@ -139,6 +141,8 @@ const rows: Row[] = [];
 const passwordRows: Row[] = [];
 /** The api-keys group's table: ours beside Better Auth (in `authjs`), each compared with the floor (in `bare`). */
 const apiKeyRows: Row[] = [];
+/** The database group's table: ours beside Better Auth's session endpoint (in `authjs`), compared with the floor (in `bare`). */
+const databaseRows: Row[] = [];
 const raw: Record<string, unknown> = {};
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
@@ -152,7 +156,7 @@ function rateOf(result: LoadResult | Measured | SignInResult): Rate {
 
 /** One server's side of a case. */
 interface Contender {
-  key: 'bare' | 'ours' | 'authjs' | 'floor' | 'betterAuth';
+  key: 'bare' | 'ours' | 'authjs' | 'floor' | 'betterAuth' | 'betterAuthCached';
   server: BenchServer;
   path: string;
   headers?: Record<string, string>;
@@ -468,31 +472,11 @@ async function main(): Promise<void> {
       });
     }
 
-    // 3. Database sessions.
+    // 3. Database sessions: ours beside the floor and Better Auth's session endpoint, SQLite then PostgreSQL (its own table).
     if (runs('database')) {
-      const sqlite = await startServer('ours-sqlite', join(build, 'ours-database.js'), {
-        env: { ...appEnv, BENCH_ADAPTER: 'sqlite', DATABASE_URL: `file:${join(work, 'auth.db')}` },
-        profileDir,
+      await measureDatabaseGroup(build, work, appEnv, profileDir, servers, bareSide, (running) => {
+        postgres = running;
       });
-      servers.push(sqlite);
-      const sqliteCookie = { cookie: `${salt}=${String(sqlite.info['sessionToken'])}` };
-      await expectResponse(`${sqlite.url}/protected`, { headers: sqliteCookie }, 200, (body) => body.includes(BENCH_USER.name));
-      rows.push(row('Protected route, database session (SQLite adapter)', await measure('protected (SQLite session)', [bareSide, { key: 'ours', server: sqlite, path: '/protected', headers: sqliteCookie }], 200)));
-      await sqlite.stop();
-
-      try {
-        postgres = await startPostgres();
-      } catch (error) {
-        log(`PostgreSQL not available, skipping its case: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      if (postgres) {
-        const pg = await startServer('ours-postgres', join(build, 'ours-database.js'), { env: { ...appEnv, BENCH_ADAPTER: 'postgres', DATABASE_URL: postgres.url }, profileDir });
-        servers.push(pg);
-        const pgCookie = { cookie: `${salt}=${String(pg.info['sessionToken'])}` };
-        await expectResponse(`${pg.url}/protected`, { headers: pgCookie }, 200, (body) => body.includes(BENCH_USER.name));
-        rows.push(row('Protected route, database session (PostgreSQL adapter)', await measure('protected (PostgreSQL session)', [bareSide, { key: 'ours', server: pg, path: '/protected', headers: pgCookie }], 200)));
-        await pg.stop();
-      }
     }
 
     // 6. Email and password sign-in: ours beside Better Auth's, each on the app core in turn (its own table).
@@ -617,6 +601,10 @@ async function main(): Promise<void> {
       const theirs = `Better Auth ${betterAuthVersion}`;
       tables.push(`### Email and password sign-in: ours beside ${theirs}\n\n${renderTable(passwordRows, undefined, { theirs, ratio: 'Ours / Better Auth' })}`);
     }
+    if (databaseRows.length > 0) {
+      const theirs = `Better Auth ${betterAuthVersion}`;
+      tables.push(`### Database sessions: ours beside the floor and ${theirs}\n\n${renderTable(databaseRows, undefined, { theirs, ratio: 'Ours / Better Auth', vs: 'Ours / floor, CPU' })}`);
+    }
     if (apiKeyRows.length > 0) {
       const theirs = `Better Auth ${betterAuthVersion} + api-key ${apiKeyPluginVersion}`;
       tables.push(`### API keys: ours beside ${theirs} and the floor\n\n${renderTable(apiKeyRows, undefined, { theirs, ratio: 'Ours / Better Auth', vs: 'Ours / floor' })}`);
@@ -624,7 +612,7 @@ async function main(): Promise<void> {
     const text = `${tables.join('\n\n')}\n\n${renderFacts(facts)}\n`;
     process.stdout.write(`\n${text}`);
     await mkdir(join(repoRoot, 'bench/results'), { recursive: true });
-    await writeFile(join(repoRoot, 'bench/results/latest.json'), `${JSON.stringify({ facts, settings, rows, passwordRows, apiKeyRows, raw }, null, 2)}\n`);
+    await writeFile(join(repoRoot, 'bench/results/latest.json'), `${JSON.stringify({ facts, settings, rows, databaseRows, passwordRows, apiKeyRows, raw }, null, 2)}\n`);
     await writeFile(join(repoRoot, 'bench/results/latest.md'), text);
     log('wrote bench/results/latest.json and bench/results/latest.md');
     if (profileDir) log(`CPU profiles in ${profileDir} (summarise with: npx tsx bench/profile-summary.ts <file>)`);
@@ -840,6 +828,114 @@ async function measureApiKeysGroup(build: string, work: string, secret: string, 
     },
   );
   for (const server of [floorServer, theirsServer, oursServer]) await server.stop();
+}
+
+/**
+ * The database group: a route that reads a database session, on SQLite and then on PostgreSQL, in four servers per
+ * database (each its own process, on the app core when pinned) measured in ONE call of `measure` with bare Express's
+ * `GET /json`, so that every ratio compares slices taken at the same moments:
+ * - ours (ours-database.ts): `requireAuth()` with `SqliteAdapter` or `PostgresAdapter`, `res.json({ user })`;
+ * - the floor (database-floor.ts): Express and the same driver, one indexed lookup of the same session and user row;
+ * - Better Auth's `GET /api/auth/get-session` (better-auth-session.ts), its cookie cache off, and on.
+ * Before measuring, each must answer its session cookie with its user, and ours and the floor a request without a
+ * cookie with no user. The target: ours' CPU per request at most 1.10× the floor's.
+ */
+async function measureDatabaseGroup(
+  build: string,
+  work: string,
+  appEnv: Record<string, string>,
+  profileDir: string | undefined,
+  servers: BenchServer[],
+  bareSide: Contender,
+  startedPostgres: (running: RunningPostgres) => void,
+): Promise<void> {
+  betterAuthVersion = (JSON.parse(await readFile(join(repoRoot, 'node_modules/better-auth/package.json'), 'utf8')) as { version: string }).version;
+  type Database = { kind: 'sqlite' | 'postgres'; label: string; url: (name: string) => string; env: (name: string) => Record<string, string> };
+  const measureOn = async (database: Database): Promise<void> => {
+    const start = async (name: string, script: string, env: Record<string, string>, port?: number): Promise<BenchServer> => {
+      const server = await startServer(`${name}-${database.kind}`, join(build, script), { env: { BENCH_ADAPTER: database.kind, ...env }, profileDir, ...(port && { port }) });
+      servers.push(server);
+      return server;
+    };
+    // Configured as a deployed app is: AUTH_URL names its origin (the port is chosen first), no Host header trusted.
+    const oursPort = await freePort();
+    const { AUTH_TRUST_HOST: _trustHost, ...oursEnv } = appEnv;
+    const ours = await start('ours', 'ours-database.js', { ...oursEnv, AUTH_URL: `http://127.0.0.1:${oursPort}`, DATABASE_URL: database.url('ours-database') }, oursPort);
+    const floor = await start('database-floor', 'database-floor.js', { DATABASE_URL: database.url('database-floor') });
+    const betterAuth = await start('better-auth-session', 'better-auth-session.js', { AUTH_SECRET: appEnv.AUTH_SECRET!, ...database.env('better-auth-session') }, await freePort());
+    const betterAuthCached = await start(
+      'better-auth-session-cached',
+      'better-auth-session.js',
+      { AUTH_SECRET: appEnv.AUTH_SECRET!, BENCH_COOKIE_CACHE: '1', ...database.env('better-auth-session-cached') },
+      await freePort(),
+    );
+
+    const sides: Contender[] = [];
+    for (const [key, server] of [['ours', ours], ['floor', floor]] as const) {
+      const headers = { cookie: `authjs.session-token=${String(server.info['sessionToken'])}` };
+      await expectResponse(`${server.url}/protected`, { headers }, 200, (body) => body.includes(BENCH_USER.name));
+      await expectResponse(`${server.url}/protected`, { headers: { accept: 'application/json' } }, 401);
+      sides.push({ key, server, path: '/protected', headers });
+    }
+    for (const [key, server] of [['betterAuth', betterAuth], ['betterAuthCached', betterAuthCached]] as const) {
+      const headers = { cookie: String(server.info['cookie']) };
+      // With its cache on, the sign-up set the signed `session_data` cookie beside the session token.
+      const cached = headers.cookie.includes('.session_data=');
+      if (cached !== (key === 'betterAuthCached')) throw new Error(`preflight: ${server.name} cookies: ${headers.cookie.replace(/=[^;]*/g, '=…')}`);
+      await expectResponse(`${server.url}/api/auth/get-session`, { headers }, 200, (body) => body.includes(String(server.info['email'])));
+      sides.push({ key, server, path: '/api/auth/get-session', headers });
+    }
+    log(`preflight passed (${database.label}): ours, the floor and Better Auth (cookie cache off and on) answer their session with the user`);
+
+    const measured = await measure(`database session, ${database.label} (GET /protected; Better Auth: GET /api/auth/get-session; bare: GET /json)`, [bareSide, ...sides], 200);
+    const rate = (key: Contender['key']): Rate => rateOf(measured[key]!);
+    const [oursRate, floorRate, theirs, theirsCached, bare] = [rate('ours'), rate('floor'), rate('betterAuth'), rate('betterAuthCached'), rate('bare')];
+    const ofFloor = oursRate.cpuMicros! / floorRate.cpuMicros!;
+    const percent = (value: number): string => `${Math.round(value * 100)}%`;
+    databaseRows.push(
+      {
+        case: `${database.label}: ours, requireAuth() on GET /protected; Better Auth: GET /api/auth/get-session, cookie cache off (both read the session and user rows)`,
+        unit: 'req/s',
+        ours: oursRate,
+        authjs: theirs,
+        bare: floorRate,
+        vsBare: true,
+        vsCpu: true,
+        target: target(`ours CPU per request ≤ 1.10× the floor's (${ofFloor.toFixed(2)}×)`, ofFloor <= 1.1),
+        note: `ours ${percent(oursRate.perSecond / floorRate.perSecond)} of the floor's requests per second`,
+      },
+      {
+        case: `${database.label}: Better Auth with its cookie cache on (the session and user from its signed session_data cookie, no database read), beside ours`,
+        unit: 'req/s',
+        ours: oursRate,
+        authjs: theirsCached,
+      },
+      {
+        case: `${database.label}: the floor, not an auth library (its figures in the first columns): Express + ${database.kind === 'sqlite' ? 'better-sqlite3' : 'pg'}, the session cookie's value and one indexed SELECT of the session joined with its user, expiry checked, { user }`,
+        unit: 'req/s',
+        ours: floorRate,
+        noRatio: true,
+      },
+      {
+        case: `${database.label}: bare Express 5, GET /json, in the same slices: how quiet the machine was (the floor ${percent(floorRate.perSecond / bare.perSecond)} of it)`,
+        unit: 'req/s',
+        ours: bare,
+        noRatio: true,
+      },
+    );
+    for (const server of [ours, floor, betterAuth, betterAuthCached]) await server.stop();
+  };
+
+  await measureOn({ kind: 'sqlite', label: 'SQLite', url: (name) => `file:${join(work, `${name}.db`)}`, env: (name) => ({ BENCH_SQLITE_FILE: join(work, `${name}.db`) }) });
+  let postgres: RunningPostgres;
+  try {
+    postgres = await startPostgres();
+  } catch (error) {
+    log(`PostgreSQL not available, skipping its cases: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  startedPostgres(postgres);
+  await measureOn({ kind: 'postgres', label: 'PostgreSQL', url: () => postgres.url, env: () => ({ DATABASE_URL: postgres.url }) });
 }
 
 /**
@@ -1081,7 +1177,7 @@ function renderTable(
     const ours = row.value !== undefined ? [row.value, '', '', ''] : formatRate(row.ours, row.unit);
     const authjs = formatRate(row.authjs, row.unit);
     const vsAuthjs = row.ours && row.authjs && !row.noRatio ? formatRatio(row.ours.perSecond / row.authjs.perSecond, false) : '';
-    const vsBare = row.ours && row.vsBare ? formatRatio(ratio(row.ours.perSecond, row.bare?.perSecond ?? bareRate), true) : '';
+    const vsBare = !row.ours || !row.vsBare ? '' : row.vsCpu ? formatRatio(ratio(row.ours.cpuMicros ?? Number.NaN, row.bare?.cpuMicros), false) : formatRatio(ratio(row.ours.perSecond, row.bare?.perSecond ?? bareRate), true);
     const goal = row.target ? `${row.target.text}: ${row.target.met ? 'met' : 'MISSED'}` : '';
     const name = row.note ? `${row.case} (${row.note})` : row.case;
     return [name, row.unit, ...ours, ...authjs, vsAuthjs, ...(columns.vs ? [vsBare] : []), goal];
@@ -1116,9 +1212,19 @@ function renderFacts(facts: Record<string, string | number>): string {
             (pinning ? `servers pinned to core ${pinning.serverCore}, autocannon to core ${pinning.loadCore}.` : 'nothing pinned.'),
         ]
       : [];
+  const database =
+    databaseRows.length > 0
+      ? [
+          `Database group: GET /protected with a database session (Better Auth: GET /api/auth/get-session), SQLite (WAL, synchronous NORMAL) then PostgreSQL (a private cluster on this machine), ` +
+            `${settings.seconds} s per server in ${settings.rounds} slices alternating between ours, the floor, Better Auth (cookie cache off, then on) and bare Express's GET /json, ` +
+            `after ${settings.warmupSeconds} s of warm-up each, ${settings.connections} connections; ` +
+            (pinning ? `servers pinned to core ${pinning.serverCore}, autocannon (and PostgreSQL, started from the bench process) on core ${pinning.loadCore}.` : 'nothing pinned.'),
+        ]
+      : [];
   return [
     `Measured ${facts['date']} on ${facts['cores']} cores (${facts['cpu']}, ${facts['memoryGiB']} GiB), Node ${facts['node']}, ${facts['os']}.`,
     `${facts['loadGenerator']}; all on 127.0.0.1. ${durations}. Load average (1 min): ${facts['loadAverage']}.`,
+    ...database,
     ...password,
     ...apiKeys,
   ].join('\n');

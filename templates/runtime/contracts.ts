@@ -672,8 +672,9 @@ export interface SessionReadParams {
 }
 
 /** What the database feature's `readSession` is given beside the token: the request's cookies and how to clear them. */
-export interface SessionRead extends SessionReadParams {
-  cookies: Map<string, string>;
+export interface SessionRead extends Omit<SessionReadParams, 'cookies'> {
+  /** The request's cookies, parsed when first asked for: a read that sets no cookie leaves them unparsed. */
+  cookies: () => Map<string, string>;
   cookieOptions: CookiesOptions;
   clear: () => SessionResult;
 }
@@ -771,7 +772,7 @@ export interface DatabaseHooks {
    */
   openSession(context: RequestContext, userId: string): Promise<AdapterSession>;
   /** Reads a database session by the token in its cookie (`session.strategy: 'database'`). */
-  readSession(options: ResolvedConfig, sessionToken: string, read: SessionRead): Promise<SessionResult>;
+  readSession(options: ResolvedConfig, sessionToken: string, read: SessionRead): SessionResult | Promise<SessionResult>;
   /** Deletes a session's row at sign-out; resolves the deleted row, or null (also when the database failed). */
   endSession(options: ResolvedConfig, sessionToken: string): Promise<AdapterSession | null>;
   /** `getAccessToken` with database sessions: the tokens live in the account row. */

@@ -42,6 +42,7 @@ export const adapterMethods = [
   'hitRateLimit',
   'resetRateLimit',
   'listAccountsByUserId',
+  'getSessionAndUserForRead',
   'updateAccountTokens',
   'listSessionsByUserId',
   'getPasswordHash',
@@ -479,6 +480,36 @@ export function runAdapterSuite(
       test('lists no accounts for a user without any', ['createUser', 'listAccountsByUserId'], async () => {
         const user = await createUser();
         expect(await adapter.listAccountsByUserId(user.id)).toEqual([]);
+      });
+
+      test('reads a session with its user in one call, and no withdrawn tokens', ['createUser', 'linkAccount', 'createSession', 'getSessionAndUserForRead'], async () => {
+        const user = await createUser();
+        await adapter.linkAccount(accountData(user.id, { type: 'oidc' }));
+        const sessionToken = randomUUID();
+        const expires = inOneHour();
+        await adapter.createSession({ sessionToken, userId: user.id, expires });
+        const found = await adapter.getSessionAndUserForRead(sessionToken);
+        expect(found?.session).toMatchObject({ sessionToken, userId: user.id, expires });
+        expect(found?.user).toEqual(user);
+        expect(found?.withdrawnTokens).toBe(false);
+        expect(await adapter.getSessionAndUserForRead(`nobody-${randomUUID()}`)).toBeNull();
+      });
+
+      test("says when one of the user's OAuth accounts had its tokens withdrawn, and only the user's", ['createUser', 'linkAccount', 'createSession', 'getSessionAndUserForRead'], async () => {
+        const user = await createUser();
+        const other = await createUser();
+        const withdrawn = { access_token: undefined, refresh_token: undefined, expires_at: 1_700_000_000 };
+        await adapter.linkAccount(accountData(user.id, { provider: 'github', type: 'oauth' }));
+        await adapter.linkAccount(accountData(other.id, { provider: 'google', type: 'oidc', ...withdrawn }));
+        // Not an OAuth account: never withdrawn, whatever its token columns hold.
+        await adapter.linkAccount(accountData(user.id, { provider: 'email', type: 'email', ...withdrawn }));
+        const [mine, theirs] = [randomUUID(), randomUUID()];
+        await adapter.createSession({ sessionToken: mine, userId: user.id, expires: inOneHour() });
+        await adapter.createSession({ sessionToken: theirs, userId: other.id, expires: inOneHour() });
+        expect((await adapter.getSessionAndUserForRead(mine))?.withdrawnTokens).toBe(false);
+        expect((await adapter.getSessionAndUserForRead(theirs))?.withdrawnTokens).toBe(true);
+        await adapter.linkAccount(accountData(user.id, { provider: 'gitlab', type: 'oidc', ...withdrawn }));
+        expect((await adapter.getSessionAndUserForRead(mine))?.withdrawnTokens).toBe(true);
       });
 
       test('writes the six token fields, clears absent ones and keeps the others', ['createUser', 'linkAccount', 'updateAccountTokens', 'getAccount'], async () => {

@@ -402,8 +402,19 @@ describe('getAccessToken with database sessions', () => {
     expect(new Set(answers.map((answer) => answer.accessToken))).toEqual(new Set([(await accountRow(adapter)).access_token]));
   });
 
-  it('shows a refused refresh as session.error, withdraws the tokens, and a new sign-in restores them', async () => {
-    const adapter = MemoryAdapter();
+  const withdrawingAdapters: [string, () => Adapter][] = [
+    ['the memory adapter', () => MemoryAdapter()],
+    ['the SQLite adapter, whose session read tells it in the same query', sqlite],
+    [
+      'an adapter without getSessionAndUserForRead, through listAccountsByUserId',
+      () => {
+        const { getSessionAndUserForRead: _read, ...adapter } = MemoryAdapter();
+        return adapter;
+      },
+    ],
+  ];
+  it.each(withdrawingAdapters)('shows a refused refresh as session.error, withdraws the tokens, and a new sign-in restores them (%s)', async (_name, create) => {
+    const adapter = create();
     const { app, spy } = await startTokenApp({ adapter });
     const jar = await signedIn(app);
     await revokeAtProvider((await accountRow(adapter)).refresh_token!);

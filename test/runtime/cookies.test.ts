@@ -3,6 +3,7 @@ import {
   chunkCookie,
   clearChunkedCookie,
   defaultCookies,
+  findCookie,
   mergeCookies,
   parseCookieHeader,
   readChunkedCookie,
@@ -51,6 +52,14 @@ describe('cookie header parsing', () => {
 
   it('keeps a value whose percent-encoding is malformed as it is', () => {
     expect(parseCookieHeader('a=%E0%A4%A').get('a')).toBe('%E0%A4%A');
+  });
+
+  it('finds one cookie in the header as the full parse reads it', () => {
+    const headers = ['a=1; b=hello%20world;a=2; broken; =x; c="quoted"', ' b = 2 ;', 'ab=1; b=3', 'x=%E0%A4%A; b', '=b; b=4;', 'b=5=6;;'];
+    for (const header of headers) {
+      const parsed = parseCookieHeader(header);
+      for (const name of ['a', 'b', 'c', 'x', 'ab', 'broken', '']) expect(findCookie(header, name), `${name} in ${header}`).toBe(parsed.get(name));
+    }
   });
 });
 

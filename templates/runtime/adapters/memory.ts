@@ -15,6 +15,7 @@ import {
   storeFeatures,
 } from '../features/database/adapter.js';
 import { carriedFeatures } from '../contracts.js';
+import { isWithdrawnAccount } from '../features/database/access-token.js';
 import { database } from '../features/database/index.js';
 
 /** Accounts are found by provider and the provider's id for the user: one key for the pair. */
@@ -185,6 +186,14 @@ export function MemoryAdapter(): Adapter {
       const user = session ? users.get(session.userId) : undefined;
       if (!session || !user) return null;
       return { session: copy(session), user: copy(user) };
+    },
+
+    async getSessionAndUserForRead(sessionToken) {
+      const session = sessions.get(sessionToken);
+      const user = session ? users.get(session.userId) : undefined;
+      if (!session || !user) return null;
+      const withdrawnTokens = [...accounts.values()].some((account) => account.userId === user.id && isWithdrawnAccount(account));
+      return { session: copy(session), user: copy(user), withdrawnTokens };
     },
 
     async updateSession(session) {

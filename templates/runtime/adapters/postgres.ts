@@ -14,11 +14,16 @@ import { type Feature, carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
+  type SessionAndUserRow,
+  type SessionForReadRow,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
   accountFromRow,
   refreshedTokenFields,
+  sessionAndUserSql,
+  sessionForReadFromRow,
+  sessionForReadSql,
   sessionDetailColumns,
   sessionFromRow,
   toDate,
@@ -28,6 +33,10 @@ import {
   verificationTokenFromRow,
 } from './sql-rows.js';
 import { createTableSql, featureTables } from './sql-tables.js';
+
+/** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
+const selectSessionAndUser = sessionAndUserSql('$1');
+const selectSessionForRead = sessionForReadSql('$1');
 
 /** The tables the core keeps, whatever the features. */
 const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
@@ -203,15 +212,26 @@ export async function migrate(options: PostgresAdapterOptions & { features?: rea
 export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
   const pool = 'pool' in options ? options.pool : createPool(connectionUrl(options.url));
   let ready: Promise<void> | undefined;
+  // True once the migration of `ready` is done (until features add tables): a session read then waits for nothing else.
+  let migrated = false;
   const tables: TableSpec[] = [];
 
   function ensureSchema(): Promise<void> {
     // One migration per adapter (and again after features add tables); a failed one (database not up yet) is tried
     // again by the next query.
-    ready ??= migrateWith(pool, tables).catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
+    if (!ready) {
+      const migration: Promise<void> = migrateWith(pool, tables).then(
+        () => {
+          // Features may have added tables meanwhile: then `ready` is another migration, not yet done.
+          if (ready === migration) migrated = true;
+        },
+        (error: unknown) => {
+          if (ready === migration) ready = undefined;
+          throw error;
+        },
+      );
+      ready = migration;
+    }
     return ready;
   }
 
@@ -339,14 +359,18 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
 
     async getSessionAndUser(sessionToken) {
       // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
-      const row = await first<SessionRow & UserRow>(
-        `SELECT sessions.session_token, sessions.user_id, sessions.expires, sessions.created_at, sessions.last_seen_at, sessions.user_agent,
-                users.id, users.name, users.email, users.email_verified, users.image
-         FROM sessions JOIN users ON users.id = sessions.user_id
-         WHERE sessions.session_token = $1`,
-        [sessionToken],
-      );
+      const row = await first<SessionAndUserRow>(selectSessionAndUser, [sessionToken]);
       return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
+    },
+
+    // One promise from the pool to the runtime (no async wrappers): this runs on every request with a session.
+    getSessionAndUserForRead(sessionToken) {
+      const read = () =>
+        pool.query<SessionForReadRow>(selectSessionForRead, [sessionToken]).then((result) => {
+          const row = result.rows[0];
+          return row ? sessionForReadFromRow(sessionToken, row) : null;
+        });
+      return migrated ? read() : ensureSchema().then(read);
     },
 
     async updateSession(session) {
@@ -407,6 +431,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     if (added.length > 0) {
       tables.push(...added);
       ready = undefined;
+      migrated = false;
     }
     // On the adapter and on the object it is called on, each keeping the methods it has: see MemoryAdapter.
     for (const feature of features) if (feature.storage) addMissing([adapter, this], feature.storage.sql(sql));

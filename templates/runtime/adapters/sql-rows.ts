@@ -74,6 +74,11 @@ export function toDate(value: Date | string | number | null | undefined): Date |
   return new Date(value);
 }
 
+/** A date column as a Date: `pg`'s own Date is kept, not copied. */
+function dateOf(value: Date | number): Date {
+  return value instanceof Date ? value : new Date(value);
+}
+
 export function userFromRow(row: UserRow): AdapterUser {
   return {
     id: row.id,
@@ -107,6 +112,44 @@ export function sessionFromRow(row: SessionRow): AdapterSession {
   if (row.last_seen_at != null) session.lastSeenAt = toDate(row.last_seen_at);
   if (row.user_agent != null) session.userAgent = row.user_agent;
   return session;
+}
+
+/**
+ * The statement of `getSessionAndUser`: the session and its user in one row, by the session table's primary key
+ * (`placeholder` is `?` in SQLite, `$1` in PostgreSQL).
+ */
+export function sessionAndUserSql(placeholder: string): string {
+  return `SELECT sessions.session_token, sessions.user_id, sessions.expires, sessions.created_at, sessions.last_seen_at, sessions.user_agent,
+       users.id, users.name, users.email, users.email_verified, users.image
+     FROM sessions JOIN users ON users.id = sessions.user_id
+     WHERE sessions.session_token = ${placeholder}`;
+}
+
+/** A row of {@link sessionAndUserSql}. */
+export type SessionAndUserRow = SessionRow & UserRow;
+
+/**
+ * The statement of `getSessionAndUserForRead`: only what reading a session uses (not the token the caller has,
+ * not `user_id`, which is `users.id`, not `user_agent`), and whether one of the user's OAuth accounts had its tokens
+ * withdrawn after a refused refresh, by the rule of `isWithdrawnAccount` (features/database/access-token.ts): kept
+ * `expires_at`, no access or refresh token. Short, because PostgreSQL receives the text with every (unnamed) query.
+ */
+export function sessionForReadSql(placeholder: string): string {
+  return `SELECT s.expires,s.created_at,s.last_seen_at,u.id,u.name,u.email,u.email_verified,u.image,EXISTS(SELECT 1 FROM accounts a WHERE a.user_id=u.id AND a.type IN('oauth','oidc') AND a.access_token IS NULL AND a.refresh_token IS NULL AND a.expires_at IS NOT NULL) AS withdrawn FROM sessions s JOIN users u ON u.id=s.user_id WHERE s.session_token=${placeholder}`;
+}
+
+/** A row of {@link sessionForReadSql}: SQLite answers `withdrawn` as 0 or 1, PostgreSQL as a boolean. */
+export type SessionForReadRow = Omit<SessionRow, 'session_token' | 'user_id' | 'user_agent'> & UserRow & { withdrawn: number | boolean };
+
+/** `getSessionAndUserForRead`'s answer from a row of {@link sessionForReadSql}. */
+export function sessionForReadFromRow(
+  sessionToken: string,
+  row: SessionForReadRow,
+): { session: AdapterSession; user: AdapterUser; withdrawnTokens: boolean } {
+  const session: AdapterSession = { sessionToken, userId: row.id, expires: dateOf(row.expires) };
+  if (row.created_at != null) session.createdAt = dateOf(row.created_at);
+  if (row.last_seen_at != null) session.lastSeenAt = dateOf(row.last_seen_at);
+  return { session, user: userFromRow(row), withdrawnTokens: row.withdrawn === true || row.withdrawn === 1 };
 }
 
 export function verificationTokenFromRow(row: VerificationTokenRow): VerificationToken {

@@ -18,11 +18,16 @@ import { type Feature, carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
+  type SessionAndUserRow,
+  type SessionForReadRow,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
   accountFromRow,
   refreshedTokenFields,
+  sessionAndUserSql,
+  sessionForReadFromRow,
+  sessionForReadSql,
   sessionDetailColumns,
   sessionFromRow,
   toDate,
@@ -32,6 +37,10 @@ import {
   verificationTokenFromRow,
 } from './sql-rows.js';
 import { createTableSql, featureTables } from './sql-tables.js';
+
+/** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
+const selectSessionAndUser = sessionAndUserSql('?');
+const selectSessionForRead = sessionForReadSql('?');
 
 /** The tables the core keeps, whatever the features. */
 const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
@@ -394,13 +403,14 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
 
     async getSessionAndUser(sessionToken) {
       // Expired sessions are returned as they are: the runtime compares `expires` and deletes them.
-      const row = statement(
-        `SELECT sessions.session_token, sessions.user_id, sessions.expires, sessions.created_at, sessions.last_seen_at, sessions.user_agent,
-                users.id, users.name, users.email, users.email_verified, users.image
-         FROM sessions JOIN users ON users.id = sessions.user_id
-         WHERE sessions.session_token = ?`,
-      ).get(sessionToken) as (SessionRow & UserRow) | undefined;
+      const row = statement(selectSessionAndUser).get(sessionToken) as SessionAndUserRow | undefined;
       return row ? { session: sessionFromRow(row), user: userFromRow(row) } : null;
+    },
+
+    // Not async: better-sqlite3 answers at once, and the runtime then reads the session without waiting a turn.
+    getSessionAndUserForRead(sessionToken) {
+      const row = statement(selectSessionForRead).get(sessionToken) as SessionForReadRow | undefined;
+      return row ? sessionForReadFromRow(sessionToken, row) : null;
     },
 
     async updateSession(session) {

@@ -59,6 +59,26 @@ export function parseCookieHeader(header: string | undefined): Map<string, strin
   return cookies;
 }
 
+/**
+ * The value `parseCookieHeader(header).get(name)` gives (the first cookie of that name, trimmed, unquoted and
+ * decoded), without parsing the other cookies of the header.
+ */
+export function findCookie(header: string, name: string): string | undefined {
+  if (!name) return undefined;
+  for (let start = 0; start < header.length; ) {
+    let end = header.indexOf(';', start);
+    if (end === -1) end = header.length;
+    const separator = header.indexOf('=', start);
+    if (separator > start && separator < end && header.slice(start, separator).trim() === name) {
+      let value = header.slice(separator + 1, end).trim();
+      if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
+      return safeDecode(value);
+    }
+    start = end + 1;
+  }
+  return undefined;
+}
+
 function safeDecode(value: string): string {
   if (!value.includes('%')) return value;
   try {

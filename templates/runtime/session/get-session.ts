@@ -106,11 +106,26 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
     const separator = signInPath.includes('?') ? '&' : '?';
     sendRedirectResponse(res, `${signInPath}${separator}callbackUrl=${encodeURIComponent(req.originalUrl ?? req.url)}`);
   }
-  async function readThenGuard(req: Request, res: Response, next: NextFunction): Promise<void> {
-    const session = await getSession(req, config);
+  function guard(req: Request, res: Response, next: NextFunction, session: Session | null): void {
     res.locals['session'] = session;
     if (session?.user) return next();
     deny(req, res);
+  }
+  function failed(error: unknown): null {
+    options.logger.error(error instanceof Error ? error : new Error(String(error)));
+    return null;
+  }
+  // getSession's read for a request without an API key: a SQLite session is read at once (see readSession), and the
+  // guard then answers in the same turn.
+  function readThenGuard(req: Request, res: Response, next: NextFunction): void | Promise<void> {
+    let read: ReturnType<typeof readSession>;
+    try {
+      read = readSession(req, options, { write: false });
+    } catch (error) {
+      return guard(req, res, next, failed(error));
+    }
+    if (read instanceof Promise) return read.then((result) => guard(req, res, next, result.session), (error: unknown) => guard(req, res, next, failed(error)));
+    guard(req, res, next, read.session);
   }
   const scopes = guardOptions.scopes ?? [];
   async function guardBearer(res: Response, next: NextFunction, bearer: Promise<BearerResult>): Promise<void> {

@@ -5,9 +5,9 @@
  * sign-in, for `completeSignIn` and the two-factor feature.
  */
 import type { Request } from 'express';
-import type { CookiesOptions, OutgoingCookie, RequestContext, ResolvedConfig, SessionRead, SessionReadParams, SessionResult } from '../contracts.js';
+import type { CookieOption, CookiesOptions, OutgoingCookie, RequestContext, ResolvedConfig, SessionReadParams, SessionResult } from '../contracts.js';
 import { sendRedirect } from '../context.js';
-import { chunkCookie, clearChunkedCookie, readChunkedCookie } from '../http/cookies.js';
+import { chunkCookie, clearChunkedCookie, findCookie, readChunkedCookie } from '../http/cookies.js';
 import { JWTSessionError } from '../errors.js';
 import { emitEvent, recordSecurityEvent } from '../events.js';
 import { databaseOf } from '../config.js';
@@ -28,29 +28,42 @@ function sameToken(a: JWT, b: JWT): boolean {
 
 /**
  * Reads the session of a request. With `write`, an expiring session is re-issued (rolling sessions) and a bad one
- * is cleared; without it (plain `getSession`), nothing is written.
+ * is cleared; without it (plain `getSession`), nothing is written. A value, not a promise, when the answer needs no
+ * waiting (no session cookie; a database session read at once, see readDatabaseSession).
  */
-export async function readSession(
-  req: Request,
-  options: ResolvedConfig,
-  params: SessionReadParams,
-): Promise<SessionResult> {
+export function readSession(req: Request, options: ResolvedConfig, params: SessionReadParams): SessionResult | Promise<SessionResult> {
   // Cheap exits first: a request without a session cookie costs no key derivation and no decryption.
   const header = req.headers.cookie;
   if (!header) return { session: null, token: null, cookies: [] };
   const cookieOptions = params.cookieOptions ?? cookieOptionsFor(req, options);
   const sessionCookie = cookieOptions.sessionToken;
   if (!header.includes(sessionCookie.name)) return { session: null, token: null, cookies: [] };
-  const cookies = params.cookies ?? requestCookies(req);
-  const raw = readChunkedCookie(cookies, sessionCookie.name);
-  const clear = () => ({ session: null, token: null, cookies: params.write ? clearChunkedCookie(cookies, sessionCookie) : [] });
+  // A whole cookie is found without parsing the others; chunks (and the cookies a read sets) need them all.
+  let cookies = params.cookies;
+  let raw = cookies ? readChunkedCookie(cookies, sessionCookie.name) : findCookie(header, sessionCookie.name);
+  if (raw === undefined && !cookies) {
+    cookies = requestCookies(req);
+    raw = readChunkedCookie(cookies, sessionCookie.name);
+  }
+  const allCookies = (): Map<string, string> => (cookies ??= requestCookies(req));
+  const clear = (): SessionResult => ({ session: null, token: null, cookies: params.write ? clearChunkedCookie(allCookies(), sessionCookie) : [] });
   // Chunks without their first part are debris of a cookie the browser partly dropped: no session, and cleared.
   if (raw === undefined) return clear();
   if (options.session.strategy === 'database') {
-    const read: SessionRead = { ...params, cookies, cookieOptions, clear };
-    return databaseOf(options).readSession(options, raw, read);
+    return databaseOf(options).readSession(options, raw, { ...params, cookies: allCookies, cookieOptions, clear });
   }
+  return readJwtSession(options, params, raw, sessionCookie, allCookies, clear);
+}
 
+/** The JWT half of readSession: decrypts the cookie, runs the callbacks, and re-issues it when due. */
+async function readJwtSession(
+  options: ResolvedConfig,
+  params: SessionReadParams,
+  raw: string,
+  sessionCookie: CookieOption,
+  allCookies: () => Map<string, string>,
+  clear: () => SessionResult,
+): Promise<SessionResult> {
   let decoded: JWT | null;
   try {
     decoded = await options.jwt.decode({ token: raw, secret: options.secrets, salt: sessionCookie.name });
@@ -106,7 +119,7 @@ export async function readSession(
   const outgoing: OutgoingCookie[] = [];
   if (refresh) {
     const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge: expiresAt - now });
-    outgoing.push(...chunkCookie(cookies, sessionCookie, encoded, { expires }));
+    outgoing.push(...chunkCookie(allCookies(), sessionCookie, encoded, { expires }));
   }
   if (options.events.session) await emitEvent(options, 'session', { session, token });
   return { session, token, cookies: outgoing, authTime: signedInAt };

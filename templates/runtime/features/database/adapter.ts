@@ -94,6 +94,13 @@ declare module '../../contracts.js' {
      */
     listAccountsByUserId?(userId: AdapterAccount['userId']): Awaitable<AdapterAccount[]>;
     /**
+     * Not part of Auth.js's interface: `getSessionAndUser`, and in the same query whether one of the user's OAuth
+     * accounts had its tokens withdrawn after a refused refresh (`isWithdrawnAccount` of access-token.ts), so that
+     * reading a database session is one query. The session may leave out `userAgent`, which a read does not use.
+     * Without it, a session read with OAuth providers configured calls `getSessionAndUser`, then `listAccountsByUserId`.
+     */
+    getSessionAndUserForRead?(sessionToken: string): Awaitable<{ session: AdapterSession; user: AdapterUser; withdrawnTokens: boolean } | null>;
+    /**
      * Not part of Auth.js's interface: stores new tokens on an account (after a refresh, or a new sign-in) and
      * returns the account as stored, or null when no account matched. The six fields of `AccountTokens` are all
      * written: an absent one is cleared. With `expectedRefreshToken` the write is a compare-and-set: it happens only
@@ -202,6 +209,12 @@ export async function callAdapter<Method extends AdapterMethod>(
   try {
     return (await implementation.apply(adapter, args)) as Awaited<ReturnType<NonNullable<Adapter[Method]>>>;
   } catch (error) {
-    throw new AdapterError(`adapter.${method}() failed`, { cause: error instanceof Error ? error : undefined });
+    throw adapterFailure(method, error);
   }
 }
+
+/** The error of a failed adapter call, as `callAdapter` throws it (the original kept as cause). */
+export function adapterFailure(method: AdapterMethod, error: unknown): AdapterError {
+  return new AdapterError(`adapter.${method}() failed`, { cause: error instanceof Error ? error : undefined });
+}
+

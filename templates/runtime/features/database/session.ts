@@ -2,7 +2,7 @@
  * Database sessions: the cookie holds the session token, the adapter holds the row (`session.strategy: 'database'`,
  * the default with an adapter).
  */
-import { type Adapter, callAdapter } from './adapter.js';
+import { type Adapter, adapterFailure, callAdapter } from './adapter.js';
 import type { ResolvedConfig, OutgoingCookie, SessionRead, SessionResult } from '../../contracts.js';
 import { chunkCookie } from '../../http/cookies.js';
 import { JWTSessionError } from '../../errors.js';
@@ -10,71 +10,132 @@ import { emitEvent } from '../../events.js';
 import { isWithdrawnAccount } from './access-token.js';
 import { sessionUserOf } from './signed-in.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
-import type { AdapterSession, DefaultSession, Session } from '../../types.js';
+import type { AdapterSession, AdapterUser, Awaitable, DefaultSession, Session } from '../../types.js';
 
 /** A database session's `lastSeenAt` is written when a request reads it at least this long after the last write. */
 const LAST_SEEN_INTERVAL_MS = 5 * 60_000;
+
+/** What a built-in adapter's `getSessionAndUserForRead` answers, or Auth.js's `getSessionAndUser` (no `withdrawnTokens`). */
+type FoundSession = { session: AdapterSession; user: AdapterUser; withdrawnTokens?: boolean };
 
 /**
  * A database session: the cookie holds the session token, the adapter holds the row. An unknown or expired row is
  * no session (and is cleared); a row older than `updateAge` gets its expiry extended. When the database is down the
  * session is absent for this request but the cookie is kept, so that users are not signed out by an outage.
+ * A value, not a promise, when the adapter answered at once (SQLite) and there is nothing to write or call: a guard
+ * then answers without waiting for a turn of the event loop.
  */
-export async function readDatabaseSession(options: ResolvedConfig, sessionToken: string, params: SessionRead): Promise<SessionResult> {
-  const { cookies, cookieOptions, clear } = params;
+export function readDatabaseSession(options: ResolvedConfig, sessionToken: string, params: SessionRead): SessionResult | Promise<SessionResult> {
   const adapter = options.adapter!;
-  let found: Awaited<ReturnType<typeof callAdapter<'getSessionAndUser'>>>;
+  // A built-in adapter reads the session, its user and whether `session.error` is due in one query. Called directly,
+  // not through callAdapter: an adapter that answers at once (better-sqlite3) gives a value, not a promise.
+  const method = typeof adapter.getSessionAndUserForRead === 'function' ? 'getSessionAndUserForRead' : 'getSessionAndUser';
+  let found: Awaitable<FoundSession | null>;
   try {
-    found = await callAdapter(adapter, 'getSessionAndUser', sessionToken);
+    found = adapter[method]!(sessionToken);
   } catch (error) {
-    options.logger.error(error as Error);
-    return { session: null, token: null, cookies: [] };
+    return unreadable(options, adapterFailure(method, error));
   }
-  if (!found) return clear();
-  const { session: row, user } = found;
+  if (isPromiseLike(found)) {
+    return Promise.resolve(found).then(
+      (answered) => readFoundSession(options, sessionToken, params, answered),
+      (error: unknown) => unreadable(options, adapterFailure(method, error)),
+    );
+  }
+  return readFoundSession(options, sessionToken, params, found);
+}
+
+/** The database could not be read: no session for this request, and the cookie is kept. */
+function unreadable(options: ResolvedConfig, error: Error): SessionResult {
+  options.logger.error(error);
+  return { session: null, token: null, cookies: [] };
+}
+
+function isPromiseLike<T>(value: Awaitable<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === 'function';
+}
+
+function readFoundSession(options: ResolvedConfig, sessionToken: string, params: SessionRead, found: FoundSession | null): SessionResult | Promise<SessionResult> {
+  if (!found) return params.clear();
+  const row = found.session;
   const now = Date.now();
   // The absolute lifetime counts from the row's creation (an Auth.js adapter's rows have no createdAt: none).
   const endsAt = row.createdAt ? row.createdAt.valueOf() + options.session.absoluteMaxAge * 1000 : Number.POSITIVE_INFINITY;
-  if (row.expires.valueOf() <= now || endsAt <= now) {
-    if (params.write) await callAdapter(adapter, 'deleteSession', sessionToken).catch((error: Error) => options.logger.error(error));
-    return clear();
-  }
-  let expires = row.expires;
-  const outgoing: OutgoingCookie[] = [];
+  if (row.expires.valueOf() <= now || endsAt <= now) return endExpiredSession(options, sessionToken, params);
   const dueForUpdate = row.expires.valueOf() - options.session.maxAge * 1000 + options.session.updateAge * 1000 <= now;
   const extend = params.write && (dueForUpdate || params.trigger === 'update');
   // An adapter that lists sessions keeps their "last seen" time, written at most every LAST_SEEN_INTERVAL_MS.
-  const seen = typeof adapter.listSessionsByUserId === 'function' && now - (row.lastSeenAt?.valueOf() ?? 0) >= LAST_SEEN_INTERVAL_MS;
+  const seen = typeof options.adapter!.listSessionsByUserId === 'function' && now - (row.lastSeenAt?.valueOf() ?? 0) >= LAST_SEEN_INTERVAL_MS;
+  // Most reads write nothing, list no accounts and call nothing of the app's: they need not wait for anything.
+  if (!extend && !seen && found.withdrawnTokens !== undefined && !options.source.callbacks?.session && !options.events.session) {
+    return sessionResultOf(sessionOf(found.user, row.expires, refreshErrorOfRead(options, found.withdrawnTokens)), [], row);
+  }
+  return readSessionWithWrites(options, sessionToken, params, found, { now, endsAt, extend, seen });
+}
+
+/** An expired row is no session; a read that may write deletes it. */
+async function endExpiredSession(options: ResolvedConfig, sessionToken: string, params: SessionRead): Promise<SessionResult> {
+  if (params.write) await callAdapter(options.adapter!, 'deleteSession', sessionToken).catch((error: Error) => options.logger.error(error));
+  return params.clear();
+}
+
+/** The session shown to the app (`session.user` holds only the user's public fields). */
+function sessionOf(user: AdapterUser, expires: Date, error: DefaultSession['error']): Session {
+  const session: Session = { user: sessionUserOf(user), expires: expires.toISOString() };
+  if (error) session.error = error;
+  return session;
+}
+
+function sessionResultOf(session: Session, cookies: OutgoingCookie[], row: AdapterSession): SessionResult {
+  const result: SessionResult = { session, token: null, cookies };
+  if (row.createdAt) result.authTime = Math.floor(row.createdAt.valueOf() / 1000);
+  return result;
+}
+
+/** The rest of a read: the expiry extended and "last seen" written, `session.error` read, the app's callback and event. */
+async function readSessionWithWrites(
+  options: ResolvedConfig,
+  sessionToken: string,
+  params: SessionRead,
+  found: FoundSession,
+  due: { now: number; endsAt: number; extend: boolean; seen: boolean },
+): Promise<SessionResult> {
+  const { session: row, user } = found;
+  const { now, extend, seen } = due;
+  let expires = row.expires;
+  const outgoing: OutgoingCookie[] = [];
   if (extend || seen) {
-    const renewed = new Date(Math.min(now + options.session.maxAge * 1000, endsAt));
+    const renewed = new Date(Math.min(now + options.session.maxAge * 1000, due.endsAt));
     const update = { sessionToken, ...(extend && { expires: renewed }), ...(seen && { lastSeenAt: new Date(now) }) };
     try {
-      await callAdapter(adapter, 'updateSession', update);
+      await callAdapter(options.adapter!, 'updateSession', update);
       if (update.expires) {
         expires = update.expires;
-        outgoing.push(...chunkCookie(cookies, cookieOptions.sessionToken, sessionToken, { expires }));
+        outgoing.push(...chunkCookie(params.cookies(), params.cookieOptions.sessionToken, sessionToken, { expires }));
       }
     } catch (error) {
       options.logger.error(error as Error);
     }
   }
-  const sessionUser = sessionUserOf(user);
-  const error = await refreshErrorOfUser(options, String(user.id));
-  let session: Session;
-  try {
-    session = (await options.callbacks.session({
-      session: { user: sessionUser, expires: expires.toISOString(), ...(error && { error }) },
-      // Database sessions have no JWT; an empty token keeps `token.x` reads from throwing in shared callbacks.
-      token: {},
-      user,
-      ...(params.trigger && { trigger: params.trigger, newSession: params.newSession }),
-    })) as Session;
-  } catch (error) {
-    options.logger.error(new JWTSessionError('The session callback failed', { cause: error instanceof Error ? error : undefined }));
-    return { session: null, token: null, cookies: [] };
+  const error = found.withdrawnTokens === undefined ? await refreshErrorOfUser(options, String(user.id)) : refreshErrorOfRead(options, found.withdrawnTokens);
+  let session = sessionOf(user, expires, error);
+  // The default callback returns the session as it is: it is called only when the app sets one.
+  if (options.source.callbacks?.session) {
+    try {
+      session = (await options.callbacks.session({
+        session,
+        // Database sessions have no JWT; an empty token keeps `token.x` reads from throwing in shared callbacks.
+        token: {},
+        user,
+        ...(params.trigger && { trigger: params.trigger, newSession: params.newSession }),
+      })) as Session;
+    } catch (error) {
+      options.logger.error(new JWTSessionError('The session callback failed', { cause: error instanceof Error ? error : undefined }));
+      return { session: null, token: null, cookies: [] };
+    }
   }
   if (options.events.session) await emitEvent(options, 'session', { session, token: {} });
-  return { session, token: null, cookies: outgoing, ...(row.createdAt && { authTime: Math.floor(row.createdAt.valueOf() / 1000) }) };
+  return sessionResultOf(session, outgoing, row);
 }
 
 /**
@@ -91,6 +152,11 @@ async function refreshErrorOfUser(options: ResolvedConfig, userId: string): Prom
     options.logger.error(error as Error);
     return undefined;
   }
+}
+
+/** The same as {@link refreshErrorOfUser}, from what `getSessionAndUserForRead` answered. */
+function refreshErrorOfRead(options: ResolvedConfig, withdrawnTokens: boolean): DefaultSession['error'] {
+  return withdrawnTokens && options.providers.some(isOAuthProvider) ? 'RefreshTokenError' : undefined;
 }
 
 /** Deletes the session's row at sign-out, so that it ends everywhere; an outage is logged and ends only this cookie. */
