@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
-import { describe, expect, it, vi } from 'vitest';
-import { createRequireAuth, createSessionLocals } from '../../templates/runtime/index.js';
-import { credentialsConfig } from './helpers.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createRequireAuth, createSessionLocals, getSession } from '../../templates/runtime/index.js';
+import { encode } from '../../templates/runtime/session/jwt.js';
+import { SECRET, credentialsConfig } from './helpers.js';
 
 function fakeRequest(cookie?: string): Request {
   return { headers: cookie === undefined ? {} : { cookie }, originalUrl: '/private', url: '/private' } as unknown as Request;
@@ -73,5 +74,85 @@ describe('issue 8: requests without a session cookie cost no read', () => {
     expect(returned).toBeInstanceOf(Promise);
     await returned;
     expect(res.sent.status).toBe(302);
+  });
+});
+
+describe('issue 39: a remembered JWT session is answered in the same turn', () => {
+  const salt = 'authjs.session-token';
+  const claims = { sub: 'user-39', name: 'Ada', email: 'ada@example.test' };
+
+  /** A fresh session cookie of `claims`, read twice through getSession so that it is remembered (jwt.ts). */
+  async function rememberedCookie(config = credentialsConfig(), maxAge?: number): Promise<string> {
+    const cookie = `${salt}=${await encode({ token: { ...claims, auth_time: Math.floor(Date.now() / 1000) }, secret: SECRET, salt, ...(maxAge && { maxAge }) })}`;
+    for (let read = 0; read < 2; read++) expect(await getSession(fakeRequest(cookie), config)).toMatchObject({ user: { id: 'user-39' } });
+    return cookie;
+  }
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('requireAuth and sessionLocals call next before returning, with no promise, once the token is remembered', async () => {
+    const config = credentialsConfig();
+    const cookie = `${salt}=${await encode({ token: claims, secret: SECRET, salt })}`;
+    const first = createRequireAuth(config)(fakeRequest(cookie), fakeResponse(), vi.fn());
+    expect(first, 'a token seen for the first time is decrypted: a promise').toBeInstanceOf(Promise);
+    await first;
+    await getSession(fakeRequest(cookie), config);
+    for (const middleware of [createRequireAuth(config), createSessionLocals(config)]) {
+      const next = vi.fn();
+      const res = fakeResponse();
+      expect(middleware(fakeRequest(cookie), res, next)).toBeUndefined();
+      expect(next).toHaveBeenCalledWith();
+      expect(res.locals['session']).toMatchObject({ user: { id: 'user-39', name: 'Ada', email: 'ada@example.test' } });
+      expect((res.locals['session'] as { expires: string }).expires).toMatch(/^\d{4}-\d\d-\d\dT/);
+    }
+  });
+
+  it('still re-issues a remembered cookie once session.updateAge has passed', async () => {
+    const config = credentialsConfig({ session: { updateAge: 60 } });
+    const cookie = await rememberedCookie(config);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
+    const next = vi.fn();
+    const res = fakeResponse();
+    const returned = createSessionLocals(config)(fakeRequest(cookie), res, next);
+    expect(returned).toBeInstanceOf(Promise);
+    await returned;
+    expect(next).toHaveBeenCalledOnce();
+    expect(String(res.sent.headers['set-cookie'])).toMatch(/^authjs\.session-token=/);
+  });
+
+  it('refuses a remembered token once it expires, and clears it', async () => {
+    const config = credentialsConfig();
+    const cookie = await rememberedCookie(config, 60);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 76_000 });
+    const next = vi.fn();
+    const res = fakeResponse();
+    expect(createSessionLocals(config)(fakeRequest(cookie), res, next)).toBeUndefined();
+    expect(res.locals['session']).toBeNull();
+    expect(String(res.sent.headers['set-cookie'])).toMatch(/^authjs\.session-token=; Max-Age=0/);
+  });
+
+  it('refuses a remembered token once its secret is rotated out', async () => {
+    const cookie = await rememberedCookie();
+    const res = fakeResponse();
+    await createRequireAuth(credentialsConfig({ secret: 'r'.repeat(40) }))(fakeRequest(cookie), res, vi.fn());
+    expect(res.sent.status).toBe(302);
+  });
+
+  it('runs the app\'s callbacks and the session event on every request, remembered or not', async () => {
+    const jwt = vi.fn(({ token }: { token: Record<string, unknown> }) => ({ ...token, role: 'admin' }));
+    const session = vi.fn(({ session: value, token }: { session: Record<string, unknown>; token: Record<string, unknown> }) => ({ ...value, role: token['role'] }));
+    const onSession = vi.fn();
+    const config = credentialsConfig({ callbacks: { jwt, session } as never, events: { session: onSession } });
+    const cookie = await rememberedCookie(config);
+    for (let request = 0; request < 3; request++) {
+      const res = fakeResponse();
+      await createRequireAuth(config)(fakeRequest(cookie), res, vi.fn());
+      expect(res.locals['session']).toMatchObject({ role: 'admin', user: { id: 'user-39' } });
+    }
+    expect(jwt).toHaveBeenCalledTimes(5);
+    expect(session).toHaveBeenCalledTimes(5);
+    expect(onSession).toHaveBeenCalledTimes(5);
   });
 });

@@ -1,7 +1,7 @@
 /** `getSession(req, config)` and the two middlewares built on it, `createSessionLocals` and `createRequireAuth`. */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DEFAULT_BASE_PATH } from '../http/base-path.js';
-import type { BearerResult, FrameworkAuthConfig, ResolvedConfig } from '../contracts.js';
+import type { BearerResult, FrameworkAuthConfig, ResolvedConfig, SessionResult } from '../contracts.js';
 import { resolveConfigOnce } from '../config.js';
 import { flushCookies, noStore, sendJsonResponse, sendRedirectResponse } from '../context.js';
 import { prefersJson } from '../http/request.js';
@@ -34,20 +34,30 @@ export async function getSession(req: Request, config: FrameworkAuthConfig): Get
  */
 export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler {
   const options = resolveConfigOnce(config);
-  async function readIntoLocals(req: Request, res: Response, next: NextFunction): Promise<void> {
-    try {
-      const result = await readSession(req, options, { write: true });
-      if (!res.headersSent && (result.cookies.length > 0 || result.session)) {
-        // A response that sets a session cookie or may show the session must never be stored by a shared cache.
-        res.setHeader('Cache-Control', noStore);
-        flushCookies(res, result.cookies);
-      }
-      res.locals['session'] = result.session;
-    } catch (error) {
-      options.logger.error(error instanceof Error ? error : new Error(String(error)));
-      res.locals['session'] = null;
+  function keep(res: Response, next: NextFunction, result: SessionResult): void {
+    if (!res.headersSent && (result.cookies.length > 0 || result.session)) {
+      // A response that sets a session cookie or may show the session must never be stored by a shared cache.
+      res.setHeader('Cache-Control', noStore);
+      flushCookies(res, result.cookies);
     }
+    res.locals['session'] = result.session;
     next();
+  }
+  function failed(res: Response, next: NextFunction, error: unknown): void {
+    options.logger.error(error instanceof Error ? error : new Error(String(error)));
+    res.locals['session'] = null;
+    next();
+  }
+  // A session read at once (a remembered JWT, a SQLite row: see readSession) goes on in the same turn.
+  function readIntoLocals(req: Request, res: Response, next: NextFunction): void | Promise<void> {
+    let read: ReturnType<typeof readSession>;
+    try {
+      read = readSession(req, options, { write: true });
+    } catch (error) {
+      return failed(res, next, error);
+    }
+    if (read instanceof Promise) return read.then((result) => keep(res, next, result), (error: unknown) => failed(res, next, error));
+    keep(res, next, read);
   }
   return function sessionLocals(req: Request, res: Response, next: NextFunction): void | Promise<void> {
     const bearer = options.bearer?.resultOf(req, options);

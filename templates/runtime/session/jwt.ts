@@ -151,6 +151,23 @@ async function decryptWithJose(token: string, secrets: readonly string[], salt: 
 }
 
 /**
+ * The claims of `token` when it is remembered (verified before with one of `secrets`, under this cookie name): a copy,
+ * at once, with no decryption. Undefined when it is not remembered; throws as `decode` does when it has expired.
+ */
+export function rememberedClaims(token: string, secrets: readonly string[], salt: string): JWT | undefined {
+  const remembered = verifiedTokens.get(token);
+  if (!remembered || remembered.salt !== salt || !(remembered.hadKid ? secrets.includes(remembered.secret) : secrets[0] === remembered.secret)) return undefined;
+  const payload = JSON.parse(remembered.claims) as JWT;
+  try {
+    checkTimes(payload);
+  } catch (error) {
+    verifiedTokens.delete(token);
+    throw error;
+  }
+  return payload;
+}
+
+/**
  * Decrypts a token made by `encode` (or by Auth.js) with whichever secret its `kid` names. Throws on a tampered,
  * expired or foreign token; callers turn that into "no session". Tokens of our own shape are opened with
  * node:crypto (session-decrypt.ts), every other token with jose.
@@ -159,17 +176,8 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
   const { token, secret, salt } = params;
   if (!token) return null;
   const secrets = Array.isArray(secret) ? secret : [secret];
-  const remembered = verifiedTokens.get(token);
-  if (remembered && remembered.salt === salt && (remembered.hadKid ? secrets.includes(remembered.secret) : secrets[0] === remembered.secret)) {
-    const payload = JSON.parse(remembered.claims) as JWT;
-    try {
-      checkTimes(payload);
-    } catch (error) {
-      verifiedTokens.delete(token);
-      throw error;
-    }
-    return payload as Payload;
-  }
+  const remembered = rememberedClaims(token, secrets, salt);
+  if (remembered) return remembered as Payload;
   const own = await decryptOwnShape(token, secrets, salt, deriveKey);
   const decrypted = own ?? (await decryptWithJose(token, secrets, salt));
   // Our own path hands back the claims' JSON text as decrypted; jose's payload is written out again.

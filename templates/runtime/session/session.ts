@@ -5,7 +5,7 @@
  * sign-in, for `completeSignIn` and the two-factor feature.
  */
 import type { Request } from 'express';
-import type { CookieOption, CookiesOptions, OutgoingCookie, RequestContext, ResolvedConfig, SessionReadParams, SessionResult } from '../contracts.js';
+import type { CookieOption, CookiesOptions, OutgoingCookie, RequestContext, ResolvedConfig, SessionRead, SessionReadParams, SessionResult } from '../contracts.js';
 import { sendRedirect } from '../context.js';
 import { chunkCookie, clearChunkedCookie, findCookie, readChunkedCookie } from '../http/cookies.js';
 import { JWTSessionError } from '../errors.js';
@@ -14,7 +14,7 @@ import { databaseOf } from '../config.js';
 import { providerTokensOf, refreshErrorOfToken } from '../oauth/provider-tokens.js';
 import { customPageUrl, resolveRedirect } from '../http/redirect.js';
 import { cookieOptionsFor, requestCookies } from '../http/request.js';
-import { userClaims } from './jwt.js';
+import { decode, rememberedClaims, userClaims } from './jwt.js';
 import type { Account, AdapterUser, JWT, Profile, Session, User } from '../types.js';
 
 function sameToken(a: JWT, b: JWT): boolean {
@@ -50,13 +50,74 @@ export function readSession(req: Request, options: ResolvedConfig, params: Sessi
   // Chunks without their first part are debris of a cookie the browser partly dropped: no session, and cleared.
   if (raw === undefined) return clear();
   if (options.session.strategy === 'database') {
-    return databaseOf(options).readSession(options, raw, { ...params, cookies: allCookies, cookieOptions, clear });
+    const read: SessionRead = { ...params, cookies: allCookies, cookieOptions, clear };
+    return databaseOf(options).readSession(options, raw, read);
   }
   return readJwtSession(options, params, raw, sessionCookie, allCookies, clear);
 }
 
-/** The JWT half of readSession: decrypts the cookie, runs the callbacks, and re-issues it when due. */
-async function readJwtSession(
+/** When a JWT session ends and when its cookie is due again, from its claims and the token the `jwt` callback gave. */
+function sessionTimes(options: ResolvedConfig, params: SessionReadParams, decoded: JWT, token: JWT) {
+  const now = Math.floor(Date.now() / 1000);
+  const issuedAt = typeof decoded.iat === 'number' ? decoded.iat : 0;
+  // The sign-in time outlives every re-issue; a token of Auth.js's has none, and its clock starts at its `iat`.
+  const signedInAt = typeof decoded.auth_time === 'number' ? decoded.auth_time : issuedAt || now;
+  const endsAt = signedInAt + options.session.absoluteMaxAge;
+  const refresh = params.write === true && (params.trigger === 'update' || !sameToken(decoded, token) || now - issuedAt >= options.session.updateAge);
+  const renewedAt = Math.min(now + options.jwt.maxAge, endsAt);
+  const expiresAt = refresh ? renewedAt : typeof decoded.exp === 'number' ? decoded.exp : renewedAt;
+  return { now, signedInAt, ended: now >= endsAt, refresh, expiresAt, expires: new Date(expiresAt * 1000) };
+}
+
+/** The session the `session` callback is given: the user from the token's claims, the expiry, a refresh error. */
+function defaultSession(token: JWT, expires: Date): Session {
+  const user: User = {};
+  if (token.sub !== undefined) user.id = token.sub;
+  if (token.name !== undefined) user.name = token.name;
+  if (token.email !== undefined) user.email = token.email;
+  if (token.picture !== undefined) user.image = token.picture;
+  const error = refreshErrorOfToken(token);
+  return { user, expires: expires.toISOString(), ...(error && { error }) };
+}
+
+/**
+ * The JWT half of readSession: decrypts the cookie, runs the callbacks, and re-issues it when due. A token verified
+ * before (jwt.ts's remembered tokens), read with the default `decode` and callbacks and no `session` event, and not
+ * due to be re-issued, is answered at once: nothing in it waits, so nothing returns a promise.
+ */
+function readJwtSession(
+  options: ResolvedConfig,
+  params: SessionReadParams,
+  raw: string,
+  sessionCookie: CookieOption,
+  allCookies: () => Map<string, string>,
+  clear: () => SessionResult,
+): SessionResult | Promise<SessionResult> {
+  const custom = options.source.callbacks;
+  if (options.jwt.decode !== decode || custom?.jwt || custom?.session || options.events.session || params.trigger) {
+    return readJwtSessionAsync(options, params, raw, sessionCookie, allCookies, clear);
+  }
+  let decoded: JWT | undefined;
+  try {
+    decoded = rememberedClaims(raw, options.secrets, sessionCookie.name);
+  } catch (error) {
+    return rejected(options, error, clear);
+  }
+  if (!decoded) return readJwtSessionAsync(options, params, raw, sessionCookie, allCookies, clear);
+  const times = sessionTimes(options, params, decoded, decoded);
+  if (times.ended) return clear();
+  if (times.refresh) return readJwtSessionAsync(options, params, raw, sessionCookie, allCookies, clear);
+  decoded.auth_time = times.signedInAt;
+  return { session: defaultSession(decoded, times.expires), token: decoded, cookies: [], authTime: times.signedInAt };
+}
+
+/** A session cookie that did not open: no session (logged at debug level, by the error's name only). */
+function rejected(options: ResolvedConfig, error: unknown, clear: () => SessionResult): SessionResult {
+  options.logger.debug('session cookie rejected', { reason: error instanceof Error ? error.name : 'unknown' });
+  return clear();
+}
+
+async function readJwtSessionAsync(
   options: ResolvedConfig,
   params: SessionReadParams,
   raw: string,
@@ -68,8 +129,7 @@ async function readJwtSession(
   try {
     decoded = await options.jwt.decode({ token: raw, secret: options.secrets, salt: sessionCookie.name });
   } catch (error) {
-    options.logger.debug('session cookie rejected', { reason: error instanceof Error ? error.name : 'unknown' });
-    return clear();
+    return rejected(options, error, clear);
   }
   if (!decoded) return clear();
 
@@ -85,29 +145,13 @@ async function readJwtSession(
   }
   if (!token) return clear();
 
-  const now = Math.floor(Date.now() / 1000);
-  const issuedAt = typeof decoded.iat === 'number' ? decoded.iat : 0;
-  // The sign-in time outlives every re-issue; a token of Auth.js's has none, and its clock starts at its `iat`.
-  const signedInAt = typeof decoded.auth_time === 'number' ? decoded.auth_time : issuedAt || now;
-  const endsAt = signedInAt + options.session.absoluteMaxAge;
-  if (now >= endsAt) return clear();
+  const { now, signedInAt, ended, refresh, expiresAt, expires } = sessionTimes(options, params, decoded, token);
+  if (ended) return clear();
   token.auth_time = signedInAt;
-  const refresh =
-    params.write && (params.trigger === 'update' || !sameToken(decoded, token) || now - issuedAt >= options.session.updateAge);
-  const renewedAt = Math.min(now + options.jwt.maxAge, endsAt);
-  const expiresAt = refresh ? renewedAt : typeof decoded.exp === 'number' ? decoded.exp : renewedAt;
-  const expires = new Date(expiresAt * 1000);
-
-  const user: User = {};
-  if (token.sub !== undefined) user.id = token.sub;
-  if (token.name !== undefined) user.name = token.name;
-  if (token.email !== undefined) user.email = token.email;
-  if (token.picture !== undefined) user.image = token.picture;
-  const error = refreshErrorOfToken(token);
   let session: Session;
   try {
     session = (await options.callbacks.session({
-      session: { user, expires: expires.toISOString(), ...(error && { error }) },
+      session: defaultSession(token, expires),
       token,
       ...(params.trigger && { trigger: params.trigger, newSession: params.newSession }),
     })) as Session;
