@@ -1,7 +1,4 @@
-/**
- * The shared end of every sign-in (OAuth, credentials, email, passkeys): the `signIn` callback, the user and account
- * in the database (with an adapter), the session (cookie or database row), the event, and the redirect.
- */
+/** The shared end of every sign-in (OAuth, credentials, email, passkeys): `completeSignIn`. */
 import type { RequestContext, SignInResolution } from './contracts.js';
 import { sendRedirect } from './context.js';
 import { AccessDenied } from './errors.js';

@@ -6,7 +6,7 @@
 import { checkBasePath } from './http/base-path.js';
 import { carriedFeatures, providerFlow, type CallbacksOptions, type CarriedFlow, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type TrustedHostRule, type WarningCode } from './contracts.js';
 import { defaultCookies, mergeCookies } from './http/cookies.js';
-import { type AuthError, type ErrorResponse, MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, errorResponses } from './errors.js';
+import { type AuthError, MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, errorResponses } from './errors.js';
 import { DEFAULT_MAX_AGE, decode, encode } from './session/jwt.js';
 import { parseTrustedHosts } from './http/origin.js';
 import { pageMessages } from './pages/messages.js';
@@ -47,11 +47,6 @@ function resolveFeatures(config: FrameworkAuthConfig): { features: Feature[]; da
   return { features, database };
 }
 
-/** The responses of the error classes the features bring, by type. */
-function featureErrorResponses(features: readonly Feature[]): Record<string, ErrorResponse> {
-  return Object.fromEntries(features.flatMap((feature) => (feature.errors ?? []).flatMap((error) => (error.response ? [[error.type, error.response]] : []))));
-}
-
 function positiveSeconds(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${name} must be a positive number of seconds (got ${String(value)})`);
   return value;
@@ -89,19 +84,9 @@ function parseBooleanEnv(value: string | undefined): boolean | undefined {
   return undefined;
 }
 
-function defaultRedirect({ url, baseUrl }: { url: string; baseUrl: string }): string {
-  if (url.startsWith('/')) return `${baseUrl}${url}`;
-  try {
-    if (new URL(url).origin === baseUrl) return url;
-  } catch {
-    // not a URL: fall back to the base URL
-  }
-  return baseUrl;
-}
-
 const defaultCallbacks: CallbacksOptions = {
   signIn: () => true,
-  redirect: defaultRedirect,
+  redirect: ({ url, baseUrl }) => (url.startsWith('/') ? `${baseUrl}${url}` : URL.canParse(url) && new URL(url).origin === baseUrl ? url : baseUrl),
   session: ({ session }) => session,
   jwt: ({ token }) => token,
 };
@@ -206,15 +191,14 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     pages: { ...config.pages },
     theme: { colorScheme: 'auto', ...config.theme },
     logger,
-    debug,
     useSecureCookies: config.useSecureCookies,
     cookies: { secure: mergeCookies(defaultCookies(true), config.cookies), plain: mergeCookies(defaultCookies(false), config.cookies) },
-    redirectProxyUrl,
     adapter: config.adapter,
     features,
     database,
     bearer: features.find((feature) => feature.bearer)?.bearer,
-    pageMessages: pageMessages({ ...errorResponses, ...featureErrorResponses(features) }),
+    // The core's error responses, and those of the error classes the features bring.
+    pageMessages: pageMessages({ ...errorResponses, ...Object.fromEntries(features.flatMap((feature) => (feature.errors ?? []).flatMap((error) => (error.response ? [[error.type, error.response]] : [])))) }),
   };
   for (const feature of features) feature.check?.(options);
   return options;

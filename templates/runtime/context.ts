@@ -71,10 +71,7 @@ export function sendJsonResponse(res: Response, status: number, body: unknown): 
   res.end(JSON.stringify(body));
 }
 
-/**
- * Answers an HTML page (with the queued cookies). The pages run no script, except the inline scripts whose hashes
- * (`'sha256-…'`) are passed here (the passkey buttons); those may also `fetch` this origin.
- */
+/** Answers an HTML page (with the queued cookies), allowing the inline scripts of `scriptHashes` (see csp.ts). */
 export function sendHtml(context: RequestContext, status: number, page: string, scriptHashes: readonly string[] = []): void {
   flushCookies(context.res, context.outgoing);
   sendHtmlResponse(context.res, status, page, scriptHashes);

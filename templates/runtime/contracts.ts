@@ -132,10 +132,7 @@ export interface SecurityEventRecorder {
   record(context: { req?: Request | undefined; options: ResolvedConfig }, input: SecurityEventInput): Promise<void>;
 }
 
-/**
- * Settings in the config's `events` beside the callbacks, which features declare (`declare module … { interface
- * EventOptions { … } }`): the security events' retention and address precision.
- */
+/** Settings in the config's `events` beside the callbacks, which features declare (the security events' retention). */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the features' declarations
 export interface EventOptions {}
 
@@ -148,10 +145,7 @@ export interface PagesOptions {
   newUser: string;
 }
 
-/**
- * The codes of the warnings features log, each with the hint the default logger adds (`Feature.warnings`): a feature
- * declares its own (`declare module … { interface FeatureWarningCodes { … } }`).
- */
+/** The codes of the warnings features log, each declared with its hint by its feature (`Feature.warnings`). */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the features' declarations
 export interface FeatureWarningCodes {}
 
@@ -262,10 +256,7 @@ export interface Theme {
   colorScheme?: 'auto' | 'dark' | 'light';
   /** Shown above each page's heading: an https URL, a path on this site, or an image data URI. */
   logo?: string;
-  /**
-   * The colour of the pages' buttons (CSS hex, `rgb()`, `hsl()` or a name).
-   * @default '#3451b2'
-   */
+  /** The colour of the pages' buttons (CSS hex, `rgb()`, `hsl()` or a name). @default '#3451b2' */
   brandColor?: string;
   /**
    * The text colour on `brandColor`. Without it, or when it is below 4.5:1 on `brandColor`, black or white is
@@ -379,8 +370,6 @@ export interface ClientOverrides {
 
 /** The configuration of an OAuth 2 provider (`type: 'oauth'`). */
 export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
-  /** Used to sign in with this provider. */
-  id: string;
   type: 'oauth';
   clientId?: string;
   clientSecret?: string;
@@ -396,10 +385,7 @@ export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
   issuer?: string;
   /** The provider's JWKS URL when there is no discovery; discovered otherwise. */
   jwks_endpoint?: string;
-  /**
-   * Checks run on the callback.
-   * @default ['pkce'] ('state' is added when `redirectProxyUrl` is set)
-   */
+  /** Checks run on the callback. @default ['pkce'] ('state' is added when `redirectProxyUrl` is set) */
   checks?: OAuthChecks[];
   /** Overrides for the underlying OAuth library's client. */
   client?: ClientOverrides;
@@ -408,10 +394,7 @@ export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
    * @default access_token, id_token, refresh_token, expires_at, scope, token_type, session_state
    */
   account?: (tokens: TokenSet) => TokenSet | undefined | void;
-  /**
-   * Receives the provider's profile and returns the user.
-   * @default id (sub or id), name, email, image (picture)
-   */
+  /** Receives the provider's profile and returns the user. @default id (sub or id), name, email, image (picture) */
   profile?: (profile: P, tokens: TokenSet) => Awaitable<User>;
   /**
    * Link to an existing user with the same email automatically. Enable only for providers that verify emails.
@@ -435,8 +418,6 @@ export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
   /** User overrides, merged over the provider's defaults. */
   options?: OAuthUserConfig<P>;
   [customFetch]?: CustomFetch;
-  /** Internal flag. */
-  conformInternal?: true;
   /**
    * The protocol: OAuth 2 when absent or `'2.0'`; `'1.0A'` signs in over OAuth 1.0a (HMAC-SHA1 signed requests),
    * as the microblog provider can.
@@ -509,10 +490,9 @@ export interface ResolvedFlowProvider {
 export type Provider<P = Profile> = OAuthConfig<P> | OIDCConfig<P> | FlowProviderConfig;
 
 /**
- * A provider in `providers`: a configuration, or a factory called with no options (`providers: [GitHub]`). Each
- * provider types its own profile, so the list accepts any profile type.
+ * A provider in `providers`: a configuration, or a factory called with no options (`providers: [GitHub]`). Profile
+ * types differ per provider (as in Auth.js), and a flow provider's own options are its flow's to check.
  */
-// Profile types differ per provider (as in Auth.js), and a flow provider's own options are its flow's to check.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyProvider = OAuthConfig<any> | OIDCConfig<any> | (FlowProviderConfig & { [option: string]: any });
 export type ProviderInput = AnyProvider | (() => AnyProvider);
@@ -539,10 +519,8 @@ export interface ResolvedConfig {
   pages: Partial<PagesOptions>;
   theme: Required<Pick<Theme, 'colorScheme'>> & Theme;
   logger: LoggerInstance;
-  debug: boolean;
   useSecureCookies: boolean | undefined;
   cookies: { secure: CookiesOptions; plain: CookiesOptions };
-  redirectProxyUrl: string | undefined;
   adapter: Adapter | undefined;
   /** The config's features, the adapter's and the providers' flows', each once. */
   features: readonly Feature[];
@@ -709,7 +687,6 @@ export const carriedFeatures = Symbol.for('framework-auth.features');
  * project has no adapter code.
  */
 export interface Adapter {
-  /** The features that use this adapter: the built-in adapters carry the database feature. */
   [carriedFeatures]?: readonly Feature[];
 }
 

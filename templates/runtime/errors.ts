@@ -88,9 +88,8 @@ export function clientSafe(type: ErrorType, status: number, page: ErrorResponse[
 }
 
 /**
- * The one table of the core's error responses: status, page, what a URL may show, and the user's texts. The
- * handler's `respondWithError`, the `AuthError` status and the built-in pages all read it; a feature's error class
- * carries its own (`static response`), and the feature lists the class in its `errors`.
+ * The one table of the core's error responses (status, page, what a URL may show, the user's texts), read by
+ * `respondWithError`, the `AuthError` status and the built-in pages; a feature's error class carries its own.
  */
 export const errorResponses: Readonly<Record<CoreErrorType, ErrorResponse>> = {
   AccessDenied: clientSafe('AccessDenied', 403, 'error', 'You do not have permission to sign in.', 'Access denied'),
@@ -362,17 +361,14 @@ export class AccountNotLinked extends SignInError {
 
 /**
  * Thrown from a credentials provider's `authorize()` when the credentials are wrong. The user is sent back to the
- * sign-in page with `error=CredentialsSignin&code=<code>`.
- *
- * `code` appears in the URL: keep it generic ("credentials", "invalid_credentials"), never say whether the user
- * name or the password was wrong. The full error is logged on the server.
+ * sign-in page with `error=CredentialsSignin&code=<code>`. `code` appears in the URL: keep it generic ("credentials",
+ * "invalid_credentials"), never say whether the user name or the password was wrong. The full error is logged on the
+ * server.
  * @example
  * class InvalidLogin extends CredentialsSignin { code = 'invalid_credentials' }
  */
 export class CredentialsSignin extends SignInError {
-  static override kind: ErrorPageKind = 'signIn';
   static type: ErrorType = 'CredentialsSignin';
-  /** Placed in the `code` query parameter of the redirect. */
   code = 'credentials';
 }
 

@@ -31,32 +31,23 @@ export function entryOf(table: Readonly<Record<string, RouteEntry>>, segments: r
 }
 
 /**
- * The route of `spec` for these segments and method: `UnknownAction` (404) for a provider segment the action does
- * not take (or lacks), `MethodNotAllowed` (405, with `Allow`) for a method it does not accept.
+ * The route of `spec` for these segments and method (HEAD is GET): `UnknownAction` (404) for a provider segment the
+ * action does not take (or lacks), or a path below it not among its `subpaths` (`<mount>/account/email/confirm`);
+ * `MethodNotAllowed` (405, with `Allow`) for a method it does not accept.
  */
 export function matchRoute(spec: RouteSpec, segments: readonly string[], requestMethod: string): Route {
-  if (spec.subpaths) return matchSubpath(spec, segments, requestMethod);
   const [, providerId, ...rest] = segments;
-  if (rest.length > 0 || (spec.provider === 'none' && providerId !== undefined) || (spec.provider === 'required' && !providerId)) {
-    throw new UnknownAction(`There is no auth route "${segments.join('/')}"`);
-  }
-  return { method: allowedMethod(spec, requestMethod), providerId };
-}
-
-/** An action with paths below it (`<mount>/account/email/confirm`): the path must be one of its `subpaths`. */
-function matchSubpath(spec: RouteSpec, segments: readonly string[], requestMethod: string): Route {
-  const subpath = segments.length > 1 ? segments.slice(1).join('/') : undefined;
-  if (subpath !== undefined && !spec.subpaths!.includes(subpath)) throw new UnknownAction(`There is no auth route "${segments.join('/')}"`);
-  return { method: allowedMethod(spec, requestMethod), providerId: undefined, subpath };
-}
-
-/** The method as the route sees it (HEAD is GET); `MethodNotAllowed` (405, with `Allow`) for one the spec does not accept. */
-function allowedMethod(spec: RouteSpec, requestMethod: string): Route['method'] {
+  const subpath = spec.subpaths && segments.length > 1 ? segments.slice(1).join('/') : undefined;
+  const unknown = spec.subpaths
+    ? subpath !== undefined && !spec.subpaths.includes(subpath)
+    : rest.length > 0 || (spec.provider === 'none' && providerId !== undefined) || (spec.provider === 'required' && !providerId);
+  if (unknown) throw new UnknownAction(`There is no auth route "${segments.join('/')}"`);
   const method = requestMethod === 'HEAD' ? 'GET' : requestMethod;
   if (!(spec.methods as readonly string[]).includes(method)) {
     throw new MethodNotAllowed(`${requestMethod} is not allowed here; use ${spec.methods.join(' or ')}`, { allow: spec.methods });
   }
-  return method as Route['method'];
+  const allowed = method as Route['method'];
+  return spec.subpaths ? { method: allowed, providerId: undefined, subpath } : { method: allowed, providerId };
 }
 
 /** The configured provider of a provider segment; `InvalidProvider` (404) naming the configured ones otherwise. */

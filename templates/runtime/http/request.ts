@@ -28,14 +28,6 @@ function splitRequestUrl(req: Request): [pathname: string, query: string] {
   return index === -1 ? [url, ''] : [url.slice(0, index), url.slice(index + 1)];
 }
 
-/** Where the handler is mounted and what is asked of it. */
-interface RoutedRequest {
-  /** The mount path as the browser sees it (`/auth`, `/api/auth`, `''` at the root). */
-  mountPath: string;
-  /** The decoded path segments below the mount (`['callback', 'github']`). */
-  segments: string[];
-}
-
 function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
@@ -45,12 +37,13 @@ function decodeSegment(segment: string): string {
 }
 
 /**
- * Splits the path into mount and action. The mount comes from `basePath` when configured; otherwise from the
- * wildcard parameter (`/auth/*splat` on Express 5, `/auth/*` on Express 4), whose segment count is taken off the
- * end of the raw path; otherwise from `req.baseUrl` (`app.use('/auth', handler)`). Because the action is never
- * searched for by name, a mount path that contains an action name (`/providers/auth`) still routes correctly.
+ * Splits the path into the mount path as the browser sees it (`/auth`, `''` at the root) and the decoded segments
+ * below it (`['callback', 'github']`). The mount comes from `basePath` when configured; otherwise from the wildcard
+ * parameter (`/auth/*splat` on Express 5, `/auth/*` on Express 4), whose segment count is taken off the end of the
+ * raw path; otherwise from `req.baseUrl` (`app.use('/auth', handler)`). Because the action is never searched for by
+ * name, a mount path that contains an action name (`/providers/auth`) still routes correctly.
  */
-export function routeRequest(req: Request, basePath: string | undefined): RoutedRequest | null {
+export function routeRequest(req: Request, basePath: string | undefined): { mountPath: string; segments: string[] } | null {
   const [pathname] = splitRequestUrl(req);
   const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   if (basePath !== undefined) {

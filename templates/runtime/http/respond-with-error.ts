@@ -1,7 +1,6 @@
 /**
- * The one place errors become responses, by the error table (`errorResponses` in errors.ts). Form posts and provider
- * callbacks redirect to the sign-in page or the error page, with only client-safe types in the URL; `inline` errors
- * are answered on the spot (JSON or HTML). The full error goes to `logger.error`; nothing falls through to a 500.
+ * The one place errors become responses, by the error table (`errorResponses` and `ErrorResponse` in errors.ts): only
+ * client-safe types reach a URL, the full error goes to `logger.error`, and nothing falls through to a 500.
  */
 import type { Request, Response } from 'express';
 import type { ResolvedConfig, RequestContext, ErrorAnswer } from '../contracts.js';

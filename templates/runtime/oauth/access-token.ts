@@ -7,9 +7,8 @@
  *   its result is remembered for {@link RECENT_REFRESH_MS} in this process.
  * - Database sessions: in the account row (the database feature's access-token.ts).
  *
- * A refused refresh, or an expired token with no refresh token, withdraws the tokens (`RefreshTokenError`). An answer
- * refused after it rotated the refresh token (HTTP 200, but no access token, say) still leaves the new refresh token
- * stored. No error that is thrown or logged holds a token.
+ * A refused refresh withdraws the tokens (`markWithdrawn`); one refused after the provider rotated the refresh token
+ * still stores the new one (`rotatedRefreshToken`). No error that is thrown or logged holds a token.
  */
 import type { Request, Response } from 'express';
 import type { FrameworkAuthConfig, ResolvedConfig, ResolvedOAuthProvider } from '../contracts.js';
@@ -109,17 +108,13 @@ async function jwtAccessToken(req: Request, options: ResolvedConfig, provider: R
   } catch (error) {
     const failure = refreshFailure(options, provider, error);
     const rotated = rotatedRefreshToken(error);
-    if (rotated) await writeSessionToken(req, options, provider, withProviderTokens(token, provider, refreshedRecord(record, { refresh_token: rotated })));
+    if (rotated) await writeSessionToken(req, options, provider, token, refreshedRecord(record, { refresh_token: rotated }));
     else if (failure.reason === 'refused') await markWithdrawn(req, options, provider, token, record);
     throw failure;
   }
   const updated = refreshedRecord(record, tokens);
-  await writeSessionToken(req, options, provider, withProviderTokens(token, provider, updated));
+  await writeSessionToken(req, options, provider, token, updated);
   return updated.access_token!;
-}
-
-function withProviderTokens(token: JWT, provider: ResolvedOAuthProvider, record: ProviderTokens): JWT {
-  return { ...token, providerTokens: { ...token.providerTokens, [provider.id]: record } };
 }
 
 /** The record after a refresh: a rotated refresh token replaces the old one, which stays when none came back. */
@@ -146,7 +141,7 @@ async function markWithdrawn(req: Request, options: ResolvedConfig, provider: Re
     ...(record.expires_at !== undefined && { expires_at: record.expires_at }),
     error: 'RefreshTokenError',
   };
-  await writeSessionToken(req, options, provider, withProviderTokens(token, provider, withdrawn)).catch((error: unknown) => {
+  await writeSessionToken(req, options, provider, token, withdrawn).catch((error: unknown) => {
     options.logger.debug('the refused provider tokens could not be dropped from the session cookie', { provider: provider.id, reason: error instanceof Error ? error.message : 'unknown' });
   });
 }
@@ -164,10 +159,11 @@ function responseFor(req: Request, provider: ResolvedOAuthProvider): Response {
 }
 
 /**
- * Re-issues the session cookie with `token` on this request's response, replacing a session cookie queued earlier
- * in the request (by `sessionLocals`' rolling renewal, or an earlier refresh), so that the browser keeps this one.
+ * Re-issues the session cookie (`session` with the provider's `record`) on this request's response; one queued earlier
+ * in the request (`sessionLocals`' rolling renewal, an earlier refresh) is dropped, so the browser keeps this one.
  */
-async function writeSessionToken(req: Request, options: ResolvedConfig, provider: ResolvedOAuthProvider, token: JWT): Promise<void> {
+async function writeSessionToken(req: Request, options: ResolvedConfig, provider: ResolvedOAuthProvider, session: JWT, record: ProviderTokens): Promise<void> {
+  const token: JWT = { ...session, providerTokens: { ...session.providerTokens, [provider.id]: record } };
   const res = responseFor(req, provider);
   const cookie = cookieOptionsFor(req, options).sessionToken;
   const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: cookie.name, maxAge: options.jwt.maxAge });

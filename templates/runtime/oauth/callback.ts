@@ -6,7 +6,7 @@
  * @see https://openid.net/specs/openid-connect-core-1_0.html#CodeFlowAuth
  */
 import * as oauth from 'oauth4webapi';
-import type { CookieOption, RequestContext, ResolvedOAuthProvider } from '../contracts.js';
+import type { RequestContext, ResolvedOAuthProvider } from '../contracts.js';
 import { isTrustedOrigin } from '../http/origin.js';
 import { AccessDenied, InvalidCheck, InvalidEndpoints, OAuthCallbackError, OAuthProfileParseError } from '../errors.js';
 import type { Account, Profile, TokenSet, User } from '../types.js';
@@ -130,32 +130,6 @@ function refuseStaleIdToken(claims: oauth.IDToken, client: oauth.Client, signInS
   }
 }
 
-async function verifyIdToken(provider: ResolvedOAuthProvider, as: oauth.AuthorizationServer, client: oauth.Client, idToken: string): Promise<void> {
-  try {
-    await verifyIdTokenSignature(provider, as, client, idToken);
-  } catch (error) {
-    throw new OAuthCallbackError(`Provider "${provider.id}": the ID token signature did not verify against the provider's keys (jwks_uri)`, { cause: withoutSecrets(error, [idToken]) });
-  }
-}
-
-/**
- * Consumes several check cookies of one callback. Every cookie is read and deleted before the first failure is
- * thrown, so that a callback refused for one check cannot leave the others behind to be replayed.
- */
-async function consumeCheckCookies<Name extends string>(
-  context: RequestContext,
-  providerId: string,
-  checks: ReadonlyArray<{ name: Name; option: CookieOption; check: string }>,
-): Promise<Partial<Record<Name, Record<string, unknown>>>> {
-  const results = await Promise.allSettled(checks.map(({ option, check }) => consumeCheckCookie(context, option, check, providerId)));
-  const consumed: Partial<Record<Name, Record<string, unknown>>> = {};
-  for (const [index, result] of results.entries()) {
-    if (result.status === 'rejected') throw result.reason;
-    consumed[checks[index]!.name] = result.value;
-  }
-  return consumed;
-}
-
 /** Runs the callback of `provider` with the authorization response `parameters`. */
 export async function handleOAuthCallback(
   context: RequestContext,
@@ -167,23 +141,22 @@ export async function handleOAuthCallback(
   const { client, clientAuth } = oauthClient(provider);
 
   const checks: { state?: string; code_verifier?: string; nonce?: string } = {};
-  // Read (and delete) every check cookie first, so that a failing callback cannot be replayed either. Each must
-  // have been written for this provider (mix-up, RFC 9700 §4.4).
-  const wanted = [
+  // Every check cookie is read and deleted before the first failure is thrown, so that a callback refused for one
+  // check cannot leave the others behind to be replayed. Each must have been written for this provider (mix-up,
+  // RFC 9700 §4.4).
+  const wanted = ([
     { name: 'state', option: cookieOptions.state, check: 'state' },
     { name: 'code_verifier', option: cookieOptions.pkceCodeVerifier, check: 'PKCE verifier' },
     { name: 'nonce', option: cookieOptions.nonce, check: 'nonce' },
-  ] as const;
-  const consumed = await consumeCheckCookies(
-    context,
-    provider.id,
-    wanted.filter(({ name }) => provider.checks.includes(name === 'code_verifier' ? 'pkce' : name)),
-  );
-  for (const { name } of wanted) {
-    const cookie = consumed[name];
-    if (cookie) checks[name] = String(cookie['value'] ?? '');
+  ] as const).filter(({ name }) => provider.checks.includes(name === 'code_verifier' ? 'pkce' : name));
+  const results = await Promise.allSettled(wanted.map(({ option, check }) => consumeCheckCookie(context, option, check, provider.id)));
+  const consumed: Record<string, unknown>[] = [];
+  for (const [index, result] of results.entries()) {
+    if (result.status === 'rejected') throw result.reason;
+    checks[wanted[index]!.name] = String(result.value['value'] ?? '');
+    consumed.push(result.value);
   }
-  const signInStartedAt = startOf(Object.values(consumed));
+  const signInStartedAt = startOf(consumed);
   // Left out of the errors (see withoutSecrets), with the tokens once they are known.
   const secrets = [parameters.get('code') ?? undefined, provider.clientSecret, checks.code_verifier];
 
@@ -211,6 +184,7 @@ export async function handleOAuthCallback(
     requireIdToken: provider.type === 'oidc',
   };
   try {
+    let processed: oauth.TokenEndpointResponse | undefined;
     if (provider.token.request) {
       const result = await provider.token.request({
         checks,
@@ -222,9 +196,7 @@ export async function handleOAuthCallback(
       if (provider.type === 'oidc') {
         // A custom token request still gets its ID token validated like any other.
         const response = new Response(JSON.stringify(tokens), { status: 200, headers: { 'content-type': 'application/json' } });
-        const processed = await oauth.processAuthorizationCodeResponse(as, client, response, processOptions);
-        idTokenClaims = oauth.getValidatedIdTokenClaims(processed);
-        if (processed.id_token) await verifyIdToken(provider, as, client, processed.id_token);
+        processed = await oauth.processAuthorizationCodeResponse(as, client, response, processOptions);
       }
     } else {
       if (!as.token_endpoint) throw new InvalidEndpoints(`Provider "${provider.id}" has no token endpoint`);
@@ -236,10 +208,15 @@ export async function handleOAuthCallback(
       // unasked). With nothing to validate it against, it is dropped rather than trusted or wrongly refused.
       const verifiable = Boolean(provider.issuer || provider.wellKnown) && Boolean(as.jwks_uri);
       const accepted = provider.type === 'oauth' && !verifiable ? withoutIdToken(response, answer) : response;
-      const processed = await oauth.processAuthorizationCodeResponse(as, client, accepted, processOptions);
+      processed = await oauth.processAuthorizationCodeResponse(as, client, accepted, processOptions);
       tokens = processed as TokenSet;
-      idTokenClaims = oauth.getValidatedIdTokenClaims(processed);
-      if (processed.id_token) await verifyIdToken(provider, as, client, processed.id_token);
+    }
+    idTokenClaims = processed && oauth.getValidatedIdTokenClaims(processed);
+    if (processed?.id_token) {
+      const idToken = processed.id_token;
+      await verifyIdTokenSignature(provider, as, client, idToken).catch((error: unknown) => {
+        throw new OAuthCallbackError(`Provider "${provider.id}": the ID token signature did not verify against the provider's keys (jwks_uri)`, { cause: withoutSecrets(error, [idToken]) });
+      });
     }
     if (idTokenClaims) refuseStaleIdToken(idTokenClaims, client, signInStartedAt);
   } catch (error) {

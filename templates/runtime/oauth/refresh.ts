@@ -1,8 +1,7 @@
 /**
- * The refresh token grant, by oauth4webapi, against the token endpoint and with the client authentication that the
- * sign-in uses (discovered or configured: server.ts), and what both places that keep tokens share around it (the JWT
- * session's access-token.ts, the database feature's): when a token needs a refresh, one refresh per token at a time,
- * and the `RefreshTokenError` of each way it fails.
+ * The refresh token grant, by oauth4webapi with the sign-in's token endpoint and client authentication (server.ts), and
+ * what the JWT session's access-token.ts and the database feature's share around it: when a token needs a refresh, one
+ * refresh per token at a time, and the `RefreshTokenError` of each way it fails.
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-6
  */
 import { createHmac } from 'node:crypto';
@@ -93,9 +92,8 @@ export function refreshFailure(options: ResolvedConfig, provider: ResolvedOAuthP
   const cause = error instanceof Error ? error : undefined;
   if (error instanceof RefreshTokenError) return error;
   if (error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant') {
-    const refused = new RefreshTokenError(`Provider "${provider.id}" refused the refresh token (invalid_grant): the user must sign in with it again`, { provider: provider.id, reason: 'refused' }, { cause });
     options.logger.debug('refresh token refused', { provider: provider.id });
-    return refused;
+    return new RefreshTokenError(`Provider "${provider.id}" refused the refresh token (invalid_grant): the user must sign in with it again`, { provider: provider.id, reason: 'refused' }, { cause });
   }
   const answer = error instanceof oauth.ResponseBodyError ? `answered "${error.error}"` : 'could not be completed';
   const failed = new RefreshTokenError(`Refreshing the access token of provider "${provider.id}" ${answer}`, { provider: provider.id, reason: 'failed' }, { cause });

@@ -37,9 +37,8 @@ export async function withProviderTimeout<T>(call: (signal: AbortSignal) => Prom
 }
 
 /**
- * Options for every oauth4webapi HTTP call: the provider's `customFetch`, a timeout (`signal`, else
- * {@link PROVIDER_TIMEOUT_MS}), and plain HTTP allowed only for loopback addresses (local development providers),
- * never for remote ones.
+ * Options for every oauth4webapi HTTP call: the provider's `customFetch`, a timeout (`signal`, else {@link
+ * PROVIDER_TIMEOUT_MS}), and plain HTTP only to this machine (`isLoopback`).
  */
 export function httpOptions(provider: ResolvedOAuthProvider, url: string | undefined, signal = AbortSignal.timeout(PROVIDER_TIMEOUT_MS)): oauth.HttpRequestOptions<'GET' | 'POST', unknown> {
   const options: oauth.HttpRequestOptions<'GET' | 'POST', unknown> & { [oauth.allowInsecureRequests]?: boolean } = { signal };

@@ -59,16 +59,6 @@ function defaultProfile(profile: Profile): User {
   return user;
 }
 
-/** OpenID Connect's standard claim: the provider verified the address (OpenID Connect Core §5.1). */
-function oidcEmailVerified(profile: Profile): boolean {
-  return profile.email_verified === true;
-}
-
-/** A plain OAuth 2 profile has no standard way to say so: without a rule, no address is proven. */
-function neverVerified(): boolean {
-  return false;
-}
-
 const defaultAccountFields = ['access_token', 'id_token', 'refresh_token', 'expires_at', 'scope', 'token_type', 'session_state'] as const;
 
 function defaultAccount(tokens: TokenSet): TokenSet {
@@ -146,7 +136,9 @@ function resolveOAuth(
     profile: merged.profile ?? defaultProfile,
     account: merged.account ?? defaultAccount,
     allowDangerousEmailAccountLinking: merged.allowDangerousEmailAccountLinking ?? false,
-    isEmailVerified: merged.isEmailVerified ?? (merged.type === 'oidc' ? oidcEmailVerified : neverVerified),
+    // OpenID Connect's standard claim (Core §5.1); a plain OAuth 2 profile has no standard way to say the provider
+    // verified the address: without a rule, no address is proven.
+    isEmailVerified: merged.isEmailVerified ?? (merged.type === 'oidc' ? (profile) => profile.email_verified === true : () => false),
     redirectProxyUrl,
     style: merged.style,
     customFetch: merged[customFetch],

@@ -19,7 +19,7 @@ export async function callbackRoute(context: RequestContext, route: Route): Prom
     if (!flow.callback) return unsupportedProvider(provider);
     return flow.callback(context, provider, route.method);
   }
-  const parameters = route.method === 'GET' ? queryParams(context.req) : new URLSearchParams(stringEntries(await readBody(context.req)));
+  const parameters = route.method === 'GET' ? queryParams(context.req) : new URLSearchParams(Object.entries(await readBody(context.req)).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   const forwardTo = await proxiedCallbackTarget(context, parameters);
   if (forwardTo) return sendRedirect(context, forwardTo);
   const callbackCookie = context.cookieOptions.callbackUrl;
@@ -30,8 +30,4 @@ export async function callbackRoute(context: RequestContext, route: Route): Prom
     ? await protocol.callback(context, provider, parameters)
     : await handleOAuthCallback(context, provider, parameters);
   await completeSignIn(context, { user, account, profile, callbackUrl, allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking });
-}
-
-function stringEntries(body: Record<string, unknown>): [string, string][] {
-  return Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
 }

@@ -96,11 +96,10 @@ export interface RequireAuthOptions {
 }
 
 /**
- * A guard for routes or routers: with no `session.user` it redirects to the sign-in page with a `callbackUrl`
- * (or to `redirectTo`), or answers 401 JSON when the request prefers JSON; otherwise it calls `next()`. It reads
- * `res.locals['session']` when `sessionLocals` ran before it, and `getSession` otherwise. A request with an API key
- * passes when the key is good and holds `scopes`; otherwise it is answered 401, 403 or 429 with `WWW-Authenticate`
- * (RFC 6750), never redirected.
+ * A guard for routes or routers: with no `session.user` it redirects to the sign-in page with a `callbackUrl`, or
+ * answers 401 JSON when the request prefers JSON; otherwise it calls `next()`. It reads `res.locals['session']` when
+ * `sessionLocals` ran before it, and `getSession` otherwise. A request with an API key is answered 401, 403 or 429 with
+ * `WWW-Authenticate` (RFC 6750) unless the key is good and holds `scopes`, never redirected.
  * @example
  * app.get('/me', createRequireAuth(authConfig), (req, res) => res.json({ user: res.locals['session'].user }))
  */
@@ -125,8 +124,7 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
     options.logger.error(error instanceof Error ? error : new Error(String(error)));
     return null;
   }
-  // getSession's read for a request without an API key: a SQLite session is read at once (see readSession), and the
-  // guard then answers in the same turn.
+  // getSession's read, without an API key; a session read at once is guarded in the same turn (see readIntoLocals).
   function readThenGuard(req: Request, res: Response, next: NextFunction): void | Promise<void> {
     let read: ReturnType<typeof readSession>;
     try {

@@ -2,8 +2,7 @@
  * Session tokens: encrypted JWTs (JWE, `alg: dir`, `enc: A256CBC-HS512`) made and read by jose. The key is derived
  * from the secret with HKDF-SHA256 exactly as Auth.js derives it (salt = the cookie name, info
  * `Auth.js Generated Encryption Key (<salt>)`), and the `kid` header is the key's JWK thumbprint so that the key of
- * a rotated secret is found. A token made by `@auth/core`'s `encode()` decodes here, and the reverse. Decoding runs
- * on every request with a session, so tokens jose has verified are remembered for a while (see `verifiedTokens`).
+ * a rotated secret is found. A token made by `@auth/core`'s `encode()` decodes here, and the reverse.
  * @see https://www.rfc-editor.org/rfc/rfc7516
  */
 import { hkdfSync, randomUUID } from 'node:crypto';
@@ -73,7 +72,7 @@ export async function encode<Payload extends Record<string, unknown> = JWT>(para
     .encrypt(key);
 }
 
-/** A token jose verified: with which secret and cookie name, and its claims as JSON text (each hit parses a copy). */
+/** A token verified: with which secret and cookie name, and its claims as JSON text (each hit parses a copy). */
 interface VerifiedToken {
   secret: string;
   salt: string;
@@ -83,11 +82,10 @@ interface VerifiedToken {
 }
 
 /**
- * Tokens verified recently (from their second verification on, see {@link seenOnce}), by their exact text. The same
- * session cookie comes with every request of a signed-in user, and decrypting it is most of what a protected route costs. A hit still requires that the secret
- * that verified the token is among those passed now, for the same cookie name (so a secret rotated out stops working
- * at once), and still checks `exp` and `nbf`; the `jwt` and `session` callbacks run on every request as before. At most
- * {@link MAX_VERIFIED_TOKENS} tokens of at most {@link MAX_REMEMBERED_LENGTH} characters are kept, oldest first out.
+ * Tokens verified recently (from their second verification on, see {@link seenOnce}), by their exact text, oldest
+ * first out: the same session cookie comes with every request of a signed-in user, and decrypting it is most of what
+ * a protected route costs. A hit still requires that the secret that verified the token is among those passed now,
+ * for the same cookie name (so a secret rotated out stops working at once), and still checks `exp` and `nbf`.
  */
 const verifiedTokens = new Map<string, VerifiedToken>();
 const MAX_VERIFIED_TOKENS = 1000;
@@ -124,15 +122,11 @@ function remember(token: string, verified: VerifiedToken): void {
   verifiedTokens.set(token, verified);
 }
 
-/** What a decryption found: the claims, the secret whose key opened the token, and whether it named that key. */
-interface Decrypted {
-  payload: JWT;
-  secret: string;
-  hadKid: boolean;
-}
-
-/** jose's `jwtDecrypt`, with the secret found by `kid` (Auth.js's rule: a token without `kid` gets the newest). */
-async function decryptWithJose(token: string, secrets: readonly string[], salt: string): Promise<Decrypted> {
+/**
+ * jose's `jwtDecrypt`, with the secret found by `kid` (Auth.js's rule: a token without `kid` gets the newest): the
+ * claims, the secret whose key opened the token, and whether the token named that key.
+ */
+async function decryptWithJose(token: string, secrets: readonly string[], salt: string): Promise<{ payload: JWT; secret: string; hadKid: boolean }> {
   let usedSecret: string | undefined;
   let hadKid = false;
   const { payload } = await jwtDecrypt(

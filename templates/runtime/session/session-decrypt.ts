@@ -1,12 +1,11 @@
 /**
- * Opening our own session cookie with node:crypto: one HMAC-SHA-512 and one AES-256-CBC call, where jose's
- * `jwtDecrypt` makes four WebCrypto calls (two key imports, a verify and a decrypt), most of the cost of a request
- * that brings a session the process has not seen yet. Only the exact shape `encode` (and Auth.js) writes is opened
- * here: five base64url parts, an empty encrypted key, and a protected header of exactly `alg: "dir"`,
- * `enc: "A256CBC-HS512"` and an optional string `kid`. Anything else is left to jose (undefined is returned), so
- * jose decides every unusual token. test/runtime/session-decrypt-differential.test.ts holds both paths to the same
- * accept/reject and the same claims over many thousands of valid, expired, truncated, bit-flipped, re-headered and
- * foreign tokens. Encryption, and every token from elsewhere, stays on jose.
+ * Opening our own session cookie with node:crypto: one HMAC-SHA-512 and one AES-256-CBC call, where jose's `jwtDecrypt`
+ * makes four WebCrypto calls (two key imports, a verify and a decrypt), most of the cost of a request that brings a
+ * session the process has not seen yet. Only the exact shape `encode` (and Auth.js) writes is opened here: five
+ * base64url parts, an empty encrypted key, and a protected header of exactly `alg: "dir"`, `enc: "A256CBC-HS512"` and
+ * an optional string `kid`; jose decides every other token, and encrypts.
+ * test/runtime/session-decrypt-differential.test.ts holds both paths to the same accept/reject and the same claims over
+ * many thousands of valid, expired, truncated, bit-flipped, re-headered and foreign tokens.
  * @see https://www.rfc-editor.org/rfc/rfc7518#section-5.2 (AES_CBC_HMAC_SHA2)
  */
 import { createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
@@ -112,8 +111,8 @@ export async function keyOf(kid: string | undefined, secrets: readonly string[],
 }
 
 /**
- * Opens a token of our own shape with the secret its `kid` names (`keyOf`), or returns undefined for any other shape
- * (jose decides those). Throws jose's errors for ours tampered with, made with another key, expired or not yet valid.
+ * Opens a token of our own shape with the secret its `kid` names (`keyOf`), or returns undefined for any other shape.
+ * Throws jose's errors for ours tampered with, made with another key, expired or not yet valid.
  */
 export async function decryptOwnShape(
   token: string,

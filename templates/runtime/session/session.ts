@@ -1,11 +1,10 @@
 /**
  * Reading and writing JWT sessions (database sessions are read by the database feature, features/database/). A
  * session that cannot be read for any reason (tampered, expired, another secret, truncated chunks) is no session: it
- * fails closed, and its cookies are cleared where a response exists. `startSession` opens the session of a proven
- * sign-in, for `completeSignIn` and the two-factor feature.
+ * fails closed, and its cookies are cleared where a response exists.
  */
 import type { Request } from 'express';
-import type { CookieOption, CookiesOptions, OutgoingCookie, RequestContext, ResolvedConfig, SessionRead, SessionReadParams, SessionResult } from '../contracts.js';
+import type { CookieOption, OutgoingCookie, RequestContext, ResolvedConfig, SessionRead, SessionReadParams, SessionResult } from '../contracts.js';
 import { sendRedirect } from '../context.js';
 import { chunkCookie, clearChunkedCookie, findCookie, readChunkedCookie } from '../http/cookies.js';
 import { JWTSessionError } from '../errors.js';
@@ -169,37 +168,10 @@ async function readJwtSessionAsync(
   return { session, token, cookies: outgoing, authTime: signedInAt };
 }
 
-/** The session cookies for a new sign-in: the default token, through the `jwt` callback, encrypted and chunked. */
-async function createSessionCookies(
-  options: ResolvedConfig,
-  cookies: Map<string, string>,
-  cookieOptions: CookiesOptions,
-  params: { user: User | AdapterUser; account: Account | null; profile?: Profile; isNewUser?: boolean },
-): Promise<{ cookies: OutgoingCookie[]; token: JWT | null }> {
-  const { user } = params;
-  const initial = userClaims(user);
-  initial.auth_time = Math.floor(Date.now() / 1000);
-  const providerTokens = providerTokensOf(params.account);
-  if (providerTokens) initial.providerTokens = { [params.account!.provider]: providerTokens };
-  const token = await options.callbacks.jwt({
-    token: initial,
-    user,
-    account: params.account,
-    ...(params.profile && { profile: params.profile }),
-    trigger: params.isNewUser ? 'signUp' : 'signIn',
-    isNewUser: params.isNewUser ?? false,
-  });
-  const sessionCookie = cookieOptions.sessionToken;
-  if (!token) return { cookies: clearChunkedCookie(cookies, sessionCookie), token: null };
-  const maxAge = Math.min(options.jwt.maxAge, options.session.absoluteMaxAge);
-  const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge });
-  const expires = new Date(Date.now() + maxAge * 1000);
-  return { cookies: chunkCookie(cookies, sessionCookie, encoded, { expires }), token };
-}
-
 /**
- * The end of a proven sign-in: the session (a database row through the database feature, or the JWT cookie), the
- * `sign-in` security event, the `signIn` event and the redirect. Called by `completeSignIn`, and by the second factor once its code is right.
+ * The end of a proven sign-in: the session (a database row through the database feature, or the JWT cookie: the
+ * default token through the `jwt` callback, encrypted and chunked), the `sign-in` security event, the `signIn` event
+ * and the redirect. Called by `completeSignIn`, and by the second factor once its code is right.
  */
 export async function startSession(
   context: RequestContext,
@@ -207,15 +179,26 @@ export async function startSession(
 ): Promise<void> {
   const { options } = context;
   const { user, account, profile, isNewUser } = params;
+  const sessionCookie = context.cookieOptions.sessionToken;
   // A `jwt` callback that returns null opens no session: no sign-in to record.
   let opened = true;
   if (options.session.strategy === 'database' && options.database) {
     const { sessionToken, expires } = await options.database.openSession(context, String(user.id));
-    context.outgoing.push(...chunkCookie(context.cookies, context.cookieOptions.sessionToken, sessionToken, { expires }));
+    context.outgoing.push(...chunkCookie(context.cookies, sessionCookie, sessionToken, { expires }));
   } else {
-    const session = await createSessionCookies(options, context.cookies, context.cookieOptions, { user, account, isNewUser, ...(profile && { profile }) });
-    context.outgoing.push(...session.cookies);
-    opened = session.token !== null;
+    const initial = userClaims(user);
+    initial.auth_time = Math.floor(Date.now() / 1000);
+    const providerTokens = providerTokensOf(account);
+    if (providerTokens) initial.providerTokens = { [account.provider]: providerTokens };
+    const token = await options.callbacks.jwt({ token: initial, user, account, ...(profile && { profile }), trigger: isNewUser ? 'signUp' : 'signIn', isNewUser });
+    if (!token) {
+      opened = false;
+      context.outgoing.push(...clearChunkedCookie(context.cookies, sessionCookie));
+    } else {
+      const maxAge = Math.min(options.jwt.maxAge, options.session.absoluteMaxAge);
+      const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge });
+      context.outgoing.push(...chunkCookie(context.cookies, sessionCookie, encoded, { expires: new Date(Date.now() + maxAge * 1000) }));
+    }
   }
   if (opened) await recordSecurityEvent(context, { type: 'sign-in', userId: String(user.id), method: account.provider });
   await emitEvent(options, 'signIn', { user, account, ...(profile && { profile }), isNewUser });
