@@ -418,6 +418,8 @@ export interface OAuthConfig<P = Profile> extends CommonProviderOptions {
   /** User overrides, merged over the provider's defaults. */
   options?: OAuthUserConfig<P>;
   [customFetch]?: CustomFetch;
+  /** Internal flag (the seed's `[conformInternal]`). */
+  conformInternal?: true;
   /**
    * The protocol: OAuth 2 when absent or `'2.0'`; `'1.0A'` signs in over OAuth 1.0a (HMAC-SHA1 signed requests),
    * as the microblog provider can.
