@@ -52,7 +52,7 @@ export function readSession(req: Request, options: ResolvedConfig, params: Sessi
     const read: SessionRead = { ...params, cookies: allCookies, cookieOptions, clear };
     return databaseOf(options).readSession(options, raw, read);
   }
-  return readJwtSession(options, params, raw, sessionCookie, allCookies, clear);
+  return readJwtSession({ options, params, raw, sessionCookie, allCookies, clear });
 }
 
 /** When a JWT session ends and when its cookie is due again, from its claims and the token the `jwt` callback gave. */
@@ -79,33 +79,35 @@ function defaultSession(token: JWT, expires: Date): Session {
   return { user, expires: expires.toISOString(), ...(error && { error }) };
 }
 
+/** What readSession hands its JWT half: the raw cookie, its option, and the request's cookies and clearing. */
+interface JwtRead {
+  options: ResolvedConfig;
+  params: SessionReadParams;
+  raw: string;
+  sessionCookie: CookieOption;
+  allCookies: () => Map<string, string>;
+  clear: () => SessionResult;
+}
+
 /**
  * The JWT half of readSession: decrypts the cookie, runs the callbacks, and re-issues it when due. A token verified
  * before (jwt.ts's remembered tokens), read with the default `decode` and callbacks and no `session` event, and not
  * due to be re-issued, is answered at once: nothing in it waits, so nothing returns a promise.
  */
-function readJwtSession(
-  options: ResolvedConfig,
-  params: SessionReadParams,
-  raw: string,
-  sessionCookie: CookieOption,
-  allCookies: () => Map<string, string>,
-  clear: () => SessionResult,
-): SessionResult | Promise<SessionResult> {
+function readJwtSession(read: JwtRead): SessionResult | Promise<SessionResult> {
+  const { options, params, raw, sessionCookie, clear } = read;
   const custom = options.source.callbacks;
-  if (options.jwt.decode !== decode || custom?.jwt || custom?.session || options.events.session || params.trigger) {
-    return readJwtSessionAsync(options, params, raw, sessionCookie, allCookies, clear);
-  }
+  if (options.jwt.decode !== decode || custom?.jwt || custom?.session || options.events.session || params.trigger) return readJwtSessionAsync(read);
   let decoded: JWT | undefined;
   try {
     decoded = rememberedClaims(raw, options.secrets, sessionCookie.name);
   } catch (error) {
     return rejected(options, error, clear);
   }
-  if (!decoded) return readJwtSessionAsync(options, params, raw, sessionCookie, allCookies, clear);
+  if (!decoded) return readJwtSessionAsync(read);
   const times = sessionTimes(options, params, decoded, decoded);
   if (times.ended) return clear();
-  if (times.refresh) return readJwtSessionAsync(options, params, raw, sessionCookie, allCookies, clear);
+  if (times.refresh) return readJwtSessionAsync(read);
   decoded.auth_time = times.signedInAt;
   return { session: defaultSession(decoded, times.expires), token: decoded, cookies: [], authTime: times.signedInAt };
 }
@@ -116,14 +118,7 @@ function rejected(options: ResolvedConfig, error: unknown, clear: () => SessionR
   return clear();
 }
 
-async function readJwtSessionAsync(
-  options: ResolvedConfig,
-  params: SessionReadParams,
-  raw: string,
-  sessionCookie: CookieOption,
-  allCookies: () => Map<string, string>,
-  clear: () => SessionResult,
-): Promise<SessionResult> {
+async function readJwtSessionAsync({ options, params, raw, sessionCookie, allCookies, clear }: JwtRead): Promise<SessionResult> {
   let decoded: JWT | null;
   try {
     decoded = await options.jwt.decode({ token: raw, secret: options.secrets, salt: sessionCookie.name });
