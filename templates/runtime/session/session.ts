@@ -28,7 +28,7 @@ function sameToken(a: JWT, b: JWT): boolean {
 /**
  * Reads the session of a request. With `write`, an expiring session is re-issued (rolling sessions) and a bad one
  * is cleared; without it (plain `getSession`), nothing is written. A value, not a promise, when the answer needs no
- * waiting (no session cookie; a database session read at once, see readDatabaseSession).
+ * waiting (no session cookie; a remembered JWT, see readJwtSession; a database session read at once).
  */
 export function readSession(req: Request, options: ResolvedConfig, params: SessionReadParams): SessionResult | Promise<SessionResult> {
   // Cheap exits first: a request without a session cookie costs no key derivation and no decryption.
