@@ -176,7 +176,8 @@ export interface SessionOptions {
   updateAge: number;
   /**
    * Seconds a session may live from its sign-in, however often it is renewed: a stolen session cannot be kept
-   * alive forever. The sign-in time travels in the JWT (`auth_time`) or is the row's `createdAt`.
+   * alive forever. The sign-in time travels in the JWT (`auth_time`) or in a database session's token
+   * (session/session-clock.ts).
    * @default 7776000 (90 days)
    */
   absoluteMaxAge: number;
@@ -666,9 +667,10 @@ export interface SessionResult {
   cookies: OutgoingCookie[];
   /**
    * When the user last authenticated for this session (seconds since the epoch): the sign-in or re-authentication
-   * that made it, never a renewal. Absent when unknown (a database row of an Auth.js adapter has no `createdAt`).
+   * that made it, never a renewal (session/session-clock.ts). Absent when unknown (a cookie issued by Auth.js, a row
+   * an Auth.js adapter stored before session tokens carried it): an unknown time is never recent.
    */
-  authTime?: number;
+  authTime?: number | undefined;
 }
 
 /** What a sign-in resolved to: the user, and whether this sign-in created them. */

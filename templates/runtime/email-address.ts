@@ -66,3 +66,13 @@ export function normalizeEmailAddress(input: string): string {
   if (address.length > 254) throw new InvalidEmailAddress('The email address is too long.');
   return address;
 }
+
+/**
+ * An address with its local part hidden but for its first character (`m•••@example.com`): enough for its owner to
+ * recognise it in a message or on a page another person may see, too little to learn it from.
+ */
+export function maskedAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return '•••';
+  return `${Array.from(address.slice(0, at))[0]}•••${address.slice(at)}`;
+}

@@ -62,6 +62,7 @@ export const adapterMethods = [
   'listSecurityEvents',
   'deleteSecurityEventsBefore',
   'setEmailChange',
+  'findEmailChange',
   'useEmailChange',
   'deleteEmailChangesTo',
 ] as const satisfies readonly (keyof Adapter)[];
@@ -849,6 +850,16 @@ export function runAdapterSuite(
         await adapter.setEmailChange(change);
         expect(await adapter.useEmailChange(change.digest)).toEqual(change);
         expect(await adapter.useEmailChange(change.digest)).toBeNull();
+      });
+
+      test('finds a stored change by its digest and leaves it in place', ['createUser', 'setEmailChange', 'findEmailChange', 'useEmailChange'], async () => {
+        const user = await createUser();
+        const change = changeData(user.id);
+        await adapter.setEmailChange(change);
+        expect(await adapter.findEmailChange(change.digest)).toEqual(change);
+        expect(await adapter.findEmailChange(createHash('sha256').update('another').digest('hex'))).toBeNull();
+        expect(await adapter.useEmailChange(change.digest)).toEqual(change);
+        expect(await adapter.findEmailChange(change.digest)).toBeNull();
       });
 
       test("keeps a user's newest change only", ['createUser', 'setEmailChange', 'useEmailChange'], async () => {

@@ -212,7 +212,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with the accoun
     expect(asked.status).toBe(302);
     expect(new URL(asked.headers.get('location')!, first.url).search).toBe('?notice=email-sent');
 
-    const toNew = await messageTo(smtp, count, 'ada.lovelace@example.test', /^Confirm your new email address/);
+    const toNew = await messageTo(smtp, count, 'ada.lovelace@example.test', /^Confirm the new email address of an account/);
     const link = /https?:\/\/\S+\/auth\/account\/email\/confirm\?token=\S+/.exec(toNew.text ?? '')?.[0];
     expect(link, toNew.text).toBeDefined();
     expect(new URL(link!).origin).toBe(new URL(first.url).origin);
@@ -222,11 +222,16 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with the accoun
     expect(toOld.text).not.toMatch(/token=|\/callback\//);
     expect(toOld.html ?? '').not.toMatch(/token=|\/callback\//);
 
-    // Opening the link (a mail scanner does) changes nothing, however often.
+    // The message names the account that would move, its address masked.
+    expect(toNew.text).toContain('a•••@example.test');
+    expect(toNew.text).not.toContain('ada@example.test');
+    // Opening the link (a mail scanner does) changes nothing, however often, and a stranger gets no button.
     for (let opened = 0; opened < 2; opened += 1) {
       const page = await createJar().fetch(link!);
       expect(page.status).toBe(200);
-      expect(await page.text()).toContain('Confirm new address');
+      const text = await page.text();
+      expect(text).toContain('a•••@example.test');
+      expect(text).toContain('Only that account can confirm the change');
     }
     expect(await sessionEmail(here, first)).toBe('ada@example.test');
     expect(await sessionEmail(elsewhere, second)).toBe('ada@example.test');
@@ -428,7 +433,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with the accoun
         await page.getByLabel('New email address').fill('grace.hopper@example.test');
         expect((await submitForm(page, 'Send the link', '/auth/account/email')).status()).toBe(302);
         expect(await page.getByRole('status').textContent()).toContain('Check the new address');
-        const link = /https?:\/\/\S+\/auth\/account\/email\/confirm\?token=\S+/.exec((await messageTo(smtp, count, 'grace.hopper@example.test', /^Confirm your new email address/)).text ?? '')![0];
+        const link = /https?:\/\/\S+\/auth\/account\/email\/confirm\?token=\S+/.exec((await messageTo(smtp, count, 'grace.hopper@example.test', /^Confirm the new email address of an account/)).text ?? '')![0];
         await page.goto(link);
         expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Confirm your new address');
         await expectAccessible(page, 'confirm');

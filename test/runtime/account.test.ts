@@ -383,6 +383,10 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
       const [link] = await messagesTo(h, newEmail);
       expect(link).toMatchObject({ kind: 'confirm-new-address' });
       expect(link!.text).toMatch(new RegExp(`${h.url}/auth/account/email/confirm\\?token=[0-9a-f]{64}`));
+      // It names the account that would move, its address masked, and says to ignore it when no account was asked for.
+      expect(link!.text).toContain(`${user.email[0]}•••@example.test`);
+      expect(link!.text).not.toContain(user.email);
+      expect(link!.text).toContain('ignore this email and do not confirm');
       const [notice] = await messagesTo(h, user.email);
       expect(notice).toMatchObject({ kind: 'address-change-requested' });
       expect(notice!.text).toContain(newEmail);
@@ -430,18 +434,39 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
       expect(await h.adapter.getUser(other.id)).toMatchObject({ email: other.email });
     });
 
-    it('opening the link (GET) shows a confirm button and changes nothing', async () => {
+    it('opening the link (GET) in the asking browser shows a confirm button, names the account masked, and changes nothing', async () => {
       const user = await newUser(h);
       const jar = await signIn(h, user.email);
-      const token = await requestChange(h, jar, freshAddress());
-      const response = await fetch(`${h.url}/auth/account/email/confirm?token=${token}`);
+      const newEmail = freshAddress();
+      const token = await requestChange(h, jar, newEmail);
+      const response = await jar.fetch(`${h.url}/auth/account/email/confirm?token=${token}`);
       expect(response.status).toBe(200);
       const page = await response.text();
       expect(page).toContain('action="/auth/account/email/confirm"');
       expect(page).toContain(`name="token" value="${token}"`);
       expect(page).toContain('name="csrfToken"');
+      expect(page).toContain(`${user.email[0]}•••@example.test`);
+      expect(page).not.toContain(user.email);
+      expect(page).toContain(newEmail);
+      expect(page).toContain('do not confirm');
       expect(await h.adapter.getUser(user.id)).toMatchObject({ email: user.email });
       expect(await hasSession(h, jar)).toBe(true);
+    });
+
+    it('opening the link (GET) in another browser shows no button: only the asking account can confirm', async () => {
+      const user = await newUser(h);
+      const token = await requestChange(h, await signIn(h, user.email), freshAddress());
+      const page = await (await fetch(`${h.url}/auth/account/email/confirm?token=${token}`)).text();
+      expect(page).toContain(`${user.email[0]}•••@example.test`);
+      expect(page).not.toContain('action="/auth/account/email/confirm"');
+      expect(page).not.toContain(token);
+      expect(page).toContain('Only that account can confirm the change');
+    });
+
+    it('opening an unknown link (GET) says it is not valid (400)', async () => {
+      const response = await fetch(`${h.url}/auth/account/email/confirm?token=${'a'.repeat(64)}`);
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain('This link is not valid');
     });
 
     it("confirming in the user's browser changes the address, proves it, keeps this session and ends the others", async () => {
@@ -464,18 +489,51 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
       expect(events.map((event) => event.type)).toContain('email-changed');
     });
 
-    it('confirming in a browser without a session changes the address and ends every session of the user', async () => {
+    it('A1: a browser without a session cannot confirm: it is asked to sign in, nothing changes, and the link stays usable', async () => {
       const user = await newUser(h);
       const jar = await signIn(h, user.email);
       const newEmail = freshAddress();
       const token = await requestChange(h, jar, newEmail);
       const elsewhere = createJar();
       const response = await post(h, elsewhere, 'account/email/confirm', { token });
-      expect(response.status).toBe(200);
-      expect(await response.text()).toContain('Email address changed');
+      expect(response.status).toBe(302);
+      expect(new URL(response.headers.get('location')!).pathname).toBe('/auth/signin');
+      const json = await post(h, elsewhere, 'account/email/confirm', { token }, true);
+      expect(json.status).toBe(401);
+      expect(await h.adapter.getUser(user.id)).toMatchObject({ email: user.email });
+      expect(await h.adapter.getUserByEmail(newEmail)).toBeNull();
+      expect(await hasSession(h, jar)).toBe(true);
+      expect((await post(h, jar, 'account/email/confirm', { token })).status).toBe(302);
       expect(await h.adapter.getUser(user.id)).toMatchObject({ email: newEmail });
-      expect(await hasSession(h, jar)).toBe(false);
-      expect(await h.adapter.listSessionsByUserId(user.id)).toEqual([]);
+    });
+
+    it("A1: another user's browser cannot confirm (403), and the link stays usable by the account that asked", async () => {
+      const user = await newUser(h);
+      const stranger = await newUser(h);
+      const jar = await signIn(h, user.email);
+      const newEmail = freshAddress();
+      const token = await requestChange(h, jar, newEmail);
+      const response = await post(h, await signIn(h, stranger.email), 'account/email/confirm', { token }, true);
+      expect(response.status).toBe(403);
+      expect(await response.json()).toMatchObject({ error: 'WrongAccount' });
+      expect(await h.adapter.getUser(user.id)).toMatchObject({ email: user.email });
+      expect(await h.adapter.getUser(stranger.id)).toMatchObject({ email: stranger.email });
+      expect((await post(h, jar, 'account/email/confirm', { token }, true)).status).toBe(200);
+    });
+
+    it('A1: the asking browser past reauthMaxAge is sent to re-authenticate, and the link stays usable', async () => {
+      const user = await newUser(h);
+      const jar = await signIn(h, user.email);
+      const newEmail = freshAddress();
+      const token = await requestChange(h, jar, newEmail);
+      moveClock(11 * 60);
+      const response = await post(h, jar, 'account/email/confirm', { token }, true);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ error: 'reauthentication_required' });
+      expect(await h.adapter.getUser(user.id)).toMatchObject({ email: user.email });
+      const again = await signIn(h, user.email);
+      expect((await post(h, again, 'account/email/confirm', { token }, true)).status).toBe(200);
+      expect(await h.adapter.getUser(user.id)).toMatchObject({ email: newEmail });
     });
 
     it('refuses a link used once already (400)', async () => {
@@ -493,7 +551,7 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
       const jar = await signIn(h, user.email);
       const token = await requestChange(h, jar, freshAddress());
       moveClock(60 * 60 + 5);
-      const response = await post(h, createJar(), 'account/email/confirm', { token });
+      const response = await post(h, await signIn(h, user.email), 'account/email/confirm', { token });
       expect(response.status).toBe(400);
       expect(await response.text()).toContain('The address was not changed');
       vi.useRealTimers();
@@ -506,8 +564,8 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
       const older = await requestChange(h, jar, freshAddress());
       const newEmail = freshAddress();
       const newer = await requestChange(h, jar, newEmail);
-      expect((await post(h, createJar(), 'account/email/confirm', { token: older }, true)).status).toBe(400);
-      expect((await post(h, createJar(), 'account/email/confirm', { token: newer }, true)).status).toBe(200);
+      expect((await post(h, jar, 'account/email/confirm', { token: older }, true)).status).toBe(400);
+      expect((await post(h, jar, 'account/email/confirm', { token: newer }, true)).status).toBe(200);
       expect(await h.adapter.getUser(user.id)).toMatchObject({ email: newEmail });
     });
 

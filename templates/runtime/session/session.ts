@@ -14,6 +14,7 @@ import { providerTokensOf, refreshErrorOfToken } from '../oauth/provider-tokens.
 import { customPageUrl, resolveRedirect } from '../http/redirect.js';
 import { cookieOptionsFor, requestCookies } from '../http/request.js';
 import { decode, rememberedClaims, userClaims } from './jwt.js';
+import { jwtSessionClock, keepJwtSessionClock } from './session-clock.js';
 import type { Account, AdapterUser, JWT, Profile, Session, User } from '../types.js';
 
 function sameToken(a: JWT, b: JWT): boolean {
@@ -59,13 +60,12 @@ export function readSession(req: Request, options: ResolvedConfig, params: Sessi
 function sessionTimes(options: ResolvedConfig, params: SessionReadParams, decoded: JWT, token: JWT) {
   const now = Math.floor(Date.now() / 1000);
   const issuedAt = typeof decoded.iat === 'number' ? decoded.iat : 0;
-  // The sign-in time outlives every re-issue; a token of Auth.js's has none, and its clock starts at its `iat`.
-  const signedInAt = typeof decoded.auth_time === 'number' ? decoded.auth_time : issuedAt || now;
-  const endsAt = signedInAt + options.session.absoluteMaxAge;
+  // The authentication time and the session's start outlive every re-issue (session-clock.ts).
+  const clock = jwtSessionClock(decoded, options.session.absoluteMaxAge, now);
   const refresh = params.write === true && (params.trigger === 'update' || !sameToken(decoded, token) || now - issuedAt >= options.session.updateAge);
-  const renewedAt = Math.min(now + options.jwt.maxAge, endsAt);
+  const renewedAt = Math.min(now + options.jwt.maxAge, clock.endsAt);
   const expiresAt = refresh ? renewedAt : typeof decoded.exp === 'number' ? decoded.exp : renewedAt;
-  return { now, signedInAt, ended: now >= endsAt, refresh, expiresAt, expires: new Date(expiresAt * 1000) };
+  return { now, clock, ended: now >= clock.endsAt, refresh, expiresAt, expires: new Date(expiresAt * 1000) };
 }
 
 /** The session the `session` callback is given: the user from the token's claims, the expiry, a refresh error. */
@@ -108,8 +108,8 @@ function readJwtSession(read: JwtRead): SessionResult | Promise<SessionResult> {
   const times = sessionTimes(options, params, decoded, decoded);
   if (times.ended) return clear();
   if (times.refresh) return readJwtSessionAsync(read);
-  decoded.auth_time = times.signedInAt;
-  return { session: defaultSession(decoded, times.expires), token: decoded, cookies: [], authTime: times.signedInAt };
+  keepJwtSessionClock(decoded, times.clock);
+  return { session: defaultSession(decoded, times.expires), token: decoded, cookies: [], authTime: times.clock.authTime };
 }
 
 /** A session cookie that did not open: no session (logged at debug level, by the error's name only). */
@@ -139,9 +139,9 @@ async function readJwtSessionAsync({ options, params, raw, sessionCookie, allCoo
   }
   if (!token) return clear();
 
-  const { now, signedInAt, ended, refresh, expiresAt, expires } = sessionTimes(options, params, decoded, token);
+  const { now, clock, ended, refresh, expiresAt, expires } = sessionTimes(options, params, decoded, token);
   if (ended) return clear();
-  token.auth_time = signedInAt;
+  keepJwtSessionClock(token, clock);
   let session: Session;
   try {
     session = (await options.callbacks.session({
@@ -160,7 +160,7 @@ async function readJwtSessionAsync({ options, params, raw, sessionCookie, allCoo
     outgoing.push(...chunkCookie(allCookies(), sessionCookie, encoded, { expires }));
   }
   if (options.events.session) await emitEvent(options, 'session', { session, token });
-  return { session, token, cookies: outgoing, authTime: signedInAt };
+  return { session, token, cookies: outgoing, authTime: clock.authTime };
 }
 
 /**

@@ -4,7 +4,8 @@
  * - POST `account/email`, `account/unlink`, `account/passkeys/remove`, `account/delete` and GET `account/export`:
  *   signed in with a cookie session (handler.ts refuses API keys below the mount), each POST with the CSRF token, and
  *   all of them after a recent authentication (`session.reauthMaxAge`; `<mount>/reauth` otherwise);
- * - GET and POST `account/email/confirm`: the confirmation link, in any browser (email-change.ts).
+ * - GET and POST `account/email/confirm`: the confirmation link, confirmed only from the asking user's own signed-in
+ *   browser (email-change.ts).
  */
 import type { RequestContext, Route } from '../../contracts.js';
 import { verifyCsrf } from '../../http/csrf.js';

@@ -7,24 +7,29 @@
  *   an address another user has gets a notice that someone tried (as sign-up does), and nothing is stored. The old
  *   address is told a change was asked either way, without a link. At most `accountEmailPerUser` requests (5 in 15
  *   minutes) per user: 429 with `Retry-After` past it.
- * - GET `<mount>/account/email/confirm?token=…`: a page with a button; opening the link changes nothing (mail scanners
+ * - GET `<mount>/account/email/confirm?token=…`: a page that names the account that would move (its address masked)
+ *   and, in the requesting user's own signed-in browser, a button; opening the link changes nothing (mail scanners
  *   and previews open links).
- * - POST `<mount>/account/email/confirm` (`token`, CSRF): works in any browser, signed in or not, since the token is
- *   the proof (the mailbox) and its request already needed a recent authentication. When the token is known and
- *   unexpired and no user has the address by now, the address becomes the user's, proven; the token is gone; every
- *   session of the user but this browser's own (all of them when this browser is not the user's) is ended, its row
- *   deleted, so no app process sees it again; `email-changed` is recorded.
+ * - POST `<mount>/account/email/confirm` (`token`, CSRF): the token proves the mailbox, and only the requesting user's
+ *   own browser, signed in with a recent authentication, proves that the account's holder wants it: a stranger's
+ *   click would otherwise move an attacker's account onto the stranger's address (security review 5, A1). Anyone
+ *   else is asked to sign in (or refused, signed in as another user) and the link stays unused. When the token is
+ *   known and unexpired and no user has the address by now, the address becomes the user's, proven; the token is
+ *   gone; every other session of the user is ended, its row deleted, so no app process sees it again;
+ *   `email-changed` is recorded.
  */
 import type { RequestContext } from '../../contracts.js';
 import { actionUrl, configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { bodyField, prefersJson, queryParams, readBody } from '../../http/request.js';
-import { InvalidEmailAddress, normalizeEmailAddress } from '../../email-address.js';
+import { InvalidEmailAddress, maskedAddress, normalizeEmailAddress } from '../../email-address.js';
 import { recordSecurityEvent } from '../../events.js';
 import { AdapterError } from '../../errors.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
+import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { endSessionRows } from '../database/session.js';
+import { askToSignIn, currentSignIn, isRecentSignIn } from '../database/signed-in.js';
 import { consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { hashVerificationToken, newLinkToken } from '../email/link-token.js';
 import { refuseForm } from './account-view.js';
@@ -33,6 +38,7 @@ import { type AccountMessage, type AccountMailer, accountMessage } from './mail.
 import { renderAccountMessagePage, renderConfirmEmailPage } from './pages.js';
 import type { AccountRequest, AccountSettings } from './settings.js';
 import type { EmailChange } from './storage.js';
+import type { AdapterUser } from '../../types.js';
 
 /** Sends a message after the answer; a failure is logged, never shown (it would tell addresses apart). */
 function sendLater(context: RequestContext, mailer: AccountMailer, message: AccountMessage): void {
@@ -92,7 +98,14 @@ async function sendChangeMessages(request: AccountRequest, mailer: AccountMailer
   await callAdapter(adapter, 'setEmailChange', change);
   if (taken) return sendLater(context, mailer, accountMessage('address-change-attempt', { to: params.newEmail, origin: params.origin, theme }));
   const url = `${params.confirmUrl}?${new URLSearchParams({ token })}`;
-  sendLater(context, mailer, accountMessage('confirm-new-address', { to: params.newEmail, origin: params.origin, theme, url }));
+  const account = accountNameOf(request.signedIn.user);
+  sendLater(context, mailer, accountMessage('confirm-new-address', { to: params.newEmail, origin: params.origin, theme, url, account }));
+}
+
+/** How the mail and the confirmation page name an account: its address masked, else its name. */
+function accountNameOf(user: AdapterUser): string {
+  if (user.email) return maskedAddress(user.email);
+  return user.name ? `“${user.name}”` : 'without an email address';
 }
 
 /** GET and POST `<mount>/account/email/confirm`. */
@@ -100,26 +113,54 @@ export async function confirmEmailChangeRoute(context: RequestContext, method: '
   const json = prefersJson(context.req);
   const theme = context.options.theme;
   const accountLink = { href: `${context.mountPath}/account`, label: 'Your account' };
-  if (method === 'GET') {
-    const token = queryParams(context.req).get('token');
-    if (!token) return sendHtml(context, 400, renderAccountMessagePage({ theme, heading: 'Link incomplete', message: 'This link has no token: open the whole link from the email.', link: accountLink, alert: true }));
-    return sendHtml(context, 200, renderConfirmEmailPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), theme, token }));
-  }
-  const body = await readBody(context.req);
-  verifyCsrf(context, body);
   const refuse = (status: number, error: string, message: string): void => {
     if (json) return sendJson(context, status, { error, message });
     sendHtml(context, status, renderAccountMessagePage({ theme, heading: 'The address was not changed', message, link: accountLink, alert: true }));
   };
-  const token = bodyField(body, 'token') ?? '';
-  const change = token ? await useChange(adapter, token, context.options.secrets) : null;
-  if (!change || change.newEmail === '' || change.expires.valueOf() < Date.now()) {
-    return refuse(400, 'InvalidToken', 'This link is not valid: it was used, replaced by a newer one, or it expired. Ask for a new one on your account page.');
+  const invalidLink = (): void => refuse(400, 'InvalidToken', 'This link is not valid: it was used, replaced by a newer one, or it expired. Ask for a new one on your account page.');
+  if (method === 'GET') {
+    const token = queryParams(context.req).get('token');
+    if (!token) return sendHtml(context, 400, renderAccountMessagePage({ theme, heading: 'Link incomplete', message: 'This link has no token: open the whole link from the email.', link: accountLink, alert: true }));
+    const change = await findChange(adapter, token, context.options.secrets);
+    const requester = change ? await callAdapter(adapter, 'getUser', change.userId) : null;
+    if (!change || !requester) return invalidLink();
+    const signedIn = await currentSignIn(context, adapter);
+    const signIn = context.options.pages.signIn ?? `${context.mountPath}/signin`;
+    return sendHtml(
+      context,
+      200,
+      renderConfirmEmailPage({
+        mountPath: context.mountPath,
+        csrfToken: csrfTokenOf(context),
+        theme,
+        token,
+        newEmail: change.newEmail,
+        account: accountNameOf(requester),
+        host: new URL(context.origin).host,
+        // Only the requesting user's own browser gets the button; anyone else is told how the change is made.
+        confirmable: signedIn !== null && String(signedIn.user.id) === change.userId,
+        signInUrl: signIn,
+      }),
+    );
   }
+  const body = await readBody(context.req);
+  verifyCsrf(context, body);
+  // Who is there comes first, and the link stays unused until it is the user who asked, recently authenticated.
+  const signedIn = await currentSignIn(context, adapter);
+  if (!signedIn) return askToSignIn(context, json, { action: 'account', message: 'Sign in to the account that asked for this change, in this browser, then open the link from the email again.' });
+  if (!isRecentSignIn(context, signedIn)) return askToReauthenticate(context, actionUrl(context, 'account'));
+  const token = bodyField(body, 'token') ?? '';
+  const found = token ? await findChange(adapter, token, context.options.secrets) : null;
+  if (!found || found.newEmail === '' || found.expires.valueOf() < Date.now()) return invalidLink();
+  if (found.userId !== String(signedIn.user.id)) {
+    return refuse(403, 'WrongAccount', 'This link asks to move another account to this address, and only that account, signed in, can confirm it. Nothing was changed.');
+  }
+  const change = await callAdapter(adapter, 'useEmailChange', found.digest);
+  // Used by a concurrent confirmation, or replaced by a newer request, since it was found.
+  if (!change || change.userId !== found.userId || change.newEmail !== found.newEmail) return invalidLink();
   const holder = await callAdapter(adapter, 'getUserByEmail', change.newEmail);
   if (holder) return refuse(409, 'EmailTaken', 'Another account has this email address now, so it cannot become yours. Ask for a change to another address.');
-  const user = await callAdapter(adapter, 'getUser', change.userId);
-  if (!user) return refuse(400, 'InvalidToken', 'The account of this link no longer exists.');
+  const user = signedIn.user;
   try {
     await callAdapter(adapter, 'updateUser', { id: user.id, email: change.newEmail, emailVerified: new Date() });
   } catch (error) {
@@ -129,7 +170,7 @@ export async function confirmEmailChangeRoute(context: RequestContext, method: '
     }
     throw error;
   }
-  const keptCurrent = await endOtherSessions(context, adapter, String(user.id));
+  await endOtherSessions(context, adapter, String(user.id));
   await recordSecurityEvent(context, { type: 'email-changed', userId: String(user.id) });
   if (user.email) {
     // The old address's links (sign-in, reset) no longer belong to the account; its owner hears what happened.
@@ -138,29 +179,22 @@ export async function confirmEmailChangeRoute(context: RequestContext, method: '
     if (mailer && context.linkOrigin) sendLater(context, mailer, accountMessage('address-changed', { to: user.email, origin: context.linkOrigin, theme, newEmail: change.newEmail }));
   }
   if (json) return sendJson(context, 200, { changed: true, email: change.newEmail });
-  if (keptCurrent) return sendRedirect(context, `${actionUrl(context, 'account')}?notice=email-changed`);
-  const signIn = context.options.pages.signIn ?? `${context.mountPath}/signin`;
-  sendHtml(context, 200, renderAccountMessagePage({ theme, heading: 'Email address changed', message: `Your account's address is now ${change.newEmail}. Every session of the account was ended: sign in again.`, link: { href: signIn, label: 'Sign in' } }));
+  sendRedirect(context, `${actionUrl(context, 'account')}?notice=email-changed`);
 }
 
-/** The change of a token (its digest under any of the secrets, so that a rotation keeps links working), used up. */
-async function useChange(adapter: Adapter, token: string, secrets: readonly string[]): Promise<EmailChange | null> {
+/** The change of a token (its digest under any of the secrets, so that a rotation keeps links working), left in place. */
+async function findChange(adapter: Adapter, token: string, secrets: readonly string[]): Promise<EmailChange | null> {
   for (const secret of secrets) {
-    const change = await callAdapter(adapter, 'useEmailChange', hashVerificationToken(token, secret));
+    const change = await callAdapter(adapter, 'findEmailChange', hashVerificationToken(token, secret));
     if (change) return change;
   }
   return null;
 }
 
-/**
- * Ends every session of the user except this browser's own when it is one of theirs (database sessions: the rows are
- * deleted, so every app process sees them gone); resolves whether this browser's session was kept.
- */
-async function endOtherSessions(context: RequestContext, adapter: Adapter, userId: string): Promise<boolean> {
-  if (context.options.session.strategy !== 'database' || typeof adapter.listSessionsByUserId !== 'function') return false;
+/** Ends every session of the user except this browser's (database sessions: the rows are deleted, for every app process). */
+async function endOtherSessions(context: RequestContext, adapter: Adapter, userId: string): Promise<void> {
+  if (context.options.session.strategy !== 'database' || typeof adapter.listSessionsByUserId !== 'function') return;
   const current = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
   const rows = await callAdapter(adapter, 'listSessionsByUserId', userId);
-  const others = rows.filter((row) => row.sessionToken !== current);
-  await endSessionRows(context.options, adapter, others);
-  return others.length < rows.length;
+  await endSessionRows(context.options, adapter, rows.filter((row) => row.sessionToken !== current));
 }

@@ -76,7 +76,7 @@ export interface AccountOptions extends AccountMailOptions {
 }
 
 /** The adapter methods the account page calls; those of passkeys when the app has passkeys. */
-const neededMethods: readonly AdapterMethod[] = ['getUser', 'getUserByEmail', 'updateUser', 'deleteUser', 'listAccountsByUserId', 'unlinkAccount', 'setEmailChange', 'useEmailChange', 'deleteEmailChangesTo'];
+const neededMethods: readonly AdapterMethod[] = ['getUser', 'getUserByEmail', 'updateUser', 'deleteUser', 'listAccountsByUserId', 'unlinkAccount', 'setEmailChange', 'findEmailChange', 'useEmailChange', 'deleteEmailChangesTo'];
 const passkeyMethods = ['listAuthenticatorsByUserId', 'deleteAuthenticator'] as const;
 
 const mailers = new WeakMap<Feature, AccountMailer | undefined>();

@@ -66,13 +66,14 @@ export function resolveAccountMailer(options: AccountMailOptions, env: AuthEnv):
 }
 
 /** The wording of each message: subject and paragraphs; `button` for the one with a link. */
-function wording(kind: AccountMessageKind, host: string, newEmail: string | undefined): { subject: string; lines: string[]; button?: string } {
+function wording(kind: AccountMessageKind, host: string, newEmail: string | undefined, account: string | undefined): { subject: string; lines: string[]; button?: string } {
   if (kind === 'confirm-new-address') {
     return {
-      subject: `Confirm your new email address for ${host}`,
+      subject: `Confirm the new email address of an account on ${host}`,
       lines: [
-        'Open this link to make this the address of your account. It works once, for one hour.',
-        'If you did not ask for this, you can ignore this email: nothing changes without it.',
+        `The account ${account ?? 'of a user'} on ${host} asked to make this address, ${newEmail ?? 'yours'}, its email address.`,
+        'If that is your account, open this link in the browser where you are signed in to it, and confirm. It works once, for one hour.',
+        `If you have no account on ${host}, or did not ask for this, ignore this email and do not confirm: nothing changes without it.`,
       ],
       button: 'Confirm new address',
     };
@@ -113,10 +114,13 @@ function wording(kind: AccountMessageKind, host: string, newEmail: string | unde
   };
 }
 
-/** Builds a message of `kind` to `to`; `url` is the confirmation link (the only message with one). */
-export function accountMessage(kind: AccountMessageKind, params: { to: string; origin: string; theme: Theme; url?: string; newEmail?: string }): AccountMessage {
+/**
+ * Builds a message of `kind` to `to`; `url` is the confirmation link (the only message with one), `account` the account
+ * that would move to the new address, as the message may name it (its address masked).
+ */
+export function accountMessage(kind: AccountMessageKind, params: { to: string; origin: string; theme: Theme; url?: string; newEmail?: string; account?: string }): AccountMessage {
   const host = new URL(params.origin).host;
-  const { subject, lines, button } = wording(kind, host, params.newEmail);
+  const { subject, lines, button } = wording(kind, host, params.newEmail, params.account);
   const link = button && params.url ? { label: button, url: params.url } : undefined;
   const text = `${subject}\n\n${lines.join('\n\n')}\n${link ? `\n${link.label}: ${link.url}\n` : ''}`;
   const paragraphs = lines.map((line) => html`<p style="margin:0 0 16px">${line}</p>`);

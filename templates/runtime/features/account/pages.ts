@@ -188,12 +188,32 @@ export function renderAccountPage(params: AccountPage): string {
   return layout({ title: 'Your account', theme: params.theme, body, styles });
 }
 
+/** What the confirmation page shows: the change, the account it would move, and whether this browser may confirm. */
+export interface ConfirmEmailPage {
+  mountPath: string;
+  csrfToken: string;
+  theme: Theme;
+  token: string;
+  newEmail: string;
+  /** The account that asked, as the page may name it (its address masked). */
+  account: string;
+  host: string;
+  /** This browser is signed in as the account that asked: it gets the button. */
+  confirmable: boolean;
+  signInUrl: string;
+}
+
 /**
- * The page a confirmation link opens: a button that POSTs the token. Mail scanners and link previews open links, so
- * opening it changes nothing.
+ * The page a confirmation link opens: what would change and for which account, and, in the requesting user's own
+ * browser, a button that POSTs the token. Mail scanners and link previews open links, so opening it changes nothing.
  */
-export function renderConfirmEmailPage(params: { mountPath: string; csrfToken: string; theme: Theme; token: string }): string {
-  const body = html`<h1>Confirm your new address</h1><p class="muted">Make this address the email address of your account.</p><form action="${params.mountPath}/account/email/confirm" method="POST"><input type="hidden" name="csrfToken" value="${params.csrfToken}"><input type="hidden" name="token" value="${params.token}"><button type="submit">Confirm new address</button></form>`;
+export function renderConfirmEmailPage(params: ConfirmEmailPage): string {
+  const what = html`<p>The account <strong>${params.account}</strong> on ${params.host} asked to make <strong>${params.newEmail}</strong> its email address.</p>`;
+  const ignore = html`<p class="muted">If you have no account on ${params.host}, or did not ask for this, close this page and do not confirm: nothing changes without it.</p>`;
+  const action = params.confirmable
+    ? html`<form action="${params.mountPath}/account/email/confirm" method="POST"><input type="hidden" name="csrfToken" value="${params.csrfToken}"><input type="hidden" name="token" value="${params.token}"><button type="submit">Confirm new address</button></form>`
+    : html`<p>Only that account can confirm the change: if it is yours, <a href="${params.signInUrl}">sign in to it</a> in this browser, then open the link from the email again.</p>`;
+  const body = html`<h1>Confirm your new address</h1>${what}${ignore}${action}`;
   return layout({ title: 'Confirm your new address', theme: params.theme, body, styles: formStyles });
 }
 

@@ -22,6 +22,11 @@ declare module '../../contracts.js' {
      */
     setEmailChange?(change: EmailChange): Awaitable<void>;
     /**
+     * Not part of Auth.js's interface: the pending change whose link has this digest, or null, left in place: what the
+     * confirmation page shows (which account would move) and checks before `useEmailChange` spends the link.
+     */
+    findEmailChange?(digest: EmailChange['digest']): Awaitable<EmailChange | null>;
+    /**
      * Not part of Auth.js's interface: the pending change whose link has this digest, or null, deleted as it is read
      * (single use), expired or not. Every other change to the same new address is deleted with it, so that no row
      * keeps the address once someone owns it.
@@ -38,6 +43,10 @@ interface EmailChangeRow {
   new_email: string;
   digest: string;
   expires: Date | number;
+}
+
+function changeOf(row: EmailChangeRow): EmailChange {
+  return { userId: row.user_id, newEmail: row.new_email, digest: row.digest, expires: new Date(row.expires) };
 }
 
 export const emailChangeStorage: FeatureStorage = {
@@ -60,6 +69,10 @@ export const emailChangeStorage: FeatureStorage = {
         [userId, newEmail, digest, expires],
       );
     },
+    async findEmailChange(digest) {
+      const [row] = await database.all<EmailChangeRow>('SELECT user_id, new_email, digest, expires FROM email_changes WHERE digest = ?', [digest]);
+      return row ? changeOf(row) : null;
+    },
     async useEmailChange(digest) {
       const [row] = await database.all<EmailChangeRow>('SELECT user_id, new_email, digest, expires FROM email_changes WHERE digest = ?', [digest]);
       if (!row) return null;
@@ -67,7 +80,7 @@ export const emailChangeStorage: FeatureStorage = {
       const deleted = await database.run('DELETE FROM email_changes WHERE digest = ?', [digest]);
       if (deleted === 0) return null;
       await database.run('DELETE FROM email_changes WHERE new_email = ?', [row.new_email]);
-      return { userId: row.user_id, newEmail: row.new_email, digest: row.digest, expires: new Date(row.expires) };
+      return changeOf(row);
     },
     async deleteEmailChangesTo(newEmail) {
       await database.run('DELETE FROM email_changes WHERE new_email = ?', [newEmail]);
@@ -82,6 +95,10 @@ export const emailChangeStorage: FeatureStorage = {
           if (!users.has(change.userId)) throw new Error(`setEmailChange: no user has the id ${JSON.stringify(change.userId)}`);
           for (const [userId, stored] of changes) if (stored.expires < new Date()) changes.delete(userId);
           changes.set(change.userId, structuredClone(change));
+        },
+        async findEmailChange(digest) {
+          const found = [...changes.values()].find((change) => change.digest === digest);
+          return found ? structuredClone(found) : null;
         },
         async useEmailChange(digest) {
           const found = [...changes.values()].find((change) => change.digest === digest);

@@ -1,8 +1,8 @@
 /**
  * Recent authentication ("sudo mode"): what turns a session into a lasting credential, or changes how the account
  * signs in, asks who is there. A session is recent while its last authentication (the sign-in or re-authentication
- * that made it, `auth_time` in a JWT or the row's `createdAt`; never a renewal) is at most `session.reauthMaxAge`
- * old. Otherwise the user confirms who they are at `<mount>/reauth`, which signs them in again and comes back.
+ * that made it, `auth_time` in a JWT or the time a database session's token carries; never a renewal) is at most
+ * `session.reauthMaxAge` old; an unknown time is never recent. Otherwise the user confirms who they are at `<mount>/reauth`, which signs them in again and comes back.
  * @see OWASP ASVS 5.0 V7.5 (re-authentication before sensitive changes)
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';

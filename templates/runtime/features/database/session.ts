@@ -9,6 +9,7 @@ import { JWTSessionError } from '../../errors.js';
 import { emitEvent } from '../../events.js';
 import { isWithdrawnAccount } from './access-token.js';
 import { sessionUserOf } from './signed-in.js';
+import { type SessionClock, databaseSessionClock } from '../../session/session-clock.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import type { AdapterSession, AdapterUser, Awaitable, DefaultSession, Session } from '../../types.js';
 
@@ -59,8 +60,9 @@ function readFoundSession(options: ResolvedConfig, sessionToken: string, params:
   if (!found) return params.clear();
   const row = found.session;
   const now = Date.now();
-  // The absolute lifetime counts from the row's creation (an Auth.js adapter's rows have no createdAt: none).
-  const endsAt = row.createdAt ? row.createdAt.valueOf() + options.session.absoluteMaxAge * 1000 : Number.POSITIVE_INFINITY;
+  // The absolute lifetime counts from the authentication (session-clock.ts); unknown, it has no end but the expiry.
+  const clock = databaseSessionClock(sessionToken, row, options.session.absoluteMaxAge);
+  const endsAt = clock.endsAt * 1000;
   if (row.expires.valueOf() <= now || endsAt <= now) return endExpiredSession(options, sessionToken, params);
   const dueForUpdate = row.expires.valueOf() - options.session.maxAge * 1000 + options.session.updateAge * 1000 <= now;
   const extend = params.write && (dueForUpdate || params.trigger === 'update');
@@ -68,9 +70,9 @@ function readFoundSession(options: ResolvedConfig, sessionToken: string, params:
   const seen = typeof options.adapter!.listSessionsByUserId === 'function' && now - (row.lastSeenAt?.valueOf() ?? 0) >= LAST_SEEN_INTERVAL_MS;
   // Most reads write nothing, list no accounts and call nothing of the app's: they need not wait for anything.
   if (!extend && !seen && found.withdrawnTokens !== undefined && !options.source.callbacks?.session && !options.events.session) {
-    return sessionResultOf(sessionOf(found.user, row.expires, refreshErrorOfRead(options, found.withdrawnTokens)), [], row);
+    return sessionResultOf(sessionOf(found.user, row.expires, refreshErrorOfRead(options, found.withdrawnTokens)), [], clock);
   }
-  return readSessionWithWrites(options, sessionToken, params, found, { now, endsAt, extend, seen });
+  return readSessionWithWrites(options, sessionToken, params, found, { now, endsAt, extend, seen, clock });
 }
 
 /** An expired row is no session; a read that may write deletes it. */
@@ -86,9 +88,9 @@ function sessionOf(user: AdapterUser, expires: Date, error: DefaultSession['erro
   return session;
 }
 
-function sessionResultOf(session: Session, cookies: OutgoingCookie[], row: AdapterSession): SessionResult {
+function sessionResultOf(session: Session, cookies: OutgoingCookie[], clock: SessionClock): SessionResult {
   const result: SessionResult = { session, token: null, cookies };
-  if (row.createdAt) result.authTime = Math.floor(row.createdAt.valueOf() / 1000);
+  if (clock.authTime !== undefined) result.authTime = clock.authTime;
   return result;
 }
 
@@ -98,7 +100,7 @@ async function readSessionWithWrites(
   sessionToken: string,
   params: SessionRead,
   found: FoundSession,
-  due: { now: number; endsAt: number; extend: boolean; seen: boolean },
+  due: { now: number; endsAt: number; extend: boolean; seen: boolean; clock: SessionClock },
 ): Promise<SessionResult> {
   const { session: row, user } = found;
   const { now, extend, seen } = due;
@@ -135,7 +137,7 @@ async function readSessionWithWrites(
     }
   }
   if (options.events.session) await emitEvent(options, 'session', { session, token: {} });
-  return sessionResultOf(session, outgoing, row);
+  return sessionResultOf(session, outgoing, due.clock);
 }
 
 /**

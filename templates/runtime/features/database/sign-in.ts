@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { type Adapter, callAdapter } from './adapter.js';
 import type { ResolvedConfig, SignInResolution, RequestContext, AccountSignIn } from '../../contracts.js';
 import { userAgentOf } from '../../http/user-agent.js';
+import { sessionTokenWithAuthTime } from '../../session/session-clock.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { OAuthAccountNotLinked } from '../../errors.js';
 import { ReauthenticationRequired } from './recent-auth.js';
@@ -35,10 +36,9 @@ function providerVouchesForEmail(context: RequestContext, account: Account, prof
 }
 
 /**
- * Opens a new database session for the user, replacing the browser's previous session row. An adapter that lists
- * sessions also stores when it was created (the sign-in, from which `absoluteMaxAge` and recent authentication
- * count) and last used and the browser's `User-Agent`, for the user's list of sessions. The expiry never passes the
- * absolute end.
+ * Opens a new database session for the user, replacing the browser's previous session row. Its token carries the
+ * authentication time (now). An adapter that lists sessions also stores when it was created and last used and the
+ * browser's `User-Agent`, for the user's list of sessions. The expiry never passes the absolute end.
  */
 export async function openSession(context: RequestContext, userId: string): Promise<AdapterSession> {
   const { options } = context;
@@ -46,13 +46,15 @@ export async function openSession(context: RequestContext, userId: string): Prom
   const previous = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
   if (previous) await callAdapter(adapter, 'deleteSession', previous).catch((error: Error) => options.logger.error(error));
   const now = new Date();
+  // In the token, the authentication time is kept by every adapter, an Auth.js one too (session-clock.ts).
+  const sessionToken = sessionTokenWithAuthTime(options.session.generateSessionToken(), now.valueOf() / 1000);
   const details = typeof adapter.listSessionsByUserId === 'function' && {
     createdAt: now,
     lastSeenAt: now,
     userAgent: userAgentOf(context.req),
   };
   return callAdapter(adapter, 'createSession', {
-    sessionToken: options.session.generateSessionToken(),
+    sessionToken,
     userId,
     expires: new Date(now.valueOf() + Math.min(options.session.maxAge, options.session.absoluteMaxAge) * 1000),
     ...details,

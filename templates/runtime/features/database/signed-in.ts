@@ -7,6 +7,7 @@ import type { RequestContext, ResolvedConfig } from '../../contracts.js';
 import { sendJson, sendRedirect } from '../../context.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { customPageUrl } from '../../http/redirect.js';
+import { databaseSessionClock, jwtSessionClock } from '../../session/session-clock.js';
 import type { AdapterUser, User } from '../../types.js';
 
 declare module '../../contracts.js' {
@@ -50,7 +51,7 @@ export function sessionUserOf(user: AdapterUser): User {
   return shown;
 }
 
-/** The signed-in user of a request, and when they last authenticated (seconds; absent when unknown). */
+/** The signed-in user of a request, and when they last authenticated (seconds; undefined when unknown: never recent). */
 export interface SignedIn {
   user: AdapterUser;
   authTime: number | undefined;
@@ -69,18 +70,16 @@ export async function currentSignIn(context: RequestContext, adapter: Adapter): 
   if (options.session.strategy === 'database') {
     const found = await callAdapter(adapter, 'getSessionAndUser', raw);
     if (!found || found.session.expires.valueOf() <= now) return null;
-    const createdAt = found.session.createdAt?.valueOf();
-    if (createdAt !== undefined && createdAt + options.session.absoluteMaxAge * 1000 <= now) return null;
-    // An Auth.js adapter stores no createdAt: the row's last renewal (expires - maxAge) is the closest it keeps.
-    const authenticatedAt = createdAt ?? found.session.expires.valueOf() - options.session.maxAge * 1000;
-    return { user: found.user, authTime: Math.floor(authenticatedAt / 1000) };
+    const clock = databaseSessionClock(raw, found.session, options.session.absoluteMaxAge);
+    if (clock.endsAt * 1000 <= now) return null;
+    return { user: found.user, authTime: clock.authTime };
   }
   const token = await options.jwt.decode({ token: raw, secret: options.secrets, salt: cookie.name }).catch(() => null);
   if (!token?.sub) return null;
-  const authTime = typeof token.auth_time === 'number' ? token.auth_time : typeof token.iat === 'number' ? token.iat : undefined;
-  if (authTime !== undefined && (authTime + options.session.absoluteMaxAge) * 1000 <= now) return null;
+  const clock = jwtSessionClock(token, options.session.absoluteMaxAge, Math.floor(now / 1000));
+  if (clock.endsAt * 1000 <= now) return null;
   const user = await callAdapter(adapter, 'getUser', token.sub);
-  return user ? { user, authTime } : null;
+  return user ? { user, authTime: clock.authTime } : null;
 }
 
 /** Whether the signed-in user authenticated within `session.reauthMaxAge`. */
