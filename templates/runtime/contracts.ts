@@ -667,8 +667,7 @@ export interface SessionResult {
   cookies: OutgoingCookie[];
   /**
    * When the user last authenticated for this session (seconds since the epoch): the sign-in or re-authentication
-   * that made it, never a renewal (session/session-clock.ts). Absent when unknown (a cookie issued by Auth.js, a row
-   * an Auth.js adapter stored before session tokens carried it): an unknown time is never recent.
+   * that made it, never a renewal (session/session-clock.ts). Absent when unknown: never recent.
    */
   authTime?: number | undefined;
 }

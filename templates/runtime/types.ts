@@ -168,10 +168,7 @@ export interface JWT extends Record<string, unknown> {
   jti?: string;
   /** When the user signed in (seconds): kept across re-issues, it ends the session at `session.absoluteMaxAge`. */
   auth_time?: number;
-  /**
-   * When a session of unknown authentication started (seconds): a token issued by Auth.js has no `auth_time`, and its
-   * re-issues carry its first `iat` here, from which `session.absoluteMaxAge` counts. Such a session is never recent.
-   */
+  /** When a session without `auth_time` (issued by Auth.js) started: its first `iat`, kept across re-issues. */
   session_start?: number;
   /** Per provider id: the tokens of the account the session signed in with (see `ProviderTokens`). */
   providerTokens?: Record<string, ProviderTokens>;

@@ -14,7 +14,7 @@ import { createTestPool, startPostgres, type RunningPostgres } from '../support/
 import type { Adapter } from '../../templates/runtime/features/database/adapter.js';
 import { database } from '../../templates/runtime/features/database/index.js';
 import { createRequireRecentAuth } from '../../templates/runtime/features/database/recent-auth.js';
-import { authTimeInToken } from '../../templates/runtime/session/session-clock.js';
+import { databaseTimes } from '../../templates/runtime/features/database/session-token.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import { AppRegistry, expectRedirect, sessionOf, signIn, type AuthApp } from '../runtime/oauth-harness.js';
 import { documentedSchema } from './authjs-pg-schema.js';
@@ -89,8 +89,9 @@ describe('A2: the authentication time with an Auth.js adapter', () => {
     const token = sessionTokenOf(jar);
     const { rows } = await pool.query<{ sessionToken: string }>('SELECT "sessionToken" FROM sessions');
     expect(rows.map((row) => row.sessionToken)).toEqual([token]);
-    expect(authTimeInToken(token)).toBeGreaterThanOrEqual(before);
-    expect(authTimeInToken(token)).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
+    const [authTime] = databaseTimes(token, {});
+    expect(authTime).toBeGreaterThanOrEqual(before);
+    expect(authTime).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
   });
 
   it('refuses to link a thief\'s OpenID account to a stale session that one GET <mount>/session renewed', async () => {
@@ -135,7 +136,7 @@ describe('A2: the authentication time with an Auth.js adapter', () => {
     expect((await billing(app, old)).status).toBe(401);
     // Re-authenticating opens a session whose token carries the time: no loop back to <mount>/reauth.
     await signIn(app, old);
-    expect(authTimeInToken(sessionTokenOf(old))).toBeDefined();
+    expect(databaseTimes(sessionTokenOf(old), {})[0]).toBeDefined();
     expect((await billing(app, old)).status).toBe(200);
   }, 20_000);
 });

@@ -5,7 +5,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { createRequireRecentAuth } from '../../templates/runtime/features/database/recent-auth.js';
 import { decode, encode } from '../../templates/runtime/index.js';
-import { authTimeInToken, databaseSessionClock, jwtSessionClock, sessionTokenWithAuthTime } from '../../templates/runtime/session/session-clock.js';
+import { databaseTimes, newSessionToken } from '../../templates/runtime/features/database/session-token.js';
+import { jwtTimes, sessionClock } from '../../templates/runtime/session/session-clock.js';
+
+const jwtSessionClock = (claims: Parameters<typeof jwtTimes>[0], absoluteMaxAge: number, now: number) => sessionClock(...jwtTimes(claims, now), absoluteMaxAge);
+const databaseSessionClock = (token: string, row: Parameters<typeof databaseTimes>[1], absoluteMaxAge: number) => sessionClock(...databaseTimes(token, row), absoluteMaxAge);
 import type { RunningApp } from '../support/listen.js';
 import { SECRET, credentialsConfig, startApp } from './helpers.js';
 
@@ -30,8 +34,8 @@ describe('the session clock', () => {
   });
 
   it('reads the authentication time a database session token carries, before the row\'s createdAt', () => {
-    const token = sessionTokenWithAuthTime('0b7c6e5a-2f7e-4c55-9d3f-1f2e3d4c5b6a', 1_700_000_000.9);
-    expect(authTimeInToken(token)).toBe(1_700_000_000);
+    const token = newSessionToken('0b7c6e5a-2f7e-4c55-9d3f-1f2e3d4c5b6a', new Date(1_700_000_000_900));
+    expect(token).toBe('0b7c6e5a-2f7e-4c55-9d3f-1f2e3d4c5b6a~t1700000000');
     expect(databaseSessionClock(token, { createdAt: new Date(1_800_000_000_000) }, HOUR)).toMatchObject({ authTime: 1_700_000_000, endsAt: 1_700_000_000 + HOUR });
   });
 
@@ -44,7 +48,7 @@ describe('the session clock', () => {
   });
 
   it.each(['token~t', 'token~tabc', 'token~t12.5', 'token~t-1', 'token~t1234567890123'])('reads no time from %s', (token) => {
-    expect(authTimeInToken(token)).toBeUndefined();
+    expect(databaseTimes(token, {})).toEqual([undefined, undefined]);
   });
 });
 

@@ -14,7 +14,7 @@ import { providerTokensOf, refreshErrorOfToken } from '../oauth/provider-tokens.
 import { customPageUrl, resolveRedirect } from '../http/redirect.js';
 import { cookieOptionsFor, requestCookies } from '../http/request.js';
 import { decode, rememberedClaims, userClaims } from './jwt.js';
-import { jwtSessionClock, keepJwtSessionClock } from './session-clock.js';
+import { type SessionClock, jwtTimes, sessionClock } from './session-clock.js';
 import type { Account, AdapterUser, JWT, Profile, Session, User } from '../types.js';
 
 function sameToken(a: JWT, b: JWT): boolean {
@@ -61,11 +61,17 @@ function sessionTimes(options: ResolvedConfig, params: SessionReadParams, decode
   const now = Math.floor(Date.now() / 1000);
   const issuedAt = typeof decoded.iat === 'number' ? decoded.iat : 0;
   // The authentication time and the session's start outlive every re-issue (session-clock.ts).
-  const clock = jwtSessionClock(decoded, options.session.absoluteMaxAge, now);
+  const clock = sessionClock(...jwtTimes(decoded, now), options.session.absoluteMaxAge);
   const refresh = params.write === true && (params.trigger === 'update' || !sameToken(decoded, token) || now - issuedAt >= options.session.updateAge);
   const renewedAt = Math.min(now + options.jwt.maxAge, clock.endsAt);
   const expiresAt = refresh ? renewedAt : typeof decoded.exp === 'number' ? decoded.exp : renewedAt;
   return { now, clock, ended: now >= clock.endsAt, refresh, expiresAt, expires: new Date(expiresAt * 1000) };
+}
+
+/** Writes the clock into a token being re-issued, so that the next read finds the same times. */
+function keepClock(token: JWT, clock: SessionClock): void {
+  if (clock.authTime !== undefined) token.auth_time = clock.authTime;
+  else token.session_start = clock.startedAt!;
 }
 
 /** The session the `session` callback is given: the user from the token's claims, the expiry, a refresh error. */
@@ -108,7 +114,7 @@ function readJwtSession(read: JwtRead): SessionResult | Promise<SessionResult> {
   const times = sessionTimes(options, params, decoded, decoded);
   if (times.ended) return clear();
   if (times.refresh) return readJwtSessionAsync(read);
-  keepJwtSessionClock(decoded, times.clock);
+  keepClock(decoded, times.clock);
   return { session: defaultSession(decoded, times.expires), token: decoded, cookies: [], authTime: times.clock.authTime };
 }
 
@@ -141,7 +147,7 @@ async function readJwtSessionAsync({ options, params, raw, sessionCookie, allCoo
 
   const { now, clock, ended, refresh, expiresAt, expires } = sessionTimes(options, params, decoded, token);
   if (ended) return clear();
-  keepJwtSessionClock(token, clock);
+  keepClock(token, clock);
   let session: Session;
   try {
     session = (await options.callbacks.session({

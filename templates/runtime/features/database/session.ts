@@ -9,7 +9,8 @@ import { JWTSessionError } from '../../errors.js';
 import { emitEvent } from '../../events.js';
 import { isWithdrawnAccount } from './access-token.js';
 import { sessionUserOf } from './signed-in.js';
-import { type SessionClock, databaseSessionClock } from '../../session/session-clock.js';
+import { type SessionClock, sessionClock } from '../../session/session-clock.js';
+import { databaseTimes } from './session-token.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import type { AdapterSession, AdapterUser, Awaitable, DefaultSession, Session } from '../../types.js';
 
@@ -61,7 +62,7 @@ function readFoundSession(options: ResolvedConfig, sessionToken: string, params:
   const row = found.session;
   const now = Date.now();
   // The absolute lifetime counts from the authentication (session-clock.ts); unknown, it has no end but the expiry.
-  const clock = databaseSessionClock(sessionToken, row, options.session.absoluteMaxAge);
+  const clock = sessionClock(...databaseTimes(sessionToken, row), options.session.absoluteMaxAge);
   const endsAt = clock.endsAt * 1000;
   if (row.expires.valueOf() <= now || endsAt <= now) return endExpiredSession(options, sessionToken, params);
   const dueForUpdate = row.expires.valueOf() - options.session.maxAge * 1000 + options.session.updateAge * 1000 <= now;

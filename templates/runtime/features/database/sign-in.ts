@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { type Adapter, callAdapter } from './adapter.js';
 import type { ResolvedConfig, SignInResolution, RequestContext, AccountSignIn } from '../../contracts.js';
 import { userAgentOf } from '../../http/user-agent.js';
-import { sessionTokenWithAuthTime } from '../../session/session-clock.js';
+import { newSessionToken } from './session-token.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { OAuthAccountNotLinked } from '../../errors.js';
 import { ReauthenticationRequired } from './recent-auth.js';
@@ -46,15 +46,13 @@ export async function openSession(context: RequestContext, userId: string): Prom
   const previous = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
   if (previous) await callAdapter(adapter, 'deleteSession', previous).catch((error: Error) => options.logger.error(error));
   const now = new Date();
-  // In the token, the authentication time is kept by every adapter, an Auth.js one too (session-clock.ts).
-  const sessionToken = sessionTokenWithAuthTime(options.session.generateSessionToken(), now.valueOf() / 1000);
   const details = typeof adapter.listSessionsByUserId === 'function' && {
     createdAt: now,
     lastSeenAt: now,
     userAgent: userAgentOf(context.req),
   };
   return callAdapter(adapter, 'createSession', {
-    sessionToken,
+    sessionToken: newSessionToken(options.session.generateSessionToken(), now),
     userId,
     expires: new Date(now.valueOf() + Math.min(options.session.maxAge, options.session.absoluteMaxAge) * 1000),
     ...details,

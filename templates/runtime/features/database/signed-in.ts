@@ -7,7 +7,8 @@ import type { RequestContext, ResolvedConfig } from '../../contracts.js';
 import { sendJson, sendRedirect } from '../../context.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { customPageUrl } from '../../http/redirect.js';
-import { databaseSessionClock, jwtSessionClock } from '../../session/session-clock.js';
+import { jwtTimes, sessionClock } from '../../session/session-clock.js';
+import { databaseTimes } from './session-token.js';
 import type { AdapterUser, User } from '../../types.js';
 
 declare module '../../contracts.js' {
@@ -70,13 +71,13 @@ export async function currentSignIn(context: RequestContext, adapter: Adapter): 
   if (options.session.strategy === 'database') {
     const found = await callAdapter(adapter, 'getSessionAndUser', raw);
     if (!found || found.session.expires.valueOf() <= now) return null;
-    const clock = databaseSessionClock(raw, found.session, options.session.absoluteMaxAge);
+    const clock = sessionClock(...databaseTimes(raw, found.session), options.session.absoluteMaxAge);
     if (clock.endsAt * 1000 <= now) return null;
     return { user: found.user, authTime: clock.authTime };
   }
   const token = await options.jwt.decode({ token: raw, secret: options.secrets, salt: cookie.name }).catch(() => null);
   if (!token?.sub) return null;
-  const clock = jwtSessionClock(token, options.session.absoluteMaxAge, Math.floor(now / 1000));
+  const clock = sessionClock(...jwtTimes(token, Math.floor(now / 1000)), options.session.absoluteMaxAge);
   if (clock.endsAt * 1000 <= now) return null;
   const user = await callAdapter(adapter, 'getUser', token.sub);
   return user ? { user, authTime: clock.authTime } : null;
