@@ -206,9 +206,9 @@ describe('the OWASP ASVS map in docs/security.md', () => {
 describe('claims of the ASVS map that no other test holds', () => {
   it('gives every rate-limit rule in SECURITY.md the default the runtime has', () => {
     const documented = Object.fromEntries(
-      [...read('SECURITY.md').matchAll(/^\| `(\w+)` \|.*\| (\d+) per (?:(\d+) min|(minute)) \|$/gm)].map(([, name, max, minutes, minute]) => [
+      [...read('SECURITY.md').matchAll(/^\| `(\w+)` \|.*\| (\d+) per (?:(\d+) min|(minute)|(\d+) h) \|$/gm)].map(([, name, max, minutes, minute, hours]) => [
         name,
-        { window: minute ? 60 : Number(minutes) * 60, max: Number(max) },
+        { window: minute ? 60 : hours ? Number(hours) * 60 * 60 : Number(minutes) * 60, max: Number(max) },
       ]),
     );
     expect(documented).toEqual(defaultRateLimitRules);

@@ -99,7 +99,7 @@ describe('README.md', () => {
       if (subpath) expect(feature.routes?.[action]?.subpaths).toContain(subpath);
     }
     expect(section).toContain(`the last ${SHOWN_EVENTS} security events`);
-    expect(feature.features?.map((brought) => brought.id)).toEqual(['security-events', 'rate-limit', 'security-notifications']);
+    expect(feature.features?.map((brought) => brought.id)).toEqual(['security-events', 'rate-limit', 'email-recipient-limits', 'security-notifications']);
     for (const option of ['retentionDays', 'ipPrecision', 'onSecurityEvent']) expect(section).toContain(`\`events.${option}\``);
   });
 

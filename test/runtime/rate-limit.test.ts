@@ -5,6 +5,7 @@ import express from 'express';
 import type { Request } from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
+import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { FrameworkAuth } from '../../templates/runtime/index.js';
 import { storeFeatures } from '../../templates/runtime/features/database/adapter.js';
 import type { Adapter, FrameworkAuthConfig, User } from '../../templates/runtime/index.js';
@@ -12,10 +13,12 @@ import Credentials from '../../templates/runtime/providers/credentials.js';
 import Email from '../../templates/runtime/providers/email.js';
 import Passkey from '../../templates/runtime/providers/passkey.js';
 import { credentialsUserName } from '../../templates/runtime/features/credentials/index.js';
-import { MemoryRateLimitStore, clientAddress, rateLimiterOf, type RateLimitStore } from '../../templates/runtime/features/rate-limit/rate-limit.js';
+import { MemoryRateLimitStore, clientAddress, rateLimiterOf, type RateLimitOptions, type RateLimitStore } from '../../templates/runtime/features/rate-limit/rate-limit.js';
 import { resolveConfig } from '../../templates/runtime/config.js';
 import Password from '../../templates/runtime/providers/password.js';
 import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js';
+import { Account } from '../../templates/runtime/features/account/index.js';
+import { hashPassword } from '../../templates/runtime/features/password/hash.js';
 import { withAllFeatures } from '../support/all-features.js';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { listen, type RunningApp } from '../support/listen.js';
@@ -529,6 +532,8 @@ describe('configuration', () => {
       'credentialsPerUser',
       'emailPerAddress',
       'emailPerClient',
+      'emailPerRecipient',
+      'emailPerRecipientDaily',
       'passkeyOptionsPerClient',
       'passwordEmailPerAddress',
       'passwordEmailPerClient',
@@ -574,15 +579,177 @@ describe('the in-memory store', () => {
     expect(sixth.count).toBeGreaterThan(5);
   });
 
-  it('refuses a new key while every key it holds is locked, until the first window ends', async () => {
-    vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
-    const store = MemoryRateLimitStore({ maxKeys: 3 });
-    for (const key of ['a', 'b', 'c']) for (let attempt = 0; attempt < 3; attempt++) await store.hit(key, 60, 2);
-    const refused = await store.hit('d', 60, 2);
-    expect(refused.count).toBeGreaterThan(2);
-    expect(refused.resetAt.getTime()).toBe(Date.now() + 60_000);
-    vi.advanceTimersByTime(60_001);
-    expect((await store.hit('d', 60, 2)).count).toBe(1);
+  it('admits a new client key and a new user-name key into a store whose 10,000 client keys are all locked (security review 5, A3)', async () => {
+    const store = MemoryRateLimitStore();
+    for (let index = 0; index < 10_000; index++) for (let attempt = 0; attempt < 30; attempt++) await store.hit(`credentialsPerClient:flood-${index}`, 900, 30);
+    expect(await store.hit('credentialsPerClient:newcomer', 900, 30)).toMatchObject({ count: 1 });
+    expect(await store.hit('credentialsPerUser:ada', 900, 5)).toMatchObject({ count: 1 });
+  });
+
+  it('drops the locked key whose window ends first to admit a new key, and keeps the others locked (security review 5, A3)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-01T00:00:00Z') });
+    const store = MemoryRateLimitStore();
+    const lock = async (key: string, windowSeconds: number) => {
+      for (let attempt = 0; attempt < 5; attempt++) await store.hit(`credentialsPerUser:${key}`, windowSeconds, 5);
+    };
+    // The oldest key's window ends last: the key dropped is chosen by its window's end, not by its age.
+    await lock('oldest', 1800);
+    for (let index = 0; index < 9_998; index++) await lock(`flood-${index}`, 900);
+    vi.setSystemTime(Date.now() + 1000);
+    await lock('ends-first', 300);
+    expect((await store.hit('credentialsPerUser:newcomer', 900, 5)).count).toBe(1);
+    expect((await store.hit('credentialsPerUser:ends-first', 300, 5)).count).toBe(1);
+    expect((await store.hit('credentialsPerUser:oldest', 1800, 5)).count).toBe(6);
+    expect((await store.hit('credentialsPerUser:flood-0', 900, 5)).count).toBe(6);
+  });
+
+  it("calls onFull once, with the rule, the first time a rule's keys are full (security review 5, A3)", async () => {
+    const full: string[] = [];
+    const store = MemoryRateLimitStore({ onFull: (rule) => void full.push(rule) });
+    for (let index = 0; index < 10_000; index++) for (let attempt = 0; attempt < 5; attempt++) await store.hit(`credentialsPerUser:flood-${index}`, 900, 5);
+    expect(full).toEqual([]);
+    for (let index = 0; index < 3; index++) await store.hit(`credentialsPerUser:newcomer-${index}`, 900, 5);
+    await store.hit('credentialsPerClient:newcomer', 900, 30);
+    expect(full).toEqual(['credentialsPerUser']);
+  });
+});
+
+describe('a memory store full of locked keys (security review 5, A3)', () => {
+  it('lets a new user and a returning user sign in after a flood locks every client key of the store', async () => {
+    const warnings: string[] = [];
+    const app = await start({
+      logger: { error: () => {}, warn: (code) => void warnings.push(code), debug: () => {} },
+      rateLimit: { store: MemoryRateLimitStore({ maxKeys: 10 }) },
+    });
+    const returning = await client(app.url, '192.0.2.10');
+    expectSignedIn(await postCredentials(app.url, returning, { username: 'ada', password: 'correct horse' }));
+    // Failed sign-ins without a user name: only the client counts, 30 of 30, from one client after another.
+    for (let index = 1; index <= 10; index++) {
+      const flooder = await client(app.url, `198.51.100.${index}`);
+      for (let attempt = 0; attempt < 30; attempt++) expect((await postCredentials(app.url, flooder, { password: 'wrong' })).status).toBe(302);
+      expect((await postCredentials(app.url, flooder, { password: 'wrong' })).status).toBe(429);
+    }
+    expectSignedIn(await postCredentials(app.url, await client(app.url, '192.0.2.50'), { username: 'grace', password: 'battery staple' }));
+    expectSignedIn(await postCredentials(app.url, await client(app.url, '192.0.2.10'), { username: 'ada', password: 'correct horse' }));
+    expect(warnings.filter((code) => code.startsWith('rate-limit'))).toEqual(['rate-limit-store-full']);
+  });
+
+  it('warns at startup in production when the counters live in memory, without an adapter or with the MemoryAdapter', () => {
+    vi.stubEnv('NODE_ENV', 'production');
+    try {
+      for (const adapter of [undefined, MemoryAdapter()]) {
+        const warnings: string[] = [];
+        resolveConfig({ secret: SECRET, providers: [userTableProvider()], adapter, session: { strategy: 'jwt' }, logger: { warn: (code) => void warnings.push(code) } }, {});
+        expect(warnings).toEqual(['rate-limit-counters-in-memory']);
+      }
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('does not warn at startup when the counters live in the adapter\'s database, or outside production', () => {
+    const warningsOf = (config: Partial<FrameworkAuthConfig>) => {
+      const warnings: string[] = [];
+      resolveConfig({ secret: SECRET, providers: [userTableProvider()], session: { strategy: 'jwt' }, logger: { warn: (code) => void warnings.push(code) }, ...config }, {});
+      return warnings;
+    };
+    vi.stubEnv('NODE_ENV', 'production');
+    try {
+      expect(warningsOf({ adapter: SqliteAdapter({ url: ':memory:' }) })).toEqual([]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    vi.stubEnv('NODE_ENV', 'development');
+    try {
+      expect(warningsOf({})).toEqual([]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
+
+describe('link messages per recipient (security review 5, A4)', () => {
+  const PASSWORD = 'violet staple orbit lantern';
+
+  /** Password, email sign-in and the account on one adapter; `sent` holds each link message as `kind to`. */
+  async function startLinkApp(rateLimit: RateLimitOptions = {}) {
+    const sent: string[] = [];
+    const adapter = withAllFeatures(MemoryAdapter());
+    const app = await start({
+      adapter,
+      trustHost: ['127.0.0.1'],
+      providers: [
+        Password({ sendMessage: (message) => void sent.push(`${message.kind} ${message.to}`) }),
+        Email({ sendVerificationRequest: async ({ identifier }) => void sent.push(`sign-in ${identifier}`) }),
+      ],
+      features: [Account({ sendMessage: (message) => void sent.push(`${message.kind} ${message.to}`) })],
+      rateLimit,
+    });
+    let users = 0;
+    /** A confirmed user with a password, signed in from `ip` (a recent authentication, as the address change needs). */
+    const signedIn = async (ip: string): Promise<Client> => {
+      const email = `owner-${++users}@example.test`;
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email, emailVerified: new Date() });
+      await adapter.setPasswordHash!(user.id, await hashPassword(PASSWORD));
+      const who = await client(app.url, ip);
+      expect((await postForm(app.url, who, 'callback/password', { email, password: PASSWORD })).status).toBe(302);
+      return { ...who, csrfToken: ((await (await who.jar.fetch(`${app.url}/auth/csrf`, { headers: who.headers })).json()) as { csrfToken: string }).csrfToken };
+    };
+    return { ...app, sent, signedIn };
+  }
+
+  function postForm(url: string, who: Client, path: string, fields: Record<string, string>): Promise<Response> {
+    const form = formBody({ csrfToken: who.csrfToken, ...fields });
+    return who.jar.fetch(`${url}/auth/${path}`, { method: 'POST', body: form.body, headers: { ...form.headers, ...who.headers, accept: 'application/json' } });
+  }
+
+  async function statusOf(response: Promise<Response>): Promise<number> {
+    const answered = await response;
+    await answered.arrayBuffer();
+    return answered.status;
+  }
+
+  it('caps the address changes two accounts ask for one address together: the sixth in 15 minutes is 429', async () => {
+    const app = await startLinkApp();
+    const [first, second] = [await app.signedIn('203.0.113.21'), await app.signedIn('203.0.113.22')];
+    const statuses = [];
+    for (const who of [first, second, first, second, first, second]) statuses.push(await statusOf(postForm(app.url, who, 'account/email', { newEmail: 'target@example.test' })));
+    expect(statuses).toEqual([202, 202, 202, 202, 202, 429]);
+    await vi.waitFor(() => expect(app.sent.filter((message) => message.endsWith(' target@example.test'))).toHaveLength(5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(app.sent.filter((message) => message.endsWith(' target@example.test'))).toHaveLength(5);
+  });
+
+  it('counts sign-up, reset, email sign-in and address change to one address together', async () => {
+    const app = await startLinkApp();
+    const owner = await app.signedIn('203.0.113.31');
+    const stranger = await client(app.url, '203.0.113.32');
+    const address = 'shared@example.test';
+    const signUp = () => statusOf(postForm(app.url, stranger, 'signup/password', { email: address, password: PASSWORD }));
+    const reset = () => statusOf(postForm(app.url, stranger, 'reset-password', { email: address }));
+    const signInLink = () => statusOf(postForm(app.url, stranger, 'signin/email', { email: address }));
+    const change = () => statusOf(postForm(app.url, owner, 'account/email', { newEmail: address }));
+    // Five messages to the address, none past its own route's limit (3 per address, 5 per user).
+    const sent = [await signUp(), await reset(), await signInLink(), await change(), await signInLink()];
+    expect(sent.every((status) => status < 400)).toBe(true);
+    // Each of these is still within its route's own limit: the count they share refuses them.
+    expect([await signUp(), await signInLink(), await change()]).toEqual([429, 429, 429]);
+  });
+
+  it('holds the daily cap after the 15-minute window has ended', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const app = await startLinkApp({ emailPerRecipient: { max: 2 }, emailPerRecipientDaily: { max: 3 } });
+    const who = await client(app.url, '203.0.113.41');
+    const signInLink = () => postForm(app.url, who, 'signin/email', { email: 'daily@example.test' });
+    expect([await statusOf(signInLink()), await statusOf(signInLink()), await statusOf(signInLink())]).toEqual([302, 302, 429]);
+    vi.setSystemTime(Date.now() + 16 * 60 * 1000);
+    expect(await statusOf(signInLink())).toBe(302);
+    vi.setSystemTime(Date.now() + 16 * 60 * 1000);
+    const refused = await signInLink();
+    expect(refused.status).toBe(429);
+    // The day's window, not a 15-minute one: it ends 24 hours after the first message.
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(23 * 60 * 60);
+    expect(app.sent.filter((message) => message === 'sign-in daily@example.test')).toHaveLength(3);
   });
 });
 

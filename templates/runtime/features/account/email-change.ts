@@ -6,7 +6,8 @@
  *   single-use link (valid `linkMaxAge`, one hour at most; stored as a digest; a newer request replaces the older),
  *   an address another user has gets a notice that someone tried (as sign-up does), and nothing is stored. The old
  *   address is told a change was asked either way, without a link. At most `accountEmailPerUser` requests (5 in 15
- *   minutes) per user: 429 with `Retry-After` past it.
+ *   minutes) per user, and the new address counts under `emailPerRecipient` and `emailPerRecipientDaily` with every
+ *   other link mailed to it: 429 with `Retry-After` past them.
  * - GET `<mount>/account/email/confirm?token=…`: a page that names the account that would move (its address masked)
  *   and, in the requesting user's own signed-in browser, a button; opening the link changes nothing (mail scanners
  *   and previews open links).
@@ -31,6 +32,7 @@ import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { endSessionRows } from '../database/session.js';
 import { askToSignIn, currentSignIn, isRecentSignIn } from '../database/signed-in.js';
 import { consumeRateLimit } from '../rate-limit/rate-limit.js';
+import { consumeRecipientRateLimit } from '../email/recipient-limits.js';
 import { hashVerificationToken, newLinkToken } from '../email/link-token.js';
 import { refuseForm } from './account-view.js';
 import { forgetAddress } from './delete-account.js';
@@ -68,6 +70,8 @@ export async function requestEmailChangeRoute(request: AccountRequest, body: Rec
   if (newEmail === user.email) return refuseForm(request, { newEmail: 'This is already your email address.' }, typed);
   // Each request mails two addresses, one of them chosen by the user: a bounded number per user (429 past it).
   await consumeRateLimit(context.options, 'accountEmailPerUser', String(user.id));
+  // Any address can be typed: what one mailbox receives is capped across accounts and features, before the lookup.
+  await consumeRecipientRateLimit(context.options, newEmail);
   // Built before the answer: a link is made only on a configured origin (AUTH_URL or trustHost), never a Host header.
   const confirmUrl = configuredActionUrl(context, 'account/email/confirm');
   const origin = new URL(confirmUrl).origin;

@@ -31,6 +31,7 @@ import { MissingAdapterMethods, UnsupportedStrategy } from '../../errors.js';
 import type { AuthEnv } from '../../types.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { AdapterMethod } from '../database/adapter.js';
+import { recipientLimits } from '../email/recipient-limits.js';
 import { rateLimits } from '../rate-limit/index.js';
 import { SecurityEvents } from '../security-events/index.js';
 import { type SecurityNotificationsOptions, SecurityNotifications } from '../security-notifications/index.js';
@@ -97,7 +98,7 @@ export function Account(options: AccountOptions = {}, env: AuthEnv = process.env
     signedInPage: { path: 'account', text: 'Your account' },
     storage: emailChangeStorage,
     rateLimits: { accountEmailPerUser: { window: 15 * 60, max: 5 } },
-    features: [SecurityEvents, rateLimits, ...notifications],
+    features: [SecurityEvents, rateLimits, recipientLimits, ...notifications],
     warnings: {
       'account-email-printed-to-console':
         'AUTH_EMAIL_SERVER is empty, so the account email below is printed here instead of sent (development only: in production the address change is not offered without it).',

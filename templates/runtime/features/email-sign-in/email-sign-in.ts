@@ -21,6 +21,7 @@ import type { SignInFormContext } from '../../flow.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { renderSignInPage, signInPageScriptHashes } from '../../pages/signin.js';
 import { consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
+import { consumeRecipientRateLimit } from '../email/recipient-limits.js';
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../../http/redirect.js';
 import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { bodyField, prefersJson, queryParams } from '../../http/request.js';
@@ -252,6 +253,7 @@ export async function emailSignIn(context: RequestContext, provider: ResolvedEma
   // The client first: its limit also caps how many address counters one client can create.
   await consumeClientRateLimit(context, 'emailPerClient');
   await consumeRateLimit(context.options, 'emailPerAddress', identifier);
+  await consumeRecipientRateLimit(context.options, identifier);
   await sendVerificationLink(context, provider, { identifier, callbackUrl: requestedCallbackUrl(context, body) });
 }
 

@@ -10,6 +10,7 @@ import type { ProviderFlow } from '../../flow.js';
 import { formStyles } from '../../pages/form-styles.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import { emailLinks } from '../email/index.js';
+import { recipientLimits } from '../email/recipient-limits.js';
 import { rateLimits } from '../rate-limit/index.js';
 import { DEFAULT_EMAIL_MAX_AGE, type EmailConfig, type ResolvedEmailProvider, emailCallback, emailForm, emailSignIn } from './email-sign-in.js';
 
@@ -56,7 +57,7 @@ export const emailFlow: ProviderFlow<ResolvedEmailProvider> = {
       flow: emailFlow,
     };
   },
-  features: [rateLimits, emailLinks, emailSignInLimits],
+  features: [rateLimits, emailLinks, recipientLimits, emailSignInLimits],
   check(provider, config) {
     assertAdapterFor(provider, config.adapter, config.strategy, {
       what: 'Email sign-in stores its single-use links',

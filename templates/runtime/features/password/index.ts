@@ -31,6 +31,7 @@ import { type SafeHtml, html } from '../../pages/html.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { readBody } from '../../http/request.js';
 import { emailLinks } from '../email/index.js';
+import { recipientLimits } from '../email/recipient-limits.js';
 import { rateLimits } from '../rate-limit/index.js';
 import { type BreachedPasswordCheck, DEFAULT_BREACHED_PASSWORDS_URL } from './breached.js';
 import { commonPasswords as bundledCommonPasswords } from './common-passwords.js';
@@ -199,7 +200,7 @@ export const passwordFlow: ProviderFlow<ResolvedPasswordProvider> = {
       flow: passwordFlow,
     };
   },
-  features: [rateLimits, emailLinks, passwordAccounts],
+  features: [rateLimits, emailLinks, recipientLimits, passwordAccounts],
   check(provider, config) {
     assertAdapterFor(provider, config.adapter, config.strategy, { what: 'Email and password accounts keep users, password hashes and single-use links', methods: neededMethods });
     if (!config.originConfigured) {

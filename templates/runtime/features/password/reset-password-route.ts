@@ -17,6 +17,7 @@ import type { AdapterUser } from '../../types.js';
 import { Verification } from '../email/errors.js';
 import { newLinkToken, storeLinkToken, useLinkToken } from '../email/link-token.js';
 import { clearRateLimit, consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
+import { consumeRecipientRateLimit } from '../email/recipient-limits.js';
 import { hashPassword } from './hash.js';
 import { renderNewPasswordPage, renderResetRequestPage } from './pages.js';
 import {
@@ -65,6 +66,7 @@ export async function resetPasswordRoute(context: RequestContext, route: Route, 
   }
   await consumeClientRateLimit(context, 'passwordEmailPerClient');
   await consumeRateLimit(context.options, 'passwordEmailPerAddress', email);
+  await consumeRecipientRateLimit(context.options, email);
   const adapter = adapterOf(context);
   const holder = await callAdapter(adapter, 'getUserByEmail', email);
   checkYourEmail(context, provider);

@@ -12,6 +12,7 @@ import { recordSecurityEvent } from '../../events.js';
 import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { bodyField } from '../../http/request.js';
 import { RateLimited, clearRateLimit, consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
+import { consumeRecipientRateLimit } from '../email/recipient-limits.js';
 import { hashPassword, verifyPassword } from './hash.js';
 import { type ResolvedPasswordProvider, MAX_PASSWORD_INPUT, adapterOf, addressOf, afterAnswer, resetIdentifier, sendConfirmationLink, signInAs, textField, voidLinks } from './shared.js';
 
@@ -45,6 +46,7 @@ export async function signIn(context: RequestContext, provider: ResolvedPassword
     try {
       await consumeClientRateLimit(context, 'passwordEmailPerClient');
       await consumeRateLimit(context.options, 'passwordEmailPerAddress', email);
+      await consumeRecipientRateLimit(context.options, email);
       await sendConfirmationLink(context, provider, email, requestedCallbackUrl(context, body));
     } catch (error) {
       if (!(error instanceof RateLimited)) throw error;

@@ -14,6 +14,7 @@ import { safeCallbackParam } from '../../http/redirect.js';
 import { requestedCallbackUrl } from '../../http/requested-callback-url.js';
 import { queryParams, readBody } from '../../http/request.js';
 import { consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
+import { consumeRecipientRateLimit } from '../email/recipient-limits.js';
 import { hashPassword } from './hash.js';
 import { type PasswordFormErrors, renderSignUpPage } from './pages.js';
 import {
@@ -79,6 +80,7 @@ async function signUp(context: RequestContext, provider: ResolvedPasswordProvide
   // The client first: its limit also caps how many address counters one client can create.
   await consumeClientRateLimit(context, 'passwordEmailPerClient');
   await consumeRateLimit(context.options, 'passwordEmailPerAddress', email);
+  await consumeRecipientRateLimit(context.options, email);
   const breached = await breachedPasswordProblem(context, provider, password!);
   if (breached) {
     errors.password = breached;

@@ -14,7 +14,7 @@ import { networkOf, requestAddress } from '../../http/client-address.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import type { LoggerInstance, ResolvedConfig, RequestContext, Feature } from '../../contracts.js';
 import { type ErrorResponse, type ErrorType, AuthError, clientSafe } from '../../errors.js';
-import { type RateLimitStore, MemoryRateLimitStore } from './storage.js';
+import { type RateLimitStore, MemoryRateLimitStore, watchMemoryCounter } from './storage.js';
 
 export { MemoryRateLimitStore } from './storage.js';
 export type { MemoryRateLimitStoreOptions, RateLimitHit, RateLimitStore } from './storage.js';
@@ -29,16 +29,19 @@ declare module '../../errors.js' {
 declare module '../../contracts.js' {
   interface FeatureWarningCodes {
     'untrusted-proxy': true;
+    'rate-limit-store-full': true;
+    'rate-limit-counters-in-memory': true;
   }
 
   interface FrameworkAuthConfig {
     /**
      * Rate limits on what the app's features let a client try: each feature brings its rules (credentials and
      * password sign-in per user name and per client; email sign-in per address and per client; passkey options per
-     * client; the password provider's messages per address and per client; two-factor codes per pending sign-in and
-     * per user), and a refused request is answered 429 with `Retry-After`. Each rule takes `{ window, max }` (seconds,
-     * attempts) or `false`; `store` decides where the counters live. `false` switches every rule off (for load tests,
-     * or when a proxy in front already limits these routes).
+     * client; the password provider's messages per address and per client; messages with a link per recipient, in 15
+     * minutes and in a day; two-factor codes per pending sign-in and per user), and a refused request is answered 429
+     * with `Retry-After`. Each rule takes `{ window, max }` (seconds, attempts) or `false`; `store` decides where the
+     * counters live. `false` switches every rule off (for load tests, or when a proxy in front already limits these
+     * routes).
      * @default every rule of the app's features on with its default (`RateLimitOptions`); counted in the adapter's
      * database when it has `hitRateLimit` (SqliteAdapter, PostgresAdapter), otherwise in memory
      * @example
@@ -129,6 +132,8 @@ export type RateLimitOptions = { [Name in keyof RateLimitRules]?: Partial<RateLi
 export interface ResolvedRateLimit {
   rules: { [Name in RateLimitRuleName]?: RateLimitRule | false };
   store: RateLimitStore;
+  /** The counters live in this process's memory (`MemoryRateLimitStore`, or the MemoryAdapter's). */
+  inMemory: boolean;
   /** Keys the hashes of subjects (the first secret), so the store holds no address or user name. */
   keySecret: string;
 }
@@ -157,12 +162,14 @@ function resolveRule(name: string, defaults: Readonly<RateLimitRule>, value: Par
 /**
  * Checks the `rateLimit` option and fills in every rule of `features`: `false` switches every rule off; a rule's bad
  * `window` or `max` throws. The rate-limit feature's startup check resolves it (`rateLimiterOf`), once per config.
+ * `logger` warns `rate-limit-store-full` the first time counters in memory fill up.
  */
 export function resolveRateLimit(
   option: RateLimitOptions | false | undefined,
   features: readonly Feature[],
   adapter: Adapter | undefined,
   keySecret: string,
+  logger?: Pick<LoggerInstance, 'warn'>,
 ): ResolvedRateLimit | undefined {
   if (option === false) return undefined;
   if (option !== undefined && (typeof option !== 'object' || option === null)) {
@@ -171,14 +178,24 @@ export function resolveRateLimit(
   const defaults = Object.entries(Object.assign({}, ...features.map((feature) => feature.rateLimits)) as Record<string, Readonly<RateLimitRule>>);
   const rules = Object.fromEntries(defaults.map(([name, rule]) => [name, resolveRule(name, rule, option?.[name as RateLimitRuleName])])) as ResolvedRateLimit['rules'];
   const sharedStore = adapter && typeof adapter.hitRateLimit === 'function' && typeof adapter.resetRateLimit === 'function' ? adapterStore(adapter) : undefined;
-  return { rules, store: option?.store ?? sharedStore ?? MemoryRateLimitStore(), keySecret };
+  const store = option?.store ?? sharedStore ?? MemoryRateLimitStore();
+  const inMemory = watchMemoryCounter(store === sharedStore ? adapter!.hitRateLimit! : store, () => logger?.warn('rate-limit-store-full'));
+  return { rules, store, inMemory, keySecret };
 }
 
 const limiters = new WeakMap<ResolvedConfig, ResolvedRateLimit | undefined>();
 
-/** The app's limiter (its rules and one store), made at startup by the feature's check and kept with the resolved config. */
+/**
+ * The app's limiter (its rules and one store), made at startup by the feature's check and kept with the resolved
+ * config. In production, counters in memory make the logger warn `rate-limit-counters-in-memory`.
+ */
 export function rateLimiterOf(options: ResolvedConfig): ResolvedRateLimit | undefined {
-  if (!limiters.has(options)) limiters.set(options, resolveRateLimit(options.source.rateLimit, options.features, options.adapter, options.secrets[0]!));
+  if (!limiters.has(options)) {
+    const limiter = resolveRateLimit(options.source.rateLimit, options.features, options.adapter, options.secrets[0]!, options.logger);
+    limiters.set(options, limiter);
+    // Each process counts alone and a restart forgets every count: fine for development, weak for production.
+    if (limiter?.inMemory && process.env['NODE_ENV'] === 'production') options.logger.warn('rate-limit-counters-in-memory');
+  }
   return limiters.get(options);
 }
 
