@@ -7,12 +7,14 @@ import { randomUUID } from 'node:crypto';
 import {
   type Adapter,
   type AdapterAccount,
+  type AdapterFeaturesOption,
   type AdapterSession,
   type AdapterUser,
   type FeatureStorage,
   type VerificationToken,
   addMissing,
   storeFeatures,
+  storeOptionFeatures,
 } from '../features/database/adapter.js';
 import { carriedFeatures } from '../contracts.js';
 import { isWithdrawnAccount } from '../features/database/access-token.js';
@@ -41,14 +43,16 @@ function definedFields<T extends object>(changes: T): Partial<T> {
 }
 
 /**
- * Creates an empty in-memory adapter. Each call has its own storage.
+ * Creates an empty in-memory adapter. Each call has its own storage; its features' methods come from the config or
+ * from `features`, as with the SQL adapters.
  *
  * @example
  * ```ts
  * const authConfig: FrameworkAuthConfig = { adapter: MemoryAdapter(), providers: [GitHub] };
+ * const forAuthJs = MemoryAdapter({ features: [passkeys] }); // passkeys from features/passkey/index.ts
  * ```
  */
-export function MemoryAdapter(): Adapter {
+export function MemoryAdapter(options: AdapterFeaturesOption = {}): Adapter {
   const users = new Map<string, AdapterUser>();
   const accounts = new Map<string, AdapterAccount>();
   const sessions = new Map<string, AdapterSession>();
@@ -243,5 +247,6 @@ export function MemoryAdapter(): Adapter {
       addMissing([adapter, this], store.methods);
     }
   };
+  storeOptionFeatures(adapter, options);
   return adapter;
 }

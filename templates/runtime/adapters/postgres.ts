@@ -1,7 +1,9 @@
 /**
  * An adapter that keeps users, accounts, sessions and verification tokens in PostgreSQL (`pg`), and the tables and
- * methods the app's features add (passkeys, password hashes, two-factor, rate-limit counters: `Feature.storage`). Every app process that uses the same database sees the same sessions, so signing
- * out (or deleting a session row) ends the session everywhere, and counts the `rateLimit` rules together.
+ * methods the app's features add (passkeys, password hashes, two-factor, rate-limit counters: `Feature.storage`), given
+ * to it when the config is resolved or by its `features` option. Every app process that uses the same database sees
+ * the same sessions, so signing out (or deleting a session row) ends the session everywhere, and counts the
+ * `rateLimit` rules together.
  *
  * The tables are created before the first query (`CREATE TABLE IF NOT EXISTS`, once per adapter), or ahead of
  * time by `npx framework-auth migrate`, which calls `migrate()` below.
@@ -9,8 +11,18 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
-import { type Adapter, type AdapterAccount, type AdapterUser, type SqlDatabase, type TableSpec, addMissing, storeFeatures } from '../features/database/adapter.js';
-import { type Feature, carriedFeatures } from '../contracts.js';
+import {
+  type Adapter,
+  type AdapterAccount,
+  type AdapterFeaturesOption,
+  type AdapterUser,
+  type SqlDatabase,
+  type TableSpec,
+  addMissing,
+  storeFeatures,
+  storeOptionFeatures,
+} from '../features/database/adapter.js';
+import { carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
@@ -41,19 +53,24 @@ const selectSessionForRead = sessionForReadSql('$1');
 /** The tables the core keeps, whatever the features. */
 const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
 
-/** Where the database is: a connection URL, or a `pg` pool the app already has. */
-export type PostgresAdapterOptions =
-  | {
-      /**
-       * A connection URL such as `postgres://user:password@localhost:5432/app`.
-       * @default process.env['DATABASE_URL']
-       */
-      url?: string;
-    }
-  | {
-      /** A `pg` pool. The adapter only runs queries on it; it never ends it. */
-      pool: Pool;
-    };
+/**
+ * Where the database is: a connection URL, or a `pg` pool the app already has; and the features whose tables it has
+ * from the start (`features`).
+ */
+export type PostgresAdapterOptions = AdapterFeaturesOption &
+  (
+    | {
+        /**
+         * A connection URL such as `postgres://user:password@localhost:5432/app`.
+         * @default process.env['DATABASE_URL']
+         */
+        url?: string;
+      }
+    | {
+        /** A `pg` pool. The adapter only runs queries on it; it never ends it. */
+        pool: Pool;
+      }
+  );
 
 /**
  * The schema: every statement is idempotent, so running it on an existing database changes nothing.
@@ -185,7 +202,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * await migrate({ url: process.env['DATABASE_URL'] });
  * ```
  */
-export async function migrate(options: PostgresAdapterOptions & { features?: readonly Feature[] } = {}): Promise<string[]> {
+export async function migrate(options: PostgresAdapterOptions = {}): Promise<string[]> {
   const tables = featureTables(options.features ?? []);
   if ('pool' in options) {
     await migrateWith(options.pool, tables);
@@ -207,6 +224,8 @@ export async function migrate(options: PostgresAdapterOptions & { features?: rea
  * ```ts
  * const authConfig: FrameworkAuthConfig = { adapter: PostgresAdapter(), providers: [GitHub] };
  * const withOwnPool = PostgresAdapter({ pool: new Pool({ connectionString: process.env['DATABASE_URL'], max: 5 }) });
+ * // As the adapter of @auth/express with its Passkey provider (passkeys from features/passkey/index.ts):
+ * const forAuthJs = PostgresAdapter({ features: [passkeys] });
  * ```
  */
 export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
@@ -436,6 +455,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     // On the adapter and on the object it is called on, each keeping the methods it has: see MemoryAdapter.
     for (const feature of features) if (feature.storage) addMissing([adapter, this], feature.storage.sql(sql));
   };
+  storeOptionFeatures(adapter, options);
   return adapter;
 }
 

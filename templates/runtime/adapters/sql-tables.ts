@@ -26,9 +26,10 @@ export function createTableSql(dialect: 'sqlite' | 'postgres', table: TableSpec)
   return [`CREATE TABLE IF NOT EXISTS ${table.name} (\n${[...columns, `  PRIMARY KEY (${table.primaryKey.join(', ')})`].join(',\n')}\n);`, ...indexes].join('\n');
 }
 
-/** The tables of these features, each once, in the order the features list them. */
+/** The tables of these features and of those each brings beside it (`Feature.features`), each once, in list order. */
 export function featureTables(features: readonly Feature[]): TableSpec[] {
   const byName = new Map<string, TableSpec>();
-  for (const table of features.flatMap((feature) => feature.storage?.tables ?? [])) if (!byName.has(table.name)) byName.set(table.name, table);
+  const listed = features.flatMap((feature) => [feature, ...(feature.features ?? [])]);
+  for (const table of listed.flatMap((feature) => feature.storage?.tables ?? [])) if (!byName.has(table.name)) byName.set(table.name, table);
   return [...byName.values()];
 }

@@ -1,9 +1,9 @@
 /**
  * An adapter that keeps users, accounts, sessions and verification tokens in a SQLite file (better-sqlite3): the
  * embedded default for database sessions. The app's features add their own tables and methods (passkeys, password
- * hashes, two-factor, rate-limit counters: `Feature.storage`), given to it when the config is resolved. Several app
- * processes on one machine can share the file (and count the `rateLimit` rules together in it); for several
- * machines use the PostgreSQL adapter.
+ * hashes, two-factor, rate-limit counters: `Feature.storage`), given to it when the config is resolved or by its
+ * `features` option (for use without a config, as an Auth.js adapter). Several app processes on one machine can share
+ * the file (and count the `rateLimit` rules together in it); for several machines use the PostgreSQL adapter.
  *
  * The tables are created on first use (`CREATE TABLE IF NOT EXISTS`), or ahead of time by
  * `npx framework-auth migrate`, which calls `migrate()` below. Dates are stored as milliseconds since the epoch.
@@ -13,8 +13,18 @@ import { dirname, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { type Adapter, type AdapterAccount, type AdapterUser, type SqlDatabase, type TableSpec, addMissing, storeFeatures } from '../features/database/adapter.js';
-import { type Feature, carriedFeatures } from '../contracts.js';
+import {
+  type Adapter,
+  type AdapterAccount,
+  type AdapterFeaturesOption,
+  type AdapterUser,
+  type SqlDatabase,
+  type TableSpec,
+  addMissing,
+  storeFeatures,
+  storeOptionFeatures,
+} from '../features/database/adapter.js';
+import { carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
@@ -45,25 +55,30 @@ const selectSessionForRead = sessionForReadSql('?');
 /** The tables the core keeps, whatever the features. */
 const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
 
-/** Where the database is: a `file:` URL or path, or a better-sqlite3 connection the app already opened. */
-export type SqliteAdapterOptions =
-  | {
-      /**
-       * A `file:` URL (`file:./data/auth.db`, relative to the working directory) or a plain path. The folder is
-       * created when missing. `:memory:` keeps the database in memory. The file is opened in WAL mode with
-       * `synchronous = NORMAL` (docs/adapters.md, "SQLite file settings").
-       * @default process.env['DATABASE_URL'] ?? 'file:./data/auth.db'
-       */
-      url?: string;
-    }
-  | {
-      /**
-       * An open better-sqlite3 connection. The adapter turns on `foreign_keys` for it (SQLite's default is off),
-       * so that deleting a user deletes its rows, and `secure_delete`, so that deleted rows are overwritten; it
-       * never closes it.
-       */
-      database: Database.Database;
-    };
+/**
+ * Where the database is: a `file:` URL or path, or a better-sqlite3 connection the app already opened; and the
+ * features whose tables it has from the start (`features`).
+ */
+export type SqliteAdapterOptions = AdapterFeaturesOption &
+  (
+    | {
+        /**
+         * A `file:` URL (`file:./data/auth.db`, relative to the working directory) or a plain path. The folder is
+         * created when missing. `:memory:` keeps the database in memory. The file is opened in WAL mode with
+         * `synchronous = NORMAL` (docs/adapters.md, "SQLite file settings").
+         * @default process.env['DATABASE_URL'] ?? 'file:./data/auth.db'
+         */
+        url?: string;
+      }
+    | {
+        /**
+         * An open better-sqlite3 connection. The adapter turns on `foreign_keys` for it (SQLite's default is off),
+         * so that deleting a user deletes its rows, and `secure_delete`, so that deleted rows are overwritten; it
+         * never closes it.
+         */
+        database: Database.Database;
+      }
+  );
 
 /**
  * The core's tables; each feature brings its own (`Feature.storage`, created by sql-tables.ts). Every statement is
@@ -203,7 +218,7 @@ function userParameters(user: Partial<AdapterUser>): Omit<UserRow<number>, 'id'>
  * migrate({ url: 'file:./data/auth.db', features: featuresOf(authConfig) });
  * ```
  */
-export function migrate(options: SqliteAdapterOptions & { features?: readonly Feature[] } = {}): string[] {
+export function migrate(options: SqliteAdapterOptions = {}): string[] {
   const tables = featureTables(options.features ?? []);
   if ('database' in options) {
     applySchema(options.database, tables);
@@ -233,6 +248,8 @@ function sqliteValue(value: unknown): unknown {
  * ```ts
  * const authConfig: FrameworkAuthConfig = { adapter: SqliteAdapter(), providers: [GitHub] };
  * const shared = SqliteAdapter({ url: 'file:/var/lib/my-app/auth.db' });
+ * // As the adapter of @auth/express with its Passkey provider (passkeys from features/passkey/index.ts):
+ * const forAuthJs = SqliteAdapter({ features: [passkeys] });
  * ```
  */
 export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
@@ -485,5 +502,6 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
     // On the adapter and on the object it is called on, each keeping the methods it has: see MemoryAdapter.
     for (const feature of features) if (feature.storage) addMissing([adapter, this], feature.storage.sql(sql));
   };
+  storeOptionFeatures(adapter, options);
   return adapter;
 }

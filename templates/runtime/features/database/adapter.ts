@@ -4,7 +4,7 @@
  * project without an adapter keeps empty. Every method is optional; each feature checks for the ones it needs.
  */
 import { AdapterError, MissingAdapterMethods } from '../../errors.js';
-import type { Adapter } from '../../contracts.js';
+import type { Adapter, Feature } from '../../contracts.js';
 import type {
   Account,
   AdapterSession,
@@ -182,6 +182,29 @@ export interface UpdateAccountTokensParams extends Pick<AdapterAccount, 'provide
   tokens: AccountTokens;
   /** Write only while the stored refresh token is this one (null: while none is stored); absent: always write. */
   expectedRefreshToken?: string | null;
+}
+
+/** The option every built-in adapter takes beside where its data is. */
+export interface AdapterFeaturesOption {
+  /**
+   * Features whose tables and methods the adapter has from its creation, for an app that uses it without a config of
+   * ours: `@auth/express` with its Passkey provider calls the authenticator methods of `passkeys`
+   * (features/passkey/index.ts), which a bare adapter lacks. Only their storage: routes, checks and limits come with a
+   * config's `features` and `providers`, and a config that has the same features adds no table or method twice. The
+   * features each one brings beside it (`Feature.features`) come too.
+   * @default [] (the core's tables and methods; a config adds those of its features)
+   * @example SqliteAdapter({ features: [passkeys] })
+   */
+  features?: readonly Feature[];
+}
+
+/** Gives a built-in adapter the features of its `features` option (`AdapterFeaturesOption`), once, as it is created. */
+export function storeOptionFeatures(adapter: Adapter, option: AdapterFeaturesOption): void {
+  const features = (option.features ?? []).flatMap((feature) => [feature, ...(feature?.features ?? [])]);
+  for (const feature of features) {
+    if (!feature || typeof feature.id !== 'string') throw new TypeError('The adapter\'s `features` holds something that is not a feature (see `Feature` in contracts.ts)');
+  }
+  adapter[storeFeatures]?.(features);
 }
 
 /**

@@ -23,7 +23,13 @@ declare module '../rate-limit/rate-limit.js' {
   }
 }
 
-const passkeys: Feature = {
+/**
+ * The passkey feature, which `Passkey()` brings to a config. Outside a config, a built-in adapter takes it for the
+ * `authenticators` table and Auth.js's authenticator methods (`createAuthenticator`, `getAuthenticator`,
+ * `listAuthenticatorsByUserId`, `updateAuthenticatorCounter`), as `@auth/express` with its Passkey provider needs them.
+ * @example SqliteAdapter({ features: [passkeys] })
+ */
+export const passkeys: Feature = {
   id: 'passkey',
   routes: { 'webauthn-options': { methods: ['GET'], provider: 'required', errors: 'json', run: webauthnOptionsRoute } },
   errors: [WebAuthnVerificationError, MissingWebAuthnAutocomplete],
