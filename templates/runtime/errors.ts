@@ -1,7 +1,6 @@
 /**
- * Errors, shaped as Auth.js's so that code which catches them keeps working: one `AuthError` base with a `type`
- * from a fixed union, the original failure in `cause.err`, and subclasses that set a static `type` (and `kind`
- * for errors that send the user back to the sign-in page).
+ * Errors shaped as Auth.js's, so that code which catches them keeps working: one `AuthError` base, a `type` from a
+ * fixed union, the original failure in `cause.err`; subclasses set a static `type` (and `kind`, see `SignInError`).
  */
 
 /** Every error type the runtime can raise. */
@@ -58,9 +57,8 @@ export interface ErrorResponse {
   /** The status of the answer (an inline answer, or the error page showing the type). */
   status: number;
   /**
-   * Where a failed form post or provider callback sends the browser: back to the sign-in page (the user can simply
-   * try again) or to the error page. `inline` errors are answered on the spot with their message (JSON or HTML):
-   * their message is safe to show.
+   * Where a failed form post or provider callback sends the browser (on the sign-in page the user can simply try
+   * again), or `inline`: answered on the spot with the error's message (JSON or HTML), which is safe to show.
    */
   page: ErrorPageKind | 'inline';
   /**
@@ -172,10 +170,7 @@ export class AuthError extends Error {
     if (message instanceof Error) {
       super(undefined, { cause: { err: message, ...(message.cause as object | undefined) } });
     } else if (typeof message === 'string') {
-      if (errorOptions?.cause instanceof Error) {
-        errorOptions = { cause: { err: errorOptions.cause } };
-      }
-      super(message, errorOptions);
+      super(message, errorOptions?.cause instanceof Error ? { cause: { err: errorOptions.cause } } : errorOptions);
     } else {
       super(undefined, message);
     }
@@ -302,9 +297,8 @@ export type RefreshTokenFailure =
   | 'failed';
 
 /**
- * `getAccessToken` could not give a valid access token. With `reason` `refused` or `no-refresh-token` the session
- * also shows `error: 'RefreshTokenError'` until the user signs in with the provider again. The message names the
- * provider and what happened, never a token.
+ * `getAccessToken` could not give a valid access token; with `reason` `refused` or `no-refresh-token` the session
+ * shows it too (`DefaultSession.error`). The message names the provider and what happened, never a token.
  */
 export class RefreshTokenError extends AuthError {
   static type: ErrorType = 'RefreshTokenError';
@@ -360,10 +354,9 @@ export class AccountNotLinked extends SignInError {
 }
 
 /**
- * Thrown from a credentials provider's `authorize()` when the credentials are wrong. The user is sent back to the
- * sign-in page with `error=CredentialsSignin&code=<code>`. `code` appears in the URL: keep it generic ("credentials",
- * "invalid_credentials"), never say whether the user name or the password was wrong. The full error is logged on the
- * server.
+ * Thrown from a credentials provider's `authorize()` when the credentials are wrong: the user is sent back to the
+ * sign-in page with `error=CredentialsSignin&code=<code>`. `code` appears in the URL: keep it generic, never say
+ * whether the user name or the password was wrong (the full error is logged on the server).
  * @example
  * class InvalidLogin extends CredentialsSignin { code = 'invalid_credentials' }
  */

@@ -1,4 +1,3 @@
-/** Events: side effects after something happened. A failing handler is logged, never shown to the user. */
 import type { Request } from 'express';
 import type { EventCallbacks, ResolvedConfig, SecurityEventInput } from './contracts.js';
 import { EventError } from './errors.js';

@@ -1,13 +1,10 @@
-/**
- * The route table below the mount path, and the rules that match a request to one of its actions: the methods each
- * action takes and whether it names a provider (`/signin/<provider>`). handler.ts runs the action.
- */
+/** The core's route table, and the rules that match a request to one of its actions; handler.ts runs the action. */
 import type { RequestContext, ResolvedProvider, Route, RouteEntry, RouteSpec } from './contracts.js';
 import { InvalidProvider, MethodNotAllowed, UnknownAction } from './errors.js';
 
 /**
- * The core's routes below the mount path, each action's spec. Features add theirs (`Feature` in contracts.ts); the docs' route
- * table is checked against both (test/docs.test.ts).
+ * The core's routes below the mount path, each action's spec (`RouteSpec`). Features add theirs (`Feature` in
+ * contracts.ts); the docs' route table is checked against both (test/docs.test.ts).
  */
 export const routes = {
   providers: { methods: ['GET'], provider: 'none', errors: 'json' },

@@ -61,7 +61,6 @@ export interface Account extends TokenSet {
   provider: string;
   /** oauth/oidc: the id returned by `profile()`; email: the address; credentials: the id returned by `authorize()`. */
   providerAccountId: string;
-  /** The provider's type. */
   type: ProviderType;
   /** Id of the user that owns the account (set when an adapter stores it). */
   userId?: string;
@@ -88,9 +87,8 @@ export interface DefaultSession {
   expires: string;
   user?: User;
   /**
-   * `'RefreshTokenError'` once a provider refused to refresh the user's access token (or none was left to refresh
-   * with): `getAccessToken` cannot give one until the user signs in with that provider again. The shape of
-   * Auth.js's refresh-token guide.
+   * `'RefreshTokenError'` once `getAccessToken` cannot give an access token until the user signs in with its provider
+   * again (`RefreshTokenError`): the shape of Auth.js's refresh-token guide.
    */
   error?: 'RefreshTokenError';
 }

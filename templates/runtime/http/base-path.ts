@@ -8,10 +8,7 @@ export const DEFAULT_BASE_PATH = '/auth';
 
 const segmentPattern = /^[A-Za-z0-9._~-]+$/;
 
-/**
- * Why `basePath` is not a mount path, or undefined when it is: it starts with "/", has at least one segment, no
- * trailing "/", no "//", no "." or ".." segment, no wildcard or parameter, and only URL-safe characters.
- */
+/** Why `basePath` is not a mount path (the rule it breaks), or undefined when it is. */
 function basePathProblem(basePath: string): string | undefined {
   if (!basePath.startsWith('/')) return 'must start with "/"';
   if (basePath === '/') return `must not be "/": the auth routes need their own path such as "${DEFAULT_BASE_PATH}"`;

@@ -52,9 +52,7 @@ export function parseCookieHeader(header: string | undefined): Map<string, strin
     if (separator <= 0) continue;
     const name = pair.slice(0, separator).trim();
     if (!name || cookies.has(name)) continue;
-    let value = pair.slice(separator + 1).trim();
-    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
-    cookies.set(name, safeDecode(value));
+    cookies.set(name, cookieValue(pair.slice(separator + 1)));
   }
   return cookies;
 }
@@ -70,16 +68,17 @@ export function findCookie(header: string, name: string): string | undefined {
     if (end === -1) end = header.length;
     const separator = header.indexOf('=', start);
     if (separator > start && separator < end && header.slice(start, separator).trim() === name) {
-      let value = header.slice(separator + 1, end).trim();
-      if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
-      return safeDecode(value);
+      return cookieValue(header.slice(separator + 1, end));
     }
     start = end + 1;
   }
   return undefined;
 }
 
-function safeDecode(value: string): string {
+/** A cookie's value as sent: trimmed, unquoted, and decoded when it is valid percent-encoding. */
+function cookieValue(raw: string): string {
+  const trimmed = raw.trim();
+  const value = trimmed.startsWith('"') && trimmed.endsWith('"') && trimmed.length >= 2 ? trimmed.slice(1, -1) : trimmed;
   if (!value.includes('%')) return value;
   try {
     return decodeURIComponent(value);

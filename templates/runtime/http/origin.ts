@@ -30,9 +30,8 @@ function parseHost(value: string): { hostname: string; port: string } | null {
 
 /**
  * Parses the `trustHost` list: host names (`app.example.com`, any port), `host:port`, `*.example.com` (any
- * subdomain) or origins (`https://app.example.com`). Links that carry a secret go to an origin exactly, and to a
- * host name over https on its port (443 when it names none). Throws a TypeError naming the entry that is none of
- * these, or that is a wildcard on a public suffix (`*.com`, `*.co.uk`).
+ * subdomain) or origins (`https://app.example.com`). Throws a TypeError naming the entry that is none of these, or
+ * that is a wildcard on a public suffix (`*.com`, `*.co.uk`).
  */
 export function parseTrustedHosts(entries: readonly string[]): TrustedHostRule[] {
   return entries.map((raw) => {
@@ -106,12 +105,8 @@ export function isTrustedOrigin(rules: readonly TrustedHostRule[], origin: strin
   const url = new URL(origin);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
   return rules.some((rule) => {
-    if (rule.protocol) {
-      if (url.protocol !== rule.protocol) return false;
-    } else if (url.protocol !== 'https:' && !isLoopbackHostname(url.hostname)) {
-      return false;
-    }
-    return matchesHost(rule, url.hostname, url.port || defaultPort(url.protocol));
+    const schemeMatches = rule.protocol ? url.protocol === rule.protocol : url.protocol === 'https:' || isLoopbackHostname(url.hostname);
+    return schemeMatches && matchesHost(rule, url.hostname, url.port || defaultPort(url.protocol));
   });
 }
 
@@ -130,11 +125,10 @@ function forwardedHost(req: Request): string | undefined {
 }
 
 /**
- * The origin every URL of this request is built on: `AUTH_URL`'s when set; otherwise the request's protocol
- * (`req.protocol`, which follows `X-Forwarded-Proto` only when `trust proxy` trusts the hop) and host
- * (`X-Forwarded-Host` likewise), which must be on the `trustHost` list, or be any host under `trustHost: true`.
- * Links that carry a secret get `linkOrigin`, whose scheme and port come from the matching entry, never the request.
- * A malformed host is `InvalidRequest` (400); an untrusted one `UntrustedHost` (400).
+ * The origin every URL of this request is built on (and `linkOrigin`, see `hostEntryOrigin`): `AUTH_URL`'s when set;
+ * otherwise the request's protocol (`req.protocol`, which follows `X-Forwarded-Proto` only when `trust proxy` trusts
+ * the hop) and host (`X-Forwarded-Host` likewise), which must be on the `trustHost` list, or be any host under
+ * `trustHost: true`. A malformed host is `InvalidRequest` (400); an untrusted one `UntrustedHost` (400).
  */
 export function requestOrigin(
   req: Request,

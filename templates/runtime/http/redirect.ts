@@ -18,10 +18,7 @@ function sameOriginUrl(url: string, origin: string): string | null {
   return parsed.href;
 }
 
-/**
- * The URL to send the user to: `requested` passed through the `redirect` callback, kept only if same-origin.
- * Falls back to the origin.
- */
+/** Where to send the user: `requested` through the `redirect` callback, kept only if same-origin; else the origin. */
 export async function resolveRedirect(context: RequestContext, requested: string | undefined): Promise<string> {
   const { origin, options } = context;
   const candidate = requested?.trim() ? requested.trim() : origin;

@@ -6,9 +6,6 @@
  *   cookie gets the same new tokens on each: refreshes of one refresh token share one request to the provider, and
  *   its result is remembered for {@link RECENT_REFRESH_MS} in this process.
  * - Database sessions: in the account row (the database feature's access-token.ts).
- *
- * A refused refresh withdraws the tokens (`markWithdrawn`); one refused after the provider rotated the refresh token
- * still stores the new one (`rotatedRefreshToken`). No error that is thrown or logged holds a token.
  */
 import type { Request, Response } from 'express';
 import type { FrameworkAuthConfig, ResolvedConfig, ResolvedOAuthProvider } from '../contracts.js';
@@ -25,10 +22,7 @@ import type { JWT, ProviderTokens, TokenSet } from '../types.js';
 /** How long a refresh's result answers other requests that still carry the refresh token it used (JWT sessions). */
 const RECENT_REFRESH_MS = 60_000;
 
-/**
- * Results of recent refreshes by the key of the refresh token they used, oldest first (JWT sessions): the new
- * tokens, or the error of a refused answer that rotated the refresh token (`rotatedRefreshToken`).
- */
+/** Recent refreshes' results by their refresh token's key, oldest first: new tokens, or a refusal that rotated it. */
 const recentRefreshes = new Map<string, { result: TokenSet | Error; until: number }>();
 
 /** The session JWT that a refresh wrote during a request, so that a second call in that request starts from it. */

@@ -1,8 +1,7 @@
 /**
  * Finishing an OAuth 2 / OpenID Connect sign-in: the authorization response is validated (state, `iss`), the code
- * exchanged with the PKCE verifier, the ID token checked (claims by oauth4webapi: audience, expiry, nonce, …;
- * signature by jose against the provider's JWKS), the profile read from the ID token or the userinfo endpoint, and
- * mapped to a user and an account. Every protocol step is oauth4webapi's.
+ * exchanged with the PKCE verifier, the ID token checked (its signature: id-token.ts), the profile read from the ID
+ * token or the userinfo endpoint, and mapped to a user and an account. Every protocol step is oauth4webapi's.
  * @see https://openid.net/specs/openid-connect-core-1_0.html#CodeFlowAuth
  */
 import * as oauth from 'oauth4webapi';
@@ -142,8 +141,7 @@ export async function handleOAuthCallback(
 
   const checks: { state?: string; code_verifier?: string; nonce?: string } = {};
   // Every check cookie is read and deleted before the first failure is thrown, so that a callback refused for one
-  // check cannot leave the others behind to be replayed. Each must have been written for this provider (mix-up,
-  // RFC 9700 §4.4).
+  // check cannot leave the others behind to be replayed.
   const wanted = ([
     { name: 'state', option: cookieOptions.state, check: 'state' },
     { name: 'code_verifier', option: cookieOptions.pkceCodeVerifier, check: 'PKCE verifier' },
@@ -254,9 +252,8 @@ export async function handleOAuthCallback(
     throw new OAuthProfileParseError(`Provider "${provider.id}": profile() returned no id`);
   }
   user = { ...user, id: String(user.id) };
-  const stored = provider.account(tokens) ?? {};
   const account: Account = {
-    ...normaliseTokens(stored as TokenSet),
+    ...normaliseTokens((provider.account(tokens) ?? {}) as TokenSet),
     provider: provider.id,
     type: provider.type,
     providerAccountId: user.id as string,

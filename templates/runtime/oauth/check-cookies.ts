@@ -20,8 +20,7 @@ export async function writeCheckCookie(
 ): Promise<void> {
   const { options } = context;
   const maxAge = option.options.maxAge ?? 15 * 60;
-  const token = { ...payload, provider: providerId };
-  const value = await options.jwt.encode({ token, secret: options.secrets, salt: option.name, maxAge });
+  const value = await options.jwt.encode({ token: { ...payload, provider: providerId }, secret: options.secrets, salt: option.name, maxAge });
   context.outgoing.push({ name: option.name, value, options: { ...option.options, expires: new Date(Date.now() + maxAge * 1000) } });
 }
 

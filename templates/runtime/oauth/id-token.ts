@@ -15,10 +15,7 @@ import { PROVIDER_TIMEOUT_MS, describeUrl, isSecureOrLoopback } from './server.j
 /** How long a fetched key set is used before it is fetched again (jose's default, 10 minutes). */
 const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 
-/**
- * One key set per provider: the cache holds at most one JWKS for each configured provider (the WeakMap dies with
- * the provider objects), replaced when discovery names another `jwks_uri`.
- */
+/** One key set per configured provider (dying with it), replaced when discovery names another `jwks_uri`. */
 const keySets = new WeakMap<ResolvedOAuthProvider, { jwksUri: string; keys: JWTVerifyGetKey }>();
 
 function keySetOf(provider: ResolvedOAuthProvider, jwksUri: string): JWTVerifyGetKey {

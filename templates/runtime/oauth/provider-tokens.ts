@@ -1,8 +1,4 @@
-/**
- * Where a session keeps its provider's tokens, for `getAccessToken` (access-token.ts): in a JWT session, the
- * `providerTokens` claim (one `ProviderTokens` record per provider id); with database sessions, the account row.
- * Both mark a refused refresh alike: the tokens gone, and `error: 'RefreshTokenError'` (see `ProviderTokens`).
- */
+/** The provider tokens a JWT session keeps for `getAccessToken`: its `providerTokens` claim (see `ProviderTokens`). */
 import type { Account, JWT, ProviderTokens } from '../types.js';
 
 /** The token fields a JWT session keeps of an account (everything `getAccessToken` needs; no ID token). */

@@ -36,10 +36,7 @@ export async function withProviderTimeout<T>(call: (signal: AbortSignal) => Prom
   }
 }
 
-/**
- * Options for every oauth4webapi HTTP call: the provider's `customFetch`, a timeout (`signal`, else {@link
- * PROVIDER_TIMEOUT_MS}), and plain HTTP only to this machine (`isLoopback`).
- */
+/** Options of every oauth4webapi HTTP call: the provider's `customFetch`, a timeout, plain HTTP only to this machine. */
 export function httpOptions(provider: ResolvedOAuthProvider, url: string | undefined, signal = AbortSignal.timeout(PROVIDER_TIMEOUT_MS)): oauth.HttpRequestOptions<'GET' | 'POST', unknown> {
   const options: oauth.HttpRequestOptions<'GET' | 'POST', unknown> & { [oauth.allowInsecureRequests]?: boolean } = { signal };
   if (provider.customFetch) {
@@ -87,10 +84,7 @@ function needsDiscovery(provider: ResolvedOAuthProvider): boolean {
   return !(provider.authorization.url && (provider.token.url || provider.token.request)) && Boolean(provider.issuer);
 }
 
-/**
- * The provider's authorization server metadata. Throws `OAuthSignInError` naming what is missing when the provider
- * cannot be reached or is not configured.
- */
+/** The provider's authorization server metadata; throws naming what is missing, refused or unreachable. */
 export async function authorizationServer(provider: ResolvedOAuthProvider): Promise<oauth.AuthorizationServer> {
   let metadata: oauth.AuthorizationServer;
   if (needsDiscovery(provider)) {

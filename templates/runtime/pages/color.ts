@@ -33,9 +33,8 @@ const namedColors: Record<string, string> = {
 };
 
 /**
- * Parses `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`, `rgb()`/`rgba()`, `hsl()`/`hsla()` and the CSS 2.1 colour names.
- * Alpha is ignored: buttons are drawn on the page's own background, and a brand colour is meant to be solid.
- * Returns undefined for anything else.
+ * Parses `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`, `rgb()`/`rgba()`, `hsl()`/`hsla()` and the CSS 2.1 colour names;
+ * undefined for anything else. Alpha is ignored: buttons are drawn on the page's background; a brand colour is solid.
  */
 function parseColor(color: string): Rgb | undefined {
   const value = color.trim().toLowerCase();

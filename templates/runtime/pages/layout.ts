@@ -54,10 +54,7 @@ function brandStyles(theme: Theme): string {
   return properties.length > 0 ? `:root{${properties.join(';')}}` : '';
 }
 
-/**
- * Wraps page content in the themed document: one `main` landmark holding a card with the logo and `body` (and a
- * feature's own `styles`).
- */
+/** Wraps `body` in the themed document: one `main` landmark, a card with the logo (and a feature's own `styles`). */
 export function layout(params: { title: string; theme: Theme; body: SafeHtml; styles?: string }): string {
   const { theme } = params;
   const logo = safeUrl(theme.logo);

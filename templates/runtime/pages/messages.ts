@@ -26,9 +26,8 @@ export function messageFor<Entry>(table: Record<string, Entry>, type: string | u
 }
 
 /**
- * The `code` of a `CredentialsSignin` redirect when it looks like a code (`credentials`, `account_locked`): letters,
- * digits and `_.:-`, at most 64 characters. Anything else is not shown, so a crafted link cannot put its own
- * sentence on the page.
+ * The `code` of a `CredentialsSignin` redirect when it looks like a code (letters, digits and `_.:-`, at most 64
+ * characters): anything else is not shown, so a crafted link cannot put its own sentence on the page.
  */
 export function displayableCode(code: string | undefined): string | undefined {
   return code !== undefined && /^[A-Za-z0-9_.:-]{1,64}$/.test(code) ? code : undefined;

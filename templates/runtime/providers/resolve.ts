@@ -7,7 +7,6 @@ import {
   customFetch,
   providerFlow,
   type AnyProvider,
-  type AuthorizationEndpointHandler,
   type CarriedFlow,
   type FlowProviderConfig,
   type OAuthConfig,
@@ -15,8 +14,6 @@ import {
   type ProviderInput,
   type ResolvedOAuthProvider,
   type ResolvedProvider,
-  type TokenEndpointHandler,
-  type UserinfoEndpointHandler,
 } from '../contracts.js';
 
 /** True for an OAuth 2 / OpenID Connect provider; false for one that brings its own flow. */
@@ -69,18 +66,12 @@ function defaultAccount(tokens: TokenSet): TokenSet {
   return account as TokenSet;
 }
 
-function endpointUrl(endpoint: AuthorizationEndpointHandler | TokenEndpointHandler | UserinfoEndpointHandler | undefined): string | undefined {
-  if (typeof endpoint === 'string') return endpoint;
-  if (endpoint && typeof endpoint === 'object') return endpoint.url;
-  return undefined;
-}
-
-function endpointRequest<Context, Result>(
-  endpoint: string | { request?: (context: Context) => Awaitable<Result> } | ((context: Context) => Awaitable<Result>) | undefined,
-): ((context: Context) => Awaitable<Result>) | undefined {
-  if (typeof endpoint === 'function') return endpoint;
-  if (endpoint && typeof endpoint === 'object') return endpoint.request;
-  return undefined;
+/** An endpoint option's URL and custom request: a string is the URL, a function the request, an object either. */
+function endpointOf<Context, Result>(
+  endpoint: string | { url?: string; request?: (context: Context) => Awaitable<Result> } | ((context: Context) => Awaitable<Result>) | undefined,
+): { url: string | undefined; request: ((context: Context) => Awaitable<Result>) | undefined } {
+  if (typeof endpoint === 'function') return { url: undefined, request: endpoint };
+  return typeof endpoint === 'string' ? { url: endpoint, request: undefined } : { url: endpoint?.url, request: endpoint?.request };
 }
 
 function stringParams(params: Record<string, unknown> | undefined): Record<string, string> {
@@ -125,11 +116,11 @@ function resolveOAuth(
     issuer,
     wellKnown: merged.wellKnown,
     authorization: {
-      url: endpointUrl(authorization),
+      url: endpointOf(authorization).url,
       params: stringParams(typeof authorization === 'object' ? authorization.params : undefined),
     },
-    token: { url: endpointUrl(merged.token), request: endpointRequest(merged.token) },
-    userinfo: { url: endpointUrl(merged.userinfo), request: endpointRequest(merged.userinfo) },
+    token: endpointOf(merged.token),
+    userinfo: endpointOf(merged.userinfo),
     checks: [...checks] as ResolvedOAuthProvider['checks'],
     client: { ...merged.client },
     idToken: merged.type === 'oidc' ? (merged.idToken ?? true) : false,

@@ -11,7 +11,6 @@ import { emitEvent, recordSecurityEvent } from '../events.js';
 import { renderSignOutPage } from '../pages/other.js';
 import { customPageUrl, resolveRedirect, safeCallbackParam } from '../http/redirect.js';
 import { bodyField, queryParams, readBody } from '../http/request.js';
-import type { JWT } from '../types.js';
 
 export async function signOutRoute(context: RequestContext, route: Route): Promise<void> {
   if (route.method === 'GET') return signOutPage(context);
@@ -26,10 +25,8 @@ export async function signOutRoute(context: RequestContext, route: Route): Promi
     if (session) await recordSecurityEvent(context, { type: 'sign-out', userId: String(session.userId) });
     await emitEvent(options, 'signOut', { session });
   } else {
-    let token: JWT | null = null;
-    if (raw !== undefined) {
-      token = await options.jwt.decode({ token: raw, secret: options.secrets, salt: sessionCookie.name }).catch(() => null);
-    }
+    const decoded = raw === undefined ? null : options.jwt.decode({ token: raw, secret: options.secrets, salt: sessionCookie.name });
+    const token = (await decoded?.catch(() => null)) ?? null;
     if (token?.sub) await recordSecurityEvent(context, { type: 'sign-out', userId: token.sub });
     await emitEvent(options, 'signOut', { token });
   }

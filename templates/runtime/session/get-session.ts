@@ -23,9 +23,29 @@ export async function getSession(req: Request, config: FrameworkAuthConfig): Get
   try {
     return (await readSession(req, options, { write: false })).session;
   } catch (error) {
-    options.logger.error(error instanceof Error ? error : new Error(String(error)));
-    return null;
+    return noSession(options, error).session;
   }
+}
+
+/** A failed read, logged: the request goes on as one without a session. */
+function noSession(options: ResolvedConfig, error: unknown): SessionResult {
+  options.logger.error(error instanceof Error ? error : new Error(String(error)));
+  return { session: null, token: null, cookies: [] };
+}
+
+/**
+ * Reads the session (`write`: a rolling session is re-issued) and hands it to `then`: in the same turn when it is
+ * read at once (a remembered JWT, a SQLite row: see readSession), so that the request goes on with no promise.
+ */
+function readSessionThen(req: Request, options: ResolvedConfig, write: boolean, then: (result: SessionResult) => void): void | Promise<void> {
+  let read: ReturnType<typeof readSession>;
+  try {
+    read = readSession(req, options, { write });
+  } catch (error) {
+    return then(noSession(options, error));
+  }
+  if (read instanceof Promise) return read.then(then, (error: unknown) => then(noSession(options, error)));
+  then(read);
 }
 
 /**
@@ -34,31 +54,6 @@ export async function getSession(req: Request, config: FrameworkAuthConfig): Get
  */
 export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler {
   const options = resolveConfigOnce(config);
-  function keep(res: Response, next: NextFunction, result: SessionResult): void {
-    if (!res.headersSent && (result.cookies.length > 0 || result.session)) {
-      // A response that sets a session cookie or may show the session must never be stored by a shared cache.
-      res.setHeader('Cache-Control', noStore);
-      flushCookies(res, result.cookies);
-    }
-    res.locals['session'] = result.session;
-    next();
-  }
-  function failed(res: Response, next: NextFunction, error: unknown): void {
-    options.logger.error(error instanceof Error ? error : new Error(String(error)));
-    res.locals['session'] = null;
-    next();
-  }
-  // A session read at once (a remembered JWT, a SQLite row: see readSession) goes on in the same turn.
-  function readIntoLocals(req: Request, res: Response, next: NextFunction): void | Promise<void> {
-    let read: ReturnType<typeof readSession>;
-    try {
-      read = readSession(req, options, { write: true });
-    } catch (error) {
-      return failed(res, next, error);
-    }
-    if (read instanceof Promise) return read.then((result) => keep(res, next, result), (error: unknown) => failed(res, next, error));
-    keep(res, next, read);
-  }
   return function sessionLocals(req: Request, res: Response, next: NextFunction): void | Promise<void> {
     const bearer = options.bearer?.resultOf(req, options);
     if (bearer) return bearer.then((result) => void (res.locals['session'] = result.session)).then(next);
@@ -67,7 +62,15 @@ export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler
       res.locals['session'] = null;
       return next();
     }
-    return readIntoLocals(req, res, next);
+    return readSessionThen(req, options, true, (result) => {
+      if (!res.headersSent && (result.cookies.length > 0 || result.session)) {
+        // A response that sets a session cookie or may show the session must never be stored by a shared cache.
+        res.setHeader('Cache-Control', noStore);
+        flushCookies(res, result.cookies);
+      }
+      res.locals['session'] = result.session;
+      next();
+    });
   };
 }
 
@@ -106,7 +109,9 @@ export interface RequireAuthOptions {
 export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: RequireAuthOptions = {}): RequestHandler {
   const options = resolveConfigOnce(config);
   const signInPath = guardOptions.redirectTo ?? options.pages.signIn ?? `${options.basePath ?? DEFAULT_BASE_PATH}/signin`;
-  function deny(req: Request, res: Response): void {
+  function guard(req: Request, res: Response, next: NextFunction, session: Session | null): void {
+    res.locals['session'] = session;
+    if (session?.user) return next();
     if (prefersJson(req)) {
       // RFC 9110: a 401 names the scheme that would be accepted; with API keys, a bearer key is.
       if (options.bearer) res.setHeader('WWW-Authenticate', 'Bearer');
@@ -114,26 +119,6 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
     }
     const separator = signInPath.includes('?') ? '&' : '?';
     sendRedirectResponse(res, `${signInPath}${separator}callbackUrl=${encodeURIComponent(req.originalUrl ?? req.url)}`);
-  }
-  function guard(req: Request, res: Response, next: NextFunction, session: Session | null): void {
-    res.locals['session'] = session;
-    if (session?.user) return next();
-    deny(req, res);
-  }
-  function failed(error: unknown): null {
-    options.logger.error(error instanceof Error ? error : new Error(String(error)));
-    return null;
-  }
-  // getSession's read, without an API key; a session read at once is guarded in the same turn (see readIntoLocals).
-  function readThenGuard(req: Request, res: Response, next: NextFunction): void | Promise<void> {
-    let read: ReturnType<typeof readSession>;
-    try {
-      read = readSession(req, options, { write: false });
-    } catch (error) {
-      return guard(req, res, next, failed(error));
-    }
-    if (read instanceof Promise) return read.then((result) => guard(req, res, next, result.session), (error: unknown) => guard(req, res, next, failed(error)));
-    guard(req, res, next, read.session);
   }
   const scopes = guardOptions.scopes ?? [];
   async function guardBearer(res: Response, next: NextFunction, bearer: Promise<BearerResult>): Promise<void> {
@@ -146,12 +131,10 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
     const bearer = options.bearer?.resultOf(req, options);
     if (bearer) return guardBearer(res, next, bearer);
     const session = res.locals['session'] as Session | null | undefined;
-    if (session === undefined) {
-      if (mayHaveSessionCookie(req, options)) return readThenGuard(req, res, next);
-      res.locals['session'] = null;
-    } else if (session?.user) {
-      return next();
+    // getSession's read (without the API key), when sessionLocals did not run before.
+    if (session === undefined && mayHaveSessionCookie(req, options)) {
+      return readSessionThen(req, options, false, (result) => guard(req, res, next, result.session));
     }
-    deny(req, res);
+    guard(req, res, next, session ?? null);
   };
 }

@@ -84,8 +84,7 @@ interface VerifiedToken {
 /**
  * Tokens verified recently (from their second verification on, see {@link seenOnce}), by their exact text, oldest
  * first out: the same session cookie comes with every request of a signed-in user, and decrypting it is most of what
- * a protected route costs. A hit still requires that the secret that verified the token is among those passed now,
- * for the same cookie name (so a secret rotated out stops working at once), and still checks `exp` and `nbf`.
+ * a protected route costs. A hit is checked again (`rememberedClaims`): a secret rotated out stops working at once.
  */
 const verifiedTokens = new Map<string, VerifiedToken>();
 const MAX_VERIFIED_TOKENS = 1000;

@@ -66,10 +66,6 @@ function ownHeader(encoded: string): OwnHeader | undefined {
   return own;
 }
 
-function failed(): never {
-  throw new errors.JWEDecryptionFailed();
-}
-
 /** jose's decoding of the plaintext: UTF-8 with replacement characters, a leading BOM dropped. One decoder serves every call. */
 const utf8 = new TextDecoder();
 
@@ -136,13 +132,13 @@ export async function decryptOwnShape(
   const macKey = key.subarray(0, 32);
   const encKey = key.subarray(32, 64);
   const expected = createHmac('sha512', macKey).update(aad).update(iv).update(ciphertext).update(aadBits).digest().subarray(0, 32);
-  if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) failed();
+  if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) throw new errors.JWEDecryptionFailed();
   let plaintext: Buffer;
   try {
     const decipher = createDecipheriv('aes-256-cbc', encKey, iv);
     plaintext = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
   } catch {
-    failed();
+    throw new errors.JWEDecryptionFailed();
   }
   const claims = utf8.decode(plaintext);
   return { payload: checkClaims(claims), secret, hadKid: header.kid !== undefined, claims };
