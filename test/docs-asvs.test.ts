@@ -48,6 +48,9 @@ const NO_ISSUE_YET: readonly string[] = ['6.1.2', '6.2.11', '6.5.2', '7.1.1', '7
 
 const SECTION = '## OWASP ASVS 5.0: V6 and V7';
 
+/** The rows of other chapters that the security reviews brought (review 5: 3.4.4, 3.7.2, 14.2.7), in the same form. */
+const BEYOND_SECTION = '## OWASP ASVS 5.0: beyond V6 and V7';
+
 interface NamedTest {
   file: string;
   name: string;
@@ -64,11 +67,11 @@ interface Row {
   note: string;
 }
 
-/** The rows of the ASVS tables of a security.md, and what could not be read as a row. */
-function asvsTables(markdown: string): { rows: Row[]; problems: string[] } {
+/** The rows of the ASVS tables of a security.md's `section`, and what could not be read as a row. */
+function asvsTables(markdown: string, section = SECTION): { rows: Row[]; problems: string[] } {
   const lines = markdown.split('\n');
-  const start = lines.indexOf(SECTION);
-  if (start === -1) return { rows: [], problems: [`docs/security.md has no "${SECTION}" section`] };
+  const start = lines.indexOf(section);
+  if (start === -1) return { rows: [], problems: [`docs/security.md has no "${section}" section`] };
   const end = lines.findIndex((line, index) => index > start && line.startsWith('## '));
   const rows: Row[] = [];
   const problems: string[] = [];
@@ -111,6 +114,49 @@ function testNamesOf(source: string, fileName = 'file.ts'): Set<string> {
   return names;
 }
 
+/** What is wrong with each row's status: unknown, or without what it needs (a test, a reason, an issue). */
+function statusProblems(rows: readonly Row[]): string[] {
+  const problems: string[] = [];
+  for (const row of rows) {
+    const where = `${row.id} (line ${row.line})`;
+    if (!STATUSES.includes(row.status as Status)) {
+      problems.push(`${where}: status "${row.status}" is not one of ${STATUSES.join(', ')}`);
+      continue;
+    }
+    const status = row.status as Status;
+    if (status === 'held' && row.tests.length === 0) problems.push(`${where}: held, but names no test`);
+    if (status === 'not applicable' && row.note === '') problems.push(`${where}: not applicable, but the note does not say why`);
+    if (status === 'missing') {
+      const issue = /\bissue #\d+/i.test(row.note);
+      const unfiled = /\bno issue yet\b/i.test(row.note);
+      if (!issue && !(unfiled && NO_ISSUE_YET.includes(row.id))) problems.push(`${where}: missing, but the note names no issue ("issue #N")`);
+    }
+  }
+  return problems;
+}
+
+/** The named tests that do not exist: a file outside test/ or missing, or no it()/test() of that name in it. */
+function unknownTestProblems(rows: readonly Row[]): string[] {
+  const problems: string[] = [];
+  const namesByFile = new Map<string, Set<string>>();
+  for (const row of rows) {
+    for (const { file, name } of row.tests) {
+      const where = `${row.id} (line ${row.line})`;
+      if (!/^test\/[\w./-]+\.ts$/.test(file) || file.split('/').includes('..')) {
+        problems.push(`${where}: ${file} is not a file under test/`);
+        continue;
+      }
+      if (!existsSync(new URL(file, root))) {
+        problems.push(`${where}: ${file} does not exist`);
+        continue;
+      }
+      if (!namesByFile.has(file)) namesByFile.set(file, testNamesOf(read(file), file));
+      if (!namesByFile.get(file)!.has(name)) problems.push(`${where}: ${file} has no test named "${name}"`);
+    }
+  }
+  return problems;
+}
+
 const { rows, problems: unreadable } = asvsTables(read('docs/security.md'));
 
 describe('the OWASP ASVS map in docs/security.md', () => {
@@ -137,22 +183,7 @@ describe('the OWASP ASVS map in docs/security.md', () => {
   });
 
   it('gives every row a status of held, not applicable or missing, and what that status needs', () => {
-    const problems: string[] = [];
-    for (const row of rows) {
-      const where = `${row.id} (line ${row.line})`;
-      if (!STATUSES.includes(row.status as Status)) {
-        problems.push(`${where}: status "${row.status}" is not one of ${STATUSES.join(', ')}`);
-        continue;
-      }
-      const status = row.status as Status;
-      if (status === 'held' && row.tests.length === 0) problems.push(`${where}: held, but names no test`);
-      if (status === 'not applicable' && row.note === '') problems.push(`${where}: not applicable, but the note does not say why`);
-      if (status === 'missing') {
-        const issue = /\bissue #\d+/i.test(row.note);
-        const unfiled = /\bno issue yet\b/i.test(row.note);
-        if (!issue && !(unfiled && NO_ISSUE_YET.includes(row.id))) problems.push(`${where}: missing, but the note names no issue ("issue #N")`);
-      }
-    }
+    const problems = statusProblems(rows);
     for (const id of NO_ISSUE_YET) {
       const row = rows.find((candidate) => candidate.id === id);
       if (row?.status !== 'missing' || !/\bno issue yet\b/i.test(row.note) || /\bissue #\d+/i.test(row.note)) {
@@ -163,24 +194,7 @@ describe('the OWASP ASVS map in docs/security.md', () => {
   });
 
   it('names only tests that exist: each file under test/, each name given to it() or test() in that file', () => {
-    const problems: string[] = [];
-    const namesByFile = new Map<string, Set<string>>();
-    for (const row of rows) {
-      for (const { file, name } of row.tests) {
-        const where = `${row.id} (line ${row.line})`;
-        if (!/^test\/[\w./-]+\.ts$/.test(file) || file.split('/').includes('..')) {
-          problems.push(`${where}: ${file} is not a file under test/`);
-          continue;
-        }
-        if (!existsSync(new URL(file, root))) {
-          problems.push(`${where}: ${file} does not exist`);
-          continue;
-        }
-        if (!namesByFile.has(file)) namesByFile.set(file, testNamesOf(read(file), file));
-        if (!namesByFile.get(file)!.has(name)) problems.push(`${where}: ${file} has no test named "${name}"`);
-      }
-    }
-    expect(problems).toEqual([]);
+    expect(unknownTestProblems(rows)).toEqual([]);
   });
 
   it('finds test names as vitest is given them, and nothing else (the check itself works)', () => {
@@ -200,6 +214,25 @@ describe('the OWASP ASVS map in docs/security.md', () => {
       '6.2.2 (line 5): a test must be written as `file` › "name", not test/a.test.ts › "no backticks"',
       'line 6: 4 cells instead of 6 (id, level, requirement, status, tests, note): | 6.2.3 | 1 | x | held |…',
     ]);
+  });
+});
+
+describe('the ASVS rows beyond V6 and V7 in docs/security.md', () => {
+  const beyond = asvsTables(read('docs/security.md'), BEYOND_SECTION);
+
+  it('reads every line of its table as a row of six cells, each a requirement of another chapter with its level', () => {
+    expect(beyond.problems).toEqual([]);
+    expect(beyond.rows.length).toBeGreaterThan(0);
+    const misplaced = beyond.rows.filter((row) => !/^\d+\.\d+\.\d+$/.test(row.id) || /^[67]\./.test(row.id) || !['1', '2', '3'].includes(row.level));
+    expect(misplaced.map((row) => `${row.id} (line ${row.line})`)).toEqual([]);
+  });
+
+  it('gives every row a status of held, not applicable or missing, and what that status needs', () => {
+    expect(statusProblems(beyond.rows)).toEqual([]);
+  });
+
+  it('names only tests that exist: each file under test/, each name given to it() or test() in that file', () => {
+    expect(unknownTestProblems(beyond.rows)).toEqual([]);
   });
 });
 

@@ -166,6 +166,10 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     if (!isOAuthProvider(provider)) provider.flow.check?.(provider, { adapter: config.adapter, strategy, originConfigured });
   }
   assertConfiguredOrigin(providers, envOrigin, trustedHosts);
+  // `form-action` (pages/csp.ts): AUTH_URL (every redirect is built on it) and each OAuth provider's authorization origin (the
+  // sign-in form's answer; Chromium checks it), before discovery its configured URL, issuer or wellKnown. No IPv6, `;`, `,`.
+  const authorizationUrls = providers.flatMap((provider) => (isOAuthProvider(provider) ? [provider.authorization.url ?? provider.issuer ?? provider.wellKnown ?? ''] : []));
+  const formActionOrigins = [envOrigin ?? '', ...authorizationUrls].flatMap((url) => (URL.canParse(url) ? [new URL(url).origin] : [])).filter((origin) => /^https?:\/\/[a-z0-9.-]+(:\d+)?$/.test(origin));
   const maxAge = config.session?.maxAge ?? DEFAULT_MAX_AGE;
   if (debug) logger.warn('debug-enabled');
   const options: ResolvedConfig = {
@@ -177,6 +181,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     trustedHosts,
     providers,
     providersById: new Map(providers.map((provider) => [provider.id, provider])),
+    formAction: ["'self'", ...new Set(formActionOrigins)].join(' '),
     session: {
       strategy,
       maxAge,

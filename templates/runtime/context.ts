@@ -65,25 +65,19 @@ export function sendJson(context: RequestContext, status: number, body: unknown)
 
 /** JSON on a bare response (also used where no context exists). */
 export function sendJsonResponse(res: Response, status: number, body: unknown): void {
-  res.status(status);
-  res.setHeader('Cache-Control', noStore);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(body));
+  answer(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
 }
 
 /** Answers an HTML page (with the queued cookies), allowing the inline scripts of `scriptHashes` (see csp.ts). */
 export function sendHtml(context: RequestContext, status: number, page: string, scriptHashes: readonly string[] = []): void {
   flushCookies(context.res, context.outgoing);
-  sendHtmlResponse(context.res, status, page, scriptHashes);
+  sendHtmlResponse(context.res, context.options, status, page, scriptHashes);
 }
 
 /** An HTML page on a bare response (also used where no context exists). */
-export function sendHtmlResponse(res: Response, status: number, page: string, scriptHashes: readonly string[] = []): void {
-  res.status(status);
-  res.setHeader('Cache-Control', noStore);
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Content-Security-Policy', pageContentSecurityPolicy(scriptHashes));
-  res.end(page);
+export function sendHtmlResponse(res: Response, options: ResolvedConfig, status: number, page: string, scriptHashes: readonly string[] = []): void {
+  res.setHeader('Content-Security-Policy', pageContentSecurityPolicy(options.formAction, scriptHashes));
+  answer(res, status, 'text/html; charset=utf-8', page);
 }
 
 /**
@@ -98,10 +92,16 @@ export function sendRedirect(context: RequestContext, url: string): void {
 /** A redirect on a bare response (also used where no context exists). */
 export function sendRedirectResponse(res: Response, url: string, cookies: OutgoingCookie[] = []): void {
   flushCookies(res, cookies);
-  res.status(302);
   res.setHeader('Location', url);
-  res.setHeader('Cache-Control', noStore);
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
   const escaped = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-  res.end(`<!DOCTYPE html><meta charset="utf-8"><title>Redirecting</title><p>Redirecting to <a href="${escaped}">${escaped}</a></p>`);
+  answer(res, 302, 'text/html; charset=utf-8', `<!DOCTYPE html><meta charset="utf-8"><title>Redirecting</title><p>Redirecting to <a href="${escaped}">${escaped}</a></p>`);
+}
+
+// Every answer of the runtime's own, never the app's: they echo names and user agents, which must not be sniffed as HTML.
+function answer(res: Response, status: number, contentType: string, body: string): void {
+  res.status(status);
+  res.setHeader('Cache-Control', noStore);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end(body);
 }

@@ -513,6 +513,8 @@ export interface ResolvedConfig {
   trustedHosts: readonly TrustedHostRule[];
   providers: ResolvedProvider[];
   providersById: Map<string, ResolvedProvider>;
+  /** The pages' `form-action` sources: this origin and the OAuth providers' (config.ts). */
+  formAction: string;
   session: SessionOptions;
   jwt: JWTOptions;
   callbacks: CallbacksOptions;

@@ -1,16 +1,18 @@
 // Headers: without `trust proxy`, X-Forwarded-Host/Proto (and Forwarded) change nothing — every URL the app builds
 // keeps the real host and scheme, cookies stay plain; with AUTH_URL, even a spoofed Host changes nothing; in
 // production without AUTH_URL the Host is not trusted at all. Oversized cookies, URLs and bodies get a 4xx
-// (431, 413, 415), never a 5xx or a crash, and the app keeps serving.
+// (431, 413, 415), never a 5xx or a crash, and the app keeps serving. Every answer of the runtime says
+// `X-Content-Type-Options: nosniff`, and the pages' forms may go only to this origin and the providers (review 5, A6).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import GitHub from '../../templates/runtime/providers/github.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import { createJar, formBody } from '../support/cookie-jar.js';
 
 import { rawRequest } from './support/raw-http.js';
 import { startOidcStandIn } from './support/oidc-stand-in.js';
 import type { OidcStandIn } from './support/oidc-stand-in.js';
-import { MOUNT, SESSION_COOKIE, csrfToken, expectStillServing, passwordProvider, startScaffoldApp } from './support/scaffold-app.js';
+import { MOUNT, SESSION_COOKIE, credentialsSignIn, csrfToken, expectStillServing, passwordProvider, signedInJar, startScaffoldApp } from './support/scaffold-app.js';
 import type { AuthorizeCall, ScaffoldApp } from './support/scaffold-app.js';
 
 let standIn: OidcStandIn;
@@ -205,5 +207,89 @@ describe('oversized requests', () => {
     });
     expect(response.status).toBe(415);
     expect(calls).toEqual([]);
+  });
+});
+
+describe('X-Content-Type-Options (review 5, A6)', () => {
+  it('is nosniff on a page', async () => {
+    const response = await fetch(`${untrusted.url}${MOUNT}/signin`);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('is nosniff on a JSON answer', async () => {
+    const response = await fetch(`${untrusted.url}${MOUNT}/providers`);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('is nosniff on a redirect', async () => {
+    const jar = createJar();
+    const token = await csrfToken(untrusted.url, jar);
+    const response = await jar.fetch(`${untrusted.url}${MOUNT}/signin/standin`, { method: 'POST', ...formBody({ csrfToken: token }) });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('is nosniff on an error page', async () => {
+    const response = await fetch(`${untrusted.url}${MOUNT}/signin`, { method: 'PUT', headers: { accept: 'text/html' } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('is nosniff on a 429', async () => {
+    const jar = createJar();
+    for (let attempt = 0; attempt < 5; attempt++) await credentialsSignIn(untrusted.url, jar, { username: 'load-7', password: 'wrong' });
+    const response = await credentialsSignIn(untrusted.url, jar, { username: 'load-7', password: 'wrong' });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it("is nosniff on requireAuth()'s 401", async () => {
+    const response = await fetch(`${untrusted.url}/me`, { headers: { accept: 'application/json' } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('leaves the answers of the app alone: none on the routes sessionLocals and requireAuth() let through', async () => {
+    const jar = await signedInJar(untrusted.url);
+    for (const path of ['/', '/me']) {
+      const response = await jar.fetch(`${untrusted.url}${path}`);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('x-content-type-options'), path).toBeNull();
+    }
+  });
+});
+
+describe("the pages' form-action (review 5, A6)", () => {
+  let app: ScaffoldApp;
+  beforeAll(async () => {
+    app = await startScaffoldApp({
+      providers: [passwordProvider(), OIDC({ id: 'standin', issuer: standIn.issuer, clientId: standIn.client.id, clientSecret: standIn.client.secret }), GitHub({ clientId: 'id', clientSecret: 'secret' })],
+    });
+  });
+  afterAll(() => app?.close());
+
+  /** The sources of the page's `form-action` directive. */
+  async function formAction(path: string, init?: RequestInit): Promise<string[]> {
+    const policy = (await fetch(`${app.url}${MOUNT}/${path}`, init)).headers.get('content-security-policy') ?? '';
+    return /(?:^|; )form-action ([^;]*)/.exec(policy)?.[1]?.split(' ') ?? [];
+  }
+
+  it("lists exactly 'self' and the configured providers' origins, and no scheme source", async () => {
+    expect(await formAction('signin')).toEqual(["'self'", new URL(standIn.issuer).origin, 'https://github.com']);
+  });
+
+  it('lists the same on the error page of a refused request', async () => {
+    expect(await formAction('signin', { method: 'PUT', headers: { accept: 'text/html' } })).toEqual(["'self'", new URL(standIn.issuer).origin, 'https://github.com']);
+  });
+
+  it('lets the sign-in form reach the provider: the redirect after the POST goes to an origin form-action lists', async () => {
+    const jar = createJar();
+    const token = await csrfToken(app.url, jar);
+    const response = await jar.fetch(`${app.url}${MOUNT}/signin/standin`, { method: 'POST', ...formBody({ csrfToken: token }) });
+    expect(response.status).toBe(302);
+    expect(await formAction('signin')).toContain(new URL(response.headers.get('location')!).origin);
   });
 });

@@ -680,6 +680,12 @@ describe.each(adapters)('the account with %s', (_adapterName, makeAdapter) => {
       expect(response.headers.get('content-type')).toContain('application/json');
     });
 
+    it('tells browsers not to sniff the download (review 5, A6)', async () => {
+      const response = await (await signIn(h, (await newUser(h)).email)).fetch(`${h.url}/auth/account/export`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    });
+
     it('holds the user, accounts, sessions, passkeys, API keys, password and two-factor state and the security events, and no hash, token, secret or key', async () => {
       const user = await newUser(h, { name: 'Grace' });
       await h.adapter.linkAccount({ userId: user.id, type: 'oidc', provider: 'oidc', providerAccountId: `sub-${user.id}`, access_token: 'secret-access-token', refresh_token: 'secret-refresh-token', id_token: 'secret-id-token' });

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
+import { resolveConfig, resolveConfigOnce } from '../../templates/runtime/config.js';
 import { readableTextColor } from '../../templates/runtime/pages/color.js';
 import { pageContentSecurityPolicy } from '../../templates/runtime/pages/csp.js';
 import { safeUrl } from '../../templates/runtime/pages/html.js';
@@ -123,25 +124,60 @@ describe('configured URLs and codes', () => {
 
 describe('the Content-Security-Policy of the pages', () => {
   it('allows no script without a hash, and images from this origin, https and data URIs', () => {
-    expect(pageContentSecurityPolicy()).toBe(
-      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'",
+    expect(pageContentSecurityPolicy("'self' https://github.com")).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self' https://github.com; base-uri 'none'; frame-ancestors 'none'",
     );
   });
 
   it('allows the scripts whose hashes it is given, and fetches to this origin', () => {
-    expect(pageContentSecurityPolicy(['sha256-abc='])).toMatch(/; script-src 'sha256-abc='; connect-src 'self'$/);
+    expect(pageContentSecurityPolicy("'self'", ['sha256-abc='])).toMatch(/; script-src 'sha256-abc='; connect-src 'self'$/);
   });
 
   it('is sent with the error page of a refused request (405 as HTML)', async () => {
-    const app = await startApp(credentialsConfig());
+    const config = credentialsConfig();
+    const app = await startApp(config);
     try {
       const response = await fetch(`${app.url}/auth/signin`, { method: 'PUT', headers: { accept: 'text/html' } });
       expect(response.status).toBe(405);
       expect(response.headers.get('content-type')).toMatch(/^text\/html/);
-      expect(response.headers.get('content-security-policy')).toBe(pageContentSecurityPolicy());
+      expect(response.headers.get('content-security-policy')).toBe(pageContentSecurityPolicy(resolveConfigOnce(config).formAction));
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("form-action's sources (review 5, A6)", () => {
+  const sourcesOf = (providers: FrameworkAuthConfig['providers'], env: Record<string, string> = {}): string =>
+    resolveConfig({ secret: SECRET, adapter: MemoryAdapter(), providers }, env).formAction;
+
+  it("is only 'self' without OAuth providers and AUTH_URL", () => {
+    expect(sourcesOf([passwordProvider(), Passkey()])).toBe("'self'");
+  });
+
+  it("names AUTH_URL's origin, on which every redirect is built", () => {
+    expect(sourcesOf([passwordProvider(), GitHub(client)], { AUTH_URL: 'https://app.example.test/base' })).toBe("'self' https://app.example.test https://github.com");
+  });
+
+  it("names each configured authorization endpoint's origin once, never its path", () => {
+    expect(sourcesOf([GitHub(client), Discord(client), GitLab(client), GitHub({ ...client, id: 'github-2' })])).toBe("'self' https://github.com https://discord.com https://gitlab.com");
+  });
+
+  it("names the issuer's origin of a provider whose endpoint only discovery knows", () => {
+    expect(sourcesOf([Google(client), Keycloak({ ...client, issuer: 'https://sso.example.test:8443/realms/main' })])).toBe("'self' https://accounts.google.com https://sso.example.test:8443");
+  });
+
+  it("names the wellKnown document's origin of a provider without an issuer", () => {
+    expect(sourcesOf([OIDC({ ...client, issuer: undefined, wellKnown: 'https://login.example.test/.well-known/openid-configuration' })])).toBe("'self' https://login.example.test");
+  });
+
+  it('prefers a configured authorization URL to the issuer', () => {
+    expect(sourcesOf([OIDC({ ...client, issuer: 'https://cognito-idp.example.test/pool', authorization: { url: 'https://pool.auth.example.test/oauth2/authorize' } })])).toBe("'self' https://pool.auth.example.test");
+  });
+
+  it('leaves out what a CSP source cannot say: a malformed URL, a non-http scheme, an IPv6 literal, a host with ";"', () => {
+    const issuers = ['not a url', 'file:///issuer', 'http://[::1]:8080', 'https://a;b.example.test'];
+    expect(sourcesOf(issuers.map((issuer, index) => OIDC({ ...client, id: `oidc-${index}`, issuer })))).toBe("'self'");
   });
 });
 

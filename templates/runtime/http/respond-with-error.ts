@@ -57,5 +57,5 @@ export function respondWithError(
     theme: options.theme,
     messages: options.pageMessages,
   });
-  sendHtmlResponse(res, status, page.body);
+  sendHtmlResponse(res, options, status, page.body);
 }

@@ -6,8 +6,7 @@
  * public key).
  */
 import { readChunkedCookie } from '../../http/cookies.js';
-import { noStore } from '../../context.js';
-import { flushCookies } from '../../context.js';
+import { sendJson } from '../../context.js';
 import { callAdapter } from '../database/adapter.js';
 import { securityEventsOf } from '../security-events/index.js';
 import { sessionIdOf } from '../database/session-management.js';
@@ -56,10 +55,6 @@ export async function accountExportOf(request: AccountRequest): Promise<Record<s
 export async function exportRoute(request: AccountRequest): Promise<void> {
   const { res } = request.context;
   const exported = await accountExportOf(request);
-  flushCookies(res, request.context.outgoing);
-  res.status(200);
-  res.setHeader('Cache-Control', noStore);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="account-${new Date().toISOString().slice(0, 10)}.json"`);
-  res.end(`${JSON.stringify(exported, null, 2)}\n`);
+  sendJson(request.context, 200, exported);
 }
