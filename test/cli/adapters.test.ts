@@ -195,10 +195,10 @@ describe('create-framework-auth --adapter', () => {
     // adapter (adapters/sql-rows.ts, adapters/sql-tables.ts) and the database feature the adapter carries
     // (features/database/: the adapter's methods, account linking and addresses, database sessions, tokens in the
     // account row, the counters' table of the refresh lease, session management with its route and page, recent
-    // authentication, the re-authentication route and the second-factor hook: 14 files), and the styles of the
+    // authentication, the re-authentication route, the second-factor hook and the session token's format: 15 files), and the styles of the
     // features' forms that its pages use (pages/form-styles.ts) and the browser a session lists (http/user-agent.ts). Updated among others: src/auth/index.ts and
     // src/server.ts, which the user had not changed, rendered again (the session helpers, a link to the sessions page).
-    expect(result.stdout).toMatch(/Planned \d+ files: 19 created, \d+ updated, \d+ unchanged\n/);
+    expect(result.stdout).toMatch(/Planned \d+ files: 20 created, \d+ updated, \d+ unchanged\n/);
     expect(await readFile(join(parent, 'app/src/auth/index.ts'), 'utf8')).toContain("from './core/features/database/session-management.js'");
     const config = await readFile(configPath, 'utf8');
     expect(config.replace(/^\/\/ Written by .*\n/, '')).toMatchInlineSnapshot(`
