@@ -38,6 +38,7 @@ describe('desired(choices, release)', () => {
         'features/email/errors.ts',
         'features/email/index.ts',
         'features/email/link-token.ts',
+        'features/email/recipient-limits.ts',
         'features/email/smtp.ts',
         'features/email/verify-request-route.ts',
         'features/rate-limit/index.ts',
