@@ -21,14 +21,15 @@ export function databaseOf(options: ResolvedConfig): DatabaseHooks {
 
 /**
  * Every feature of a config, each once: the config's `features`, those its adapter carries and those its providers'
- * flows bring. `npx framework-auth migrate` reads it to create only these features' tables.
+ * flows bring, and those each of them brings (`Feature.features`). `npx framework-auth migrate` reads it to create only
+ * these features' tables. A value that is not a feature throws, naming `option`.
  */
-export function featuresOf(config: Pick<FrameworkAuthConfig, 'features' | 'adapter' | 'providers'>): Feature[] {
+export function featuresOf(config: Partial<Pick<FrameworkAuthConfig, 'adapter' | 'providers'>> & { features?: readonly Feature[] | undefined }, option = '`features`'): Feature[] {
   const flows = (config.providers ?? []).map((input) => (typeof input === 'function' ? input() : input) as { [providerFlow]?: CarriedFlow });
   const listed = [...(config.features ?? []), ...(config.adapter?.[carriedFeatures] ?? []), ...flows.flatMap((provider) => provider?.[providerFlow]?.features ?? [])];
   const byId = new Map<string, Feature>();
   for (const feature of listed.flatMap((feature) => [feature, ...(feature?.features ?? [])])) {
-    if (!feature || typeof feature.id !== 'string') throw new TypeError('`features` holds something that is not a feature (see `Feature` in contracts.ts)');
+    if (!feature || typeof feature.id !== 'string') throw new TypeError(`${option} holds something that is not a feature (see \`Feature\` in contracts.ts)`);
     if (!byId.has(feature.id)) byId.set(feature.id, feature);
   }
   return [...byId.values()];

@@ -3,6 +3,7 @@
  * becomes SQLite's or PostgreSQL's `CREATE TABLE IF NOT EXISTS`. Copied with either SQL adapter.
  */
 import type { Feature } from '../contracts.js';
+import { featuresOf } from '../config.js';
 import type { ColumnType, TableSpec } from '../features/database/adapter.js';
 
 const columnTypes: Readonly<Record<'sqlite' | 'postgres', Readonly<Record<ColumnType, string>>>> = {
@@ -26,10 +27,9 @@ export function createTableSql(dialect: 'sqlite' | 'postgres', table: TableSpec)
   return [`CREATE TABLE IF NOT EXISTS ${table.name} (\n${[...columns, `  PRIMARY KEY (${table.primaryKey.join(', ')})`].join(',\n')}\n);`, ...indexes].join('\n');
 }
 
-/** The tables of these features and of those each brings beside it (`Feature.features`), each once, in list order. */
+/** The tables of these features and of those each brings beside it (`featuresOf`), each once, in list order. */
 export function featureTables(features: readonly Feature[]): TableSpec[] {
   const byName = new Map<string, TableSpec>();
-  const listed = features.flatMap((feature) => [feature, ...(feature.features ?? [])]);
-  for (const table of listed.flatMap((feature) => feature.storage?.tables ?? [])) if (!byName.has(table.name)) byName.set(table.name, table);
+  for (const table of featuresOf({ features }).flatMap((feature) => feature.storage?.tables ?? [])) if (!byName.has(table.name)) byName.set(table.name, table);
   return [...byName.values()];
 }

@@ -4,6 +4,7 @@
  * project without an adapter keeps empty. Every method is optional; each feature checks for the ones it needs.
  */
 import { AdapterError, MissingAdapterMethods } from '../../errors.js';
+import { featuresOf } from '../../config.js';
 import type { Adapter, Feature } from '../../contracts.js';
 import type {
   Account,
@@ -200,11 +201,7 @@ export interface AdapterFeaturesOption {
 
 /** Gives a built-in adapter the features of its `features` option (`AdapterFeaturesOption`), once, as it is created. */
 export function storeOptionFeatures(adapter: Adapter, option: AdapterFeaturesOption): void {
-  const features = (option.features ?? []).flatMap((feature) => [feature, ...(feature?.features ?? [])]);
-  for (const feature of features) {
-    if (!feature || typeof feature.id !== 'string') throw new TypeError('The adapter\'s `features` holds something that is not a feature (see `Feature` in contracts.ts)');
-  }
-  adapter[storeFeatures]?.(features);
+  adapter[storeFeatures]?.(featuresOf({ features: option.features }, "The adapter's `features`"));
 }
 
 /**
