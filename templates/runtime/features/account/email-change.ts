@@ -28,9 +28,8 @@ import { InvalidEmailAddress, maskedAddress, normalizeEmailAddress } from '../..
 import { recordSecurityEvent } from '../../events.js';
 import { AdapterError } from '../../errors.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
-import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { endSessionRows } from '../database/session.js';
-import { askToSignIn, currentSignIn, isRecentSignIn } from '../database/signed-in.js';
+import { currentSignIn } from '../database/signed-in.js';
 import { consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { consumeRecipientRateLimit } from '../email/recipient-limits.js';
 import { hashVerificationToken, newLinkToken } from '../email/link-token.js';
@@ -38,7 +37,7 @@ import { refuseForm } from './account-view.js';
 import { forgetAddress } from './delete-account.js';
 import { type AccountMessage, type AccountMailer, accountMessage } from './mail.js';
 import { renderAccountMessagePage, renderConfirmEmailPage } from './pages.js';
-import type { AccountRequest, AccountSettings } from './settings.js';
+import { type AccountRequest, type AccountSettings, recentOrAsk, signedInOrAsk } from './settings.js';
 import type { EmailChange } from './storage.js';
 import type { AdapterUser } from '../../types.js';
 
@@ -150,9 +149,8 @@ export async function confirmEmailChangeRoute(context: RequestContext, method: '
   const body = await readBody(context.req);
   verifyCsrf(context, body);
   // Who is there comes first, and the link stays unused until it is the user who asked, recently authenticated.
-  const signedIn = await currentSignIn(context, adapter);
-  if (!signedIn) return askToSignIn(context, json, { action: 'account', message: 'Sign in to the account that asked for this change, in this browser, then open the link from the email again.' });
-  if (!isRecentSignIn(context, signedIn)) return askToReauthenticate(context, actionUrl(context, 'account'));
+  const signedIn = await signedInOrAsk(context, adapter, json, 'Sign in to the account that asked for this change, in this browser, then open the link from the email again.');
+  if (!signedIn || !recentOrAsk({ context, adapter, settings, signedIn, json }, 'account')) return;
   const token = bodyField(body, 'token') ?? '';
   const found = token ? await findChange(adapter, token, context.options.secrets) : null;
   if (!found || found.newEmail === '' || found.expires.valueOf() < Date.now()) return invalidLink();

@@ -46,11 +46,11 @@ export interface AccountRequest {
 
 /**
  * The signed-in user, or null once the request is answered: a visitor without a session is asked to sign in (401
- * JSON, or the sign-in page coming back to the account page).
+ * JSON with `message`, or the sign-in page coming back to the account page).
  */
-export async function signedInOrAsk(context: RequestContext, adapter: Adapter, json: boolean): Promise<SignedIn | null> {
+export async function signedInOrAsk(context: RequestContext, adapter: Adapter, json: boolean, message = 'Sign in to see your account.'): Promise<SignedIn | null> {
   const signedIn = await currentSignIn(context, adapter);
-  if (!signedIn) askToSignIn(context, json, { action: 'account', message: 'Sign in to see your account.' });
+  if (!signedIn) askToSignIn(context, json, { action: 'account', message });
   return signedIn;
 }
 
