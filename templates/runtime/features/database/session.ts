@@ -63,8 +63,7 @@ function readFoundSession(options: ResolvedConfig, sessionToken: string, params:
   const now = Date.now();
   // The absolute lifetime counts from the authentication (session-clock.ts); unknown, it has no end but the expiry.
   const clock = sessionClock(...databaseTimes(sessionToken, row), options.session.absoluteMaxAge);
-  const endsAt = clock.endsAt * 1000;
-  if (row.expires.valueOf() <= now || endsAt <= now) return endExpiredSession(options, sessionToken, params);
+  if (row.expires.valueOf() <= now || clock.endsAt * 1000 <= now) return endExpiredSession(options, sessionToken, params);
   const dueForUpdate = row.expires.valueOf() - options.session.maxAge * 1000 + options.session.updateAge * 1000 <= now;
   const extend = params.write && (dueForUpdate || params.trigger === 'update');
   // An adapter that lists sessions keeps their "last seen" time, written at most every LAST_SEEN_INTERVAL_MS.
@@ -73,7 +72,7 @@ function readFoundSession(options: ResolvedConfig, sessionToken: string, params:
   if (!extend && !seen && found.withdrawnTokens !== undefined && !options.source.callbacks?.session && !options.events.session) {
     return sessionResultOf(sessionOf(found.user, row.expires, refreshErrorOfRead(options, found.withdrawnTokens)), [], clock);
   }
-  return readSessionWithWrites(options, sessionToken, params, found, { now, endsAt, extend, seen, clock });
+  return readSessionWithWrites(options, sessionToken, params, found, { now, extend, seen, clock });
 }
 
 /** An expired row is no session; a read that may write deletes it. */
@@ -101,14 +100,14 @@ async function readSessionWithWrites(
   sessionToken: string,
   params: SessionRead,
   found: FoundSession,
-  due: { now: number; endsAt: number; extend: boolean; seen: boolean; clock: SessionClock },
+  due: { now: number; extend: boolean; seen: boolean; clock: SessionClock },
 ): Promise<SessionResult> {
   const { session: row, user } = found;
   const { now, extend, seen } = due;
   let expires = row.expires;
   const outgoing: OutgoingCookie[] = [];
   if (extend || seen) {
-    const renewed = new Date(Math.min(now + options.session.maxAge * 1000, due.endsAt));
+    const renewed = new Date(Math.min(now + options.session.maxAge * 1000, due.clock.endsAt * 1000));
     const update = { sessionToken, ...(extend && { expires: renewed }), ...(seen && { lastSeenAt: new Date(now) }) };
     try {
       await callAdapter(options.adapter!, 'updateSession', update);
