@@ -21,10 +21,13 @@ export interface Options {
 
 type Pair<T> = [T, T];
 
-/** A class with a parameter property and modifiers. */
+/** A class with modifiers. */
 export class Box {
   private static count: number = 0;
-  constructor(readonly value: string) {}
+  readonly value: string;
+  constructor(value: string) {
+    this.value = value;
+  }
   override toString(): string {
     return this.value!;
   }
@@ -57,9 +60,10 @@ describe('stripTypes', () => {
       import Database from 'better-sqlite3';
       import GitHub from './providers/github.js';
 
-      /** A class with a parameter property and modifiers. */
+      /** A class with modifiers. */
       export class Box {
         static count = 0;
+        value;
         constructor(value) {
           this.value = value;
         }
@@ -89,6 +93,12 @@ describe('stripTypes', () => {
     expect(() => stripTypes(ts, 'enum.ts', 'export enum Color { Red }\n')).toThrow(UnsupportedSyntax);
     expect(() => stripTypes(ts, 'enum.ts', 'export enum Color { Red }\n')).toThrow('enum.ts:1: an enum has no JavaScript of its own');
   });
+
+  it('refuses a parameter property, which assigns a field of its own (erasableSyntaxOnly keeps it out of the runtime)', () => {
+    const box = 'export class Box {\n  constructor(readonly value: string) {}\n}\n';
+    expect(() => stripTypes(ts, 'box.ts', box)).toThrow(UnsupportedSyntax);
+    expect(() => stripTypes(ts, 'box.ts', box)).toThrow('box.ts:2: a parameter property has no JavaScript of its own');
+  });
 });
 
 describe('toCommonJs', () => {
@@ -103,9 +113,10 @@ describe('toCommonJs', () => {
       const Database = require('better-sqlite3');
       const GitHub = require('./providers/github.js').default;
 
-      /** A class with a parameter property and modifiers. */
+      /** A class with modifiers. */
       class Box {
         static count = 0;
+        value;
         constructor(value) {
           this.value = value;
         }
@@ -130,5 +141,10 @@ describe('toCommonJs', () => {
       module.exports = { Box, current, default: provider, readSession, verify };
       "
     `);
+  });
+
+  it('refuses an exported let, whose later assignments module.exports would not follow', () => {
+    expect(() => toCommonJs(ts, 'counter.js', 'export let count = 0;\nexport function add() {\n  count += 1;\n}\n')).toThrow('counter.js:1: an exported `let` or `var` has no CommonJS form here');
+    expect(() => toCommonJs(ts, 'counter.js', 'let count = 0;\nexport { count };\n')).toThrow('counter.js:2: exporting `count`, a `let` or `var`, has no CommonJS form here');
   });
 });

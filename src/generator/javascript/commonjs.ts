@@ -17,7 +17,8 @@ interface TextEdit {
  *   as `default`), `import X from 'package'` → `const X = require('package');` (a CommonJS package's export is its
  *   default)
  * - `export function f`, `export const x`, `export class C` lose `export`; `export { a }` and `export { a } from 'm'`
- *   become a `const` of what is re-exported, and `module.exports = { … }` at the end lists every export.
+ *   become a `const` of what is re-exported, and `module.exports = { … }` at the end lists every export. An exported
+ *   `let` or `var` is refused: `module.exports` would keep its value at load time, not later assignments.
  * `'use strict';` keeps the module's semantics (ES modules are strict). Dynamic `import()` stays: CommonJS has it
  * too. Binding at load time is right for the auth module, whose value imports have no cycle.
  */
@@ -42,6 +43,14 @@ export function toCommonJs(api: TypeScriptApi, path: string, source: string): st
     if (elements.length === bindings.elements.length) return bindings.getText(sourceFile).replace(/\b([\w$]+)\s+as\s+([\w$]+)\b/g, '$1: $2');
     return `{ ${elements.map((element) => (element.propertyName ? `${element.propertyName.text}: ${element.name.text}` : element.name.text)).join(', ')} }`;
   };
+  // Names a top-level `let` or `var` binds: `module.exports` would hold their value at load time, not later ones.
+  const reassignable = new Set(
+    sourceFile.statements.flatMap((statement) =>
+      api.isVariableStatement(statement) && (statement.declarationList.flags & api.NodeFlags.Const) === 0
+        ? statement.declarationList.declarations.flatMap((declaration) => (api.isIdentifier(declaration.name) ? [declaration.name.text] : []))
+        : [],
+    ),
+  );
   // Names bound at the top by an import, and the module each comes from.
   const imported = new Map<string, string>();
   for (const statement of sourceFile.statements) {
@@ -88,7 +97,10 @@ export function toCommonJs(api: TypeScriptApi, path: string, source: string): st
         else replace(statement, '');
         exported.push(...elements.map(({ name }) => name));
       } else {
-        for (const { name, property } of elements) exported.push(name === property ? name : `${name}: ${property}`);
+        for (const { name, property } of elements) {
+          if (reassignable.has(property)) unsupported(statement, `exporting \`${property}\`, a \`let\` or \`var\`,`);
+          exported.push(name === property ? name : `${name}: ${property}`);
+        }
         const lineStart = text.lastIndexOf('\n', statement.getStart(sourceFile) - 1) + 1;
         const lineEnd = text.indexOf('\n', statement.end);
         edits.push({ start: lineStart, end: lineEnd === -1 ? text.length : lineEnd + 1, text: '' });
@@ -110,6 +122,7 @@ export function toCommonJs(api: TypeScriptApi, path: string, source: string): st
     while (text[end] === ' ') end += 1;
     edits.push({ start: exportKeyword.getStart(sourceFile), end, text: '' });
     if (api.isVariableStatement(statement)) {
+      if ((statement.declarationList.flags & api.NodeFlags.Const) === 0) unsupported(statement, 'an exported `let` or `var`');
       for (const declaration of statement.declarationList.declarations) {
         if (!api.isIdentifier(declaration.name)) unsupported(declaration, 'an exported destructuring');
         exported.push((declaration.name as ts.Identifier).text);

@@ -84,8 +84,8 @@ function emitDeclarations(api: TypeScriptApi, runtime: ReadonlyMap<string, strin
   return declarations;
 }
 
-/** Compiles the runtime to JavaScript: {@link stripTypes} (ESM), {@link toCommonJs} (CommonJS), and declarations. */
-export function compileRuntime(api: TypeScriptApi, runtime: ReadonlyMap<string, string>): JavaScriptRuntime {
+/** Each runtime file as an ES module ({@link stripTypes}) and as CommonJS ({@link toCommonJs}), by its `.js` path. */
+export function compileModules(api: TypeScriptApi, runtime: ReadonlyMap<string, string>): Pick<JavaScriptRuntime, 'esm' | 'commonjs'> {
   const esm: Record<string, string> = {};
   const commonjs: Record<string, string> = {};
   for (const [path, text] of runtime) {
@@ -94,7 +94,12 @@ export function compileRuntime(api: TypeScriptApi, runtime: ReadonlyMap<string, 
     esm[javaScriptPath(path)] = module;
     commonjs[javaScriptPath(path)] = toCommonJs(api, path, module);
   }
-  return { source: runtimeSourceHash(runtime), esm, commonjs, declarations: emitDeclarations(api, runtime) };
+  return { esm, commonjs };
+}
+
+/** Compiles the runtime to JavaScript: its modules ({@link compileModules}) and declarations. */
+export function compileRuntime(api: TypeScriptApi, runtime: ReadonlyMap<string, string>): JavaScriptRuntime {
+  return { source: runtimeSourceHash(runtime), ...compileModules(api, runtime), declarations: emitDeclarations(api, runtime) };
 }
 
 function readCompiled(path: string, source: string): JavaScriptRuntime | undefined {

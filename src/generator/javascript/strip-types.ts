@@ -8,7 +8,10 @@ interface TextEdit {
   text: string;
 }
 
-/** The TypeScript a file uses that has no JavaScript of its own to keep (an enum, a namespace, a parameter property). */
+/**
+ * TypeScript that is more than types to erase (an enum, a namespace, a parameter property), which `erasableSyntaxOnly`
+ * in tsconfig.strictest.json keeps out of the runtime.
+ */
 export class UnsupportedSyntax extends Error {}
 
 function lineStartOf(text: string, position: number): number {
@@ -25,9 +28,8 @@ function lineEndOf(text: string, position: number): number {
  * blank lines, indentation, quotes, the order of statements) stays as it is, so that the JavaScript reads like the
  * TypeScript it comes from. Statements that are types only (`import type`, `interface`, `type`, `declare`) go with
  * the comments right above them. Imports stay as written: the sources mark type-only imports (`verbatimModuleSyntax`),
- * so every other import is a value import. A parameter property becomes its assignment. Throws
- * {@link UnsupportedSyntax} for TypeScript that has runtime semantics of its own (enums, namespaces), which the
- * runtime does not use.
+ * so every other import is a value import. Throws {@link UnsupportedSyntax} for TypeScript that has runtime semantics
+ * of its own (enums, namespaces, parameter properties), which the runtime does not use.
  */
 export function stripTypes(api: TypeScriptApi, path: string, source: string): string {
   const sourceFile = api.createSourceFile(path, source, api.ScriptTarget.Latest, true, api.ScriptKind.TS);
@@ -40,7 +42,10 @@ export function stripTypes(api: TypeScriptApi, path: string, source: string): st
   const remove = (start: number, end: number): void => {
     edits.push({ start, end, text: '' });
   };
-  const removed = (node: ts.Node): boolean => edits.some((edit) => edit.start <= node.getStart(sourceFile) && node.end <= edit.end && edit.text === '');
+  const removed = (node: ts.Node): boolean => {
+    const start = node.getStart(sourceFile);
+    return edits.some((edit) => edit.start <= start && node.end <= edit.end && edit.text === '');
+  };
 
   /**
    * A whole statement or member: its lines, and the comments right above it (not one separated by a blank line, not
@@ -106,23 +111,6 @@ export function stripTypes(api: TypeScriptApi, path: string, source: string): st
     }
   };
 
-  /**
-   * `constructor(readonly value: string) {}`: the parameter property becomes the assignment TypeScript would write,
-   * `this.value = value;` at the top of the constructor (whose body then spans lines).
-   */
-  const parameterProperty = (parameter: ts.ParameterDeclaration, constructor: ts.ConstructorDeclaration): void => {
-    const body = constructor.body;
-    if (!body || !api.isIdentifier(parameter.name)) return unsupported(parameter, 'a parameter property without a body or a plain name');
-    if (body.statements.some((statement) => api.isExpressionStatement(statement) && api.isCallExpression(statement.expression) && statement.expression.expression.kind === api.SyntaxKind.SuperKeyword)) {
-      return unsupported(parameter, 'a parameter property in a constructor that calls super()');
-    }
-    const indent = /^[ \t]*/.exec(text.slice(lineStartOf(text, constructor.getStart(sourceFile))))?.[0] ?? '';
-    const open = body.getStart(sourceFile) + 1;
-    const name = parameter.name.text;
-    const empty = body.statements.length === 0 && !text.slice(open, body.end - 1).includes('\n');
-    edits.push({ start: open, end: empty ? body.end - 1 : open, text: `\n${indent}  this.${name} = ${name};${empty ? `\n${indent}` : ''}` });
-  };
-
   const typeOnlyModifiers = new Set([
     api.SyntaxKind.PublicKeyword,
     api.SyntaxKind.PrivateKeyword,
@@ -180,7 +168,7 @@ export function stripTypes(api: TypeScriptApi, path: string, source: string): st
         return removeListElements(parent.parameters, (element) => element === node);
       }
       if (api.isConstructorDeclaration(node.parent) && (api.getModifiers(node) ?? []).some((modifier) => typeOnlyModifiers.has(modifier.kind))) {
-        parameterProperty(node, node.parent);
+        return unsupported(node, 'a parameter property');
       }
       if (node.questionToken) remove(node.questionToken.getStart(sourceFile), node.questionToken.end);
     }
@@ -202,7 +190,7 @@ export function stripTypes(api: TypeScriptApi, path: string, source: string): st
   api.forEachChild(sourceFile, visit);
 
   // An edit inside another (a modifier of a member whose statement goes) is gone with it.
-  const kept = edits.filter((edit) => !edits.some((other) => other !== edit && other.start <= edit.start && edit.end <= other.end && (other.start < edit.start || other.end > edit.end || edits.indexOf(other) < edits.indexOf(edit))));
+  const kept = edits.filter((edit, index) => !edits.some((other, otherIndex) => otherIndex !== index && other.start <= edit.start && edit.end <= other.end && (other.start < edit.start || other.end > edit.end || otherIndex < index)));
   let result = text;
   let lowest = Number.POSITIVE_INFINITY;
   for (const edit of kept.sort((a, b) => b.start - a.start)) {

@@ -5,7 +5,10 @@
 
 /** HTML that is already escaped. */
 export class SafeHtml {
-  constructor(readonly value: string) {}
+  readonly value: string;
+  constructor(value: string) {
+    this.value = value;
+  }
   toString(): string {
     return this.value;
   }
