@@ -2,7 +2,7 @@
 // in a "type": "module" project, with require() in a CommonJS one (each in a child Node, as an app would load it).
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import ts from 'typescript';
@@ -17,7 +17,8 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Loads each file it is given, one after the other, and prints what failed to load (the error's first line, by file)
- * and, for each package given, whether `require()` answers the default export that `import()` gets.
+ * and, for each package given, whether `require()` answers the default export that `import()` gets (a package that
+ * is an ES module only would give `require()` its namespace, and the CommonJS runtime would call that).
  */
 const loader = `import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -76,7 +77,9 @@ async function load(format: 'esm' | 'commonjs', modules: Record<string, string>)
   await writeFile(join(project, 'load.mjs'), loader);
   const { NODE_OPTIONS: _ignored, ...env } = process.env;
   const { stdout } = await execa(process.execPath, ['load.mjs', JSON.stringify({ format, files, packages: format === 'commonjs' ? defaultImports : [] })], { cwd: project, env, extendEnv: false });
-  return JSON.parse(stdout) as Loaded;
+  const { failures, defaults } = JSON.parse(stdout) as Loaded;
+  // Named by runtime path (`pages/html.js`), not by the temporary directory.
+  return { failures: Object.fromEntries(Object.entries(failures).map(([file, error]) => [relative(join(project, 'src/auth/core'), file), error])), defaults };
 }
 
 beforeAll(async () => {
