@@ -726,7 +726,7 @@ export interface Feature {
   signedInPage?: { path: string; text: string };
   /**
    * Fields it adds to the session of `getSession`, `sessionLocals`, `requireAuth` and `GET <mount>/session`, read per
-   * request, merged in feature order (an API key's session too: see `BearerAuthentication`).
+   * request, merged in feature order (an API key's too: its `bearer` adds them with `withFeatureFields`).
    */
   session?(session: Session, context: Pick<RequestContext, 'options' | 'req'>): Awaitable<Record<string, unknown> | undefined>;
   /**
@@ -740,9 +740,8 @@ export interface Feature {
 
 /**
  * Who a request is when it carries `Authorization: Bearer <credential>` (an API key): `getSession`, the guards and
- * `GET <mount>/session` ask `resultOf` (once per request; undefined without a credential; its session with the
- * features' fields, `withFeatureFields`) instead of reading the cookie; `refuse` answers a refusal, or 403 when the
- * credential lacks `scopes` or may not use the route (`message`).
+ * `GET <mount>/session` ask `resultOf` (once per request; undefined without a credential) instead of reading the
+ * cookie; `refuse` answers a refusal, or 403 when the credential lacks `scopes` or may not use the route (`message`).
  */
 export interface BearerAuthentication {
   resultOf(req: Request, options: ResolvedConfig): Promise<BearerResult> | undefined;
