@@ -22,8 +22,8 @@ interface CompletedSignIn {
 
 /**
  * Completes a sign-in: the `signIn` callback may refuse it (`AccessDenied`) or redirect elsewhere; then the user
- * (found, linked or created), the second factor when the user turned it on, the session, and the redirect to
- * `callbackUrl` (`pages.newUser` for a new user).
+ * (found, linked or created), the features' `beforeSignIn` (each may refuse), the second factor when the user turned
+ * it on, the session, and the redirect to `callbackUrl` (`pages.newUser` for a new user).
  */
 export async function completeSignIn(context: RequestContext, params: CompletedSignIn): Promise<void> {
   const { options } = context;
@@ -54,6 +54,7 @@ export async function completeSignIn(context: RequestContext, params: CompletedS
         })
       : { user: params.user, isNewUser: false };
   const { user, isNewUser } = resolved;
+  for (const feature of options.features) await feature.beforeSignIn?.({ user, method: account.provider, account, isNewUser }, context);
   // With two-factor on, no session yet: the second factor finishes the sign-in (features/two-factor/).
   if (options.database && (await options.database.askSecondFactor(context, { user, account, callbackUrl: params.callbackUrl }))) return;
   await startSession(context, { user, account, ...(profile && { profile }), isNewUser, callbackUrl: params.callbackUrl });

@@ -4,7 +4,7 @@
  * never mutated.
  */
 import { checkBasePath } from './http/base-path.js';
-import { carriedFeatures, providerFlow, type CallbacksOptions, type CarriedFlow, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type TrustedHostRule, type WarningCode } from './contracts.js';
+import { carriedFeatures, providerFlow, type BearerAuthentication, type BearerResult, type CallbacksOptions, type CarriedFlow, type DatabaseHooks, type Feature, type FrameworkAuthConfig, type LoggerInstance, type ResolvedConfig, type ResolvedProvider, type TrustedHostRule, type WarningCode } from './contracts.js';
 import { defaultCookies, mergeCookies } from './http/cookies.js';
 import { type AuthError, MissingAdapter, MissingSecret, UnsupportedStrategy, UntrustedHost, errorResponses } from './errors.js';
 import { DEFAULT_MAX_AGE, decode, encode } from './session/jwt.js';
@@ -46,6 +46,15 @@ function resolveFeatures(config: FrameworkAuthConfig): { features: Feature[]; da
   }
   if (config.adapter) database?.useFeatures(config.adapter, features);
   return { features, database };
+}
+
+/** The features' bearer readers as one: the first whose `resultOf` answers a request judges it, and refuses it. */
+function firstBearer(bearers: BearerAuthentication[]): BearerAuthentication | undefined {
+  const judges = new WeakMap<BearerResult, BearerAuthentication>();
+  return bearers.length < 2 ? bearers[0] : {
+    resultOf: (req, options) => bearers.reduce<Promise<BearerResult> | undefined>((found, bearer) => found ?? bearer.resultOf(req, options)?.then((answer) => (judges.set(answer, bearer), answer)), undefined),
+    refuse: (res, result, needed) => judges.get(result)!.refuse(res, result, needed),
+  };
 }
 
 function positiveSeconds(name: string, value: number): number {
@@ -193,7 +202,7 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     jwt: { maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode ?? encode, decode: config.jwt?.decode ?? decode },
     callbacks: { ...defaultCallbacks, ...config.callbacks },
     events: { ...config.events },
-    securityEvents: features.find((feature) => feature.securityEvents)?.securityEvents,
+    securityEvents: features.flatMap((feature) => feature.securityEvents ?? []),
     pages: { ...config.pages },
     theme: { colorScheme: 'auto', ...config.theme },
     logger,
@@ -202,7 +211,8 @@ export function resolveConfig(config: FrameworkAuthConfig, env: AuthEnv = proces
     adapter: config.adapter,
     features,
     database,
-    bearer: features.find((feature) => feature.bearer)?.bearer,
+    bearer: firstBearer(features.flatMap((feature) => feature.bearer ?? [])),
+    sessionFeatures: features.filter((feature) => feature.session),
     // The core's error responses, and those of the error classes the features bring.
     pageMessages: pageMessages({ ...errorResponses, ...Object.fromEntries(features.flatMap((feature) => (feature.errors ?? []).flatMap((error) => (error.response ? [[error.type, error.response]] : [])))) }),
   };

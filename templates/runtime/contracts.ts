@@ -519,8 +519,8 @@ export interface ResolvedConfig {
   jwt: JWTOptions;
   callbacks: CallbacksOptions;
   events: Partial<EventCallbacks>;
-  /** The feature that records security events; undefined: none are recorded. */
-  securityEvents: SecurityEventRecorder | undefined;
+  /** The features' recorders of security events, each called in order; empty: none are recorded. */
+  securityEvents: readonly SecurityEventRecorder[];
   pages: Partial<PagesOptions>;
   theme: Required<Pick<Theme, 'colorScheme'>> & Theme;
   logger: LoggerInstance;
@@ -531,8 +531,10 @@ export interface ResolvedConfig {
   features: readonly Feature[];
   /** The database feature's hooks: set whenever `adapter` is. */
   database: DatabaseHooks | undefined;
-  /** The feature that reads `Authorization: Bearer` credentials (API keys); undefined: only session cookies count. */
+  /** The features' `bearer` (API keys) as one, the first whose `resultOf` answers; undefined: only cookies count. */
   bearer: BearerAuthentication | undefined;
+  /** The features with a `session` hook, in order (none: a session read costs nothing more). */
+  sessionFeatures: readonly Feature[];
   /** What the pages say for each client-safe error type: the core's and those of its features. */
   pageMessages: PageMessages;
 }
@@ -722,6 +724,18 @@ export interface Feature {
   features?: readonly Feature[];
   /** The signed-in user's page it serves (`account`, below the mount) and its link text: the sign-in page links it. */
   signedInPage?: { path: string; text: string };
+  /**
+   * Fields it adds to the session of `getSession`, `sessionLocals`, `requireAuth` and `GET <mount>/session`, read per
+   * request, merged in feature order (an API key's too: its `bearer` adds them with `withFeatureFields`).
+   */
+  session?(session: Session, context: Pick<RequestContext, 'options' | 'req'>): Awaitable<Record<string, unknown> | undefined>;
+  /**
+   * Once a first factor is proven and its user known (`method`: the provider's id), before the second factor and the
+   * session; and per request with an API key (`method: 'api-key'`). Throwing one of its `errors` refuses.
+   */
+  beforeSignIn?(signIn: { user: User | AdapterUser; method: string; account?: Account; isNewUser?: boolean }, context: Pick<RequestContext, 'options' | 'req'>): Awaitable<void>;
+  /** Once a sign-in opened its session (to accept an invitation); its failure is logged, the sign-in stands. */
+  afterSignIn?(signIn: { user: User | AdapterUser; account: Account; isNewUser: boolean }, context: Pick<RequestContext, 'options' | 'req'>): Awaitable<void>;
 }
 
 /**

@@ -15,5 +15,5 @@ export async function emitEvent<Name extends keyof EventCallbacks>(options: Reso
 
 /** Records a security event of a user when the app keeps them (features/security-events/); never fails. */
 export async function recordSecurityEvent(context: { req?: Request | undefined; options: ResolvedConfig }, input: SecurityEventInput): Promise<void> {
-  await context.options.securityEvents?.record(context, input);
+  for (const recorder of context.options.securityEvents) await recorder.record(context, input);
 }

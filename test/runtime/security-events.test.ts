@@ -688,7 +688,7 @@ describe('startup checks', () => {
   });
 
   it('takes SecurityEvents without an adapter: the events then go to events.onSecurityEvent only', () => {
-    expect(resolveConfig({ ...base, features: [SecurityEvents] }, {}).securityEvents).toBe(SecurityEvents.securityEvents);
+    expect(resolveConfig({ ...base, features: [SecurityEvents] }, {}).securityEvents).toEqual([SecurityEvents.securityEvents]);
   });
 
   it('refuses SecurityEvents with an adapter that lacks its methods, naming them', () => {

@@ -59,8 +59,8 @@ export function renderSignInPage(params: {
   messages: PageMessages;
   /** Re-authentication (`<mount>/reauth`): who is signed in; the page asks them to sign in again. */
   reauth?: { who: string } | undefined;
-  /** Who is signed in already, and the page of theirs to link (a feature's `signedInPage`). */
-  signedIn?: { who: string; path: string; text: string } | undefined;
+  /** Who is signed in already, and the pages of theirs to link (the features' `signedInPage`). */
+  signedIn?: { who: string; pages: readonly { path: string; text: string }[] } | undefined;
 }): string {
   const { providers, mountPath, csrfToken, callbackUrl, error } = params;
   const hidden = html`<input type="hidden" name="csrfToken" value="${csrfToken}">${callbackUrl ? html`<input type="hidden" name="callbackUrl" value="${callbackUrl}">` : ''}`;
@@ -88,7 +88,7 @@ export function renderSignInPage(params: {
   const scripts = pageScripts(providers).map((script) => html`<script>${new SafeHtml(script.source)}</script>`);
   const heading = params.reauth
     ? html`<h1>Confirm it is you</h1><p class="muted">Signed in as <strong>${params.reauth.who}</strong>. Sign in again to continue.</p>`
-    : html`<h1>Sign in</h1>${params.signedIn ? html`<p class="muted">Signed in as <strong>${params.signedIn.who}</strong>. <a href="${mountPath}/${params.signedIn.path}">${params.signedIn.text}</a></p>` : ''}`;
+    : html`<h1>Sign in</h1>${params.signedIn ? html`<p class="muted">Signed in as <strong>${params.signedIn.who}</strong>.${params.signedIn.pages.map((page) => html` <a href="${mountPath}/${page.path}">${page.text}</a>`)}</p>` : ''}`;
   const body = html`${heading}${alert}${sections}${sections.length > 0 ? '' : html`<p class="muted center">No sign-in methods are configured.</p>`}${scripts}`;
   return layout({ title: params.reauth ? 'Confirm it is you' : 'Sign in', theme: params.theme, body, styles: styles.join('') });
 }

@@ -6,7 +6,7 @@ import type { RequestContext, Route } from '../contracts.js';
 import { sendJson } from '../context.js';
 import { verifyCsrf } from '../http/csrf.js';
 import { readBody } from '../http/request.js';
-import { readSession } from '../session/session.js';
+import { readSession, withFeatureFields } from '../session/session.js';
 
 export async function sessionRoute(context: RequestContext, route: Route): Promise<void> {
   const bearer = context.options.bearer?.resultOf(context.req, context.options);
@@ -22,5 +22,5 @@ export async function sessionRoute(context: RequestContext, route: Route): Promi
   }
   const result = await readSession(context.req, context.options, { write: true, cookies: context.cookies, cookieOptions: context.cookieOptions, ...update });
   context.outgoing.push(...result.cookies);
-  sendJson(context, 200, result.session);
+  sendJson(context, 200, await withFeatureFields(context.req, context.options, result.session));
 }

@@ -48,9 +48,9 @@ async function signInPage(context: RequestContext): Promise<void> {
   if (context.options.pages.signIn) {
     return sendRedirect(context, customPageUrl(context, context.options.pages.signIn, { callbackUrl, error, code }));
   }
-  // Signed in already, with a feature's page for signed-in users (the account): the page says who and links it.
-  const signedInPage = context.options.features.find((feature) => feature.signedInPage)?.signedInPage;
-  const session = signedInPage ? (await readSession(context.req, context.options, { write: false, cookies: context.cookies, cookieOptions: context.cookieOptions })).session : null;
+  // Signed in already, with features' pages for signed-in users (the account): the page says who and links each.
+  const pages = context.options.features.flatMap((feature) => feature.signedInPage ?? []);
+  const session = pages.length > 0 ? (await readSession(context.req, context.options, { write: false, cookies: context.cookies, cookieOptions: context.cookieOptions })).session : null;
   const page = renderSignInPage({
     providers: context.options.providers,
     mountPath: context.mountPath,
@@ -60,7 +60,7 @@ async function signInPage(context: RequestContext): Promise<void> {
     code,
     theme: context.options.theme,
     messages: context.options.pageMessages,
-    signedIn: session?.user && signedInPage ? { who: session.user.email ?? session.user.name ?? 'you', path: signedInPage.path, text: signedInPage.text } : undefined,
+    signedIn: session?.user ? { who: session.user.email ?? session.user.name ?? 'you', pages } : undefined,
   });
   sendHtml(context, 200, page, signInPageScriptHashes(context.options.providers));
 }

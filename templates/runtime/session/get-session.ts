@@ -5,7 +5,7 @@ import type { BearerResult, FrameworkAuthConfig, ResolvedConfig, SessionResult }
 import { resolveConfigOnce } from '../config.js';
 import { flushCookies, noStore, sendJsonResponse, sendRedirectResponse } from '../context.js';
 import { prefersJson } from '../http/request.js';
-import { readSession } from './session.js';
+import { readSession, withFeatureFields } from './session.js';
 import type { GetSessionResult, Session } from '../types.js';
 
 /**
@@ -21,7 +21,8 @@ export async function getSession(req: Request, config: FrameworkAuthConfig): Get
   const bearer = options.bearer?.resultOf(req, options);
   if (bearer) return (await bearer).session;
   try {
-    return (await readSession(req, options, { write: false })).session;
+    const { session } = await readSession(req, options, { write: false });
+    return options.sessionFeatures.length > 0 ? await withFeatureFields(req, options, session) : session;
   } catch (error) {
     return noSession(options, error).session;
   }
@@ -34,13 +35,14 @@ function noSession(options: ResolvedConfig, error: unknown): SessionResult {
 }
 
 /**
- * Reads the session (`write`: a rolling session is re-issued) and hands it to `then`: in the same turn when it is
- * read at once (a remembered JWT, a SQLite row: see readSession), so that the request goes on with no promise.
+ * Reads the session (`write`: a rolling one is re-issued) with the features' fields and hands it to `then`: in the same
+ * turn when read at once (a remembered JWT, a SQLite row: see readSession) and no feature adds fields: no promise.
  */
 function readSessionThen(req: Request, options: ResolvedConfig, write: boolean, then: (result: SessionResult) => void): void | Promise<void> {
   let read: ReturnType<typeof readSession>;
   try {
     read = readSession(req, options, { write });
+    if (options.sessionFeatures.length > 0) read = Promise.resolve(read).then(async (result) => ({ ...result, session: await withFeatureFields(req, options, result.session) }));
   } catch (error) {
     return then(noSession(options, error));
   }

@@ -56,6 +56,12 @@ export function readSession(req: Request, options: ResolvedConfig, params: Sessi
   return readJwtSession({ options, params, raw, sessionCookie, allCookies, clear });
 }
 
+/** A session with the fields the features add (`Feature.session`), read now, in feature order. */
+export async function withFeatureFields(req: Request, options: ResolvedConfig, session: Session | null): Promise<Session | null> {
+  for (const feature of options.sessionFeatures) if (session) session = { ...session, ...(await feature.session!(session, { options, req })) };
+  return session;
+}
+
 /** When a JWT session ends and when its cookie is due again, from its claims and the token the `jwt` callback gave. */
 function sessionTimes(options: ResolvedConfig, params: SessionReadParams, decoded: JWT, token: JWT) {
   const now = Math.floor(Date.now() / 1000);
@@ -171,8 +177,8 @@ async function readJwtSessionAsync({ options, params, raw, sessionCookie, allCoo
 
 /**
  * The end of a proven sign-in: the session (a database row through the database feature, or the JWT cookie: the
- * default token through the `jwt` callback, encrypted and chunked), the `sign-in` security event, the `signIn` event
- * and the redirect. Called by `completeSignIn`, and by the second factor once its code is right.
+ * default token through the `jwt` callback, encrypted and chunked), the `sign-in` security event, `afterSignIn`, the
+ * `signIn` event and the redirect. Called by `completeSignIn`, and by the second factor once its code is right.
  */
 export async function startSession(
   context: RequestContext,
@@ -202,6 +208,7 @@ export async function startSession(
     }
   }
   if (opened) await recordSecurityEvent(context, { type: 'sign-in', userId: String(user.id), method: account.provider });
+  for (const feature of opened ? options.features : []) await Promise.resolve().then(() => feature.afterSignIn?.({ user, account, isNewUser }, context)).catch((error: Error) => options.logger.error(error));
   await emitEvent(options, 'signIn', { user, account, ...(profile && { profile }), isNewUser });
   const destination = await resolveRedirect(context, params.callbackUrl);
   if (isNewUser && options.pages.newUser) {

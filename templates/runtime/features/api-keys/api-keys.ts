@@ -14,7 +14,7 @@ import type { BearerResult, FrameworkAuthConfig, RequestContext, ResolvedConfig,
 import { resolveConfigOnce } from '../../config.js';
 import { actionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
-import { InvalidRequest } from '../../errors.js';
+import { InvalidRequest, isAuthError } from '../../errors.js';
 import { recordSecurityEvent } from '../../events.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
 import { safeEqual } from '../../http/safe-equal.js';
@@ -158,8 +158,9 @@ export async function createApiKey(config: FrameworkAuthConfig, request: NewApiK
 
 /**
  * Who `Authorization: Bearer <credential>` is (`Feature.bearer`): the key's user, with `session.apiKey`, when the key
- * exists, is unexpired and its digest matches in constant time. Otherwise the failure counts against the client
- * (`apiKeyFailuresPerClient`): `invalid_token`, or `too_many_requests` once over the limit.
+ * exists, is unexpired, its digest matches in constant time and no feature's `beforeSignIn` refuses the user (then
+ * `invalid_token`). Otherwise the failure counts against the client (`apiKeyFailuresPerClient`): `invalid_token`, or
+ * `too_many_requests` once over the limit.
  */
 export async function authenticateApiKey(req: Request, credential: string, options: ResolvedConfig): Promise<BearerResult> {
   const now = Date.now();
@@ -175,6 +176,14 @@ export async function authenticateApiKey(req: Request, credential: string, optio
     return { session: null, refused: 'invalid_token' };
   }
   const { apiKey, user } = found;
+  // A user a feature refuses (`Feature.beforeSignIn`, asked with `method: 'api-key'` on every request): the key
+  // authenticates nothing. A hook that fails otherwise is the database's failure (503), not the key's.
+  try {
+    for (const feature of options.features) await feature.beforeSignIn?.({ user, method: 'api-key' }, { options, req });
+  } catch (error) {
+    if (isAuthError(error)) return { session: null, refused: 'invalid_token' };
+    throw error;
+  }
   if (apiKey.lastUsedAt === null || apiKey.lastUsedAt.valueOf() <= now - TOUCH_INTERVAL_MS) {
     await callAdapter(options.adapter!, 'touchApiKey', apiKey.id, new Date(now));
   }
@@ -219,7 +228,7 @@ export async function apiKeysRoute(context: RequestContext, route: Route): Promi
   if (action === 'revoke') {
     const id = bodyField(body, 'id') ?? '';
     // Its name, for the security event (when the app records them): once deleted, the key is nowhere to read it from.
-    const name = context.options.securityEvents ? (await callAdapter(adapter, 'listApiKeys', userId)).find((key) => key.id === id)?.name : undefined;
+    const name = context.options.securityEvents.length > 0 ? (await callAdapter(adapter, 'listApiKeys', userId)).find((key) => key.id === id)?.name : undefined;
     const revoked = await callAdapter(adapter, 'deleteApiKey', userId, id);
     if (revoked) await recordSecurityEvent(context, { type: 'api-key-revoked', userId, detail: name });
     if (json) return sendJson(context, revoked ? 200 : 404, { revoked });

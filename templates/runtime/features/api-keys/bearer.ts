@@ -7,6 +7,7 @@
 import type { Request, Response } from 'express';
 import type { BearerAuthentication, BearerResult, ResolvedConfig } from '../../contracts.js';
 import { sendJsonResponse } from '../../context.js';
+import { withFeatureFields } from '../../session/session.js';
 import { API_KEY_PREFIX } from './keys.js';
 
 /** A bearer request's refusal, as answered. */
@@ -53,7 +54,8 @@ export function bearerAuthentication(authenticate: (req: Request, credential: st
       if (credential === undefined) return undefined;
       let result = proven.get(req);
       if (!result) {
-        result = authenticate(req, credential, options).catch((error: unknown): BearerResult => {
+        // The key's session carries the features' fields (`Feature.session`); a hook's failure is the database's.
+        result = authenticate(req, credential, options).then(async (answer) => (answer.session ? { ...answer, session: (await withFeatureFields(req, options, answer.session))! } : answer)).catch((error: unknown): BearerResult => {
           // The database failed, not the key: the client may retry, and the key is not called wrong.
           options.logger.error(error instanceof Error ? error : new Error(String(error)));
           return { session: null, refused: 'temporarily_unavailable', retryAfter: 5 };

@@ -17,18 +17,22 @@ declare module '../../contracts.js' {
 
   interface Feature {
     /**
-     * The second factor asked after a first factor (the two-factor feature): with it on for the user, `challenge`
-     * answers the request (a pending sign-in, no session yet) and resolves true.
+     * A second factor asked after a first factor (the two-factor feature), in feature order until one answers: with it
+     * on for the user, `challenge` answers the request (a pending sign-in, no session yet) and resolves true.
      */
     secondFactor?: { challenge(context: RequestContext, signIn: PendingSignIn): Promise<boolean> };
   }
 }
 
-/** Asks the app's second factor, if it has one, after `signIn`'s first; true when it answered the request. */
+/**
+ * Asks the app's second factors after `signIn`'s first, each in feature order until one that the user turned on answers
+ * the request; true when one did.
+ */
 export async function askSecondFactor(context: RequestContext, signIn: { user: User | AdapterUser; account: Account; callbackUrl: string | undefined }): Promise<boolean> {
-  const secondFactor = context.options.features.find((feature) => feature.secondFactor)?.secondFactor;
-  if (!secondFactor) return false;
   const { provider, type, providerAccountId } = signIn.account;
-  // The database feature resolved the user: it is the stored one.
-  return secondFactor.challenge(context, { user: signIn.user as AdapterUser, account: { provider, type, providerAccountId }, callbackUrl: signIn.callbackUrl });
+  for (const feature of context.options.features) {
+    // The database feature resolved the user: it is the stored one.
+    if (await feature.secondFactor?.challenge(context, { user: signIn.user as AdapterUser, account: { provider, type, providerAccountId }, callbackUrl: signIn.callbackUrl })) return true;
+  }
+  return false;
 }

@@ -22,15 +22,15 @@ function endForm(mountPath: string, csrfToken: string, fields: Record<string, st
   return html`<form action="${mountPath}/sessions" method="POST"><input type="hidden" name="csrfToken" value="${csrfToken}">${hidden}<button type="submit"${secondary ? html` class="secondary"` : ''}>${label}</button></form>`;
 }
 
-export function renderSessionsPage(params: { mountPath: string; csrfToken: string; sessions: readonly SessionSummary[]; theme: Theme; signedInPage?: { path: string; text: string } | undefined }): string {
+export function renderSessionsPage(params: { mountPath: string; csrfToken: string; sessions: readonly SessionSummary[]; theme: Theme; signedInPages: readonly { path: string; text: string }[] }): string {
   const { mountPath, csrfToken, sessions } = params;
   const items = sessions.map(
     (session) =>
       html`<li><p><strong>${session.userAgent ?? 'Unknown browser'}</strong>${session.current ? html` <span class="muted">(this browser)</span>` : ''}</p><p class="hint">Signed in ${shownDate(session.createdAt)} · last seen ${shownDate(session.lastSeenAt)}</p>${session.current ? '' : endForm(mountPath, csrfToken, { action: 'end', id: session.id }, 'End this session', true)}</li>`,
   );
   const others = sessions.length > 1 ? endForm(mountPath, csrfToken, { action: 'end-others' }, 'End all other sessions', false) : '';
-  // The account page links here; back to it when the app has one (a feature's `signedInPage`: features/account/).
-  const account = params.signedInPage ? html`<p class="actions"><a href="${mountPath}/${params.signedInPage.path}">${params.signedInPage.text}</a></p>` : '';
+  // The account page links here; back to it when the app has one (the features' `signedInPage`: features/account/).
+  const account = params.signedInPages.length > 0 ? html`<p class="actions">${params.signedInPages.map((page) => html`<a href="${mountPath}/${page.path}">${page.text}</a>`)}</p>` : '';
   const body = html`<h1>Your sessions</h1><ul class="sessions">${items}</ul>${others}${endForm(mountPath, csrfToken, { action: 'end-all' }, 'Sign out everywhere', true)}${account}`;
   return layout({ title: 'Your sessions', theme: params.theme, body, styles: formStyles + sessionListStyles });
 }

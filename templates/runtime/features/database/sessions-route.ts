@@ -19,8 +19,8 @@ export async function sessionsRoute(context: RequestContext, route: Route): Prom
     const sessions = await listSessionsOf(context.req, context.options);
     if (!sessions) return notSignedIn(context, json);
     if (json) return sendJson(context, 200, { sessions });
-    const signedInPage = context.options.features.find((feature) => feature.signedInPage)?.signedInPage;
-    return sendHtml(context, 200, renderSessionsPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), sessions, theme: context.options.theme, signedInPage }));
+    const signedInPages = context.options.features.flatMap((feature) => feature.signedInPage ?? []);
+    return sendHtml(context, 200, renderSessionsPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), sessions, theme: context.options.theme, signedInPages }));
   }
   const body = await readBody(context.req);
   verifyCsrf(context, body);
