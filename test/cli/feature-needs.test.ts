@@ -3,8 +3,12 @@
 // two-factor, in this file's process only, and checks what create, the prompt, add-<id> and remove-<id> do with it:
 // create refuses the flag without the one it needs (exit 2, naming it) and never asks for it, add refuses it until
 // the needed one is in the config, and remove refuses the needed one while it is there.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/main.js';
 import { featureCatalog, featuresNeeding, getFeature, missingNeededFeatures } from '../../src/catalog/features.js';
 import type { FeatureEntry, FeatureNeed } from '../../src/catalog/features.js';
 import { checkFeaturesFit } from '../../src/generator/answers.js';
@@ -56,6 +60,59 @@ describe('create', () => {
     const { root, exitCode, stderr } = await create(['--api-keys', '--two-factor']);
     expect(exitCode, stderr).toBe(0);
     expect((await projectTree(root))['src/auth/config.ts']).toContain("features: [TwoFactor(), ApiKeys({ scopes: ['read', 'write'] })]");
+  });
+});
+
+describe('the prompt', () => {
+  /** Types `keys` once `question` is on screen (as test/cli/interactive.test.ts does). */
+  function terminal() {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let screen = '';
+    output.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    return {
+      input,
+      output,
+      screen: () => stripVTControlCharacters(screen),
+      async answer(question: string, ...keys: string[]): Promise<void> {
+        const deadline = Date.now() + 5_000;
+        while (!stripVTControlCharacters(screen).includes(question)) {
+          if (Date.now() > deadline) throw new Error(`"${question}" never appeared:\n${stripVTControlCharacters(screen)}`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        for (const key of keys) {
+          input.write(key);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      },
+    };
+  }
+
+  it('asks for the feature only when the one it needs was chosen', async () => {
+    const [down, left, space, enter] = ['\x1b[B', '\x1b[D', ' ', '\r'];
+    for (const withTwoFactor of [false, true]) {
+      const parent = await makeTempDir();
+      const session = terminal();
+      const done = run('create-framework-auth', ['app', '--no-install', '--mount', '/auth', '--adapter', 'sqlite'], {
+        stdin: session.input,
+        stdout: session.output,
+        stderr: new PassThrough(),
+        env: {},
+        cwd: parent,
+        interactive: true,
+        signal: new AbortController().signal,
+      });
+      // oidc off, down to credentials (the tenth) and on.
+      await session.answer('Which sign-in providers?', space, ...Array<string>(9).fill(down), space, enter);
+      await session.answer(twoFactor.question, ...(withTwoFactor ? [left] : []), enter);
+      if (withTwoFactor) await session.answer(apiKeys.question, left, enter);
+      await session.answer(account.question, enter);
+      await session.answer('Write these files?', enter);
+      expect(await done).toBe(0);
+      expect(session.screen().includes(apiKeys.question)).toBe(withTwoFactor);
+      const answers = (JSON.parse(await readFile(join(parent, 'app/framework-auth.json'), 'utf8')) as { answers: Record<string, unknown> }).answers;
+      expect(answers).toEqual({ providers: ['credentials'], mount: '/auth', adapter: 'sqlite', ...(withTwoFactor ? { twoFactor: true, apiKeys: true } : {}) });
+    }
   });
 });
 
