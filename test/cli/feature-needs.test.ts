@@ -3,7 +3,7 @@
 // two-factor, in this file's process only, and checks what create, the prompt, add-<id> and remove-<id> do with it:
 // create refuses the flag without the one it needs (exit 2, naming it) and never asks for it, add refuses it until
 // the needed one is in the config, and remove refuses the needed one while it is there.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
@@ -138,6 +138,23 @@ describe('add and remove', () => {
 
     expect((await runInProcess('framework-auth', ['remove-api-keys'], { cwd: root })).exitCode).toBe(0);
     expect((await runInProcess('framework-auth', ['remove-two-factor'], { cwd: root })).exitCode).toBe(0);
+  });
+});
+
+describe('doctor', () => {
+  it('reports a config with the feature but not the one it needs', async () => {
+    const { root, exitCode } = await create(['--api-keys', '--two-factor']);
+    expect(exitCode).toBe(0);
+    const configPath = join(root, 'src/auth/config.ts');
+    await writeFile(configPath, (await readFile(configPath, 'utf8')).replace('TwoFactor(), ', ''));
+    const result = await runInProcess('framework-auth', ['doctor', '--json'], { cwd: root, env: { AUTH_SECRET: 'x'.repeat(43) } });
+    const findings = (JSON.parse(result.stdout) as { findings: { id: string; status: string; message: string; fix: string }[] }).findings;
+    expect(findings.find((finding) => finding.id === 'api-keys')).toEqual({
+      id: 'api-keys',
+      status: 'error',
+      message: 'src/auth/config.ts has ApiKeys() but not TwoFactor(), which it needs: it lets a key be made only after a second factor.',
+      fix: 'Run npx framework-auth add-two-factor, or npx framework-auth remove-api-keys.',
+    });
   });
 });
 

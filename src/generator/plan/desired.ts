@@ -186,7 +186,7 @@ function moduleInFormat(rendered: readonly [string, string][], setting: ProjectS
  * what each adds to src/auth/index.ts (`templates/project/auth/features/<id>.ts.hbs`, by section) and the path of
  * its page.
  */
-export function templateFeatures(features: readonly FeatureEntry[], mount: string): { partial: string; page: string | null }[] {
+function templateFeatures(features: readonly FeatureEntry[], mount: string): { partial: string; page: string | null }[] {
   return featureCatalog.filter((entry: FeatureEntry) => features.includes(entry)).map((entry: FeatureEntry) => ({ partial: featurePartial(entry), page: entry.page?.path(mount) ?? null }));
 }
 
