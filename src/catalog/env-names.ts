@@ -15,3 +15,9 @@ export function oauthEnvVars(providerId: string, options: { issuer: boolean }): 
   if (options.issuer) names.push(`${prefix}_ISSUER`);
   return names;
 }
+
+/** The SMTP server that the email provider, the password provider and the account send through (an SMTP URL). */
+export const emailServerEnvKey = 'AUTH_EMAIL_SERVER';
+
+/** The sender of their messages (`Example <no-reply@example.com>`). */
+export const emailFromEnvKey = 'AUTH_EMAIL_FROM';

@@ -12,7 +12,7 @@ import { readEnvLines } from '../generator/edit/env-file.js';
 import { compilesGeneratedModules } from '../generator/edit/tsconfig.js';
 import { readProjectFile } from '../generator/planned-file.js';
 import { type AuthConfigInfo, normaliseModule, readAuthConfig } from '../generator/edit/provider-list.js';
-import { featureCatalog, featureCommandName } from '../catalog/features.js';
+import { featureCatalog, featureCommandName, missingNeededFeatures, whyNeeded } from '../catalog/features.js';
 import type { FeatureEntry } from '../catalog/features.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { listSourceFiles, readSourceText, scriptKindOf } from '../generator/project/files.js';
@@ -275,7 +275,7 @@ function checkMount(basePath: string | undefined, facts: ServerFacts, configPath
 
 /**
  * A catalog feature in the config's features (`TwoFactor()`) needs what its entry says (an adapter, one of its
- * providers): without them the app refuses to start. One finding per feature listed, named by its id.
+ * providers, the features it works beside): without the first two the app refuses to start. One finding per feature listed, named by its id.
  */
 function checkFeature(feature: FeatureEntry, info: AuthConfigInfo, configPath: string): Finding | undefined {
   if (!info.featureModules.includes(normaliseModule(feature.importPath))) return undefined;
@@ -284,6 +284,8 @@ function checkFeature(feature: FeatureEntry, info: AuthConfigInfo, configPath: s
   const present = providerCatalog.filter((entry) => (needs.providers?.ids ?? []).includes(entry.id) && info.providerModules.includes(normaliseModule(entry.importPath)));
   if (needs.adapter && !info.hasAdapter) return problem(feature.id, 'error', `${configPath} has ${feature.importName}() but no adapter: the app refuses to start (${doctor.withoutAdapter}).`, `Set \`adapter:\` (npx create-framework-auth . --adapter sqlite), or run ${remove}.`);
   if (needs.providers && present.length === 0) return problem(feature.id, 'error', `${configPath} has ${feature.importName}() but ${doctor.withoutProviders}: the app refuses to start.`, `Run npx framework-auth add-provider ${needs.providers.suggested}, or ${remove}.`);
+  const [missing] = missingNeededFeatures(feature, featureCatalog.filter((entry) => info.featureModules.includes(normaliseModule(entry.importPath))));
+  if (missing) return problem(feature.id, 'error', `${configPath} has ${feature.importName}() but not ${missing.importName}(), which it needs: it ${whyNeeded(feature, missing)}.`, `Run npx framework-auth ${featureCommandName(missing, true)}, or ${remove}.`);
   return ok(feature.id, doctor.configured(present.map((entry) => entry.name).join(', '), info.basePath ?? defaultMountPath));
 }
 

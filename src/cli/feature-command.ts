@@ -12,6 +12,7 @@ import type { ProjectCommandFlags } from './project-command.js';
 export interface FeatureFlags extends ProjectCommandFlags {
   install?: boolean;
   packageManager?: string;
+  purgeEnv?: boolean;
 }
 
 /** Turns a catalog feature on (`add-<id>`) or off (`remove-<id>`) in a scaffolded project. */
@@ -20,7 +21,7 @@ export async function runFeatureCommand(feature: FeatureEntry, on: boolean, flag
   const { root, opened, project, release, ui, apply } = await openProjectCommand(flags, io, { intro: () => `framework-auth ${featureCommandName(feature, on)}` });
   const [{ planFeature }, { detectPackageManager }] = await Promise.all([import('../generator/plan/feature.js'), import('../generator/io/install.js')]);
   const { pm, source } = detectPackageManager(root, pmFlag, io.env);
-  const plan = planFeature({ ...opened, project, release, install: on && flags.install !== false ? { packageManager: pm, detectedFrom: source } : undefined, feature, on });
+  const plan = planFeature({ ...opened, project, release, install: on && flags.install !== false ? { packageManager: pm, detectedFrom: source } : undefined, feature, on, purgeEnv: !on && flags.purgeEnv === true });
   await applyPlan(plan, ui, io, apply);
 }
 
@@ -32,7 +33,9 @@ export function createFeatureCommand(feature: FeatureEntry, on: boolean, io: Cli
   const { description, help } = on ? feature.commands.add : feature.commands.remove;
   const options = on
     ? (command: Command) => command.option('--no-install', 'do not install its dependency').option('--package-manager <pm>', `${packageManagers.join(', ')} (default: detected)`)
-    : undefined;
+    : feature.env.length > 0
+      ? (command: Command) => command.option('--purge-env', `also remove ${feature.env.map((key) => key.name).join(', ')} (and their values) from .env when nothing else reads them`)
+      : undefined;
   return projectCommand(featureCommandName(feature, on), description, options)
     .addHelpText('after', help)
     .action((flags: FeatureFlags) => run(() => runFeatureCommand(feature, on, flags, io)));

@@ -5,7 +5,7 @@ import { describeProviderIds, findProvider, getProvider, providersRequiringAdapt
 import type { ProviderId } from '../catalog/providers.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { featuresOn } from '../catalog/features.js';
+import { featuresOn, missingNeededFeatures, whyNeeded } from '../catalog/features.js';
 import type { FeatureAnswers } from '../catalog/features.js';
 import { runtimeTemplateDir } from './paths.js';
 import { usageError } from './errors.js';
@@ -70,12 +70,15 @@ export function parseAdapter(value: string, label = '--adapter'): AdapterId {
 }
 
 /**
- * Each feature that is on gets what it needs (catalog/features.ts): one of its providers (two-factor asks for a code
- * after a password: `password` or `credentials`) and an adapter when it stores through one. Refused before anything
- * is written otherwise.
+ * Each feature that is on gets what it needs (catalog/features.ts): the features it works beside, one of its providers
+ * (two-factor asks for a code after a password: `password` or `credentials`) and an adapter when it stores through
+ * one. Refused before anything is written otherwise.
  */
 export function checkFeaturesFit(answers: Pick<Answers, 'providers' | 'adapter'> & FeatureAnswers): void {
-  for (const feature of featuresOn(answers)) {
+  const on = featuresOn(answers);
+  for (const feature of on) {
+    const [missing] = missingNeededFeatures(feature, on);
+    if (missing) throw usageError(`${feature.flag.name} ${whyNeeded(feature, missing)}, and ${missing.flag.name} is not given.`, `Add ${missing.flag.name}.`);
     const { flag, needs: { providers: needed, adapter: stored } } = feature;
     if (needed && !answers.providers.some((id) => needed.ids.includes(id))) {
       throw usageError(

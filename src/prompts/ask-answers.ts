@@ -5,7 +5,7 @@ import type { AdapterId } from '../catalog/adapters.js';
 import { checkMountPath, defaultMountPath } from '../catalog/mount-path.js';
 import { defaultProviderIds, providerCatalog, providersRequiringAdapter } from '../catalog/providers.js';
 import type { ProviderId } from '../catalog/providers.js';
-import { featureAnswers, featureCatalog } from '../catalog/features.js';
+import { featureAnswers, featureCatalog, missingNeededFeatures } from '../catalog/features.js';
 import type { FeatureAnswers, FeatureEntry } from '../catalog/features.js';
 import { cancelledError, usageError } from '../generator/errors.js';
 import { isAdapterAvailable } from '../generator/answers.js';
@@ -64,13 +64,14 @@ export async function askAnswers(known: Partial<Answers>, context: PromptContext
         required: true,
       }),
     );
-  // A feature is asked about when the answers so far fit it: one of its providers chosen, and (when it stores
-  // through an adapter) no --adapter none. Without a terminal (--providers, --mount and --adapter all given) it is
-  // never asked, as under --yes: its flag, or what the project has already; a prompt there would wait forever.
+  // A feature is asked about when the answers so far fit it: the features it works beside chosen (they come first in
+  // the catalog), one of its providers chosen, and (when it stores through an adapter) no --adapter none. Without a
+  // terminal (--providers, --mount and --adapter all given) it is never asked, as under --yes: its flag, or what the
+  // project has already; a prompt there would wait forever.
   const features: FeatureEntry[] = [];
   for (const entry of featureCatalog) {
     const { providers: needed, adapter: stored } = entry.needs as FeatureEntry['needs'];
-    const fits = (!needed || providers.some((id) => needed.ids.includes(id))) && !(stored && known.adapter === 'none');
+    const fits = (!needed || providers.some((id) => needed.ids.includes(id))) && !(stored && known.adapter === 'none') && missingNeededFeatures(entry, features).length === 0;
     const current = context.currentFeatures?.[entry.answersKey] ?? false;
     const on =
       known[entry.answersKey] ??

@@ -1,14 +1,23 @@
 // Issue 35 (S6): the feature commands are built from one catalog (src/catalog/features.ts). create's flag, the
 // `add-<id>` and `remove-<id>` commands, their help, the checks and the plans come from a feature's entry, so the
 // next feature is an entry and its runtime folder; nothing outside the catalog names a feature in code.
+// Issue 47: an entry is complete: the env keys its runtime reads, the features it needs (feature-needs.test.ts), its
+// partial of src/auth/index.ts, and the lists derived from the catalog (the JSON schemas, the create-then-add cases,
+// test:fast) hold every feature.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { featureAnswers, featureCatalog, featureCommandName, featuresOn, optInLines } from '../../src/catalog/features.js';
 import type { FeatureEntry } from '../../src/catalog/features.js';
-import { getProvider } from '../../src/catalog/providers.js';
+import { getProvider, providerCatalog } from '../../src/catalog/providers.js';
 import { checkFeaturesFit } from '../../src/generator/answers.js';
-import { cliPackageRoot, runtimeTemplateDir } from '../../src/generator/paths.js';
+import { findEnvLine, readEnvLines } from '../../src/generator/edit/env-file.js';
+import { cliPackageRoot, projectTemplateDir, runtimeTemplateDir } from '../../src/generator/paths.js';
+import { desired, featurePartial } from '../../src/generator/plan/desired.js';
+import { releaseFrom } from '../../src/generator/release.js';
+import { fastTestFiles, slowCliTest } from '../../scripts/test-fast.js';
+import { generatedComment, regeneratedSchema } from '../../scripts/schemas.js';
 import { parseJsonOutput } from './helpers/json-schema.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
@@ -135,5 +144,173 @@ describe('no feature named outside the catalog', () => {
     );
     // A feature-specific behaviour belongs in a field of FeatureEntry (src/catalog/features.ts).
     expect(found).toEqual([]);
+  });
+});
+
+/** The files of a runtime feature folder, with their text. */
+function runtimeFolder(id: string): { path: string; text: string }[] {
+  const dir = join(runtimeTemplateDir, 'features', id);
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.ts'))
+    .map((path) => ({ path, text: readFileSync(join(dir, path), 'utf8') }));
+}
+
+describe('a feature\'s env keys (issue 47)', () => {
+  const release = releaseFrom({});
+
+  it.each(catalog.map((entry) => [entry.id, entry] as const))('are the keys the runtime folder of %s reads', (id, entry) => {
+    const read = new Set(runtimeFolder(id).flatMap(({ text }) => [...text.matchAll(/\benv\[['"`]([A-Z][A-Z0-9_]*)['"`]\]/g)].map((match) => match[1]!)));
+    read.delete('NODE_ENV');
+    expect(entry.env.map((key) => key.name).sort()).toEqual([...read].sort());
+    for (const key of entry.env) {
+      expect(key.comment.length, key.name).toBeGreaterThan(0);
+      expect(key.example.length, key.name).toBeGreaterThan(0);
+    }
+  });
+
+  it('go into .env and .env.example under the feature\'s name, after the providers\' and before the database\'s', () => {
+    const project = desired({ providers: ['github'], adapter: 'sqlite', account: true }, release);
+    const groups = project.envGroups('');
+    const keys = groups.flatMap((group) => group.entries.map((entry) => entry.key));
+    expect(keys).toEqual(['AUTH_SECRET', 'AUTH_URL', 'AUTH_GITHUB_ID', 'AUTH_GITHUB_SECRET', 'AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM', 'DATABASE_URL']);
+    const group = groups.find((candidate) => candidate.entries.some((entry) => entry.key === 'AUTH_EMAIL_SERVER'))!;
+    expect(group.comment[0]).toBe('Account page.');
+    expect(group.comment).toContain('AUTH_EMAIL_SERVER (optional): the SMTP server of its messages (printed on the console outside production while empty).');
+    expect(group.comment).toContain('  e.g. smtp://user:password@smtp.example.com:587');
+    expect(group.entries.every((entry) => entry.value === '')).toBe(true);
+    expect(project.envKeys).toEqual(['AUTH_GITHUB_ID', 'AUTH_GITHUB_SECRET', 'AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM', 'DATABASE_URL']);
+    // Without the feature, none of its keys.
+    expect(desired({ providers: ['github'], adapter: 'sqlite' }, release).envKeys).toEqual(['AUTH_GITHUB_ID', 'AUTH_GITHUB_SECRET', 'DATABASE_URL']);
+  });
+
+  it('are written once when a provider reads them too, under the provider\'s name', async () => {
+    const parent = await makeTempDir();
+    const made = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'github,password', '--adapter', 'sqlite', '--account'], { cwd: parent });
+    expect(made.exitCode, made.stderr).toBe(0);
+    const example = await readFile(join(parent, 'app', '.env.example'), 'utf8');
+    expect(readEnvLines(example).filter((line) => line.key === 'AUTH_EMAIL_SERVER')).toHaveLength(1);
+    expect(example).toContain('# Email and password.\nAUTH_EMAIL_SERVER=\nAUTH_EMAIL_FROM=\n');
+    expect(example).not.toContain('# Account page.');
+  });
+
+  it('create --account writes them (issue 47: it wrote no AUTH_EMAIL_SERVER); add-account adds them, remove-account takes them out of .env.example and, with --purge-env, of .env', async () => {
+    const parent = await makeTempDir();
+    const made = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'github', '--adapter', 'sqlite', '--account'], { cwd: parent });
+    expect(made.exitCode, made.stderr).toBe(0);
+    for (const file of ['.env', '.env.example']) {
+      const text = await readFile(join(parent, 'app', file), 'utf8');
+      expect(findEnvLine(text, 'AUTH_EMAIL_SERVER')?.value, file).toBe('');
+      expect(findEnvLine(text, 'AUTH_EMAIL_FROM')?.value, file).toBe('');
+    }
+
+    const root = join(parent, 'other');
+    expect((await runInProcess('create-framework-auth', ['other', '--yes', '--no-install', '--providers', 'github', '--adapter', 'sqlite'], { cwd: parent })).exitCode).toBe(0);
+    const added = await runInProcess('framework-auth', ['add-account', '--no-install', '--json'], { cwd: root });
+    expect(added.exitCode, added.stderr).toBe(0);
+    // Optional keys: added, but not among those the user must fill in.
+    expect(parseJsonOutput(added.stdout)).toMatchObject({ command: 'add-account', account: true, env: { added: ['AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM'], removed: [], fill: [], kept: [] } });
+    expect(await readFile(join(root, '.env.example'), 'utf8')).toBe(await readFile(join(parent, 'app', '.env.example'), 'utf8'));
+
+    const removed = await runInProcess('framework-auth', ['remove-account', '--json'], { cwd: root });
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(parseJsonOutput(removed.stdout)).toMatchObject({ command: 'remove-account', env: { removed: ['AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM'], kept: ['AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM'] } });
+    expect(findEnvLine(await readFile(join(root, '.env.example'), 'utf8'), 'AUTH_EMAIL_SERVER')).toBeUndefined();
+    expect(findEnvLine(await readFile(join(root, '.env'), 'utf8'), 'AUTH_EMAIL_SERVER')).toBeDefined();
+
+    expect((await runInProcess('framework-auth', ['add-account', '--no-install'], { cwd: root })).exitCode).toBe(0);
+    const purged = await runInProcess('framework-auth', ['remove-account', '--purge-env', '--json'], { cwd: root });
+    expect(purged.exitCode, purged.stderr).toBe(0);
+    expect(parseJsonOutput(purged.stdout)).toMatchObject({ env: { removed: ['AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM'], kept: [] } });
+    expect(findEnvLine(await readFile(join(root, '.env'), 'utf8'), 'AUTH_EMAIL_SERVER')).toBeUndefined();
+  });
+
+  it('share with the providers only the SMTP keys, which name the same server and sender for both', () => {
+    const providerKeys = new Set(providerCatalog.flatMap((entry) => [...entry.env]));
+    const shared = catalog.flatMap((entry) => entry.env.map((key) => key.name)).filter((name) => providerKeys.has(name));
+    // The account sends through the SMTP server the email and password providers read.
+    expect(shared).toEqual(['AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM']);
+  });
+});
+
+describe('the features a feature needs (issue 47)', () => {
+  // What a feature's runtime folder imports of another catalog feature's folder, it needs beside it; what it imports of
+  // the database feature, it needs an adapter for. (The runtime's own features, such as security events and rate
+  // limits, come with the feature's imports and its `features: [...]`.)
+  it.each(catalog.map((entry) => [entry.id, entry] as const))('are the catalog features whose folders the runtime of %s imports', (id, entry) => {
+    const imported = new Set(runtimeFolder(id).flatMap(({ text }) => [...text.matchAll(/from '\.\.\/([a-z-]+)\//g)].map((match) => match[1]!)));
+    const others = catalog.filter((other) => other.id !== id && imported.has(other.id)).map((other) => other.id);
+    expect((entry.needs.features ?? []).map((need) => need.id).sort()).toEqual(others.sort());
+    expect(entry.needs.adapter !== undefined).toBe(imported.has('database'));
+  });
+});
+
+describe('src/auth/index.ts from one partial per feature (issue 47)', () => {
+  const partialsDir = join(projectTemplateDir, 'auth', 'features');
+
+  it('has a partial for each catalog feature and a catalog feature for each partial', () => {
+    expect(readdirSync(partialsDir).sort()).toEqual(catalog.map((entry) => `${entry.id}.ts.hbs`).sort());
+    for (const entry of catalog) expect(featurePartial(entry)).toBe(`auth/features/${entry.id}.ts`);
+  });
+
+  it('renders in each partial only the sections index.ts.hbs calls', () => {
+    const index = readFileSync(join(projectTemplateDir, 'auth', 'index.ts.hbs'), 'utf8');
+    const called = [...index.matchAll(/section='([a-zA-Z]+)'/g)].map((match) => match[1]);
+    expect(called).toEqual(['imports', 'exports', 'requireAuth', 'helpers']);
+    expect(index).not.toMatch(/features\.[a-zA-Z]+/);
+    for (const entry of catalog) {
+      const partial = readFileSync(join(partialsDir, `${entry.id}.ts.hbs`), 'utf8');
+      for (const [, name] of partial.matchAll(/\{\{#section '([a-zA-Z]+)'\}\}/g)) expect(called, `${entry.id}: ${name}`).toContain(name);
+    }
+  });
+
+  it('writes what a feature\'s partial holds only when the feature is on', () => {
+    const release = releaseFrom({});
+    const index = (choices: Parameters<typeof desired>[0]): string => desired(choices, release).module.get('index.ts')!;
+    expect(index({ providers: ['oidc'], adapter: 'memory' })).not.toContain('createApiKey');
+    const withKeys = index({ providers: ['oidc'], adapter: 'memory', apiKeys: true, mount: '/api/auth' });
+    expect(withKeys).toContain("import { createApiKey as createApiKeyFor } from './core/features/api-keys/index.js';");
+    expect(withKeys).toContain("export type { CreatedApiKey, NewApiKey } from './core/features/api-keys/index.js';");
+    expect(withKeys).toContain(" * A request with an API key (`Authorization: Bearer <key>`) passes as the key's user");
+    expect(withKeys).toContain("as '/api/auth/api-keys'\n * does for a signed-in user");
+    expect(withKeys).toContain('export function createApiKey(');
+  });
+});
+
+describe('the lists derived from the catalog (issue 47)', () => {
+  it.each(['cli-output', 'manifest'] as const)('docs/schemas/%s.schema.json holds each feature as npm run docs generates it from the catalog', (name) => {
+    const text = readFileSync(join(cliPackageRoot, 'docs', 'schemas', `${name}.schema.json`), 'utf8');
+    expect(text).toBe(regeneratedSchema(name, text));
+    const schema = JSON.parse(text) as { definitions?: Record<string, { $comment?: string; properties?: { command?: { enum?: string[] } } }> };
+    expect(text).toContain(generatedComment);
+    for (const entry of catalog) {
+      if (name === 'cli-output') expect(schema.definitions?.[entry.answersKey]?.properties?.command?.enum).toEqual([`add-${entry.id}`, `remove-${entry.id}`]);
+      expect(text).toContain(`(${entry.flag.name}); absent when off`);
+    }
+    // Each generated block stands for a catalog feature.
+    const generated = Object.entries(schema.definitions ?? {}).filter(([, block]) => block.$comment === generatedComment).map(([key]) => key);
+    expect(generated).toEqual(name === 'cli-output' ? catalog.map((entry) => entry.answersKey) : []);
+  });
+
+  it('a schema left without a feature, or with one the catalog lacks, is generated again whole', () => {
+    const text = readFileSync(join(cliPackageRoot, 'docs', 'schemas', 'cli-output.schema.json'), 'utf8');
+    const schema = JSON.parse(text) as { definitions: Record<string, unknown>; oneOf: unknown[] };
+    delete schema.definitions['account'];
+    schema.definitions['gone'] = { $comment: generatedComment, type: 'object' };
+    schema.oneOf.push({ $ref: '#/definitions/gone' });
+    expect(regeneratedSchema('cli-output', JSON.stringify(schema))).toBe(text);
+  });
+
+  it('npm run test:fast runs the fast tests picked by rule, each catalog feature\'s runtime tests among them', () => {
+    const pkg = JSON.parse(readFileSync(join(cliPackageRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts['test:fast']).toBe('tsx scripts/test-fast.ts');
+    const fast = fastTestFiles();
+    for (const entry of catalog) expect(fast, entry.id).toContain(`test/runtime/${entry.id}.test.ts`);
+    // Every runtime test file is in; no file that runs the CLI or starts a process is.
+    const runtimeTests = readdirSync(join(cliPackageRoot, 'test', 'runtime')).filter((name) => name.endsWith('.test.ts')).map((name) => `test/runtime/${name}`);
+    expect(fast).toEqual(expect.arrayContaining(runtimeTests));
+    for (const path of fast.filter((candidate) => candidate.startsWith('test/cli/'))) expect(readFileSync(join(cliPackageRoot, path), 'utf8'), path).not.toMatch(slowCliTest);
+    expect(fast.every((path) => path.startsWith('test/runtime/') || path.startsWith('test/cli/'))).toBe(true);
+    expect(fast).toContain('test/cli/catalog.test.ts');
+    expect(fast).not.toContain('test/cli/create-then-add.test.ts');
   });
 });

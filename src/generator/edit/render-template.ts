@@ -34,21 +34,33 @@ handlebars.registerHelper('indent', (value: unknown, spaces: unknown) => {
   return indentLines(value, spaces);
 });
 
+// `{{#section 'imports'}}…{{/section}}` in a partial: its lines only where the partial is called with that section
+// (`{{> (lookup . 'partial') section='imports'}}`), so one partial holds all that a feature adds to a file.
+handlebars.registerHelper('section', function (this: { section?: unknown }, name: unknown, options: Handlebars.HelperOptions) {
+  if (typeof name !== 'string') throw new TypeError('section expects a name');
+  return this.section === name ? options.fn(this) : '';
+});
+
 const compiled = new Map<string, HandlebarsTemplateDelegate>();
 
-/**
- * Renders `templates/project/<name>` (a `.hbs` file) with `data`. Templates only fill blanks: strict (a missing
- * value throws), no HTML escaping (the output is code).
- */
-export function renderTemplate(name: string, data: Record<string, unknown>, templates: Templates): string {
-  // Keyed by the source, so that a changed template (tests edit copies of templates/) is compiled again.
-  const source = readProjectTemplate(name, templates);
+// Keyed by the source, so that a changed template (tests edit copies of templates/) is compiled again.
+function compile(source: string): HandlebarsTemplateDelegate {
   let template = compiled.get(source);
   if (!template) {
     template = handlebars.compile(source, { strict: true, noEscape: true });
     compiled.set(source, template);
   }
-  return template(data);
+  return template;
+}
+
+/**
+ * Renders `templates/project/<name>` (a `.hbs` file) with `data`. Templates only fill blanks: strict (a missing
+ * value throws), no HTML escaping (the output is code). Every other `.hbs` file is a partial, named by its path
+ * without `.hbs` (`auth/features/api-keys.ts`).
+ */
+export function renderTemplate(name: string, data: Record<string, unknown>, templates: Templates): string {
+  const partials = Object.fromEntries([...templates.project].filter(([path]) => path.endsWith('.hbs') && path !== name).map(([path, source]) => [path.slice(0, -'.hbs'.length), compile(source)]));
+  return compile(readProjectTemplate(name, templates))(data, { partials });
 }
 
 /** A file of `templates/project/` (a dotfile is stored under an npm-safe name such as `_gitignore`). */

@@ -13,7 +13,7 @@ import { compilesToCommonJs, mountPatternFor } from '../project/shape.js';
 import type { ExpressMajor, ProjectShape } from '../project/shape.js';
 import { cliPackageName } from '../version.js';
 import { express4Ranges, runtimeDependencies, testedRanges, toolDevDependencies } from './dependencies.js';
-import { adapterEnvGroup, originEnvGroup, providerEnvGroup, secretEnvGroup } from './env-groups.js';
+import { adapterEnvGroup, featureEnvGroup, originEnvGroup, providerEnvGroup, secretEnvGroup } from './env-groups.js';
 import { readRuntimeFiles, runtimeHeader, withRuntimeHeader } from './runtime-files.js';
 import { isJavaScript } from '../code-format.js';
 import type { CodeFormat } from '../code-format.js';
@@ -87,7 +87,7 @@ export interface DesiredProject {
   };
   /** The groups of `.env` and `.env.example`, in file order; the first is `AUTH_SECRET`, given as `secret`. */
   envGroups: (secret: string) => EnvGroup[];
-  /** The env keys the providers and the adapter read, in the catalog's order. */
+  /** The env keys the providers, the features and the adapter read, in the catalog's order. */
   envKeys: readonly string[];
   /** `.gitignore`: the lines it must hold, and the file a project without one starts from. */
   gitignore: { entries: readonly string[]; template: string };
@@ -182,12 +182,17 @@ function moduleInFormat(rendered: readonly [string, string][], setting: ProjectS
 }
 
 /**
- * Every catalog feature as the auth module's template sees it, by answers key (`{{#if features.twoFactor}}`): false
- * when off, else the path of its page. What a feature adds to src/auth/index.ts is written in the template, under
- * its key.
+ * The features that are on as the auth module's index template sees them, in catalog order: the partial that holds
+ * what each adds to src/auth/index.ts (`templates/project/auth/features/<id>.ts.hbs`, by section) and the path of
+ * its page.
  */
-function templateFeatures(features: readonly FeatureEntry[], mount: string): Record<string, false | { page: string | undefined }> {
-  return Object.fromEntries(featureCatalog.map((entry: FeatureEntry) => [entry.answersKey, features.includes(entry) && { page: entry.page?.path(mount) }]));
+function templateFeatures(features: readonly FeatureEntry[], mount: string): { partial: string; page: string | null }[] {
+  return featureCatalog.filter((entry: FeatureEntry) => features.includes(entry)).map((entry: FeatureEntry) => ({ partial: featurePartial(entry), page: entry.page?.path(mount) ?? null }));
+}
+
+/** The partial of a feature's lines in src/auth/index.ts, by its name (its path below templates/project/, without `.hbs`). */
+export function featurePartial(entry: FeatureEntry): string {
+  return `auth/features/${entry.id}.ts`;
 }
 
 /** What a project holds for these choices at a release of this CLI (see {@link DesiredProject}). */
@@ -248,9 +253,11 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
     secretEnvGroup(secret),
     originEnvGroup(setting.origin),
     ...providers.flatMap((entry) => providerEnvGroup(entry, setting.origin, mount) ?? []),
+    // A feature's keys after the providers': a key a provider reads too is written once, under the provider's name.
+    ...features.flatMap((entry) => featureEnvGroup(entry) ?? []),
     ...(adapter ? [adapterEnvGroup(adapter)] : []).filter((group): group is EnvGroup => group !== undefined),
   ];
-  const envKeys = [...new Set([...providers.flatMap((entry) => entry.env), ...Object.keys(adapter?.env ?? {})])];
+  const envKeys = [...new Set([...providers.flatMap((entry) => entry.env), ...features.flatMap((entry) => entry.env.map((key) => key.name)), ...Object.keys(adapter?.env ?? {})])];
   const gitignore = { entries: ['.env', ...(adapter?.gitignore ?? [])], template: readProjectTemplate('_gitignore', templates) };
   return { answers, runtime, module, server, dependencies, devDependencies, packageJson, envGroups, envKeys, gitignore, code };
 }

@@ -1,6 +1,7 @@
 import { callbackPath } from '../../catalog/mount-path.js';
 import { findAdapter } from '../../catalog/adapters.js';
 import type { AdapterEntry } from '../../catalog/adapters.js';
+import type { FeatureEntry } from '../../catalog/features.js';
 import type { ProviderEntry } from '../../catalog/providers.js';
 import type { EnvGroup } from '../edit/env-file.js';
 import { findEnvLine } from '../edit/env-file.js';
@@ -66,4 +67,16 @@ export function adapterEnvGroup(entry: AdapterEntry): EnvGroup | undefined {
   const entries = Object.entries(entry.env).map(([key, value]) => ({ key, value }));
   if (entries.length === 0) return undefined;
   return { comment: entry.envComment.length > 0 ? entry.envComment : [`${entry.name} adapter.`], entries };
+}
+
+/**
+ * The env keys of a feature, or undefined when it reads none: each empty, under the feature's name and two comment
+ * lines per key (what it is for and whether it is optional; an example value).
+ */
+export function featureEnvGroup(entry: FeatureEntry): EnvGroup | undefined {
+  if (entry.env.length === 0) return undefined;
+  return {
+    comment: [`${entry.name}.`, ...entry.env.flatMap((key) => [`${key.name}${key.required ? '' : ' (optional)'}: ${key.comment}.`, `  e.g. ${key.example}`])],
+    entries: entry.env.map((key) => ({ key: key.name, value: '' })),
+  };
 }

@@ -1,4 +1,4 @@
-import { featureCatalog, featureCommandName } from '../../catalog/features.js';
+import { featureCatalog, featureCommandName, featuresNeeding, missingNeededFeatures, whyNeeded } from '../../catalog/features.js';
 import type { FeatureEntry, ProviderOptIn } from '../../catalog/features.js';
 import { defaultMountPath } from '../../catalog/mount-path.js';
 import { getProvider, providerCatalog } from '../../catalog/providers.js';
@@ -6,12 +6,17 @@ import type { ProviderId } from '../../catalog/providers.js';
 import { addFeatureToConfig, normaliseModule, readAuthConfig, removeFeatureFromConfig, removeProviderOption, setProviderOption } from '../edit/provider-list.js';
 import { Refusal, usageError } from '../errors.js';
 import { authConfigIn } from '../project/snapshot.js';
-import { planConfigEdit } from './plan.js';
+import { envKeyChanges, planConfigEdit } from './plan.js';
 import type { AddProviderPlanInput } from './add-provider.js';
 import type { Plan } from './plan.js';
 
 /** Inputs of {@link planFeature}: a scaffolded project, the catalog feature, and whether it is turned on or off. */
-export type FeaturePlanInput = Omit<AddProviderPlanInput, 'entry'> & { feature: FeatureEntry; on: boolean };
+export type FeaturePlanInput = Omit<AddProviderPlanInput, 'entry'> & {
+  feature: FeatureEntry;
+  on: boolean;
+  /** `remove-<id> --purge-env`: also remove the feature's env keys (and values) from `.env`. */
+  purgeEnv?: boolean;
+};
 
 /** A provider's opt-in as the command set or took it out (`written`), or left for the user (`reason`). */
 interface OptInEdit {
@@ -47,8 +52,14 @@ export function planFeature(input: FeaturePlanInput): Plan {
   if (on && needs.providers && present.length === 0) {
     throw usageError(`${label} ${needs.providers.why}, and ${configPath} has no provider that ${needs.providers.does}.`, `Add one first: npx framework-auth add-provider ${needs.providers.suggested}`);
   }
-  // Added where create writes it among the catalog's features, so that the order they are added in does not matter.
   const catalog: readonly FeatureEntry[] = featureCatalog;
+  // The features it works beside come first; one that another feature works beside stays while that one is there.
+  const configured = catalog.filter((entry) => info.featureModules.includes(normaliseModule(entry.importPath)));
+  const [missing] = on ? missingNeededFeatures(feature, configured) : [];
+  if (missing) throw usageError(`${label} ${whyNeeded(feature, missing)}, and ${configPath} does not have ${missing.noun}.`, `Add it first: npx framework-auth ${featureCommandName(missing, true)}`);
+  const [needing] = on ? [] : featuresNeeding(feature, configured);
+  if (needing) throw usageError(`${needing.label} ${whyNeeded(needing, feature)}, and stays in ${configPath}.`, `Remove ${needing.noun} first: npx framework-auth ${featureCommandName(needing, false)}`);
+  // Added where create writes it among the catalog's features, so that the order they are added in does not matter.
   const followers = catalog.slice(catalog.indexOf(feature) + 1).map((entry) => entry.importPath);
   let edit = on ? addFeatureToConfig(api, configText, feature, configPath, followers) : removeFeatureFromConfig(api, configText, feature.importPath, configPath);
   const changes = [on ? `adds ${feature.importName}() to the features` : `removes ${feature.importName}() from the features`];
@@ -69,7 +80,8 @@ export function planFeature(input: FeaturePlanInput): Plan {
       }
     }
   }
-  const { files, mergeFiles, notes, added, removed } = planConfigEdit(input, edit, changes.join('; '), { mount: info.basePath ?? defaultMountPath });
+  const { files, mergeFiles, notes, added, removed, envKept } = planConfigEdit(input, edit, changes.join('; '), { mount: info.basePath ?? defaultMountPath, purgeEnv: input.purgeEnv === true });
+  const envFile = (path: string) => envKeyChanges(files.find((file) => file.path === path));
   // Without a provider that takes part on its own (password), a provider left without its opt-in stops the app.
   const othersTakePart = present.some((id) => !feature.optIns.some((optIn) => optIn.provider === id));
   const optInSteps = optIns.flatMap(({ optIn, factory, written, reason }) => {
@@ -87,7 +99,12 @@ export function planFeature(input: FeaturePlanInput): Plan {
     files,
     mergeFiles,
     dependencies: { added, removed },
-    env: { added: [], removed: [], fill: [], kept: [] },
+    env: {
+      added: envFile('.env').added,
+      removed: [...new Set([...envFile('.env.example').removed, ...envFile('.env').removed])],
+      fill: on ? feature.env.filter((key) => key.required).map((key) => key.name) : [],
+      kept: envKept,
+    },
     callbackUrls: [],
     notes,
     install: on && input.install && addedNames.length > 0 ? { ...input.install, dependencies: addedNames } : undefined,
