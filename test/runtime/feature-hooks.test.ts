@@ -30,9 +30,15 @@ const PASSWORD = 'violet staple orbit lantern';
 const DISABLED_MESSAGE = 'This account is disabled. Ask your administrator.';
 
 /** The test feature's refusal: shown on the sign-in page as `?error=AccountDisabled`. */
+declare module '../../templates/runtime/errors.js' {
+  interface FeatureErrorTypes {
+    AccountDisabled: true;
+  }
+}
+
 class AccountDisabled extends AuthError {
-  static override type = 'AccountDisabled' as ErrorType;
-  static override kind = 'signIn' as const;
+  static type: ErrorType = 'AccountDisabled';
+  static kind = 'signIn' as const;
   static override response: ErrorResponse = clientSafe('AccountDisabled', 403, 'signIn', DISABLED_MESSAGE, 'Account disabled');
 }
 
