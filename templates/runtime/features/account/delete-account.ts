@@ -6,8 +6,8 @@
  *   and recovery codes, passkeys, API keys, the pending address change and the security events; the memory adapter
  *   forgets the same (`FeatureStorage.memory`'s `forgetUser`);
  * - what is keyed by the address, not the user (no cascade reaches it): its email-link tokens, other users' pending
- *   changes to it, and what each feature forgets (`Feature.account.forget`: the password's confirmation and reset
- *   links).
+ *   changes to it, and what each feature keeps under it (`Feature.account.forgetAddress`: the password's
+ *   confirmation and reset links).
  * An adapter without `listSessionsByUserId` or `deleteVerificationTokens` (an Auth.js one) skips those steps.
  * Rate-limit counters need nothing: their keys are keyed hashes, never an address in clear (rate-limit.ts).
  * A feature may refuse the deletion first (`Feature.account.beforeDelete`): 400 with its reason by the delete form.
@@ -17,6 +17,7 @@
 import { resolveRedirect } from '../../http/redirect.js';
 import { bodyField } from '../../http/request.js';
 import { clearChunkedCookie } from '../../http/cookies.js';
+import type { ResolvedConfig } from '../../contracts.js';
 import { sendJson, sendRedirect } from '../../context.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { endSessionRows } from '../database/session.js';
@@ -25,12 +26,14 @@ import { accountMessage } from './mail.js';
 import { type AccountRequest, accountPartsOf } from './settings.js';
 
 /**
- * Deletes what the account keeps by an address rather than a user, so that nothing keeps an address its user no
- * longer has: its email-link tokens (stored under the address itself), and other users' pending changes to it.
+ * Deletes what is keyed by an address rather than a user, so that nothing keeps an address its user no longer has:
+ * its email-link tokens (stored under the address itself), other users' pending changes to it, and what each
+ * feature keeps under it (`Feature.account.forgetAddress`: the password's confirmation and reset links).
  */
-export async function forgetAddress(adapter: Adapter, email: string): Promise<void> {
+export async function forgetAddress(options: ResolvedConfig, adapter: Adapter, email: string): Promise<void> {
   if (typeof adapter.deleteVerificationTokens === 'function') await callAdapter(adapter, 'deleteVerificationTokens', email);
   await callAdapter(adapter, 'deleteEmailChangesTo', email);
+  for (const part of accountPartsOf(options)) await part.forgetAddress?.(options, adapter, email);
 }
 
 /** POST `<mount>/account/delete`. */
@@ -51,8 +54,7 @@ export async function deleteAccountRoute(request: AccountRequest, body: Record<s
   const userId = String(user.id);
   if (typeof adapter.listSessionsByUserId === 'function') await endSessionRows(options, adapter, await callAdapter(adapter, 'listSessionsByUserId', userId));
   await callAdapter(adapter, 'deleteUser', userId);
-  if (user.email) await forgetAddress(adapter, user.email);
-  for (const part of parts) await part.forget?.(partRequestOf(request));
+  if (user.email) await forgetAddress(options, adapter, user.email);
   context.outgoing.push(...clearChunkedCookie(context.cookies, context.cookieOptions.sessionToken));
   const mailer = request.settings.mailer;
   if (user.email && mailer && context.linkOrigin) {

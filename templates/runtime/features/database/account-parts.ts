@@ -1,7 +1,7 @@
 /**
  * What a feature adds to the account (features/account/): rows of "How you sign in", links to its pages or a section
  * of its own on the account page, fields of the page's JSON, entries of the export, a refusal before a deletion, what
- * it forgets on one, and forms below `<mount>/account/`. Declared here, beside the storage every such feature needs,
+ * it forgets of an address the user no longer has, and forms below `<mount>/account/`. Declared here, beside the storage every such feature needs,
  * so that a feature brings its part whether or not the app has the account. The account reads each feature's part in
  * the order of `order`, then of the features, and names none of them.
  */
@@ -81,8 +81,11 @@ export interface AccountPart {
   waysToSignIn?(request: AccountPartRequest, accounts: readonly AdapterAccount[]): Promise<number>;
   /** Before a deletion: why the account may not be deleted yet (answered 400 beside the delete form), or undefined. */
   beforeDelete?(request: AccountPartRequest): Promise<string | undefined>;
-  /** Once the user is deleted: what it keeps that no cascade from the user reaches (rows keyed by the address). */
-  forget?(request: AccountPartRequest): Promise<void>;
+  /**
+   * What it keeps under an address its user no longer has (the account deleted, or its address changed), which no
+   * cascade from the user reaches: tokens and rows keyed by the address.
+   */
+  forgetAddress?(options: ResolvedConfig, adapter: Adapter, email: string): Promise<void>;
   /** Forms below `<mount>/account/` it answers, by path: POST, signed in, with the CSRF token and a recent authentication. */
   forms?: Readonly<Record<string, (request: AccountFormRequest, body: Record<string, unknown>) => Promise<void>>>;
   /** What its forms' redirects show at the top of the page (`?notice=<name>`), by name. */

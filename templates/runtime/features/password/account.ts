@@ -1,7 +1,7 @@
 /**
  * The password's part of the account (`Feature.account`): whether the user has a password, with a link to change or
- * set one (in "How you sign in", the page's JSON and the export), a password counted as a way to sign in, and, when
- * the user is deleted, the confirmation and reset links still stored under their address.
+ * set one (in "How you sign in", the page's JSON and the export), a password counted as a way to sign in, and the
+ * confirmation and reset links still stored under an address its user no longer has (deleted, or changed).
  */
 import type { ResolvedConfig } from '../../contracts.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
@@ -46,8 +46,8 @@ export const passwordAccountPart: AccountPart = {
   async waysToSignIn(request) {
     return request.user.email && passwordOn(request.context.options, request.adapter) && (await hasPassword(request)) ? 1 : 0;
   },
-  async forget({ adapter, user }) {
-    if (!user.email || typeof adapter.deleteVerificationTokens !== 'function') return;
-    for (const identifier of [verifyIdentifier(user.email), resetIdentifier(user.email)]) await callAdapter(adapter, 'deleteVerificationTokens', identifier);
+  async forgetAddress(_options, adapter, email) {
+    if (typeof adapter.deleteVerificationTokens !== 'function') return;
+    for (const identifier of [verifyIdentifier(email), resetIdentifier(email)]) await callAdapter(adapter, 'deleteVerificationTokens', identifier);
   },
 };
