@@ -1,8 +1,9 @@
 /**
  * The account pages, in the theme of the built-in pages and without JavaScript: the account (`<mount>/account`: who,
  * how they sign in, links to the other account pages, the features' sections, recent security events, the address
- * change, the export and the delete form; each feature's rows, links and section are its own, `Feature.account`), the page a confirmation link opens (a button; opening it changes nothing), and the page that says how
- * a confirmation went. Every form POSTs with the CSRF token; a refused field shows its error beside it
+ * change, the export and the delete form; each feature's rows, links and section are its own, `Feature.account`), the
+ * page a confirmation link opens (a button; opening it changes nothing), and the page that says how a confirmation
+ * went. Every form POSTs with the CSRF token; a refused field shows its error beside it
  * (`aria-invalid`, `aria-describedby`).
  */
 import type { Theme } from '../../contracts.js';
