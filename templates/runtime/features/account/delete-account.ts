@@ -41,8 +41,7 @@ export async function deleteAccountRoute(request: AccountRequest, body: Record<s
   const { context, adapter } = request;
   const { options } = context;
   const user = request.signedIn.user;
-  const parts = accountPartsOf(options);
-  for (const part of parts) {
+  for (const part of accountPartsOf(options)) {
     const refusal = await part.beforeDelete?.(partRequestOf(request));
     if (refusal) return refuseForm(request, { confirm: refusal });
   }
