@@ -56,6 +56,13 @@ const sample: Feature = {
     async forgetAddress(_options, _adapter, email) {
       forgotten.push(email);
     },
+    forms: {
+      async 'samples/stop'(request, body) {
+        if (body['id'] !== 's1') return request.refuse({ sample: 'You share no sample with this id.' });
+        request.done(200, { stopped: 's1' }, 'sample-stopped');
+      },
+    },
+    notices: { 'sample-stopped': 'You no longer share the sample.' },
   },
 };
 
@@ -111,6 +118,24 @@ describe("a feature's part of the account", () => {
     expect(page.indexOf('Your &lt;samples&gt;')).toBeLessThan(page.indexOf('Recent activity'));
     // Every form of the page, the section's too, carries the CSRF token.
     expect((page.match(/<form /g) ?? []).length).toBe((page.match(/name="csrfToken"/g) ?? []).length);
+  });
+
+  it('answers its form below <mount>/account/: a redirect to its notice, JSON, or the page with its field’s error (400)', async () => {
+    const { jar } = await signedInUser();
+    const done = await post(jar, 'account/samples/stop', { id: 's1' });
+    expect(done.status).toBe(302);
+    expect(done.headers.get('location')).toBe(`${h.url}/auth/account?notice=sample-stopped`);
+    expect(await (await jar.fetch(done.headers.get('location')!)).text()).toContain('<div class="notice" role="status"><p>You no longer share the sample.</p></div>');
+    const json = await post(jar, 'account/samples/stop', { id: 's1' }, true);
+    expect(json.status).toBe(200);
+    expect(await json.json()).toEqual({ stopped: 's1' });
+    const refusedForm = await post(jar, 'account/samples/stop', { id: 'other' });
+    expect(refusedForm.status).toBe(400);
+    expect(await refusedForm.text()).toContain('<p class="field-error" id="account-sample-error">You share no sample with this id.</p>');
+    // Without the CSRF token, nothing runs.
+    const form = formBody({ id: 's1' });
+    expect((await jar.fetch(`${h.url}/auth/account/samples/stop`, { method: 'POST', body: form.body, headers: form.headers })).status).toBe(403);
+    expect((await jar.fetch(`${h.url}/auth/account/samples/other`, { method: 'POST' })).status).toBe(404);
   });
 
   it('adds its fields and links to the JSON view', async () => {
