@@ -106,14 +106,16 @@ export interface EventCallbacks {
 }
 
 /**
- * What happened to an account (SPEC §13): recorded when the app has the security events' feature
- * (features/security-events/, which adds `events.onSecurityEvent` and the event's other fields).
+ * What can happen to an account (SPEC §13), recorded when the app has the security events' feature
+ * (features/security-events/, which adds `events.onSecurityEvent` and the event's other fields): the core's types
+ * here, each feature's declared by it (`declare module`) with their labels (`Feature.securityEventLabels`).
  */
-export type SecurityEventType =
-  | 'sign-in' | 'sign-in-failed' | 'sign-out'
-  | 'password-set' | 'password-changed' | 'password-reset' | 'email-changed'
-  | 'two-factor-on' | 'two-factor-off' | 'recovery-code-used' | 'passkey-added' | 'passkey-removed'
-  | 'api-key-created' | 'api-key-revoked' | 'session-ended' | 'account-linked' | 'account-unlinked';
+export interface SecurityEventTypes {
+  'sign-in': true;
+  'sign-in-failed': true;
+  'sign-out': true;
+}
+export type SecurityEventType = keyof SecurityEventTypes & string;
 
 /**
  * A security event as the code where it happened tells it: whose, what, how (the provider of a sign-in, link or

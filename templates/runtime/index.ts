@@ -57,6 +57,7 @@ export type {
   SecurityEventInput,
   SecurityEventRecorder,
   SecurityEventType,
+  SecurityEventTypes,
 } from './contracts.js';
 export { getSession, createSessionLocals, createRequireAuth } from './session/get-session.js';
 export type { RequireAuthOptions } from './session/get-session.js';

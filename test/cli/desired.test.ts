@@ -59,7 +59,9 @@ describe('desired(choices, release)', () => {
     const added = [...both.runtime.keys()].filter((path) => !withEmail.runtime.has(path));
     expect(added.sort()).toEqual(
       [
+        'features/database/account-parts.ts',
         'features/database/ask-to-reauthenticate.ts',
+        'features/password/account.ts',
         'features/password/breached.ts',
         'features/password/change-password-route.ts',
         'features/password/common-passwords.ts',

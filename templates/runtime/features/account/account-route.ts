@@ -1,9 +1,10 @@
 /**
  * `<mount>/account` and the paths below it, each answered here by its method:
  * - GET `account`: the page (or JSON to a client that prefers it), signed in;
- * - POST `account/email`, `account/unlink`, `account/passkeys/remove`, `account/delete` and GET `account/export`:
- *   signed in with a cookie session (handler.ts refuses API keys below the mount), each POST with the CSRF token, and
- *   all of them after a recent authentication (`session.reauthMaxAge`; `<mount>/reauth` otherwise);
+ * - POST `account/email`, `account/unlink`, `account/delete`, the features' forms (`Feature.account.forms`:
+ *   `account/passkeys/remove`) and GET `account/export`: signed in with a cookie session (handler.ts refuses API keys
+ *   below the mount), each POST with the CSRF token, and all of them after a recent authentication
+ *   (`session.reauthMaxAge`; `<mount>/reauth` otherwise);
  * - GET and POST `account/email/confirm`: the confirmation link, confirmed only from the asking user's own signed-in
  *   browser (email-change.ts).
  */
@@ -16,9 +17,12 @@ import { deleteAccountRoute } from './delete-account.js';
 import { confirmEmailChangeRoute, requestEmailChangeRoute } from './email-change.js';
 import { exportRoute } from './export.js';
 import { accountSettingsOf, recentOrAsk, signedInOrAsk } from './settings.js';
-import { removePasskeyRoute, unlinkRoute } from './sign-in-methods.js';
+import { featureFormRoute, unlinkRoute } from './sign-in-methods.js';
 
-/** The paths below `<mount>/account` (`RouteSpec.subpaths`). */
+/**
+ * The paths below `<mount>/account` (`RouteSpec.subpaths`): the account's own, and `passkeys/remove`, always served
+ * (sign-in-methods.ts); `Account()`'s startup check adds the other forms of the app's features.
+ */
 export const accountSubpaths = ['email', 'email/confirm', 'unlink', 'passkeys/remove', 'export', 'delete'] as const;
 
 /** The methods of each path: the page and the export are read, everything else is a form. */
@@ -41,7 +45,7 @@ export async function accountRoute(context: RequestContext, route: Route): Promi
   if (!signedIn) return;
   const request = { context, adapter, settings, signedIn, json };
   if (subpath === undefined) {
-    const notice = noticeOf(queryParams(context.req).get('notice'));
+    const notice = noticeOf(context.options, queryParams(context.req).get('notice'));
     return sendAccount(request, 200, notice ? { notice } : {});
   }
   // What changes how the account signs in, or hands out what is stored about it, asks who is there.
@@ -49,6 +53,6 @@ export async function accountRoute(context: RequestContext, route: Route): Promi
   if (subpath === 'export') return exportRoute(request);
   if (subpath === 'email') return requestEmailChangeRoute(request, body!);
   if (subpath === 'unlink') return unlinkRoute(request, body!);
-  if (subpath === 'passkeys/remove') return removePasskeyRoute(request, body!);
-  return deleteAccountRoute(request, body!);
+  if (subpath === 'delete') return deleteAccountRoute(request, body!);
+  return featureFormRoute(request, subpath, body!);
 }

@@ -5,40 +5,35 @@
  * - the user: the SQL adapters' `user_id` foreign keys cascade to accounts, sessions, the password hash, two-factor
  *   and recovery codes, passkeys, API keys, the pending address change and the security events; the memory adapter
  *   forgets the same (`FeatureStorage.memory`'s `forgetUser`);
- * - what is keyed by the address, not the user (no cascade reaches it): its verification tokens, and other users'
- *   pending changes to it.
+ * - what is keyed by the address, not the user (no cascade reaches it): its email-link tokens, other users' pending
+ *   changes to it, and what each feature keeps under it (`Feature.account.forgetAddress`: the password's
+ *   confirmation and reset links).
  * An adapter without `listSessionsByUserId` or `deleteVerificationTokens` (an Auth.js one) skips those steps.
  * Rate-limit counters need nothing: their keys are keyed hashes, never an address in clear (rate-limit.ts).
+ * A feature may refuse the deletion first (`Feature.account.beforeDelete`): 400 with its reason by the delete form.
  * Then the cookie is cleared, a notice goes to the address, and the browser goes home (`/`, or a same-origin
  * `callbackUrl`).
  */
 import { resolveRedirect } from '../../http/redirect.js';
 import { bodyField } from '../../http/request.js';
 import { clearChunkedCookie } from '../../http/cookies.js';
+import type { ResolvedConfig } from '../../contracts.js';
 import { sendJson, sendRedirect } from '../../context.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { endSessionRows } from '../database/session.js';
-import { refuseForm } from './account-view.js';
+import { partRequestOf, refuseForm } from './account-view.js';
 import { accountMessage } from './mail.js';
-import type { AccountRequest } from './settings.js';
-
-/**
- * The identifiers an address's verification tokens are stored under: email sign-in's (the address) and the password
- * provider's confirmation and reset links (features/password/shared.ts, not imported: an app may have no password).
- */
-export function tokenIdentifiersOf(email: string): string[] {
-  return [email, `password-verify:${email}`, `password-reset:${email}`];
-}
+import { type AccountRequest, accountPartsOf } from './settings.js';
 
 /**
  * Deletes what is keyed by an address rather than a user, so that nothing keeps an address its user no longer has:
- * its link tokens, and other users' pending changes to it.
+ * its email-link tokens (stored under the address itself), other users' pending changes to it, and what each
+ * feature keeps under it (`Feature.account.forgetAddress`: the password's confirmation and reset links).
  */
-export async function forgetAddress(adapter: Adapter, email: string): Promise<void> {
-  if (typeof adapter.deleteVerificationTokens === 'function') {
-    for (const identifier of tokenIdentifiersOf(email)) await callAdapter(adapter, 'deleteVerificationTokens', identifier);
-  }
+export async function forgetAddress(options: ResolvedConfig, adapter: Adapter, email: string): Promise<void> {
+  if (typeof adapter.deleteVerificationTokens === 'function') await callAdapter(adapter, 'deleteVerificationTokens', email);
   await callAdapter(adapter, 'deleteEmailChangesTo', email);
+  for (const part of accountPartsOf(options)) await part.forgetAddress?.(options, adapter, email);
 }
 
 /** POST `<mount>/account/delete`. */
@@ -46,6 +41,10 @@ export async function deleteAccountRoute(request: AccountRequest, body: Record<s
   const { context, adapter } = request;
   const { options } = context;
   const user = request.signedIn.user;
+  for (const part of accountPartsOf(options)) {
+    const refusal = await part.beforeDelete?.(partRequestOf(request));
+    if (refusal) return refuseForm(request, { confirm: refusal });
+  }
   const typed = bodyField(body, 'email')?.trim().toLowerCase();
   const confirmed = bodyField(body, 'confirm') === 'yes' || (typed !== undefined && typed !== '' && typed === user.email?.toLowerCase());
   if (!confirmed) {
@@ -54,7 +53,7 @@ export async function deleteAccountRoute(request: AccountRequest, body: Record<s
   const userId = String(user.id);
   if (typeof adapter.listSessionsByUserId === 'function') await endSessionRows(options, adapter, await callAdapter(adapter, 'listSessionsByUserId', userId));
   await callAdapter(adapter, 'deleteUser', userId);
-  if (user.email) await forgetAddress(adapter, user.email);
+  if (user.email) await forgetAddress(options, adapter, user.email);
   context.outgoing.push(...clearChunkedCookie(context.cookies, context.cookieOptions.sessionToken));
   const mailer = request.settings.mailer;
   if (user.email && mailer && context.linkOrigin) {

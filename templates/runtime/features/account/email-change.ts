@@ -176,7 +176,7 @@ export async function confirmEmailChangeRoute(context: RequestContext, method: '
   await recordSecurityEvent(context, { type: 'email-changed', userId: String(user.id) });
   if (user.email) {
     // The old address's links (sign-in, reset) no longer belong to the account; its owner hears what happened.
-    await forgetAddress(adapter, user.email);
+    await forgetAddress(context.options, adapter, user.email);
     const { mailer } = settings;
     if (mailer && context.linkOrigin) sendLater(context, mailer, accountMessage('address-changed', { to: user.email, origin: context.linkOrigin, theme, newEmail: change.newEmail }));
   }

@@ -1,7 +1,8 @@
 /**
  * GET `<mount>/account/export` (signed in, recent authentication): what is stored about the user, as a JSON download
- * (GDPR art. 15 and 20). Each part is read through the adapter method that keeps it, when the adapter has it, and
- * written field by field, never by spreading a stored row: the export never holds a hash, token, secret or key
+ * (GDPR art. 15 and 20): the account's own parts and each feature's entries (`Feature.account.export`: passkeys, API
+ * keys, password and two-factor state). Each is read through the adapter method that keeps it, when the adapter has
+ * it, and written field by field, never by spreading a stored row: the export never holds a hash, token, secret or key
  * (no account tokens, session tokens, password hash, TOTP secret, recovery codes, API-key digest or start, passkey
  * public key).
  */
@@ -10,9 +11,8 @@ import { sendJson } from '../../context.js';
 import { callAdapter } from '../database/adapter.js';
 import { securityEventsOf } from '../security-events/index.js';
 import { sessionIdOf } from '../database/session-management.js';
-import { has, hasPasswordProvider } from './account-view.js';
-import { callOther, hasOther } from './other-features.js';
-import type { AccountRequest } from './settings.js';
+import { has, partRequestOf } from './account-view.js';
+import { type AccountRequest, accountPartsOf } from './settings.js';
 
 const iso = (date: Date | null | undefined): string | null => (date ? new Date(date).toISOString() : null);
 
@@ -25,10 +25,7 @@ export async function accountExportOf(request: AccountRequest): Promise<Record<s
   const current = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
   const accounts = has(adapter, 'listAccountsByUserId') ? await callAdapter(adapter, 'listAccountsByUserId', userId) : [];
   const sessions = options.session.strategy === 'database' && has(adapter, 'listSessionsByUserId') ? await callAdapter(adapter, 'listSessionsByUserId', userId) : [];
-  const passkeys = (await callOther(adapter, 'listAuthenticatorsByUserId', userId)) ?? [];
-  const apiKeys = (await callOther(adapter, 'listApiKeys', userId)) ?? [];
-  const password = hasPasswordProvider(options) && hasOther(adapter, 'getPasswordHash') ? { set: (await callOther(adapter, 'getPasswordHash', userId)) !== null } : null;
-  const twoFactor = hasOther(adapter, 'getTwoFactor') ? { on: Boolean((await callOther(adapter, 'getTwoFactor', userId))?.enabledAt) } : null;
+  const entries = await Promise.all(accountPartsOf(options).map((part) => part.export?.(partRequestOf(request)) ?? {}));
   const events = has(adapter, 'listSecurityEvents') ? await securityEventsOf(options, userId) : [];
   return {
     exportedAt: new Date().toISOString(),
@@ -43,10 +40,7 @@ export async function accountExportOf(request: AccountRequest): Promise<Record<s
       expires: iso(session.expires),
       userAgent: session.userAgent ?? null,
     })),
-    passkeys: passkeys.map((passkey) => ({ id: passkey.credentialID, deviceType: passkey.credentialDeviceType, backedUp: passkey.credentialBackedUp, transports: passkey.transports ?? null })),
-    apiKeys: apiKeys.map((key) => ({ name: key.name, scopes: [...key.scopes], createdAt: iso(key.createdAt), lastUsedAt: iso(key.lastUsedAt), expiresAt: iso(key.expiresAt) })),
-    password,
-    twoFactor,
+    ...Object.assign({}, ...entries),
     securityEvents: events.map((event) => ({ type: event.type, at: event.at.toISOString(), method: event.method, ip: event.ip, userAgent: event.userAgent, detail: event.detail })),
   };
 }

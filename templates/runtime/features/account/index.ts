@@ -1,8 +1,10 @@
 /**
  * The account (SPEC §13): add `Account()` to the config's `features`. Signed-in users see their account at
- * `<mount>/account`: name and address, how they sign in (linked accounts, password, passkeys, two-factor), links to
- * their sessions and API keys, their recent security events, and forms to change the address (a link to the new
- * one), unlink an account, remove a passkey, export what is stored about them and delete the account. Everything
+ * `<mount>/account`: name and address, how they sign in (linked accounts, and the features' rows: password, passkeys,
+ * two-factor), links to their sessions and the features' pages (API keys), their recent security events, and forms to
+ * change the address (a link to the new one), unlink an account, export what is stored about them and delete the
+ * account, and the features' forms (remove a passkey). Each feature brings its part (`Feature.account`,
+ * features/database/account-parts.ts): the account names none of them. Everything
  * that changes how the account signs in or hands out its data needs a recent authentication (`session.reauthMaxAge`).
  * It brings the security events (features/security-events/) and, with a mail transport, the security notifications
  * (features/security-notifications/). Needs an adapter with the methods named at startup (the
@@ -27,7 +29,7 @@
  * features: [Account({ sendMessage: (message) => mailer.send(message) })]
  */
 import type { Feature, ResolvedConfig } from '../../contracts.js';
-import { MissingAdapterMethods, UnsupportedStrategy } from '../../errors.js';
+import { UnsupportedStrategy } from '../../errors.js';
 import type { AuthEnv } from '../../types.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { AdapterMethod } from '../database/adapter.js';
@@ -37,8 +39,7 @@ import { SecurityEvents } from '../security-events/index.js';
 import { type SecurityNotificationsOptions, SecurityNotifications } from '../security-notifications/index.js';
 import { accountRoute, accountSubpaths } from './account-route.js';
 import { type AccountMailOptions, type AccountMailer, resolveAccountMailer } from './mail.js';
-import { hasOther } from './other-features.js';
-import { useAccountSettings } from './settings.js';
+import { accountPartsOf, useAccountSettings } from './settings.js';
 import { emailChangeStorage } from './storage.js';
 
 export { accountExportOf } from './export.js';
@@ -49,6 +50,10 @@ export type { EmailChange } from './storage.js';
 declare module '../../contracts.js' {
   interface FeatureWarningCodes {
     'account-email-printed-to-console': true;
+  }
+  interface SecurityEventTypes {
+    'email-changed': true;
+    'account-unlinked': true;
   }
 }
 
@@ -76,9 +81,8 @@ export interface AccountOptions extends AccountMailOptions {
   notifications?: false | Omit<SecurityNotificationsOptions, 'send'>;
 }
 
-/** The adapter methods the account page calls; those of passkeys when the app has passkeys. */
+/** The adapter methods the account page calls (each feature's part checks its own). */
 const neededMethods: readonly AdapterMethod[] = ['getUser', 'getUserByEmail', 'updateUser', 'deleteUser', 'listAccountsByUserId', 'unlinkAccount', 'setEmailChange', 'findEmailChange', 'useEmailChange', 'deleteEmailChangesTo'];
-const passkeyMethods = ['listAuthenticatorsByUserId', 'deleteAuthenticator'] as const;
 
 const mailers = new WeakMap<Feature, AccountMailer | undefined>();
 
@@ -92,9 +96,12 @@ export function Account(options: AccountOptions = {}, env: AuthEnv = process.env
   if (!Number.isFinite(linkMaxAge) || linkMaxAge <= 0 || linkMaxAge > 60 * 60) throw new TypeError(`Account({ linkMaxAge }) must be a number of seconds from 1 to 3600 (got ${String(linkMaxAge)})`);
   const mailer = resolveAccountMailer(options, env);
   const notifications = mailer && options.notifications !== false ? [SecurityNotifications({ ...options.notifications, send: (message) => mailer.send({ kind: 'security-notification', ...message }) })] : [];
+  // Its own paths, and the forms of the features of each config it is checked with.
+  const subpaths: string[] = [...accountSubpaths];
   const feature: Feature = {
     id: 'account',
-    routes: { account: { methods: ['GET', 'POST'], provider: 'none', errors: 'page', subpaths: accountSubpaths, run: accountRoute } },
+    routes: { account: { methods: ['GET', 'POST'], provider: 'none', errors: 'page', subpaths, run: accountRoute } },
+    securityEventLabels: { 'email-changed': 'Email address changed', 'account-unlinked': 'Account unlinked' },
     signedInPage: { path: 'account', text: 'Your account' },
     storage: emailChangeStorage,
     rateLimits: { accountEmailPerUser: { window: 15 * 60, max: 5 } },
@@ -109,13 +116,14 @@ export function Account(options: AccountOptions = {}, env: AuthEnv = process.env
           'Account() needs database sessions: after an address change or a deletion it ends the sessions by deleting their rows, which a JWT session has none of. Remove `session.strategy: "jwt"` (an adapter defaults to database sessions).',
         );
       }
-      const passkeys = resolved.providers.some((provider) => provider.type === 'webauthn');
       assertAdapterFor({ id: 'account', type: 'feature' }, resolved.adapter, resolved.session.strategy, {
         what: 'the account page reads and changes the user',
         methods: neededMethods,
       });
-      const missing = passkeys ? passkeyMethods.filter((method) => !hasOther(resolved.adapter!, method)) : [];
-      if (missing.length > 0) throw new MissingAdapterMethods(`The account page lists and removes passkeys through the adapter, which lacks these methods: ${missing.join(', ')}`);
+      for (const part of accountPartsOf(resolved)) {
+        part.check?.(resolved);
+        for (const path of Object.keys(part.forms ?? {})) if (!subpaths.includes(path)) subpaths.push(path);
+      }
       useAccountSettings(resolved, { mailer, linkMaxAge });
     },
   };

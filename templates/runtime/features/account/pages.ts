@@ -1,8 +1,9 @@
 /**
  * The account pages, in the theme of the built-in pages and without JavaScript: the account (`<mount>/account`: who,
- * how they sign in, links to the other account pages, recent security events, the address change, the export and the
- * delete form), the page a confirmation link opens (a button; opening it changes nothing), and the page that says how
- * a confirmation went. Every form POSTs with the CSRF token; a refused field shows its error beside it
+ * how they sign in, links to the other account pages, the features' sections, recent security events, the address
+ * change, the export and the delete form; each feature's rows, links and section are its own, `Feature.account`), the
+ * page a confirmation link opens (a button; opening it changes nothing), and the page that says how a confirmation
+ * went. Every form POSTs with the CSRF token; a refused field shows its error beside it
  * (`aria-invalid`, `aria-describedby`).
  */
 import type { Theme } from '../../contracts.js';
@@ -10,20 +11,26 @@ import { browserOf } from '../../http/browser-name.js';
 import { formStyles } from '../../pages/form-styles.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { layout } from '../../pages/layout.js';
+import type { AccountPageKit, AccountPartHtml, AccountPartView } from '../database/account-parts.js';
 import type { SecurityEvent } from '../security-events/index.js';
 
-/** A refused field of one of the page's forms (`unlink` and `passkey`: the button of that sign-in method). */
-export type AccountErrors = Partial<Record<'newEmail' | 'unlink' | 'passkey' | 'confirm', string>>;
+/**
+ * A refused field of one of the page's forms: `newEmail`, `confirm` (the delete form), `unlink` (an account's button),
+ * or a feature's form's field, shown below "How you sign in".
+ */
+export interface AccountErrors {
+  newEmail?: string;
+  confirm?: string;
+  unlink?: string;
+  [field: string]: string | undefined;
+}
 
-/** What a form post did, shown once at the top of the page after its redirect (`?notice=`). */
-export const notices = {
+/** What a form post did, shown once at the top of the page after its redirect (`?notice=`); the features add theirs. */
+export const notices: Readonly<Record<string, string>> = {
   'email-sent': 'Check the new address: we sent it a link that makes the change. It works once, for one hour.',
   unlinked: 'The account is unlinked: it no longer signs you in.',
-  'passkey-removed': 'The passkey is removed: it no longer signs you in.',
   'email-changed': 'Your email address is changed. Your other sessions were ended.',
-} as const;
-
-export type AccountNotice = keyof typeof notices;
+};
 
 /** A linked account of another provider, as the page lists it. */
 export interface LinkedAccountView {
@@ -31,13 +38,6 @@ export interface LinkedAccountView {
   /** The provider's configured name, or its id when it is no longer configured. */
   providerName: string;
   providerAccountId: string;
-}
-
-/** A passkey, as the page lists it: no name is stored, so its kind and whether it is synced say which it is. */
-export interface PasskeyView {
-  id: string;
-  deviceType: string;
-  backedUp: boolean;
 }
 
 /** Everything the account page shows. */
@@ -49,19 +49,19 @@ export interface AccountPage {
   accounts: readonly LinkedAccountView[];
   /** The OAuth providers the user may link (signing in with one while signed in), by id and name. */
   linkable: readonly { id: string; name: string }[];
-  passkeys: readonly PasskeyView[];
-  /** Whether the user has a password; undefined when the app has no password provider. */
-  password: boolean | undefined;
-  /** Whether two-factor is on; undefined when the app has no two-factor. */
-  twoFactor: boolean | undefined;
-  /** Which of the other account pages the app serves. */
-  links: { sessions: boolean; apiKeys: boolean; password: boolean; twoFactor: boolean };
+  /** What each feature shows (`Feature.account`), in their order. */
+  parts: readonly AccountPartView[];
+  /** Which of the other account pages the app serves: the sessions, and the features' pages. */
+  links: Readonly<Record<string, boolean>>;
   events: readonly SecurityEvent[];
+  /** What the events' types are called, as the features that declare them say (`Feature.securityEventLabels`). */
+  eventLabels: ReadonlyMap<string, string>;
   /** The configured providers' names by id, for the events' methods. */
   providerNames: Readonly<Record<string, string>>;
   /** Why the address cannot be changed (no mail transport), or undefined when it can. */
   emailChangeUnavailable: string | undefined;
-  notice?: AccountNotice | undefined;
+  /** The text of the notice a redirect asked for. */
+  notice?: string | undefined;
   errors?: AccountErrors | undefined;
   /** What a refused form sent, kept in its field. */
   sentEmail?: string | undefined;
@@ -72,27 +72,6 @@ export interface AccountPage {
 const styles =
   formStyles +
   'main{max-width:560px}.methods{list-style:none;padding:0;margin:0}.methods li{padding:4px 0}h2{font-size:1.1rem;margin:28px 0 8px}.facts{margin:0 0 8px}.facts dt{font-weight:600}.facts dd{margin:0 0 8px}.events{list-style:none;padding:0;margin:0;font-size:.9rem}.events li{border-top:1px solid var(--line);padding:8px 0}.events li:first-child{border-top:0}.danger button{background:transparent;color:var(--error-text);border-color:var(--error-line)}.notice{border:1px solid var(--line);border-radius:8px;padding:12px 14px;margin:0 0 20px}.inline{display:flex;gap:10px;align-items:center;justify-content:space-between}.inline form{flex:none}.inline button{margin-top:0;width:auto}.check{display:flex;align-items:center;gap:8px;font-weight:400}.check input{width:auto;min-height:0}';
-
-/** An event's type as a sentence's subject. */
-const eventLabels: Readonly<Record<SecurityEvent['type'], string>> = {
-  'sign-in': 'Signed in',
-  'sign-in-failed': 'Failed sign-in',
-  'sign-out': 'Signed out',
-  'password-set': 'Password set',
-  'password-changed': 'Password changed',
-  'password-reset': 'Password reset',
-  'email-changed': 'Email address changed',
-  'two-factor-on': 'Two-factor turned on',
-  'two-factor-off': 'Two-factor turned off',
-  'recovery-code-used': 'Recovery code used',
-  'passkey-added': 'Passkey added',
-  'passkey-removed': 'Passkey removed',
-  'api-key-created': 'API key created',
-  'api-key-revoked': 'API key revoked',
-  'session-ended': 'Session ended',
-  'account-linked': 'Account linked',
-  'account-unlinked': 'Account unlinked',
-};
 
 /** A date as `2026-11-24 12:30 UTC`. */
 function shownDate(date: Date): string {
@@ -119,7 +98,12 @@ function buttonForm(params: AccountPage, path: string, fields: Record<string, st
   return html`<form action="${params.mountPath}/account/${path}" method="POST">${csrfField(params)}${hidden}<button type="submit" class="secondary"${attributes}>${label}</button></form>`;
 }
 
-function signInMethods(params: AccountPage): SafeHtml {
+/** The fields of the forms below "How you sign in": every refused field but the address change's and the deletion's. */
+function methodErrors(errors: AccountErrors | undefined): (SafeHtml | string)[] {
+  return Object.entries(errors ?? {}).flatMap(([field, error]) => (field === 'newEmail' || field === 'confirm' ? [] : [fieldError(`account-${field}`, error)]));
+}
+
+function signInMethods(params: AccountPage, methods: readonly SafeHtml[]): SafeHtml {
   const { errors } = params;
   const accounts = params.accounts.map(
     (account) =>
@@ -130,17 +114,14 @@ function signInMethods(params: AccountPage): SafeHtml {
     (provider) =>
       html`<li class="inline"><span>${provider.name} <span class="muted">(not linked)</span></span><form action="${params.mountPath}/signin/${encodeURIComponent(provider.id)}" method="POST">${csrfField(params)}<input type="hidden" name="callbackUrl" value="${params.mountPath}/account"><button type="submit" class="secondary" aria-label="Link ${provider.name}">Link</button></form></li>`,
   );
-  const passkeys = params.passkeys.map(
-    (passkey, index) =>
-      html`<li class="inline"><span>Passkey ${String(index + 1)} <span class="muted">(${passkey.backedUp ? 'synced' : 'this device only'})</span></span>${buttonForm(params, 'passkeys/remove', { id: passkey.id }, 'Remove', html` aria-label="Remove passkey ${String(index + 1)}"${invalid('account-passkey', errors?.passkey)}`)}</li>`,
-  );
-  const password =
-    params.password === undefined
-      ? ''
-      : html`<li class="inline"><span>Password: ${params.password ? 'set' : 'not set'}</span>${params.links.password ? html`<a href="${params.mountPath}/${params.password ? 'password' : 'reset-password'}">${params.password ? 'Change' : 'Set one'}</a>` : ''}</li>`;
-  const twoFactor =
-    params.twoFactor === undefined ? '' : html`<li class="inline"><span>Two-factor: ${params.twoFactor ? 'on' : 'off'}</span><a href="${params.mountPath}/two-factor">${params.twoFactor ? 'Manage' : 'Turn on'}</a></li>`;
-  return html`<h2>How you sign in</h2><ul class="methods">${accounts}${linkable}${passkeys}${password}${twoFactor}</ul>${fieldError('account-unlink', errors?.unlink)}${fieldError('account-passkey', errors?.passkey)}`;
+  return html`<h2>How you sign in</h2><ul class="methods">${accounts}${linkable}${[...methods]}</ul>${methodErrors(errors)}`;
+}
+
+/** A feature's section: its heading, its rows and its links. */
+function section(part: NonNullable<AccountPartHtml['section']>): SafeHtml {
+  const rows = part.rows && part.rows.length > 0 ? html`<ul class="methods">${[...part.rows]}</ul>` : '';
+  const links = part.links && part.links.length > 0 ? html`<p class="actions">${[...part.links]}</p>` : '';
+  return html`<h2>${part.heading}</h2>${rows}${links}`;
 }
 
 /** The factors a failed sign-in names, as a person says them. */
@@ -155,7 +136,7 @@ function eventsList(params: AccountPage): SafeHtml {
   if (params.events.length === 0) return html`<h2>Recent activity</h2><p class="muted">No security events yet.</p>`;
   const items = params.events.map(
     (event) =>
-      html`<li><strong>${eventLabels[event.type] ?? event.type}</strong>${event.method ? html` <span class="muted">(${methodName(params, event.method)})</span>` : ''}<br><span class="hint">${shownDate(event.at)}${event.userAgent ? html` · ${browserOf(event.userAgent)}` : ''}${event.ip ? html` · ${event.ip}` : ''}</span></li>`,
+      html`<li><strong>${params.eventLabels.get(event.type) ?? 'Security event'}</strong>${event.method ? html` <span class="muted">(${methodName(params, event.method)})</span>` : ''}<br><span class="hint">${shownDate(event.at)}${event.userAgent ? html` · ${browserOf(event.userAgent)}` : ''}${event.ip ? html` · ${event.ip}` : ''}</span></li>`,
   );
   return html`<h2>Recent activity</h2><ul class="events">${items}</ul>`;
 }
@@ -176,15 +157,19 @@ function deleteForm(params: AccountPage): SafeHtml {
 
 export function renderAccountPage(params: AccountPage): string {
   const { user, links, mountPath } = params;
-  const notice = params.notice ? html`<div class="notice" role="status"><p>${notices[params.notice]}</p></div>` : '';
+  const kit: AccountPageKit = { mountPath, errors: params.errors ?? {}, buttonForm: (path, fields, label, attributes) => buttonForm(params, path, fields, label, attributes), invalid };
+  const shown = params.parts.map((part) => part.html?.(kit) ?? {});
+  const notice = params.notice ? html`<div class="notice" role="status"><p>${params.notice}</p></div>` : '';
   const refused = params.errors && Object.keys(params.errors).length > 0 ? html`<div class="error" role="alert"><p>The form was not accepted: see the field below.</p></div>` : '';
   const facts = html`<dl class="facts"><dt>Name</dt><dd>${user.name ?? '—'}</dd><dt>Email address</dt><dd>${user.email ?? '—'}${user.email && !user.emailVerified ? html` <span class="muted">(not confirmed)</span>` : ''}</dd></dl>`;
   const pages = [
-    links.sessions ? html`<a href="${mountPath}/sessions">Your sessions</a>` : '',
-    links.apiKeys ? html`<a href="${mountPath}/api-keys">API keys</a>` : '',
+    links['sessions'] ? html`<a href="${mountPath}/sessions">Your sessions</a>` : '',
+    ...shown.flatMap((part) => part.links ?? []),
     html`<a href="${mountPath}/account/export">Export my data</a>`,
   ];
-  const body = html`<h1>Your account</h1>${notice}${refused}${facts}${signInMethods(params)}<p class="actions">${pages}</p>${eventsList(params)}${emailForm(params)}${deleteForm(params)}<p class="actions"><a href="/">Back</a></p>`;
+  const methods = shown.flatMap((part) => part.methods ?? []);
+  const sections = shown.flatMap((part) => (part.section ? [section(part.section)] : []));
+  const body = html`<h1>Your account</h1>${notice}${refused}${facts}${signInMethods(params, methods)}<p class="actions">${pages}</p>${sections}${eventsList(params)}${emailForm(params)}${deleteForm(params)}<p class="actions"><a href="/">Back</a></p>`;
   return layout({ title: 'Your account', theme: params.theme, body, styles });
 }
 

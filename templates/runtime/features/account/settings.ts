@@ -1,9 +1,10 @@
 /**
  * The settings of the config's `Account()`, kept with its resolved config by the feature's startup check, and what
- * the account's routes share: who is asking (signed in, recently), and which of the app's features are on.
+ * the account's routes share: who is asking (signed in, recently), and the features' parts of the account.
  */
 import type { RequestContext, ResolvedConfig } from '../../contracts.js';
 import { actionUrl } from '../../context.js';
+import type { AccountPart } from '../database/account-parts.js';
 import type { Adapter } from '../database/adapter.js';
 import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { type SignedIn, askToSignIn, currentSignIn, isRecentSignIn } from '../database/signed-in.js';
@@ -30,9 +31,10 @@ export function accountSettingsOf(options: ResolvedConfig): AccountSettings {
   return settings;
 }
 
-/** Whether the app has the feature with this id (`two-factor`, `api-keys`, `password`, …). */
-export function hasFeature(options: ResolvedConfig, id: string): boolean {
-  return options.features.some((feature) => feature.id === id);
+/** The features' parts of the account (`Feature.account`), by their `order`, then in the features' order. */
+export function accountPartsOf(options: ResolvedConfig): AccountPart[] {
+  const parts = options.features.flatMap((feature) => (feature.account ? [feature.account] : []));
+  return parts.sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
 }
 
 /** An account request from a signed-in user: the adapter, and whether the client wants JSON. */

@@ -11,6 +11,7 @@
  */
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { Feature } from '../../contracts.js';
+import { apiKeysAccountPart } from './account.js';
 import { rateLimits } from '../rate-limit/index.js';
 import { type ApiKeysOptions, apiKeysRoute, authenticateApiKey, resolveApiKeys, useApiKeys } from './api-keys.js';
 import { apiKeyStorage } from './storage.js';
@@ -49,6 +50,8 @@ export function ApiKeys(options: ApiKeysOptions = {}): Feature {
     routes: { 'api-keys': { methods: ['GET', 'POST'], provider: 'none', errors: 'page', run: apiKeysRoute } },
     bearer: bearerAuthentication(authenticateApiKey),
     storage: apiKeyStorage,
+    account: apiKeysAccountPart,
+    securityEventLabels: { 'api-key-created': 'API key created', 'api-key-revoked': 'API key revoked' },
     rateLimits: { apiKeyFailuresPerClient: { window: 5 * 60, max: 30 } },
     check(resolved) {
       assertAdapterFor({ id: 'api-keys', type: 'feature' }, resolved.adapter, resolved.session.strategy, { what: 'API keys are kept', methods: neededMethods });

@@ -22,8 +22,20 @@ import { existingUserOf, openSession, resolveSignIn } from './sign-in.js';
 
 export type { AccountTokens, Adapter, AdapterMethod, FeatureStorage, NewAdapterSession, UpdateAccountTokensParams } from './adapter.js';
 
+declare module '../../contracts.js' {
+  interface SecurityEventTypes {
+    'account-linked': true;
+    'session-ended': true;
+  }
+  interface Feature {
+    /** What the account's history calls the security event types it declares ("Passkey added"). */
+    securityEventLabels?: { readonly [Type in SecurityEventType]?: string };
+  }
+}
+
 export const database: Feature = {
   id: 'database',
+  securityEventLabels: { 'account-linked': 'Account linked', 'session-ended': 'Session ended' },
   routes: {
     sessions: { methods: ['GET', 'POST'], provider: 'none', errors: 'page', run: sessionsRoute },
     reauth: { methods: ['GET', 'POST'], provider: 'none', errors: 'redirect', run: reauthRoute },

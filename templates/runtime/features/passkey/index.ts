@@ -4,6 +4,7 @@
  * `authenticators` table with the adapter methods over it (storage.ts).
  */
 import type { Feature } from '../../contracts.js';
+import { passkeyAccountPart } from './account.js';
 import type { ProviderFlow } from '../../flow.js';
 import { formStyles } from '../../pages/form-styles.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
@@ -35,6 +36,8 @@ export const passkeys: Feature = {
   errors: [WebAuthnVerificationError, MissingWebAuthnAutocomplete],
   rateLimits: { passkeyOptionsPerClient: { window: 60, max: 30 } },
   storage: passkeyStorage,
+  account: passkeyAccountPart,
+  securityEventLabels: { 'passkey-added': 'Passkey added', 'passkey-removed': 'Passkey removed' },
 };
 
 /** The flow of a WebAuthn (passkey) provider. */

@@ -39,6 +39,7 @@ import { HashQueueFull, RequestClosed } from './hash.js';
 import type { PasswordMessageSender } from './mail.js';
 import { printMessage, smtpSender } from '../email/smtp.js';
 import { minPasswordLength } from './policy.js';
+import { passwordAccountPart } from './account.js';
 import { passwordStorage } from './storage.js';
 import { changePasswordRoute } from './change-password-route.js';
 import { confirmAddress, confirmationPage } from './confirm-address.js';
@@ -147,6 +148,8 @@ const passwordAccounts: Feature = {
   id: 'password',
   errors: [HashQueueFull, RequestClosed],
   storage: passwordStorage,
+  account: passwordAccountPart,
+  securityEventLabels: { 'password-set': 'Password set', 'password-changed': 'Password changed', 'password-reset': 'Password reset' },
   rateLimits: { passwordEmailPerAddress: { window: 15 * 60, max: 3 }, passwordEmailPerClient: { window: 15 * 60, max: 10 } },
   warnings: {
     'email-printed-to-console':

@@ -20,6 +20,8 @@ const neededMethods = ['createSecurityEvent', 'listSecurityEvents', 'deleteSecur
 /** The security events' feature: the recorder the runtime reports to, their table, and the startup checks. */
 export const SecurityEvents: Feature = {
   id: 'security-events',
+  // The core's types (contracts.ts); each feature labels its own.
+  securityEventLabels: { 'sign-in': 'Signed in', 'sign-in-failed': 'Failed sign-in', 'sign-out': 'Signed out' },
   storage: securityEventStorage,
   securityEvents: securityEventRecorder,
   check(resolved) {

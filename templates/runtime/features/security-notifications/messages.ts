@@ -4,7 +4,7 @@
  * page on the configured origin (AUTH_URL), which asks the user to sign in: never a link that signs in or carries a
  * token, and never an origin a request's Host chose.
  */
-import type { ResolvedConfig, SecurityEventType } from '../../contracts.js';
+import type { ResolvedConfig } from '../../contracts.js';
 import type { SecurityEvent } from '../security-events/index.js';
 import { DEFAULT_BASE_PATH } from '../../http/base-path.js';
 import { type SafeHtml, html } from '../../pages/html.js';
@@ -29,10 +29,11 @@ interface Wording {
 }
 
 /**
- * What each notified event says. `email-changed` is not here: the account feature tells the old address itself (the
- * event holds no address, and the new one was just proven by its owner).
+ * What each notified event says, by its type (the core's or a feature's: an app without the feature records none of
+ * them). `email-changed` is not here: the account feature tells the old address itself (the event holds no address,
+ * and the new one was just proven by its owner).
  */
-const wordings: Partial<Record<SecurityEventType, Wording>> = {
+const wordings: Readonly<Partial<Record<string, Wording>>> = {
   'password-changed': { title: 'Your password was changed', what: () => 'The password of your account was changed.' },
   'password-reset': { title: 'Your password was reset', what: () => 'The password of your account was reset with a link sent to this address.' },
   'two-factor-off': {
@@ -58,8 +59,8 @@ const wordings: Partial<Record<SecurityEventType, Wording>> = {
 };
 
 /** Whether an event of this type is told to the user (`sign-in` only from a new device). */
-export function isNotified(type: SecurityEventType): boolean {
-  return wordings[type] !== undefined;
+export function isNotified(type: string): boolean {
+  return Object.hasOwn(wordings, type);
 }
 
 const weekdays = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
@@ -102,7 +103,7 @@ export function messageSettings(options: ResolvedConfig, own: { appName: string 
 
 /** The message that tells `to` of `event`, or undefined for an event that is not told. */
 export function securityMessage(options: ResolvedConfig, event: SecurityEvent, to: string, settings: MessageSettings): SecurityNotificationMessage | undefined {
-  const wording = wordings[event.type];
+  const wording = isNotified(event.type) ? wordings[event.type] : undefined;
   if (!wording) return undefined;
   const method = event.method ? (options.providersById.get(event.method)?.name ?? event.method) : undefined;
   const what = wording.what({ name: shownName(event.detail), method });

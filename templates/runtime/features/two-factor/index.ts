@@ -12,6 +12,7 @@
  */
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import type { Feature } from '../../contracts.js';
+import { twoFactorAccountPart } from './account.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import { rateLimits } from '../rate-limit/index.js';
 import { twoFactorStorage } from './storage.js';
@@ -73,6 +74,8 @@ export function TwoFactor(options: TwoFactorOptions = {}): Feature {
     errors: [TwoFactorSignIn],
     secondFactor: { challenge },
     storage: twoFactorStorage,
+    account: twoFactorAccountPart,
+    securityEventLabels: { 'two-factor-on': 'Two-factor turned on', 'two-factor-off': 'Two-factor turned off', 'recovery-code-used': 'Recovery code used' },
     rateLimits: { twoFactorPerSignIn: { window: 5 * 60, max: 5 }, twoFactorPerUser: { window: 15 * 60, max: 10 } },
     check(resolved) {
       assertAdapterFor({ id: 'two-factor', type: 'feature' }, resolved.adapter, resolved.session.strategy, { what: 'Two-factor authentication keeps secrets, recovery codes and pending sign-ins', methods: neededMethods });
