@@ -8,7 +8,7 @@
  * The tables are created, and a database made by an earlier version upgraded, on first use (the steps its ledger
  * lacks: sql-tables.ts), or ahead of time by `npx framework-auth migrate`, which calls `migrate()` below. Dates are stored as milliseconds since the epoch.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -248,7 +248,10 @@ export function migrate(options: SqliteAdapterOptions & MigrateOptions = {}): st
   if ('database' in options) {
     run(options.database);
   } else {
-    const database = openDatabase(options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db');
+    const url = options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db';
+    const path = databasePath(url);
+    // A dry run only reads: the file as it is, or an empty database in its place when there is none yet.
+    const database = !options.dryRun ? openDatabase(url) : path !== ':memory:' && existsSync(path) ? new Database(path, { fileMustExist: true }) : new Database(':memory:');
     try {
       run(database);
     } finally {
