@@ -108,14 +108,14 @@ export function columnSteps(dialect: Dialect, column: AddedColumn): MigrationSte
 }
 
 /** The tables of these features and of those each brings beside it (`featuresOf`), each once, in list order. */
-export function featureTables(features: readonly Feature[]): TableSpec[] {
+function featureTables(features: readonly Feature[]): TableSpec[] {
   const byName = new Map<string, TableSpec>();
   for (const table of featuresOf({ features }).flatMap((feature) => feature.storage?.tables ?? [])) if (!byName.has(table.name)) byName.set(table.name, table);
   return [...byName.values()];
 }
 
 /** The columns these features add to other tables, each once, in list order. */
-export function featureColumns(features: readonly Feature[]): AddedColumn[] {
+function featureColumns(features: readonly Feature[]): AddedColumn[] {
   const byName = new Map<string, AddedColumn>();
   for (const column of featuresOf({ features }).flatMap((feature) => feature.storage?.columns ?? [])) byName.set(`${column.table}.${column.name}`, byName.get(`${column.table}.${column.name}`) ?? column);
   return [...byName.values()];
