@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPackageRoot } from '../../src/generator/paths.js';
+import { parseJsonOutput } from './helpers/json-schema.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
@@ -70,7 +71,7 @@ describe('migrate on a project and a database made before the migration ledger (
     }
     const again = await runInProcess('framework-auth', ['migrate', '--json'], { cwd: app });
     expect(again.exitCode).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ command: 'migrate', ok: true, dryRun: false, steps: [], tables: expect.arrayContaining(['users', 'api_keys', 'auth_migrations']) });
+    expect(parseJsonOutput(again.stdout)).toMatchObject({ command: 'migrate', ok: true, dryRun: false, steps: [], tables: expect.arrayContaining(['users', 'api_keys', 'auth_migrations']) });
     expect(existsSync(databasePath)).toBe(true);
   }, 120_000);
 });
