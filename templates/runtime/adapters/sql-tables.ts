@@ -17,6 +17,8 @@ export interface MigrationStep {
   id: string;
   creates: { table: string; column?: string } | { index: string };
   sql: string;
+  /** The columns it creates that refer to a user (`users (id)`), and what deleting the user does to their rows. */
+  userColumns?: readonly { column: string; onDelete: ColumnReference['onDelete'] }[];
 }
 
 /** A step a migration ran or recorded: its SQL is empty when what it creates was already there. */
@@ -56,6 +58,10 @@ function referenceOf(table: TableSpec, column: string): ColumnReference | null {
   return column === 'user_id' ? userReference : null;
 }
 
+function refersToUser(reference: ColumnReference): boolean {
+  return reference.table === 'users' && (reference.column ?? 'id') === 'id';
+}
+
 function referenceSql(reference: ColumnReference | null | undefined): string {
   return reference ? ` REFERENCES ${reference.table} (${reference.column ?? 'id'}) ON DELETE ${reference.onDelete.toUpperCase()}` : '';
 }
@@ -81,7 +87,15 @@ function indexStep(table: string, columns: readonly string[], unique: boolean): 
 /** A table's steps: the table, then its composite unique constraints, then its indexes. */
 function tableSteps(dialect: Dialect, table: TableSpec): MigrationStep[] {
   return [
-    { id: `table:${table.name}`, creates: { table: table.name }, sql: createTableSql(dialect, table) },
+    {
+      id: `table:${table.name}`,
+      creates: { table: table.name },
+      sql: createTableSql(dialect, table),
+      userColumns: Object.keys(table.columns).flatMap((column) => {
+        const reference = referenceOf(table, column);
+        return reference && refersToUser(reference) ? [{ column, onDelete: reference.onDelete }] : [];
+      }),
+    },
     ...(table.unique ?? []).filter((entry) => typeof entry !== 'string').map((columns) => indexStep(table.name, columns, true)),
     ...(table.indexes ?? []).map((entry) => indexStep(table.name, typeof entry === 'string' ? [entry] : entry, false)),
   ];
@@ -102,7 +116,12 @@ export function columnSteps(dialect: Dialect, column: AddedColumn): MigrationSte
   // PostgreSQL checks in the statement; SQLite has no IF NOT EXISTS for columns: the runner looks first.
   const add = dialect === 'postgres' ? 'ADD COLUMN IF NOT EXISTS' : 'ADD COLUMN';
   return [
-    { id: `column:${column.table}.${column.name}`, creates: { table: column.table, column: column.name }, sql: `ALTER TABLE ${column.table} ${add} ${definition};` },
+    {
+      id: `column:${table}.${name}`,
+      creates: { table, column: name },
+      sql: `ALTER TABLE ${table} ${add} ${definition};`,
+      userColumns: column.references && refersToUser(column.references) ? [{ column: name, onDelete: column.references.onDelete }] : [],
+    },
     ...(column.indexed ? [indexStep(column.table, [column.name], false)] : []),
   ];
 }
@@ -163,19 +182,4 @@ export function presenceSql(dialect: Dialect, step: MigrationStep): [sql: string
 /** The tables a migration with these steps has: the core's and the features', then the ledger. */
 export function tableNames(steps: readonly MigrationStep[]): string[] {
   return [...steps.flatMap((step) => ('table' in step.creates && step.creates.column === undefined ? [step.creates.table] : [])), ledgerTable];
-}
-
-/**
- * Who refers to a user: every column whose row goes (`cascade`) or is cleared (`set null`) when the user is deleted,
- * among the features' tables and the columns they add.
- */
-export function userReferences(features: readonly Feature[]): { table: string; column: string; onDelete: ColumnReference['onDelete'] }[] {
-  const fromTables = featureTables(features).flatMap((table) => Object.keys(table.columns).flatMap((column) => {
-    const reference = referenceOf(table, column);
-    return reference?.table === 'users' && (reference.column ?? 'id') === 'id' ? [{ table: table.name, column, onDelete: reference.onDelete }] : [];
-  }));
-  const fromColumns = featureColumns(features).flatMap((column) =>
-    column.references?.table === 'users' && (column.references.column ?? 'id') === 'id' ? [{ table: column.table, column: column.name, onDelete: column.references.onDelete }] : [],
-  );
-  return [...fromTables, ...fromColumns];
 }

@@ -45,7 +45,7 @@ import {
   userFromRow,
   verificationTokenFromRow,
 } from './sql-rows.js';
-import { type AppliedStep, type MigrateOptions, type MigrationStep, columnSteps, ledgerSql, ledgerTable, migrationSteps, presenceSql, tableNames, userReferences } from './sql-tables.js';
+import { type AppliedStep, type MigrateOptions, type MigrationStep, columnSteps, ledgerSql, ledgerTable, migrationSteps, presenceSql, tableNames } from './sql-tables.js';
 
 /** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
 const selectSessionAndUser = sessionAndUserSql('?');
@@ -385,8 +385,12 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
         if (!user) return null;
         statement('DELETE FROM accounts WHERE user_id = ?').run(id);
         statement('DELETE FROM sessions WHERE user_id = ?').run(id);
-        for (const { table, column, onDelete } of userReferences(features)) {
-          statement(onDelete === 'cascade' ? `DELETE FROM ${table} WHERE ${column} = ?` : `UPDATE ${table} SET ${column} = NULL WHERE ${column} = ?`).run(id);
+        for (const step of migrationSteps('sqlite', coreSteps, features)) {
+          if (!('table' in step.creates)) continue;
+          const { table } = step.creates;
+          for (const { column, onDelete } of step.userColumns ?? []) {
+            statement(onDelete === 'cascade' ? `DELETE FROM ${table} WHERE ${column} = ?` : `UPDATE ${table} SET ${column} = NULL WHERE ${column} = ?`).run(id);
+          }
         }
         statement('DELETE FROM users WHERE id = ?').run(id);
         return user;
