@@ -17,6 +17,7 @@ import { messageIo, writeJson } from './json-output.js';
 export interface MigrateFlags {
   cwd?: string;
   json?: boolean;
+  dryRun?: boolean;
 }
 
 const examples = `
@@ -24,10 +25,12 @@ Examples:
   $ npx framework-auth migrate                  create the tables of the project's sqlite or postgres adapter
   $ npx framework-auth migrate --cwd apps/web
   $ DATABASE_URL=postgres://app:secret@db.internal:5432/app npx framework-auth migrate
-  $ npx framework-auth migrate --json            one JSON document on stdout (adapter, database, tables)
+  $ npx framework-auth migrate --dry-run         print the SQL that would run; change nothing
+  $ npx framework-auth migrate --json            one JSON document on stdout (adapter, database, tables, steps)
 
-DATABASE_URL comes from the environment, else from the project's .env. The tables are created only when missing:
-running it again, or on an up-to-date database, changes nothing.
+DATABASE_URL comes from the environment, else from the project's .env. The database records the steps it has
+(auth_migrations): migrate applies the missing ones and prints them; running it again, or on an up-to-date
+database, changes nothing. A database made by an earlier version is upgraded in place, its rows kept.
 `;
 
 /** How long a migration may take before it is reported as a database that cannot be reached. */
@@ -35,20 +38,25 @@ const migrateTimeoutMs = 60_000;
 
 // Runs in the project with its own tsx: imports the project's copy of the adapter and its config, runs the adapter's
 // migrate() with the config's features (so only their tables are created), and reports one JSON line with the
-// tables. A core older than issue 35 has no featuresOf: its migrate() creates every table, named in its schema text.
+// tables and the steps it applied (or, with FRAMEWORK_AUTH_MIGRATE_DRY_RUN, would apply). A core older than issue 35
+// has no featuresOf: its migrate() creates every table, named in its schema text; one older than issue 47 reports no
+// steps (and is never given a dry run: see adapterKnowsDryRun).
 const migrateScript = `
 const report = (value) => process.stdout.write(JSON.stringify(value) + '\\n');
 try {
   const adapter = await import(process.env.FRAMEWORK_AUTH_MIGRATE_MODULE);
   const core = await import(process.env.FRAMEWORK_AUTH_CORE_MODULE);
   const features = typeof core.featuresOf === 'function' ? core.featuresOf((await import(process.env.FRAMEWORK_AUTH_CONFIG_MODULE)).authConfig) : undefined;
-  const created = await adapter.migrate(features ? { features } : undefined);
+  const steps = [];
+  const dryRun = process.env.FRAMEWORK_AUTH_MIGRATE_DRY_RUN === '1';
+  const created = await adapter.migrate({ ...(features ? { features } : {}), dryRun, onStep: (step) => steps.push(step) });
   const tables = Array.isArray(created)
     ? created
     : Object.values(adapter)
         .filter((value) => typeof value === 'string')
         .flatMap((value) => [...value.matchAll(/CREATE TABLE IF NOT EXISTS\\s+"?(\\w+)/gi)].map((match) => match[1]));
-  report({ ok: true, tables: [...new Set(tables)] });
+  // A core with the ledger (auth_migrations) reports its steps; an older one none.
+  report({ ok: true, tables: [...new Set(tables)], steps: tables.includes('auth_migrations') ? steps : undefined });
 } catch (error) {
   const errors = Array.isArray(error?.errors) ? error.errors.map((inner) => String(inner?.message ?? inner)) : [];
   report({ ok: false, code: error?.code === undefined ? undefined : String(error.code), message: String(error?.message ?? error), errors });
@@ -56,9 +64,16 @@ try {
 }
 `;
 
+/** A migration step the adapter ran or would run (`sql` empty: what it creates was there, the step only recorded). */
+interface MigrationStepReport {
+  id: string;
+  sql: string;
+}
+
 interface MigrateReport {
   ok: boolean;
   tables?: string[];
+  steps?: MigrationStepReport[];
   code?: string;
   message?: string;
   errors?: string[];
@@ -166,11 +181,20 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
     });
   }
 
+  // An adapter copied before issue 47 knows no dry run: its migrate() would apply everything.
+  const dryRun = flags.dryRun === true;
+  if (dryRun && !readProjectFile(root, join(authDir, 'core', runtimeFile))?.includes('dryRun')) {
+    throw usageError(
+      `${authDir}/core/${runtimeFile} was copied by an earlier version, whose migrate() has no dry run.`,
+      'Run "npx framework-auth update" to update the auth runtime, then migrate --dry-run again.',
+    );
+  }
+
   // Loaded on use: clack costs more start-up time than the rest of the CLI (issue 8).
   const [{ createUi }, { execa }] = await Promise.all([import('./ui.js'), import('execa')]);
   const ui = createUi(messageIo(io, flags.json));
-  ui.intro(`framework-auth migrate (${adapter.name})`);
-  const result = await ui.step(`Creating the tables in ${shownUrl}`, async () => {
+  ui.intro(`framework-auth migrate${dryRun ? ' --dry-run' : ''} (${adapter.name})`);
+  const result = await ui.step(dryRun ? `Reading what ${shownUrl} lacks` : `Creating the tables in ${shownUrl}`, async () => {
     const loader = tsxLoader === undefined ? [] : ['--import', pathToFileURL(tsxLoader).href];
     const result = await execa(process.execPath, [...loader, '--input-type=module', '--eval', migrateScript], {
       cwd: root,
@@ -179,6 +203,7 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
         FRAMEWORK_AUTH_MIGRATE_MODULE: pathToFileURL(adapterFile).href,
         FRAMEWORK_AUTH_CORE_MODULE: pathToFileURL(join(root, coreIndex)).href,
         FRAMEWORK_AUTH_CONFIG_MODULE: pathToFileURL(join(root, configPath)).href,
+        ...(dryRun && { FRAMEWORK_AUTH_MIGRATE_DRY_RUN: '1' }),
       },
       extendEnv: false,
       reject: false,
@@ -195,9 +220,24 @@ export async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<void> 
     const parsed = lastJsonLine(String(result.stdout));
     if (parsed?.ok) return parsed;
     throw migrateError(parsed, redact(String(result.stderr), url), adapter.id, url);
-  }, (value) => `Tables in place in ${shownUrl} (created where missing): ${(value.tables ?? []).join(', ')}`);
-  ui.outro(`The ${adapter.name} database is ready.`);
-  if (flags.json) writeJson(io, 'migrate', true, { root, adapter: adapter.id, database: shownUrl, tables: result.tables ?? [] });
+  }, (value) =>
+    dryRun
+      ? `${shownUrl} lacks ${stepCount(value.steps ?? [])} (nothing applied)`
+      : `Tables in place in ${shownUrl} (created where missing): ${(value.tables ?? []).join(', ')}`);
+  const steps = result.steps ?? [];
+  if (steps.length > 0) ui.lines(dryRun ? 'The SQL that would run (nothing applied):' : `Applied ${stepCount(steps)}:`, stepsText(steps));
+  else if (result.steps) ui.info('The database is up to date: no step to apply.');
+  ui.outro(dryRun ? (steps.length === 0 ? 'Nothing to apply.' : 'Run "npx framework-auth migrate" to apply them.') : `The ${adapter.name} database is ready.`);
+  if (flags.json) writeJson(io, 'migrate', true, { root, adapter: adapter.id, database: shownUrl, tables: result.tables ?? [], dryRun, ...(result.steps && { steps }) });
+}
+
+function stepCount(steps: readonly MigrationStepReport[]): string {
+  return `${steps.length} migration step${steps.length === 1 ? '' : 's'}`;
+}
+
+/** Each step's SQL under its id; a step that finds what it creates there is only recorded in the ledger. */
+function stepsText(steps: readonly MigrationStepReport[]): string {
+  return steps.map((step) => (step.sql ? `-- ${step.id}\n${step.sql}` : `-- ${step.id}: already there, recorded`)).join('\n');
 }
 
 function migrateError(report: MigrateReport | undefined, stderr: string, adapterId: string, url: string): CliError {
@@ -229,6 +269,7 @@ export function createMigrateCommand(io: CliIo, run: (action: () => Promise<void
   return new Command('migrate')
     .description(`create the database tables of the project's adapter (${migratableAdapterIds.join(', ')})`)
     .option('--cwd <dir>', 'project directory (default: the current directory)')
+    .option('--dry-run', 'print the SQL that would run, and change nothing')
     .option('--json', 'print one JSON document on stdout (messages go to stderr)')
     .addHelpText('after', examples)
     .action((flags: MigrateFlags) => run(() => runMigrate(flags, io)));

@@ -89,7 +89,8 @@ describe('a deleted account on PostgreSQL (review 5, A5)', () => {
 
   it('names in that VACUUM (FULL) every table the features create but rate_limits, whose keys are keyed hashes', async () => {
     await deleteUserWithAddress('erin.tables@example.test');
-    const { rows } = await pool.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'rate_limits'");
+    // auth_migrations is the adapter's ledger of schema steps (their ids), not a feature's: it holds nothing of a user.
+    const { rows } = await pool.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('rate_limits', 'auth_migrations')");
     expect(vacuumedTables().sort()).toEqual(rows.map((row) => row.tablename).sort());
   });
 

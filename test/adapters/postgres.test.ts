@@ -28,7 +28,7 @@ afterAll(async () => {
 
 /** Every test starts without tables, so each new adapter creates them again before its first query. */
 async function dropTables(): Promise<void> {
-  await pool.query('DROP TABLE IF EXISTS email_changes, security_events, api_keys, recovery_codes, two_factor, passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits');
+  await pool.query('DROP TABLE IF EXISTS email_changes, security_events, api_keys, recovery_codes, two_factor, passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits, auth_migrations');
 }
 
 /** A fresh database on the same server, for tests that look at a schema from scratch. */
@@ -62,7 +62,7 @@ describe('postgres adapter database', () => {
     await client.connect();
     try {
       const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'api_keys', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
       const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname");
       expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual([
         'accounts_pkey',
@@ -70,6 +70,7 @@ describe('postgres adapter database', () => {
         'api_keys_digest_key',
         'api_keys_pkey',
         'api_keys_user_id_index',
+        'auth_migrations_pkey',
         'authenticators_credential_id_key',
         'authenticators_pkey',
         'email_changes_digest_key',
@@ -115,14 +116,14 @@ describe('postgres adapter database', () => {
       }
     };
     const core = await createDatabase('core_only');
-    expect(await migrate({ url: core })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens']);
-    expect(await tablesOf(core)).toEqual(['accounts', 'sessions', 'users', 'verification_tokens']);
+    expect(await migrate({ url: core })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'auth_migrations']);
+    expect(await tablesOf(core)).toEqual(['accounts', 'auth_migrations', 'sessions', 'users', 'verification_tokens']);
     const keys = await createDatabase('api_keys_only');
-    expect(await migrate({ url: keys, features: [ApiKeys()] })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'api_keys']);
-    expect(await tablesOf(keys)).toEqual(['accounts', 'api_keys', 'sessions', 'users', 'verification_tokens']);
+    expect(await migrate({ url: keys, features: [ApiKeys()] })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'api_keys', 'auth_migrations']);
+    expect(await tablesOf(keys)).toEqual(['accounts', 'api_keys', 'auth_migrations', 'sessions', 'users', 'verification_tokens']);
     const all = await createDatabase('all_features');
     const names = await migrate({ url: all, features: allFeatures });
-    expect([...names].sort()).toEqual(['accounts', 'api_keys', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect([...names].sort()).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     expect(await tablesOf(all)).toEqual([...names].sort());
   });
 
@@ -225,6 +226,7 @@ describe('postgres adapter database', () => {
       { table_name: 'api_keys', column_name: 'created_at' },
       { table_name: 'api_keys', column_name: 'expires_at' },
       { table_name: 'api_keys', column_name: 'last_used_at' },
+      { table_name: 'auth_migrations', column_name: 'applied_at' },
       { table_name: 'email_changes', column_name: 'expires' },
       { table_name: 'passwords', column_name: 'updated_at' },
       { table_name: 'rate_limits', column_name: 'reset_at' },

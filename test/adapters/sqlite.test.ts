@@ -62,7 +62,7 @@ describe('sqlite adapter files', () => {
     const adapter = withAllFeatures(SqliteAdapter({ url: `file:${path}` }));
     expect(existsSync(path)).toBe(false);
     await newUser(adapter);
-    expect(tableNames(open(path))).toEqual(['accounts', 'api_keys', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(tableNames(open(path))).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
   });
 
   it('accepts a plain path and a file:// URL', async () => {
@@ -168,11 +168,11 @@ describe('sqlite adapter files', () => {
 
   it('migrate() creates the core\'s tables and only the given features\' tables (issue 35), and resolves their names', () => {
     const path = join(folder, 'core-only.db');
-    expect(migrate({ url: `file:${path}` })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens']);
-    expect(tableNames(open(path))).toEqual(['accounts', 'sessions', 'users', 'verification_tokens']);
+    expect(migrate({ url: `file:${path}` })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'auth_migrations']);
+    expect(tableNames(open(path))).toEqual(['accounts', 'auth_migrations', 'sessions', 'users', 'verification_tokens']);
     const passkeys = join(folder, 'passkeys.db');
-    expect(migrate({ url: `file:${passkeys}`, features: webAuthnFlow.features })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'rate_limits', 'authenticators']);
-    expect(tableNames(open(passkeys))).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+    expect(migrate({ url: `file:${passkeys}`, features: webAuthnFlow.features })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'rate_limits', 'authenticators', 'auth_migrations']);
+    expect(tableNames(open(passkeys))).toEqual(['accounts', 'auth_migrations', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
   });
 
   it('migrate() creates api_keys only when the features have ApiKeys() (issue 37)', () => {
@@ -180,9 +180,9 @@ describe('sqlite adapter files', () => {
     expect(migrate({ url: `file:${without}`, features: webAuthnFlow.features })).not.toContain('api_keys');
     expect(tableNames(open(without))).not.toContain('api_keys');
     const withKeys = join(folder, 'with-keys.db');
-    expect(migrate({ url: `file:${withKeys}`, features: [ApiKeys()] })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'api_keys']);
+    expect(migrate({ url: `file:${withKeys}`, features: [ApiKeys()] })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'api_keys', 'auth_migrations']);
     const database = open(withKeys);
-    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'sessions', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'auth_migrations', 'sessions', 'users', 'verification_tokens']);
     const columns = (database.pragma('table_info(api_keys)') as { name: string; notnull: number; pk: number }[]).map(({ name, notnull, pk }) => ({ name, notnull, pk }));
     expect(columns).toEqual([
       { name: 'id', notnull: 1, pk: 1 },
@@ -205,9 +205,9 @@ describe('sqlite adapter files', () => {
     expect(migrate({ url: `file:${without}`, features: [ApiKeys()] })).not.toContain('security_events');
     expect(tableNames(open(without))).not.toContain('security_events');
     const withEvents = join(folder, 'with-events.db');
-    expect(migrate({ url: `file:${withEvents}`, features: [SecurityEvents] })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'security_events']);
+    expect(migrate({ url: `file:${withEvents}`, features: [SecurityEvents] })).toEqual(['users', 'accounts', 'sessions', 'verification_tokens', 'security_events', 'auth_migrations']);
     const database = open(withEvents);
-    expect(tableNames(database)).toEqual(['accounts', 'security_events', 'sessions', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'auth_migrations', 'security_events', 'sessions', 'users', 'verification_tokens']);
     const columns = (database.pragma('table_info(security_events)') as { name: string; notnull: number; pk: number }[]).map(({ name, notnull, pk }) => ({ name, notnull, pk }));
     expect(columns).toEqual([
       { name: 'id', notnull: 1, pk: 1 },
@@ -242,11 +242,11 @@ describe('sqlite adapter files', () => {
     const adapter = SqliteAdapter({ database });
     resolveConfig({ adapter, providers: [{ id: 'oidc', name: 'OIDC', type: 'oidc', issuer: 'https://issuer.example', clientId: 'id', clientSecret: 'secret' }], secret: 'x'.repeat(32) }, {});
     await newUser(adapter);
-    expect(tableNames(database)).toEqual(['accounts', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'auth_migrations', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
     for (const method of ['createAuthenticator', 'setPasswordHash', 'getTwoFactor'] as const) expect(adapter[method], method).toBeUndefined();
     expect(typeof adapter.hitRateLimit, 'the lease of a token refresh').toBe('function');
     resolveConfig({ adapter, providers: [Passkey()], secret: 'x'.repeat(32) }, {});
-    expect(tableNames(database)).toEqual(['accounts', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'auth_migrations', 'authenticators', 'rate_limits', 'sessions', 'users', 'verification_tokens']);
     expect(typeof adapter.createAuthenticator).toBe('function');
   });
 
@@ -275,7 +275,7 @@ describe('sqlite adapter files', () => {
     migrate({ url: `file:${path}`, features: allFeatures });
     migrate({ url: `file:${path}`, features: allFeatures });
     const database = open(path);
-    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     const indexes = database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name").all();
     expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'api_keys_user_id_index' }, { name: 'email_changes_new_email_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'security_events_at_index' }, { name: 'security_events_user_id_index' }, { name: 'sessions_user_id_index' }]);
   });

@@ -87,7 +87,7 @@ const cases = [
 
 // An OIDC project has the core's tables and rate_limits, where app processes take their lease on a token refresh;
 // no passkey, password or two-factor table (issue 35).
-const authTables = ['accounts', 'rate_limits', 'sessions', 'users', 'verification_tokens'];
+const authTables = ['accounts', 'auth_migrations', 'rate_limits', 'sessions', 'users', 'verification_tokens'];
 
 describe.each(cases)('a project scaffolded with --adapter $adapter', ({ adapter, native, start }) => {
   let provider: RunningOidcProvider;
@@ -134,7 +134,7 @@ describe.each(cases)('a project scaffolded with --adapter $adapter', ({ adapter,
     expect(migrate.exitCode).toBe(0);
     expect(migrate.stdout).toContain('Tables in place in');
     expect(migrate.stdout).toContain('Tables in place in');
-    expect(migrate.stdout).toMatch(/: users, accounts, sessions, verification_tokens, rate_limits\n/);
+    expect(migrate.stdout).toMatch(/: users, accounts, sessions, verification_tokens, rate_limits, auth_migrations\n/);
     if (adapter === 'sqlite') expect(existsSync(join(projectDir, 'data/auth.db'))).toBe(true);
     expect(await database.probe.tables()).toEqual(authTables);
   });
@@ -142,6 +142,7 @@ describe.each(cases)('a project scaffolded with --adapter $adapter', ({ adapter,
   it('migrate run again succeeds and changes nothing', async () => {
     const again = await runBuiltCli('frameworkAuth', ['migrate'], { cwd: projectDir });
     expect(again.exitCode).toBe(0);
+    expect(again.stdout).toContain('The database is up to date: no step to apply.');
     expect(await database.probe.tables()).toEqual(authTables);
   });
 

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type Adapter,
   type AdapterAccount,
+  type AddedColumn,
   type AdapterFeaturesOption,
   type AdapterSession,
   type AdapterUser,
@@ -42,6 +43,11 @@ function definedFields<T extends object>(changes: T): Partial<T> {
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
+/** The field of an added column on the memory adapter's rows: `disabled_at` is `disabledAt`. */
+function camelCase(column: string): string {
+  return column.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
 /**
  * Creates an empty in-memory adapter. Each call has its own storage; its features' methods come from the config or
  * from `features`, as with the SQL adapters.
@@ -60,6 +66,8 @@ export function MemoryAdapter(options: AdapterFeaturesOption = {}): Adapter {
   // What the features keep, by their storage (two features may share one): the methods, and `forgetUser`, which
   // runs when a user is deleted.
   const featureStores = new Map<FeatureStorage, ReturnType<FeatureStorage['memory']>>();
+  // The columns features add to users, sessions and accounts (`FeatureStorage.columns`), kept as camelCase fields.
+  const addedColumns: AddedColumn[] = [];
 
   // The same rule as the SQL adapters' unique index: at most one user per email (users without email are many).
   function assertEmailFree(email: string | null | undefined, exceptUserId?: string): void {
@@ -121,6 +129,19 @@ export function MemoryAdapter(options: AdapterFeaturesOption = {}): Adapter {
       for (const [key, account] of accounts) if (account.userId === userId) accounts.delete(key);
       for (const [key, session] of sessions) if (session.userId === userId) sessions.delete(key);
       for (const store of featureStores.values()) store.forgetUser?.(userId);
+      // And what the references of the added columns to users say (`ON DELETE CASCADE` or `SET NULL`).
+      const rows: Readonly<Record<string, Map<string, object>>> = { users, sessions, accounts };
+      for (const column of addedColumns) {
+        const table = rows[column.table];
+        if (!table || column.references?.table !== 'users' || (column.references.column ?? 'id') !== 'id') continue;
+        const field = camelCase(column.name);
+        for (const [key, row] of [...table]) {
+          if ((row as Record<string, unknown>)[field] !== userId) continue;
+          if (column.references.onDelete === 'set null') (row as Record<string, unknown>)[field] = null;
+          else if (column.table === 'users') await adapter.deleteUser!(key);
+          else table.delete(key);
+        }
+      }
       return user;
     },
 
@@ -180,6 +201,11 @@ export function MemoryAdapter(options: AdapterFeaturesOption = {}): Adapter {
       if (session.createdAt) stored.createdAt = new Date(session.createdAt);
       if (session.lastSeenAt) stored.lastSeenAt = new Date(session.lastSeenAt);
       if (session.userAgent) stored.userAgent = session.userAgent;
+      // The fields of the columns features add to sessions.
+      for (const column of addedColumns) {
+        const field = camelCase(column.name);
+        if (column.table === 'sessions' && field in session) (stored as unknown as Record<string, unknown>)[field] = copy((session as Record<string, unknown>)[field]);
+      }
       sessions.set(stored.sessionToken, stored);
       return copy(stored);
     },
@@ -242,6 +268,7 @@ export function MemoryAdapter(options: AdapterFeaturesOption = {}): Adapter {
   adapter[storeFeatures] = function (this: Adapter, features) {
     for (const feature of features) {
       if (!feature.storage) continue;
+      for (const column of feature.storage.columns ?? []) if (!addedColumns.some((known) => known.table === column.table && known.name === column.name)) addedColumns.push(column);
       let store = featureStores.get(feature.storage);
       if (!store) featureStores.set(feature.storage, (store = feature.storage.memory(users)));
       addMissing([adapter, this], store.methods);

@@ -5,8 +5,9 @@
  * the same sessions, so signing out (or deleting a session row) ends the session everywhere, and counts the
  * `rateLimit` rules together.
  *
- * The tables are created before the first query (`CREATE TABLE IF NOT EXISTS`, once per adapter), or ahead of
- * time by `npx framework-auth migrate`, which calls `migrate()` below.
+ * The tables are created, and a database made by an earlier version upgraded, before the first query (the steps
+ * its ledger lacks, once per adapter: sql-tables.ts), or ahead of time by `npx framework-auth migrate`, which calls
+ * `migrate()` below.
  */
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
@@ -17,12 +18,11 @@ import {
   type AdapterFeaturesOption,
   type AdapterUser,
   type SqlDatabase,
-  type TableSpec,
   addMissing,
   storeFeatures,
   storeOptionFeatures,
 } from '../features/database/adapter.js';
-import { carriedFeatures } from '../contracts.js';
+import { type Feature, carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
@@ -44,14 +44,11 @@ import {
   userFromRow,
   verificationTokenFromRow,
 } from './sql-rows.js';
-import { createTableSql, featureTables } from './sql-tables.js';
+import { type AppliedStep, type MigrateOptions, type MigrationStep, columnSteps, ledgerSql, ledgerTable, migrationSteps, presenceSql, tableNames } from './sql-tables.js';
 
 /** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
 const selectSessionAndUser = sessionAndUserSql('$1');
 const selectSessionForRead = sessionForReadSql('$1');
-
-/** The tables the core keeps, whatever the features. */
-const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
 
 /**
  * Where the database is: a connection URL, or a `pg` pool the app already has; and the features whose tables it has
@@ -73,19 +70,26 @@ export type PostgresAdapterOptions = AdapterFeaturesOption &
   );
 
 /**
- * The schema: every statement is idempotent, so running it on an existing database changes nothing.
- * `counter` is a bigint because WebAuthn signature counters are unsigned 32-bit numbers.
+ * The core's tables as migration steps (each feature brings its own: `Feature.storage`, made into steps by
+ * sql-tables.ts), in order. Every statement is idempotent. `counter` is a bigint because WebAuthn signature counters
+ * are unsigned 32-bit numbers.
  */
-const postgresSchema = `
-CREATE TABLE IF NOT EXISTS users (
+const coreSteps: readonly MigrationStep[] = [
+  {
+    id: 'table:users',
+    creates: { table: 'users' },
+    sql: `CREATE TABLE IF NOT EXISTS users (
   id text PRIMARY KEY,
   name text,
   email text UNIQUE,
   email_verified timestamptz,
   image text
-);
-
-CREATE TABLE IF NOT EXISTS accounts (
+);`,
+  },
+  {
+    id: 'table:accounts',
+    creates: { table: 'accounts' },
+    sql: `CREATE TABLE IF NOT EXISTS accounts (
   user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   type text NOT NULL,
   provider text NOT NULL,
@@ -100,27 +104,32 @@ CREATE TABLE IF NOT EXISTS accounts (
   oauth_token text,
   oauth_token_secret text,
   PRIMARY KEY (provider, provider_account_id)
-);
-CREATE INDEX IF NOT EXISTS accounts_user_id_index ON accounts (user_id);
-
-CREATE TABLE IF NOT EXISTS sessions (
+);`,
+  },
+  { id: 'index:accounts_user_id_index', creates: { index: 'accounts_user_id_index' }, sql: 'CREATE INDEX IF NOT EXISTS accounts_user_id_index ON accounts (user_id);' },
+  {
+    id: 'table:sessions',
+    creates: { table: 'sessions' },
+    sql: `CREATE TABLE IF NOT EXISTS sessions (
   session_token text PRIMARY KEY,
   user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   expires timestamptz NOT NULL
-);
-CREATE INDEX IF NOT EXISTS sessions_user_id_index ON sessions (user_id);
--- Session management (created, last seen, browser); also added to a table created by an earlier version.
-ALTER TABLE sessions ${Object.entries(sessionDetailColumns)
-  .map(([column, kind]) => `ADD COLUMN IF NOT EXISTS ${column} ${kind === 'date' ? 'timestamptz' : 'text'}`)
-  .join(', ')};
-
-CREATE TABLE IF NOT EXISTS verification_tokens (
+);`,
+  },
+  { id: 'index:sessions_user_id_index', creates: { index: 'sessions_user_id_index' }, sql: 'CREATE INDEX IF NOT EXISTS sessions_user_id_index ON sessions (user_id);' },
+  // Session management (created, last seen, browser).
+  ...Object.entries(sessionDetailColumns).flatMap(([name, type]) => columnSteps('postgres', { table: 'sessions', name, type, nullable: true })),
+  {
+    id: 'table:verification_tokens',
+    creates: { table: 'verification_tokens' },
+    sql: `CREATE TABLE IF NOT EXISTS verification_tokens (
   identifier text NOT NULL,
   token text NOT NULL,
   expires timestamptz NOT NULL,
   PRIMARY KEY (identifier, token)
-);
-`;
+);`,
+  },
+];
 
 /**
  * Key of the advisory lock that migrations hold, so that app processes starting together do not race on
@@ -136,12 +145,44 @@ function connectionUrl(url: string | undefined): string {
   return resolved;
 }
 
-async function migrateWith(pool: Pool, tables: readonly TableSpec[]): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
-    await client.query(postgresSchema);
-    for (const table of tables) await client.query(createTableSql('postgres', table));
-  });
+/**
+ * Applies the steps the database's ledger lacks (`auth_migrations`), in order, in one transaction that holds the
+ * advisory lock (app processes starting together wait for each other, then find the steps done); a step whose table,
+ * index or column is already there (a database made before the ledger) is only recorded. Resolves the steps it ran or
+ * recorded; with `dryRun`, those it would, and changes nothing. An up-to-date database costs one query, and no lock.
+ */
+async function migrateWith(pool: Pool, steps: readonly MigrationStep[], dryRun = false): Promise<AppliedStep[]> {
+  const ledgerIds = async (client: Pool | PoolClient): Promise<Set<string> | undefined> => {
+    try {
+      return new Set((await client.query<{ id: string }>(`SELECT id FROM ${ledgerTable}`)).rows.map((row) => row.id));
+    } catch (error) {
+      // undefined_table: a database made before the ledger, or a new one.
+      if ((error as { code?: unknown }).code === '42P01') return undefined;
+      throw error;
+    }
+  };
+  const known = await ledgerIds(pool);
+  if (known && steps.every((step) => known.has(step.id))) return [];
+  const plan = async (client: PoolClient): Promise<AppliedStep[]> => {
+    if (!dryRun) await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
+    // A failed query ends a transaction: the ledger is looked for, not read and caught.
+    const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [ledgerTable]);
+    const done = rows[0]?.present ? await ledgerIds(client) : undefined;
+    const applied: AppliedStep[] = done ? [] : [{ id: ledgerTable, sql: ledgerSql.postgres }];
+    if (!dryRun && !done) await client.query(ledgerSql.postgres);
+    for (const step of steps) {
+      if (done?.has(step.id)) continue;
+      const [presence, parameters] = presenceSql('postgres', step);
+      const present = (await client.query(numbered(presence), parameters)).rows.length > 0;
+      applied.push({ id: step.id, sql: present ? '' : step.sql });
+      if (dryRun) continue;
+      if (!present) await client.query(step.sql);
+      await client.query(`INSERT INTO ${ledgerTable} (id, applied_at) VALUES ($1, now())`, [step.id]);
+    }
+    return applied;
+  };
+  // A dry run reads in a transaction too, rolled back: nothing it does stays.
+  return dryRun ? inTransaction(pool, plan, true) : inTransaction(pool, plan);
 }
 
 /** A statement with `?` placeholders (the features' SQL) in PostgreSQL's numbered form, `$1`, `$2`, … */
@@ -156,14 +197,14 @@ function numbered(sql: string): string {
  * process. The query in flight rejects anyway, so the listener only keeps the process alive; a connection that
  * failed is discarded rather than returned to the pool.
  */
-async function inTransaction<Result>(pool: Pool, work: (client: PoolClient) => Promise<Result>): Promise<Result> {
+async function inTransaction<Result>(pool: Pool, work: (client: PoolClient) => Promise<Result>, rollBack = false): Promise<Result> {
   const client = await pool.connect();
   const ignore = (): void => {};
   client.on('error', ignore);
   try {
     await client.query('BEGIN');
     const result = await work(client);
-    await client.query('COMMIT');
+    await client.query(rollBack ? 'ROLLBACK' : 'COMMIT');
     client.off('error', ignore);
     client.release();
     return result;
@@ -194,27 +235,33 @@ function insertAccountParameters(account: AdapterAccount): unknown[] {
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
- * Creates the tables and indexes when they are missing. Safe to run on every start, from several processes at
- * once, and on an up-to-date database. `npx framework-auth migrate` calls it with `DATABASE_URL`.
+ * Applies the migration steps of the core and of `features` that the database lacks (the ledger, `auth_migrations`),
+ * and resolves the names of the tables. Safe to run on every start, from several processes at once, on an up-to-date
+ * database, and on a database made by an earlier version (what it has is recorded, what it lacks added).
+ * `npx framework-auth migrate` calls it with `DATABASE_URL`; `dryRun` changes nothing and reports (`onStep`) the SQL
+ * that would run.
  *
  * @example
  * ```ts
- * await migrate({ url: process.env['DATABASE_URL'] });
+ * await migrate({ url: process.env['DATABASE_URL'], onStep: (step) => console.log(step.sql) });
  * ```
  */
-export async function migrate(options: PostgresAdapterOptions = {}): Promise<string[]> {
-  const tables = featureTables(options.features ?? []);
+export async function migrate(options: PostgresAdapterOptions & MigrateOptions = {}): Promise<string[]> {
+  const steps = migrationSteps('postgres', coreSteps, options.features ?? []);
+  const run = async (pool: Pool): Promise<void> => {
+    for (const step of await migrateWith(pool, steps, options.dryRun)) options.onStep?.(step);
+  };
   if ('pool' in options) {
-    await migrateWith(options.pool, tables);
+    await run(options.pool);
   } else {
     const pool = new Pool({ connectionString: connectionUrl(options.url), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     try {
-      await migrateWith(pool, tables);
+      await run(pool);
     } finally {
       await pool.end();
     }
   }
-  return [...coreTables, ...tables.map((table) => table.name)];
+  return tableNames(steps);
 }
 
 /**
@@ -233,13 +280,14 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
   let ready: Promise<void> | undefined;
   // True once the migration of `ready` is done (until features add tables): a session read then waits for nothing else.
   let migrated = false;
-  const tables: TableSpec[] = [];
+  // The features given so far, whose steps the database gets (`migrationSteps`).
+  const features: Feature[] = [];
 
   function ensureSchema(): Promise<void> {
     // One migration per adapter (and again after features add tables); a failed one (database not up yet) is tried
     // again by the next query.
     if (!ready) {
-      const migration: Promise<void> = migrateWith(pool, tables).then(
+      const migration: Promise<void> = migrateWith(pool, migrationSteps('postgres', coreSteps, features)).then(
         () => {
           // Features may have added tables meanwhile: then `ready` is another migration, not yet done.
           if (ready === migration) migrated = true;
@@ -445,15 +493,15 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
       });
     },
   };
-  adapter[storeFeatures] = function (this: Adapter, features) {
-    const added = featureTables(features).filter((table) => !tables.some((known) => known.name === table.name));
+  adapter[storeFeatures] = function (this: Adapter, given) {
+    const added = given.filter((feature) => feature.storage && !features.includes(feature));
     if (added.length > 0) {
-      tables.push(...added);
+      features.push(...added);
       ready = undefined;
       migrated = false;
     }
     // On the adapter and on the object it is called on, each keeping the methods it has: see MemoryAdapter.
-    for (const feature of features) if (feature.storage) addMissing([adapter, this], feature.storage.sql(sql));
+    for (const feature of given) if (feature.storage) addMissing([adapter, this], feature.storage.sql(sql));
   };
   storeOptionFeatures(adapter, options);
   return adapter;

@@ -41,8 +41,8 @@ export interface SessionRow<DateColumn = Date | number> {
 }
 
 /**
- * The columns `sessions` gained for session management, added to a table created by an earlier version (each
- * adapter's migration adds the missing ones). Every one may be NULL: rows made before they existed have none.
+ * The columns `sessions` gained for session management: core migration steps (`column:sessions.<name>`) that add
+ * them to a table created by an earlier version. Every one may be NULL: rows made before they existed have none.
  */
 export const sessionDetailColumns = { created_at: 'date', last_seen_at: 'date', user_agent: 'text' } as const;
 

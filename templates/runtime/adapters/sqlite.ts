@@ -5,10 +5,10 @@
  * `features` option (for use without a config, as an Auth.js adapter). Several app processes on one machine can share
  * the file (and count the `rateLimit` rules together in it); for several machines use the PostgreSQL adapter.
  *
- * The tables are created on first use (`CREATE TABLE IF NOT EXISTS`), or ahead of time by
- * `npx framework-auth migrate`, which calls `migrate()` below. Dates are stored as milliseconds since the epoch.
+ * The tables are created, and a database made by an earlier version upgraded, on first use (the steps its ledger
+ * lacks: sql-tables.ts), or ahead of time by `npx framework-auth migrate`, which calls `migrate()` below. Dates are stored as milliseconds since the epoch.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -19,12 +19,11 @@ import {
   type AdapterFeaturesOption,
   type AdapterUser,
   type SqlDatabase,
-  type TableSpec,
   addMissing,
   storeFeatures,
   storeOptionFeatures,
 } from '../features/database/adapter.js';
-import { carriedFeatures } from '../contracts.js';
+import { type Feature, carriedFeatures } from '../contracts.js';
 import { database } from '../features/database/index.js';
 import {
   type AccountRow,
@@ -46,14 +45,11 @@ import {
   userFromRow,
   verificationTokenFromRow,
 } from './sql-rows.js';
-import { createTableSql, featureTables } from './sql-tables.js';
+import { type AppliedStep, type MigrateOptions, type MigrationStep, columnSteps, ledgerSql, ledgerTable, migrationSteps, presenceSql, tableNames } from './sql-tables.js';
 
 /** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
 const selectSessionAndUser = sessionAndUserSql('?');
 const selectSessionForRead = sessionForReadSql('?');
-
-/** The tables the core keeps, whatever the features. */
-const coreTables = ['users', 'accounts', 'sessions', 'verification_tokens'];
 
 /**
  * Where the database is: a `file:` URL or path, or a better-sqlite3 connection the app already opened; and the
@@ -81,19 +77,25 @@ export type SqliteAdapterOptions = AdapterFeaturesOption &
   );
 
 /**
- * The core's tables; each feature brings its own (`Feature.storage`, created by sql-tables.ts). Every statement is
- * idempotent, so running it on an existing database changes nothing. Dates are integers (milliseconds since the epoch).
+ * The core's tables as migration steps (each feature brings its own: `Feature.storage`, made into steps by
+ * sql-tables.ts), in order. Every statement is idempotent. Dates are integers (milliseconds since the epoch).
  */
-const sqliteSchema = `
-CREATE TABLE IF NOT EXISTS users (
+const coreSteps: readonly MigrationStep[] = [
+  {
+    id: 'table:users',
+    creates: { table: 'users' },
+    sql: `CREATE TABLE IF NOT EXISTS users (
   id TEXT NOT NULL PRIMARY KEY,
   name TEXT,
   email TEXT UNIQUE,
   email_verified INTEGER,
   image TEXT
-);
-
-CREATE TABLE IF NOT EXISTS accounts (
+);`,
+  },
+  {
+    id: 'table:accounts',
+    creates: { table: 'accounts' },
+    sql: `CREATE TABLE IF NOT EXISTS accounts (
   user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   type TEXT NOT NULL,
   provider TEXT NOT NULL,
@@ -108,44 +110,62 @@ CREATE TABLE IF NOT EXISTS accounts (
   oauth_token TEXT,
   oauth_token_secret TEXT,
   PRIMARY KEY (provider, provider_account_id)
-);
-CREATE INDEX IF NOT EXISTS accounts_user_id_index ON accounts (user_id);
-
-CREATE TABLE IF NOT EXISTS sessions (
+);`,
+  },
+  { id: 'index:accounts_user_id_index', creates: { index: 'accounts_user_id_index' }, sql: 'CREATE INDEX IF NOT EXISTS accounts_user_id_index ON accounts (user_id);' },
+  {
+    id: 'table:sessions',
+    creates: { table: 'sessions' },
+    sql: `CREATE TABLE IF NOT EXISTS sessions (
   session_token TEXT NOT NULL PRIMARY KEY,
   user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  expires INTEGER NOT NULL,
-  created_at INTEGER,
-  last_seen_at INTEGER,
-  user_agent TEXT
-);
-CREATE INDEX IF NOT EXISTS sessions_user_id_index ON sessions (user_id);
-
-CREATE TABLE IF NOT EXISTS verification_tokens (
+  expires INTEGER NOT NULL
+);`,
+  },
+  { id: 'index:sessions_user_id_index', creates: { index: 'sessions_user_id_index' }, sql: 'CREATE INDEX IF NOT EXISTS sessions_user_id_index ON sessions (user_id);' },
+  // Session management (created, last seen, browser).
+  ...Object.entries(sessionDetailColumns).flatMap(([name, type]) => columnSteps('sqlite', { table: 'sessions', name, type, nullable: true })),
+  {
+    id: 'table:verification_tokens',
+    creates: { table: 'verification_tokens' },
+    sql: `CREATE TABLE IF NOT EXISTS verification_tokens (
   identifier TEXT NOT NULL,
   token TEXT NOT NULL,
   expires INTEGER NOT NULL,
   PRIMARY KEY (identifier, token)
-);
-`;
+);`,
+  },
+];
 
 /**
- * Creates the missing tables and indexes, and adds the session-management columns to a `sessions` table created
- * by an earlier version. SQLite has no `ADD COLUMN IF NOT EXISTS`: another app process upgrading the same file at
- * the same moment may add a column first, which is then no error.
+ * Applies the steps the database's ledger lacks (`auth_migrations`), in order, in one transaction that holds the
+ * file's write lock (another app process upgrading the same file waits, then finds the steps done); a step whose
+ * table, index or column is already there (a database made before the ledger) is only recorded. Resolves the steps
+ * it ran or recorded; with `dryRun`, those it would, and changes nothing. An up-to-date database costs one query.
  */
-function applySchema(database: Database.Database, tables: readonly TableSpec[]): void {
-  database.exec(sqliteSchema);
-  for (const table of tables) database.exec(createTableSql('sqlite', table));
-  const present = new Set((database.pragma('table_info(sessions)') as { name: string }[]).map((column) => column.name));
-  for (const [column, kind] of Object.entries(sessionDetailColumns)) {
-    if (present.has(column)) continue;
-    try {
-      database.exec(`ALTER TABLE sessions ADD COLUMN ${column} ${kind === 'date' ? 'INTEGER' : 'TEXT'}`);
-    } catch (error) {
-      if (!/duplicate column name/i.test((error as Error).message)) throw error;
+function applySchema(database: Database.Database, steps: readonly MigrationStep[], dryRun = false): AppliedStep[] {
+  const ledgerIds = (): Set<string> | undefined =>
+    database.prepare(presenceSql('sqlite', { id: '', creates: { table: ledgerTable }, sql: '' })[0]).get(ledgerTable)
+      ? new Set((database.prepare(`SELECT id FROM ${ledgerTable}`).all() as { id: string }[]).map((row) => row.id))
+      : undefined;
+  const known = ledgerIds();
+  if (known && steps.every((step) => known.has(step.id))) return [];
+  const plan = (): AppliedStep[] => {
+    const done = ledgerIds();
+    const applied: AppliedStep[] = done ? [] : [{ id: ledgerTable, sql: ledgerSql.sqlite }];
+    if (!dryRun && !done) database.exec(ledgerSql.sqlite);
+    for (const step of steps) {
+      if (done?.has(step.id)) continue;
+      const [presence, parameters] = presenceSql('sqlite', step);
+      const present = database.prepare(presence).get(...parameters) !== undefined;
+      applied.push({ id: step.id, sql: present ? '' : step.sql });
+      if (dryRun) continue;
+      if (!present) database.exec(step.sql);
+      database.prepare(`INSERT INTO ${ledgerTable} (id, applied_at) VALUES (?, ?)`).run(step.id, Date.now());
     }
-  }
+    return applied;
+  };
+  return dryRun ? plan() : database.transaction(plan).immediate();
 }
 
 /** The file a `file:` URL or path names; `:memory:` stays as it is. */
@@ -209,28 +229,36 @@ function userParameters(user: Partial<AdapterUser>): Omit<UserRow<number>, 'id'>
 }
 
 /**
- * Creates the tables and indexes of the core and of `features` when they are missing, and resolves their names. Safe
- * to run on every start and on an up-to-date database. `npx framework-auth migrate` calls it with `DATABASE_URL` and
- * the features of the project's config.
+ * Applies the migration steps of the core and of `features` that the database lacks (the ledger, `auth_migrations`),
+ * and resolves the names of the tables. Safe to run on every start, on an up-to-date database, and on a database
+ * made by an earlier version (what it has is recorded, what it lacks added). `npx framework-auth migrate` calls it
+ * with `DATABASE_URL` and the features of the project's config; `dryRun` changes nothing and reports (`onStep`) the SQL
+ * that would run.
  *
  * @example
  * ```ts
- * migrate({ url: 'file:./data/auth.db', features: featuresOf(authConfig) });
+ * migrate({ url: 'file:./data/auth.db', features: featuresOf(authConfig), onStep: (step) => console.log(step.sql) });
  * ```
  */
-export function migrate(options: SqliteAdapterOptions = {}): string[] {
-  const tables = featureTables(options.features ?? []);
+export function migrate(options: SqliteAdapterOptions & MigrateOptions = {}): string[] {
+  const steps = migrationSteps('sqlite', coreSteps, options.features ?? []);
+  const run = (database: Database.Database): void => {
+    for (const step of applySchema(database, steps, options.dryRun)) options.onStep?.(step);
+  };
   if ('database' in options) {
-    applySchema(options.database, tables);
+    run(options.database);
   } else {
-    const database = openDatabase(options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db');
+    const url = options.url ?? process.env['DATABASE_URL'] ?? 'file:./data/auth.db';
+    const path = databasePath(url);
+    // A dry run only reads: the file as it is, or an empty database in its place when there is none yet.
+    const database = !options.dryRun ? openDatabase(url) : path !== ':memory:' && existsSync(path) ? new Database(path, { fileMustExist: true }) : new Database(':memory:');
     try {
-      applySchema(database, tables);
+      run(database);
     } finally {
       database.close();
     }
   }
-  return [...coreTables, ...tables.map((table) => table.name)];
+  return tableNames(steps);
 }
 
 /** SQLite's form of a parameter: a date as milliseconds since the epoch, a boolean as 0 or 1. */
@@ -255,7 +283,8 @@ function sqliteValue(value: unknown): unknown {
 export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
   let opened: Database.Database | undefined;
   const statements = new Map<string, Database.Statement>();
-  const tables: TableSpec[] = [];
+  // The features given so far, whose steps the database gets (`migrationSteps`).
+  const features: Feature[] = [];
 
   function connection(): Database.Database {
     if (!opened) {
@@ -266,7 +295,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       // costs a write of each freed page, which rows this small make cheap. The WAL file (`-wal`) keeps the pages as
       // they were until later writes overwrite its frames, or `PRAGMA wal_checkpoint(TRUNCATE)` empties it.
       database.pragma('secure_delete = ON');
-      applySchema(database, tables);
+      applySchema(database, migrationSteps('sqlite', coreSteps, features));
       opened = database;
     }
     return opened;
@@ -356,7 +385,13 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
         if (!user) return null;
         statement('DELETE FROM accounts WHERE user_id = ?').run(id);
         statement('DELETE FROM sessions WHERE user_id = ?').run(id);
-        for (const table of tables) if ('user_id' in table.columns) statement(`DELETE FROM ${table.name} WHERE user_id = ?`).run(id);
+        for (const step of migrationSteps('sqlite', coreSteps, features)) {
+          if (!('table' in step.creates)) continue;
+          const { table } = step.creates;
+          for (const { column, onDelete } of step.userColumns ?? []) {
+            statement(onDelete === 'cascade' ? `DELETE FROM ${table} WHERE ${column} = ?` : `UPDATE ${table} SET ${column} = NULL WHERE ${column} = ?`).run(id);
+          }
+        }
         statement('DELETE FROM users WHERE id = ?').run(id);
         return user;
       });
@@ -495,12 +530,11 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
       })();
     },
   };
-  adapter[storeFeatures] = function (this: Adapter, features) {
-    const added = featureTables(features).filter((table) => !tables.some((known) => known.name === table.name));
-    tables.push(...added);
-    if (opened) for (const table of added) opened.exec(createTableSql('sqlite', table));
+  adapter[storeFeatures] = function (this: Adapter, given) {
+    features.push(...given.filter((feature) => !features.includes(feature)));
+    if (opened) applySchema(opened, migrationSteps('sqlite', coreSteps, features));
     // On the adapter and on the object it is called on, each keeping the methods it has: see MemoryAdapter.
-    for (const feature of features) if (feature.storage) addMissing([adapter, this], feature.storage.sql(sql));
+    for (const feature of given) if (feature.storage) addMissing([adapter, this], feature.storage.sql(sql));
   };
   storeOptionFeatures(adapter, options);
   return adapter;

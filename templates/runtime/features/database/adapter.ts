@@ -123,20 +123,50 @@ export type { Adapter } from '../../contracts.js';
 /** A column's kind; each SQL adapter maps it to its own type (SQLite keeps dates as milliseconds, booleans as 0/1). */
 export type ColumnType = 'text' | 'integer' | 'bigint' | 'date' | 'boolean';
 
+/** What a column refers to: a row of another table (or its own), and what happens to the column when that row goes. */
+export interface ColumnReference {
+  table: string;
+  /** @default 'id' */
+  column?: string;
+  /** `cascade`: the row goes with the row it refers to; `set null`: the column is cleared (it must be nullable). */
+  onDelete: 'cascade' | 'set null';
+}
+
 /**
  * A table a feature keeps in the SQL adapters' database, written once for SQLite and PostgreSQL. Every column is
- * NOT NULL unless listed in `nullable`; a `user_id` column references `users (id)` and is deleted with its user.
+ * NOT NULL unless listed in `nullable`. A `user_id` column refers to `users (id)` and is deleted with its user unless
+ * `references` says otherwise.
  */
 export interface TableSpec {
   name: string;
   columns: Readonly<Record<string, ColumnType>>;
   nullable?: readonly string[];
   primaryKey: readonly string[];
-  /** Columns each unique on their own. */
-  unique?: readonly string[];
-  /** Columns each indexed on their own (`<table>_<column>_index`). */
-  indexes?: readonly string[];
+  /**
+   * Unique columns: a name is unique on its own (in the table's `CREATE TABLE`); a list of names is unique together
+   * (a unique index `<table>_<columns>_unique`, which a later version can add to an existing table).
+   */
+  unique?: readonly (string | readonly string[])[];
+  /** Indexes: a name is indexed on its own (`<table>_<column>_index`), a list of names together (`<table>_<columns>_index`). */
+  indexes?: readonly (string | readonly string[])[];
+  /** Foreign keys by column; `null` for a `user_id` that refers to no user. */
+  references?: Readonly<Record<string, ColumnReference | null>>;
 }
+
+/**
+ * A column a feature adds to a table it does not own: a core table (`users`, `sessions`, `accounts`) or another
+ * feature's (`api_keys`). Added by `ALTER TABLE … ADD COLUMN` to an existing table, so it is nullable or has a default.
+ * The memory adapter keeps it on its users, sessions and accounts as the camelCase field (`disabled_at`: `disabledAt`).
+ */
+export type AddedColumn = {
+  table: string;
+  name: string;
+  type: ColumnType;
+  /** A nullable column may refer to another row (SQLite adds a reference only to a column without a default). */
+  references?: ColumnReference;
+  /** Indexed on its own (`<table>_<column>_index`). */
+  indexed?: boolean;
+} & ({ nullable: true; default?: undefined } | { nullable?: false; default: string | number | boolean; references?: undefined });
 
 /**
  * One SQL database as features see it (the SQLite and PostgreSQL adapters each implement it). Statements use `?`
@@ -158,6 +188,8 @@ export interface SqlDatabase {
 export interface FeatureStorage {
   /** Its tables in the SQL adapters' database, created by the adapter and by `npx framework-auth migrate`. */
   tables: readonly TableSpec[];
+  /** Its columns on other tables, added in the same migration after every table. */
+  columns?: readonly AddedColumn[];
   /** Its adapter methods on a SQL database. */
   sql(database: SqlDatabase): Partial<Adapter>;
   /**
