@@ -4,29 +4,20 @@
 // test/fixtures/sqlite-before-issue-47.db (0.1.0's migrate() with a user, an account, a session, a password, an API
 // key and a verification token).
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPackageRoot } from '../../src/generator/paths.js';
 import { parseJsonOutput } from './helpers/json-schema.js';
+import { projectTree } from './helpers/project-tree.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 
-/** Every file below `directory`, by its path relative to it. */
-function filesBelow(directory: string, prefix = ''): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const entry of readdirSync(join(directory, prefix), { withFileTypes: true })) {
-    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) for (const [inner, text] of filesBelow(directory, path)) files.set(inner, text);
-    else files.set(path, readFileSync(join(directory, path), 'utf8'));
-  }
-  return files;
-}
 
 describe('migrate on a project and a database made before the migration ledger (issue 47)', () => {
   let app: string;
@@ -72,12 +63,12 @@ describe('migrate on a project and a database made before the migration ledger (
       { cwd: parent },
     );
     expect(created.exitCode, created.stderr).toBe(0);
-    const expected = filesBelow(join(parent, 'app/src/auth'));
-    const after = filesBelow(join(app, 'src/auth'));
-    expect([...after.keys()].sort()).toEqual([...expected.keys()].sort());
-    for (const [path, text] of expected) expect(after.get(path), path).toBe(text);
-    expect(after.has('core/features/account/other-features.ts')).toBe(false);
-    expect(after.has('core/features/database/account-parts.ts')).toBe(true);
+    const expected = await projectTree(join(parent, 'app/src/auth'));
+    const after = await projectTree(join(app, 'src/auth'));
+    expect(Object.keys(after).sort()).toEqual(Object.keys(expected).sort());
+    for (const [path, text] of Object.entries(expected)) expect(after[path], path).toBe(text);
+    expect(Object.keys(after)).not.toContain('core/features/account/other-features.ts');
+    expect(Object.keys(after)).toContain('core/features/database/account-parts.ts');
   }, 120_000);
 
   it('migrate upgrades the database in place, printing what it applied, and keeps its rows; run again, it applies nothing', async () => {
