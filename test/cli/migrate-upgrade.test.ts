@@ -18,7 +18,6 @@ afterAll(removeTempDirs);
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 
-
 describe('migrate on a project and a database made before the migration ledger (issue 47)', () => {
   let app: string;
   let databasePath: string;
