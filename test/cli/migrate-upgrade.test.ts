@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPackageRoot } from '../../src/generator/paths.js';
 import { parseJsonOutput } from './helpers/json-schema.js';
+import { projectTree } from './helpers/project-tree.js';
 import { makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
 afterAll(removeTempDirs);
@@ -51,6 +52,22 @@ describe('migrate on a project and a database made before the migration ledger (
     expect(result.stdout).toContain('-- table:users: already there, recorded');
     expect(result.stdout).not.toContain('CREATE TABLE IF NOT EXISTS users');
     expect(readFileSync(databasePath).equals(before)).toBe(true);
+  }, 120_000);
+
+  it('after update, src/auth is what create writes today with the same answers, file for file (the account names no other feature)', async () => {
+    const parent = await makeTempDir();
+    const created = await runInProcess(
+      'create-framework-auth',
+      ['app', '--providers', 'oidc,password,email,passkey', '--adapter', 'sqlite', '--two-factor', '--api-keys', '--account', '--yes', '--no-install'],
+      { cwd: parent },
+    );
+    expect(created.exitCode, created.stderr).toBe(0);
+    const expected = await projectTree(join(parent, 'app/src/auth'));
+    const after = await projectTree(join(app, 'src/auth'));
+    expect(Object.keys(after).sort()).toEqual(Object.keys(expected).sort());
+    for (const [path, text] of Object.entries(expected)) expect(after[path], path).toBe(text);
+    expect(Object.keys(after)).not.toContain('core/features/account/other-features.ts');
+    expect(Object.keys(after)).toContain('core/features/database/account-parts.ts');
   }, 120_000);
 
   it('migrate upgrades the database in place, printing what it applied, and keeps its rows; run again, it applies nothing', async () => {
