@@ -1,7 +1,7 @@
 // Issue 47, item 6: a feature written with the seams alone. The suspensions feature of test/support/sample-feature/
 // (its own table with a reference to users, a composite unique constraint and an index; a column on users; a session
 // field; a sign-in refusal with its own error; an afterSignIn; an account part; a security event type with its label)
-// in an Express app with the real SQLite adapter (a temporary file) and PostgreSQL, signing in with a password. And
+// in an Express app with the real SQLite adapter (a temporary file), PostgreSQL and in memory, signing in with a password. And
 // the folder imports nothing of the runtime but the core and the database feature's public types and helpers.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import express, { urlencoded } from 'express';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { PostgresAdapter, migrate as migratePostgres } from '../../templates/runtime/adapters/postgres.js';
 import { SqliteAdapter, migrate as migrateSqlite } from '../../templates/runtime/adapters/sqlite.js';
 import type { AppliedStep } from '../../templates/runtime/adapters/sql-tables.js';
@@ -226,6 +227,38 @@ describe.each([
     await expect(store.query(insert, ['s4', 'user-1', 'Again', date(at)])).rejects.toThrow(/unique/i);
     await store.query('DELETE FROM users WHERE id = $1', ['user-1']);
     expect(await store.query('SELECT id FROM suspensions ORDER BY id')).toEqual([{ id: 's2' }]);
+  });
+});
+
+describe('the suspensions sample feature with the memory adapter', () => {
+  it('refuses a suspended user, shows the session field, and forgets the rows of a deleted user', async () => {
+    const adapter = MemoryAdapter();
+    const config: FrameworkAuthConfig = { secret: SECRET, trustHost: ['127.0.0.1'], adapter, providers: [Password({ sendMessage: () => {} })], features: [Suspensions], rateLimit: false, logger: recordingLogger().logger };
+    const server = express();
+    server.use(urlencoded({ extended: true }));
+    server.get('/whoami', async (req, res) => void res.json(await getSession(req, config)));
+    server.use('/auth/*splat', FrameworkAuth(config));
+    const running = await listen(server);
+    try {
+      const user = await adapter.createUser!({ id: crypto.randomUUID(), email: 'memory@example.test', emailVerified: new Date() });
+      await adapter.setPasswordHash!(user.id, await hashPassword(PASSWORD));
+      const signIn = async (jar: CookieJar): Promise<Response> => {
+        const { csrfToken } = (await (await jar.fetch(`${running.url}/auth/csrf`)).json()) as { csrfToken: string };
+        return jar.fetch(`${running.url}/auth/callback/password`, { method: 'POST', ...formBody({ csrfToken, email: user.email, password: PASSWORD }) });
+      };
+      const jar = createJar();
+      expect((await signIn(jar)).status).toBe(302);
+      await suspendUser(config, user.id, 'Spam');
+      expect(await (await jar.fetch(`${running.url}/whoami`)).json()).toMatchObject({ user: { id: user.id }, suspension: { reason: 'Spam' } });
+      const refused = await signIn(createJar());
+      expect(new URL(refused.headers.get('location')!).searchParams.get('error')).toBe('AccountSuspended');
+      const methods = adapter as Adapter & { listSuspensions(userId: string): Promise<unknown[]> };
+      expect(await methods.listSuspensions(user.id)).toHaveLength(1);
+      await adapter.deleteUser!(user.id);
+      expect(await methods.listSuspensions(user.id)).toEqual([]);
+    } finally {
+      await running.close();
+    }
   });
 });
 
