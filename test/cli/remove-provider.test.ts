@@ -168,6 +168,7 @@ describe('framework-auth remove-provider', () => {
     const document = parseJsonOutput(result.stdout) as { files: { deleted: string[] }; dependencies: { removed: string[] } };
     expect(document.files.deleted.sort()).toEqual(
       [
+        'account.ts',
         'breached.ts',
         'change-password-route.ts',
         'common-passwords.ts',
@@ -184,8 +185,9 @@ describe('framework-auth remove-provider', () => {
         'storage.ts',
       ]
         .map((file) => `src/auth/core/features/password/${file}`)
-        // Only password asks a signed-in user to re-authenticate in this project (email sign-in does not).
-        .concat('src/auth/core/providers/password.ts', 'src/auth/core/features/database/ask-to-reauthenticate.ts')
+        // Only password asks a signed-in user to re-authenticate in this project (email sign-in does not), and only it
+        // has a part of the account (features/database/account-parts.ts declares it).
+        .concat('src/auth/core/providers/password.ts', 'src/auth/core/features/database/ask-to-reauthenticate.ts', 'src/auth/core/features/database/account-parts.ts')
         .sort(),
     );
     expect(document.dependencies.removed).toEqual(['@node-rs/argon2']);
