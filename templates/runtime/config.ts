@@ -50,9 +50,16 @@ function resolveFeatures(config: FrameworkAuthConfig): { features: Feature[]; da
 
 /** The features' bearer readers as one: the first whose `resultOf` answers a request judges it, and refuses it. */
 function firstBearer(bearers: BearerAuthentication[]): BearerAuthentication | undefined {
+  if (bearers.length < 2) return bearers[0];
   const judges = new WeakMap<BearerResult, BearerAuthentication>();
-  return bearers.length < 2 ? bearers[0] : {
-    resultOf: (req, options) => bearers.reduce<Promise<BearerResult> | undefined>((found, bearer) => found ?? bearer.resultOf(req, options)?.then((answer) => (judges.set(answer, bearer), answer)), undefined),
+  return {
+    resultOf(req, options) {
+      for (const bearer of bearers) {
+        const result = bearer.resultOf(req, options);
+        if (result) return result.then((answer) => (judges.set(answer, bearer), answer));
+      }
+      return undefined;
+    },
     refuse: (res, result, needed) => judges.get(result)!.refuse(res, result, needed),
   };
 }
