@@ -14,6 +14,7 @@ import {
   type FeatureStorage,
   type VerificationToken,
   addMissing,
+  refersToUser,
   storeFeatures,
   storeOptionFeatures,
 } from '../features/database/adapter.js';
@@ -133,7 +134,7 @@ export function MemoryAdapter(options: AdapterFeaturesOption = {}): Adapter {
       const rows: Readonly<Record<string, Map<string, object>>> = { users, sessions, accounts };
       for (const column of addedColumns) {
         const table = rows[column.table];
-        if (!table || column.references?.table !== 'users' || (column.references.column ?? 'id') !== 'id') continue;
+        if (!table || !refersToUser(column.references)) continue;
         const field = camelCase(column.name);
         for (const [key, row] of [...table]) {
           if ((row as Record<string, unknown>)[field] !== userId) continue;

@@ -182,7 +182,7 @@ async function migrateWith(pool: Pool, steps: readonly MigrationStep[], dryRun =
     return applied;
   };
   // A dry run reads in a transaction too, rolled back: nothing it does stays.
-  return dryRun ? inTransaction(pool, plan, true) : inTransaction(pool, plan);
+  return inTransaction(pool, plan, dryRun);
 }
 
 /** A statement with `?` placeholders (the features' SQL) in PostgreSQL's numbered form, `$1`, `$2`, … */

@@ -8,7 +8,7 @@
  */
 import type { Feature } from '../contracts.js';
 import { featuresOf } from '../config.js';
-import type { AddedColumn, ColumnReference, ColumnType, TableSpec } from '../features/database/adapter.js';
+import { type AddedColumn, type ColumnReference, type ColumnType, type TableSpec, refersToUser } from '../features/database/adapter.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -58,10 +58,6 @@ function referenceOf(table: TableSpec, column: string): ColumnReference | null {
   return column === 'user_id' ? userReference : null;
 }
 
-function refersToUser(reference: ColumnReference): boolean {
-  return reference.table === 'users' && (reference.column ?? 'id') === 'id';
-}
-
 function referenceSql(reference: ColumnReference | null | undefined): string {
   return reference ? ` REFERENCES ${reference.table} (${reference.column ?? 'id'}) ON DELETE ${reference.onDelete.toUpperCase()}` : '';
 }
@@ -93,7 +89,7 @@ function tableSteps(dialect: Dialect, table: TableSpec): MigrationStep[] {
       sql: createTableSql(dialect, table),
       userColumns: Object.keys(table.columns).flatMap((column) => {
         const reference = referenceOf(table, column);
-        return reference && refersToUser(reference) ? [{ column, onDelete: reference.onDelete }] : [];
+        return refersToUser(reference) ? [{ column, onDelete: reference.onDelete }] : [];
       }),
     },
     ...(table.unique ?? []).filter((entry) => typeof entry !== 'string').map((columns) => indexStep(table.name, columns, true)),
@@ -120,24 +116,17 @@ export function columnSteps(dialect: Dialect, column: AddedColumn): MigrationSte
       id: `column:${table}.${name}`,
       creates: { table, column: name },
       sql: `ALTER TABLE ${table} ${add} ${definition};`,
-      userColumns: column.references && refersToUser(column.references) ? [{ column: name, onDelete: column.references.onDelete }] : [],
+      userColumns: refersToUser(column.references) ? [{ column: name, onDelete: column.references.onDelete }] : [],
     },
     ...(column.indexed ? [indexStep(column.table, [column.name], false)] : []),
   ];
 }
 
-/** The tables of these features and of those each brings beside it (`featuresOf`), each once, in list order. */
-function featureTables(features: readonly Feature[]): TableSpec[] {
-  const byName = new Map<string, TableSpec>();
-  for (const table of featuresOf({ features }).flatMap((feature) => feature.storage?.tables ?? [])) if (!byName.has(table.name)) byName.set(table.name, table);
-  return [...byName.values()];
-}
-
-/** The columns these features add to other tables, each once, in list order. */
-function featureColumns(features: readonly Feature[]): AddedColumn[] {
-  const byName = new Map<string, AddedColumn>();
-  for (const column of featuresOf({ features }).flatMap((feature) => feature.storage?.columns ?? [])) byName.set(`${column.table}.${column.name}`, byName.get(`${column.table}.${column.name}`) ?? column);
-  return [...byName.values()];
+/** The first of the items with each key, in list order. */
+function firstByKey<Item>(items: readonly Item[], key: (item: Item) => string): Item[] {
+  const byKey = new Map<string, Item>();
+  for (const item of items) if (!byKey.has(key(item))) byKey.set(key(item), item);
+  return [...byKey.values()];
 }
 
 /**
@@ -145,7 +134,10 @@ function featureColumns(features: readonly Feature[]): AddedColumn[] {
  * those it refers to), then the columns the features add to other tables.
  */
 export function migrationSteps(dialect: Dialect, core: readonly MigrationStep[], features: readonly Feature[]): MigrationStep[] {
-  const pending = featureTables(features);
+  // The features and those each brings beside it (`featuresOf`); a table or column two of them declare counts once.
+  const storages = featuresOf({ features }).flatMap((feature) => feature.storage ?? []);
+  const pending = firstByKey(storages.flatMap((storage) => storage.tables), (table) => table.name);
+  const columns = firstByKey(storages.flatMap((storage) => storage.columns ?? []), (column) => `${column.table}.${column.name}`);
   const created = new Set(core.flatMap((step) => ('table' in step.creates ? [step.creates.table] : [])));
   const ordered: TableSpec[] = [];
   while (pending.length > 0) {
@@ -158,7 +150,7 @@ export function migrationSteps(dialect: Dialect, core: readonly MigrationStep[],
     ordered.push(table!);
     created.add(table!.name);
   }
-  return [...core, ...ordered.flatMap((table) => tableSteps(dialect, table)), ...featureColumns(features).flatMap((column) => columnSteps(dialect, column))];
+  return [...core, ...ordered.flatMap((table) => tableSteps(dialect, table)), ...columns.flatMap((column) => columnSteps(dialect, column))];
 }
 
 /** The query that finds what a step creates: a row when it is there (`?` placeholders). */

@@ -54,8 +54,10 @@ export function bearerAuthentication(authenticate: (req: Request, credential: st
       if (credential === undefined) return undefined;
       let result = proven.get(req);
       if (!result) {
-        // The key's session carries the features' fields (`Feature.session`); a hook's failure is the database's.
-        result = authenticate(req, credential, options).then(async (answer) => (answer.session ? { ...answer, session: (await withFeatureFields(req, options, answer.session))! } : answer)).catch((error: unknown): BearerResult => {
+        // The key's session carries the features' fields (`Feature.session`, when any feature adds some, as the
+        // cookie's readers do); a hook's failure is the database's.
+        const proving = authenticate(req, credential, options);
+        result = (options.sessionFeatures.length > 0 ? proving.then(async (answer) => (answer.session ? { ...answer, session: (await withFeatureFields(req, options, answer.session))! } : answer)) : proving).catch((error: unknown): BearerResult => {
           // The database failed, not the key: the client may retry, and the key is not called wrong.
           options.logger.error(error instanceof Error ? error : new Error(String(error)));
           return { session: null, refused: 'temporarily_unavailable', retryAfter: 5 };

@@ -132,6 +132,11 @@ export interface ColumnReference {
   onDelete: 'cascade' | 'set null';
 }
 
+/** Whether a reference is to a user (`users (id)`): deleting the user then deletes or clears the referring rows. */
+export function refersToUser(reference: ColumnReference | null | undefined): reference is ColumnReference {
+  return reference?.table === 'users' && (reference.column ?? 'id') === 'id';
+}
+
 /**
  * A table a feature keeps in the SQL adapters' database, written once for SQLite and PostgreSQL. Every column is
  * NOT NULL unless listed in `nullable`. A `user_id` column refers to `users (id)` and is deleted with its user unless
