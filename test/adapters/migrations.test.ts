@@ -187,7 +187,7 @@ describe('SQLite migrations (issue 47)', () => {
       expect(() => database.prepare("INSERT INTO teams (id, org, slug, created_at) VALUES ('t4', 'acme', 'red', 4)").run()).toThrow(/UNIQUE/);
       database.prepare("INSERT INTO team_members (team_id, user_id, role) VALUES ('t1', 'user-1', 'owner'), ('t1', 'user-2', 'member'), ('t2', 'user-2', 'owner')").run();
       database.prepare("UPDATE users SET active_team_id = 't1', invited_by = 'user-1' WHERE id = 'user-2'").run();
-      await adapter.createApiKey!({ id: 'key-1', userId: 'user-1', name: 'ci', start: 'fak_x', digest: 'd'.repeat(64), scopes: ['read'], createdAt: new Date(), lastUsedAt: null, expiresAt: new Date(Date.now() + 60_000) }, 10);
+      await adapter.createApiKey!({ id: 'key-1', userId: 'user-1', name: 'ci', start: 'fak_x', digest: 'd'.repeat(64), scopes: ['read'], organizationId: null, createdAt: new Date(), lastUsedAt: null, expiresAt: new Date(Date.now() + 60_000) }, 10);
       database.prepare("UPDATE api_keys SET team_id = 't1'").run();
       expect(database.prepare("SELECT plan FROM users WHERE id = 'user-1'").get()).toEqual({ plan: 'free' });
 
@@ -343,7 +343,7 @@ describe('PostgreSQL migrations (issue 47)', () => {
       await expect(client.query("INSERT INTO teams (id, org, slug, created_at) VALUES ('t4', 'acme', 'red', now())")).rejects.toMatchObject({ code: '23505' });
       await client.query("INSERT INTO team_members (team_id, user_id, role) VALUES ('t1', 'user-1', 'owner'), ('t1', 'user-2', 'member'), ('t2', 'user-2', 'owner')");
       await client.query("UPDATE users SET active_team_id = 't1', invited_by = 'user-1' WHERE id = 'user-2'");
-      await adapter.createApiKey!({ id: 'key-1', userId: 'user-1', name: 'ci', start: 'fak_x', digest: 'd'.repeat(64), scopes: ['read'], createdAt: new Date(), lastUsedAt: null, expiresAt: new Date(Date.now() + 60_000) }, 10);
+      await adapter.createApiKey!({ id: 'key-1', userId: 'user-1', name: 'ci', start: 'fak_x', digest: 'd'.repeat(64), scopes: ['read'], organizationId: null, createdAt: new Date(), lastUsedAt: null, expiresAt: new Date(Date.now() + 60_000) }, 10);
       await client.query("UPDATE api_keys SET team_id = 't1'");
       expect((await client.query("SELECT plan FROM users WHERE id = 'user-1'")).rows).toEqual([{ plan: 'free' }]);
 

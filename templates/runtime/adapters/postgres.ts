@@ -488,8 +488,10 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     },
     batch: async (list) => {
       await ensureSchema();
-      await inTransaction(pool, async (client) => {
-        for (const [text, parameters] of list) await client.query(numbered(text), [...parameters]);
+      return inTransaction(pool, async (client) => {
+        const changed: number[] = [];
+        for (const [text, parameters] of list) changed.push((await client.query(numbered(text), [...parameters])).rowCount ?? 0);
+        return changed;
       });
     },
   };

@@ -524,11 +524,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
     dialect: 'sqlite',
     all: async <Row>(text: string, parameters: readonly unknown[]) => statement(text).all(...parameters.map(sqliteValue)) as Row[],
     run: async (text, parameters) => statement(text).run(...parameters.map(sqliteValue)).changes,
-    batch: async (list) => {
-      connection().transaction(() => {
-        for (const [text, parameters] of list) statement(text).run(...parameters.map(sqliteValue));
-      })();
-    },
+    batch: async (list) => connection().transaction(() => list.map(([text, parameters]) => statement(text).run(...parameters.map(sqliteValue)).changes))(),
   };
   adapter[storeFeatures] = function (this: Adapter, given) {
     features.push(...given.filter((feature) => !features.includes(feature)));

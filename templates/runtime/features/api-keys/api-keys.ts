@@ -59,6 +59,12 @@ export interface NewApiKey {
   scopes?: readonly string[];
   /** @default the configured `expiresInDays` */
   expiresInDays?: number;
+  /**
+   * The id of an organization the key acts in alone, with at most its creator's permissions there at each request
+   * (features/organizations/). The page offers those where the creator's role grants `api-key:create`.
+   * @default none: the key acts as its user
+   */
+  organizationId?: string;
 }
 
 /** A created key: the key itself is in no list and never shown again. */
@@ -67,6 +73,8 @@ export interface CreatedApiKey {
   key: string;
   name: string;
   scopes: string[];
+  /** The organization it acts in alone, or null. */
+  organizationId: string | null;
   /** ISO 8601. */
   expiresAt: string;
 }
@@ -94,7 +102,7 @@ export function resolveApiKeys(options: ApiKeysOptions): ResolvedApiKeys {
 }
 
 /** A new key's fields as sent (form or JSON), checked; each refusal names its field. */
-function checkNewKey(settings: ResolvedApiKeys, input: { name: unknown; scopes: unknown; expiresInDays: unknown }): { ok: true; value: Required<NewApiKey> } | { ok: false; errors: NewKeyErrors } {
+function checkNewKey(settings: ResolvedApiKeys, input: { name: unknown; scopes: unknown; expiresInDays: unknown }): { ok: true; value: Required<Omit<NewApiKey, 'organizationId'>> } | { ok: false; errors: NewKeyErrors } {
   const errors: NewKeyErrors = {};
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   if (name === '' || name.length > MAX_NAME_LENGTH) errors.name = `Give the key a name of 1 to ${MAX_NAME_LENGTH} characters, like "CI deploys".`;
@@ -113,17 +121,18 @@ function checkNewKey(settings: ResolvedApiKeys, input: { name: unknown; scopes: 
  * Stores a new key for `userId` and records it (`api-key-created`, with the key's name; on the request that made it,
  * when there is one); null when the user holds `maxKeysPerUser` keys already.
  */
-async function issueApiKey(context: { req?: Request; options: ResolvedConfig }, settings: ResolvedApiKeys, userId: string, request: Required<NewApiKey>): Promise<CreatedApiKey | null> {
+async function issueApiKey(context: { req?: Request; options: ResolvedConfig }, settings: ResolvedApiKeys, userId: string, request: Required<Omit<NewApiKey, 'organizationId'>> & { organizationId: string | null }): Promise<CreatedApiKey | null> {
   const adapter = context.options.adapter!;
   const { key, digest, start } = newApiKey();
   const createdAt = new Date();
   const expiresAt = new Date(createdAt.valueOf() + request.expiresInDays * DAY_MS);
   const id = crypto.randomUUID();
   const scopes = [...request.scopes];
-  const stored = await callAdapter(adapter, 'createApiKey', { id, userId, name: request.name, start, digest, scopes, createdAt, lastUsedAt: null, expiresAt }, settings.maxKeysPerUser);
+  const { organizationId } = request;
+  const stored = await callAdapter(adapter, 'createApiKey', { id, userId, name: request.name, start, digest, scopes, organizationId, createdAt, lastUsedAt: null, expiresAt }, settings.maxKeysPerUser);
   if (!stored) return null;
-  await recordSecurityEvent(context, { type: 'api-key-created', userId, detail: request.name });
-  return { id, key, name: request.name, scopes, expiresAt: expiresAt.toISOString() };
+  await recordSecurityEvent(context, { type: 'api-key-created', userId, detail: request.name, organizationId });
+  return { id, key, name: request.name, scopes, organizationId, expiresAt: expiresAt.toISOString() };
 }
 
 const settingsByConfig = new WeakMap<ResolvedConfig, ResolvedApiKeys>();
@@ -151,7 +160,7 @@ export async function createApiKey(config: FrameworkAuthConfig, request: NewApiK
   const settings = settingsOf(options);
   const checked = checkNewKey(settings, { name: request.name, scopes: request.scopes, expiresInDays: request.expiresInDays });
   if (!checked.ok) throw new TypeError(`createApiKey: ${Object.values(checked.errors).join(' ')}`);
-  const created = await issueApiKey({ options }, settings, request.userId, checked.value);
+  const created = await issueApiKey({ options }, settings, request.userId, { ...checked.value, organizationId: request.organizationId ?? null });
   if (!created) throw new TypeError(`createApiKey: the user holds ${settings.maxKeysPerUser} keys already (maxKeysPerUser).`);
   return created;
 }
@@ -195,7 +204,7 @@ export async function authenticateApiKey(req: Request, credential: string, optio
     const token: JWT = options.session.strategy === 'jwt' ? userClaims(user) : {};
     session = (await options.callbacks.session({ session, token, user })) as Session;
   }
-  session.apiKey = { id: apiKey.id, scopes: [...apiKey.scopes] };
+  session.apiKey = { id: apiKey.id, scopes: [...apiKey.scopes], ...(apiKey.organizationId === null ? {} : { organizationId: apiKey.organizationId }) };
   return { session, scopes: apiKey.scopes };
 }
 
@@ -215,9 +224,10 @@ export async function apiKeysRoute(context: RequestContext, route: Route): Promi
   const signedIn = await currentSignIn(context, adapter);
   if (!signedIn) return askToSignIn(context, json, { action: 'api-keys', message: 'Sign in to manage your API keys.' });
   const userId = signedIn.user.id;
+  const offered = async () => (await Promise.all(options.features.map((feature) => feature.apiKeyOrganizations?.(context, userId) ?? []))).flat();
   const page = async (status: number, extra: Partial<ApiKeysPage> = {}): Promise<void> => {
     const keys = await callAdapter(adapter, 'listApiKeys', userId);
-    const rendered = renderApiKeysPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), theme: options.theme, settings, keys, now: Date.now(), ...extra });
+    const rendered = renderApiKeysPage({ mountPath: context.mountPath, csrfToken: csrfTokenOf(context), theme: options.theme, settings, keys, organizations: await offered(), now: Date.now(), ...extra });
     sendHtml(context, status, rendered, extra.created ? [copyKeyScriptHash] : []);
   };
   if (!body) {
@@ -240,7 +250,11 @@ export async function apiKeysRoute(context: RequestContext, route: Route): Promi
   const checked = checkNewKey(settings, { name: body['name'], scopes: body['scopes'], expiresInDays: body['expiresInDays'] });
   const refuse = async (errors: NewKeyErrors): Promise<void> => (json ? sendJson(context, 400, { error: 'InvalidRequest', errors }) : page(400, { errors, sent: body }));
   if (!checked.ok) return refuse(checked.errors);
-  const created = await issueApiKey(context, settings, userId, checked.value);
+  // An organization (its id or slug) among those where the user's role grants `api-key:create`, read now.
+  const organization = bodyField(body, 'organization') ?? '';
+  const chosen = organization === '' ? undefined : (await offered()).find((offer) => offer.id === organization || offer.slug === organization);
+  if (organization !== '' && !chosen) return refuse({ organization: 'Choose an organization in which your role lets you create API keys.' });
+  const created = await issueApiKey(context, settings, userId, { ...checked.value, organizationId: chosen?.id ?? null });
   if (!created) return refuse({ form: `You have ${settings.maxKeysPerUser} keys, the most one account may hold: revoke one first.` });
   if (json) return sendJson(context, 201, created);
   return page(200, { created });

@@ -27,7 +27,12 @@ const neededMethods = ['getUser', 'createApiKey', 'listApiKeys', 'getApiKeyAndUs
 declare module '../../types.js' {
   interface DefaultSession {
     /** Set when the request came with an API key (`Authorization: Bearer`): the key, and the scopes it holds. */
-    apiKey?: { id: string; scopes: string[] };
+    apiKey?: {
+      id: string;
+      scopes: string[];
+      /** The organization the key was made for (features/organizations/), where alone it acts; absent otherwise. */
+      organizationId?: string;
+    };
   }
 }
 

@@ -12,7 +12,7 @@ import { layout } from '../../pages/layout.js';
 import type { ApiKeyRecord } from './storage.js';
 
 /** A refused field of the create form (`form`: the whole form, as when the user holds the most keys). */
-export type NewKeyErrors = Partial<Record<'name' | 'scopes' | 'expiresInDays' | 'form', string>>;
+export type NewKeyErrors = Partial<Record<'name' | 'scopes' | 'expiresInDays' | 'organization' | 'form', string>>;
 
 /** What the page shows. */
 export interface ApiKeysPage {
@@ -21,6 +21,8 @@ export interface ApiKeysPage {
   theme: Theme;
   settings: { scopes: readonly string[]; expiresInDays: number; maxExpiresInDays: number };
   keys: readonly ApiKeyRecord[];
+  /** The organizations a key may be made for (features/organizations/); none without them. */
+  organizations: readonly { id: string; slug: string; name: string }[];
   /** Now, in milliseconds: which keys have expired. */
   now: number;
   /** A key just created: shown this once. */
@@ -82,13 +84,21 @@ function createForm(params: ApiKeysPage): SafeHtml {
         (scope, index) => html`<label class="check" for="key-scope-${String(index)}"><input type="checkbox" id="key-scope-${String(index)}" name="scopes" value="${scope}"${checked.includes(scope) ? html` checked` : ''}>${scope}</label>`,
       )}</fieldset>${fieldError('key-scopes', errors?.scopes)}`
     : '';
-  return html`<form action="${params.mountPath}/api-keys" method="POST">${hiddenFields(params, { action: 'create' })}${errors?.form ? html`<div class="error" role="alert"><p>${errors.form}</p></div>` : ''}<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="100" required value="${name}"${invalid('name', 'key-name')}>${fieldError('key-name', errors?.name)}${scopes}<label for="key-days">Expires in (days)</label><input id="key-days" name="expiresInDays" type="number" min="1" max="${String(settings.maxExpiresInDays)}" required value="${days}"${invalid('expiresInDays', 'key-days', true)}><p class="hint" id="key-days-hint">At most ${String(settings.maxExpiresInDays)} days.</p>${fieldError('key-days', errors?.expiresInDays)}<button type="submit">Create API key</button></form>`;
+  const sentOrganization = typeof sent?.['organization'] === 'string' ? sent['organization'] : '';
+  const organization = params.organizations.length
+    ? html`<label for="key-organization">Acts in</label><select id="key-organization" name="organization"${invalid('organization', 'key-organization')}><option value="">Your account (every organization you belong to)</option>${params.organizations.map(
+        (offer) => html`<option value="${offer.id}"${sentOrganization === offer.id ? html` selected` : ''}>${offer.name} only</option>`,
+      )}</select>${fieldError('key-organization', errors?.organization)}`
+    : '';
+  return html`<form action="${params.mountPath}/api-keys" method="POST">${hiddenFields(params, { action: 'create' })}${errors?.form ? html`<div class="error" role="alert"><p>${errors.form}</p></div>` : ''}<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="100" required value="${name}"${invalid('name', 'key-name')}>${fieldError('key-name', errors?.name)}${scopes}<label for="key-days">Expires in (days)</label><input id="key-days" name="expiresInDays" type="number" min="1" max="${String(settings.maxExpiresInDays)}" required value="${days}"${invalid('expiresInDays', 'key-days', true)}><p class="hint" id="key-days-hint">At most ${String(settings.maxExpiresInDays)} days.</p>${fieldError('key-days', errors?.expiresInDays)}${organization}<button type="submit">Create API key</button></form>`;
 }
 
 function keyItem(params: ApiKeysPage, key: ApiKeyRecord): SafeHtml {
   const expired = key.expiresAt.valueOf() <= params.now;
+  const organization = key.organizationId === null ? undefined : params.organizations.find((offer) => offer.id === key.organizationId);
+  const where = key.organizationId === null ? '' : ` · acts in ${organization?.name ?? 'one organization'} only`;
   const scopes = key.scopes.length ? key.scopes.join(', ') : 'none';
-  return html`<li><p><strong>${key.name}</strong> <code>${key.start}…</code>${expired ? html` <span class="muted">(expired)</span>` : ''}</p><p class="hint">Scopes: ${scopes} · created ${shownDay(key.createdAt)} · last used ${shownDay(key.lastUsedAt)} · expires ${shownDay(key.expiresAt)}</p><form action="${params.mountPath}/api-keys" method="POST">${hiddenFields(params, { action: 'revoke', id: key.id })}<button type="submit" class="secondary" aria-label="Revoke ${key.name}">Revoke</button></form></li>`;
+  return html`<li><p><strong>${key.name}</strong> <code>${key.start}…</code>${expired ? html` <span class="muted">(expired)</span>` : ''}</p><p class="hint">Scopes: ${scopes} · created ${shownDay(key.createdAt)} · last used ${shownDay(key.lastUsedAt)} · expires ${shownDay(key.expiresAt)}${where}</p><form action="${params.mountPath}/api-keys" method="POST">${hiddenFields(params, { action: 'revoke', id: key.id })}<button type="submit" class="secondary" aria-label="Revoke ${key.name}">Revoke</button></form></li>`;
 }
 
 export function renderApiKeysPage(params: ApiKeysPage): string {

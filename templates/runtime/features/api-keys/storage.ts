@@ -13,6 +13,8 @@ export interface ApiKeyRecord {
   /** The key's first characters (`fak_AbCdEf`): enough to recognise it, not to use it. */
   start: string;
   scopes: string[];
+  /** The organization it was made for, where alone it acts (features/organizations/); null for the user's own key. */
+  organizationId: string | null;
   createdAt: Date;
   /** When a request last used it, to the minute; null when none has. */
   lastUsedAt: Date | null;
@@ -53,6 +55,7 @@ interface ApiKeyRow {
   start: string;
   digest: string;
   scopes: string;
+  organization_id: string | null;
   created_at: Date | number;
   last_used_at: Date | number | null;
   expires_at: Date | number;
@@ -66,6 +69,7 @@ function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
     start: row.start,
     digest: row.digest,
     scopes: row.scopes === '' ? [] : row.scopes.split(' '),
+    organizationId: row.organization_id,
     createdAt: new Date(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
     expiresAt: new Date(row.expires_at),
@@ -77,7 +81,7 @@ function listed({ digest: _digest, ...record }: StoredApiKey): ApiKeyRecord {
   return record;
 }
 
-const columns = 'id, user_id, name, start, digest, scopes, created_at, last_used_at, expires_at';
+const columns = 'id, user_id, name, start, digest, scopes, organization_id, created_at, last_used_at, expires_at';
 
 export const apiKeyStorage: FeatureStorage = {
   tables: [
@@ -90,10 +94,12 @@ export const apiKeyStorage: FeatureStorage = {
       indexes: ['user_id'],
     },
   ],
+  // Added after the table's first version (issue 48): an existing table gets it by `migrate`.
+  columns: [{ table: 'api_keys', name: 'organization_id', type: 'text', nullable: true }],
   sql: (database) => ({
     async createApiKey(apiKey, maxPerUser) {
-      const { id, userId, name, start, digest, scopes, createdAt, expiresAt } = apiKey;
-      await database.run(`INSERT INTO api_keys (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?)`, [id, userId, name, start, digest, scopes.join(' '), createdAt, expiresAt]);
+      const { id, userId, name, start, digest, scopes, organizationId, createdAt, expiresAt } = apiKey;
+      await database.run(`INSERT INTO api_keys (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`, [id, userId, name, start, digest, scopes.join(' '), organizationId, createdAt, expiresAt]);
       // Counted after the insert, so that of two concurrent creations over the cap neither stays.
       const [row] = await database.all<{ live: number | string }>('SELECT count(*) AS live FROM api_keys WHERE user_id = ? AND expires_at > ?', [userId, createdAt]);
       if (Number(row?.live ?? 0) <= maxPerUser) return true;
@@ -108,7 +114,7 @@ export const apiKeyStorage: FeatureStorage = {
 
     async getApiKeyAndUser(digest) {
       const [row] = await database.all<ApiKeyRow & { user_name: string | null; user_email: string | null; user_email_verified: Date | number | null; user_image: string | null }>(
-        `SELECT k.id, k.user_id, k.name, k.start, k.digest, k.scopes, k.created_at, k.last_used_at, k.expires_at,
+        `SELECT k.id, k.user_id, k.name, k.start, k.digest, k.scopes, k.organization_id, k.created_at, k.last_used_at, k.expires_at,
                 u.name AS user_name, u.email AS user_email, u.email_verified AS user_email_verified, u.image AS user_image
          FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.digest = ?`,
         [digest],

@@ -185,8 +185,8 @@ export interface SqlDatabase {
   all<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]>;
   /** Runs one statement; resolves how many rows it changed. */
   run(sql: string, parameters: readonly unknown[]): Promise<number>;
-  /** Runs the statements in order in one transaction: all or none. */
-  batch(statements: readonly (readonly [sql: string, parameters: readonly unknown[]])[]): Promise<void>;
+  /** Runs the statements in order in one transaction, all or none; resolves how many rows each one changed. */
+  batch(statements: readonly (readonly [sql: string, parameters: readonly unknown[]])[]): Promise<number[]>;
 }
 
 /** What a feature keeps in the database: its tables and the adapter methods over them, for each built-in adapter. */

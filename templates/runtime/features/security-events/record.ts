@@ -28,6 +28,8 @@ export interface SecurityEvent {
   userAgent: string | null;
   /** A name the user gave (a passkey's, an API key's), or how many sessions ended; null otherwise. */
   detail: string | null;
+  /** The organization it happened in, when it did in one (handed to `onSecurityEvent`; the organization keeps its own). */
+  organizationId?: string;
 }
 
 /** How much of the client's address an event keeps: all of it, its network (IPv4 /24, IPv6 /48), or none. */
@@ -95,6 +97,7 @@ export function securityEventOf(req: Request | undefined, options: ResolvedConfi
     ip: eventAddress(req, settings(options).ipPrecision),
     userAgent: req ? userAgentOf(req) : null,
     detail: input.detail ?? null,
+    ...(input.organizationId ? { organizationId: input.organizationId } : {}),
   };
 }
 

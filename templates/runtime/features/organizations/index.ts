@@ -1,0 +1,63 @@
+/**
+ * Organizations (SPEC §14): add `Organizations()` to the config's `features`. Signed-in users create organizations,
+ * invite colleagues by email and give each member one role at `<mount>/organizations`; an app guards its routes by
+ * what a member may do with `requirePermission('project:create', { organization: (req) => req.params.slug })`, and
+ * `getSession(req).organization` is the active organization with the role held there. Membership and role are read
+ * from the database on the request that needs them. Needs an adapter and database sessions (`migrate` adds the
+ * tables and the sessions' `active_organization_id`).
+ * @example
+ * features: [Organizations({ roles: { developer: ['organization:read', 'project:create'] } })]
+ * app.post('/orgs/:slug/projects', requirePermission('project:create', { organization: (req) => req.params.slug }), createProject)
+ */
+import type { Feature } from '../../contracts.js';
+import { UnsupportedStrategy } from '../../errors.js';
+import { assertAdapterFor } from '../database/adapter-needs.js';
+import { SecurityEvents } from '../security-events/index.js';
+import { keyOrganizations, sessionOrganization, undefinedRoles, useOrganizations } from './access.js';
+import { type OrganizationsOptions, resolveOrganizations } from './roles.js';
+import { organizationMethods, organizationStorage } from './storage.js';
+
+export { createRequirePermission, hasPermissionFor, undefinedRoles } from './access.js';
+export type { RequirePermissionOptions, SessionOrganization } from './access.js';
+export type { OrganizationPermissions, OrganizationsOptions, Permission } from './roles.js';
+export type { InvitationRecord, MemberRecord, Membership, OrganizationRecord } from './storage.js';
+
+declare module '../../types.js' {
+  interface DefaultSession {
+    /**
+     * The session's active organization and the role the user holds there, read on this request (never from the
+     * cookie); null when it has none or the user is no longer a member. With an API key made for an organization,
+     * that organization.
+     */
+    organization?: import('./access.js').SessionOrganization | null;
+  }
+}
+
+/** The organizations' feature: its tables, its column on sessions, the session's field and the startup checks. */
+export function Organizations(options: OrganizationsOptions = {}): Feature {
+  const settings = resolveOrganizations(options);
+  return {
+    id: 'organizations',
+    storage: organizationStorage,
+    // Its events are security events too (SPEC §13), each with the organization's id.
+    features: [SecurityEvents],
+    session: sessionOrganization,
+    apiKeyOrganizations: keyOrganizations,
+    check(resolved) {
+      assertAdapterFor({ id: 'organizations', type: 'feature' }, resolved.adapter, resolved.session.strategy, { what: 'organizations, members and invitations are kept', methods: organizationMethods });
+      if (resolved.session.strategy !== 'database') {
+        throw new UnsupportedStrategy('Organizations keep the active organization on the session\'s row: use database sessions (session.strategy "database", the default with an adapter).');
+      }
+      useOrganizations(resolved, settings);
+      // A role that members hold and the config no longer defines grants nothing: said at startup, without waiting.
+      undefinedRoles(resolved).then(
+        (roles) => {
+          if (roles.length === 0) return;
+          const named = roles.map(({ role, members }) => `"${role}" (${members} ${members === 1 ? 'member' : 'members'})`).join(', ');
+          resolved.logger.error(new TypeError(`Organizations: memberships hold roles that Organizations({ roles }) does not define, which grant nothing: ${named}. Define them again, or give those members another role.`));
+        },
+        (error: unknown) => resolved.logger.error(error instanceof Error ? error : new Error(String(error))),
+      );
+    },
+  };
+}
