@@ -13,7 +13,7 @@ import type { Feature } from '../../contracts.js';
 import { UnsupportedStrategy } from '../../errors.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import { SecurityEvents } from '../security-events/index.js';
-import { keyOrganizations, sessionOrganization, undefinedRoles, useOrganizations } from './access.js';
+import { type SessionOrganization, keyOrganizations, sessionOrganization, undefinedRoles, useOrganizations } from './access.js';
 import { type OrganizationsOptions, resolveOrganizations } from './roles.js';
 import { organizationMethods, organizationStorage } from './storage.js';
 
@@ -29,7 +29,7 @@ declare module '../../types.js' {
      * cookie); null when it has none or the user is no longer a member. With an API key made for an organization,
      * that organization.
      */
-    organization?: import('./access.js').SessionOrganization | null;
+    organization?: SessionOrganization | null;
   }
 }
 
