@@ -490,6 +490,7 @@ describe.each(adapters)('API keys with %s', (adapterName, makeAdapter) => {
         name: 'Newer <b>',
         start: newer.key.slice(0, 10),
         scopes: ['read', 'write'],
+        organizationId: null,
         createdAt: expect.any(String),
         lastUsedAt: null,
         expiresAt: newer.expiresAt,
@@ -581,14 +582,14 @@ describe.each(adapters)('API keys with %s', (adapterName, makeAdapter) => {
       expect((await listByPage(h, jar)).apiKeys).toHaveLength(3);
     });
 
-    it('answers a JSON client 201 { id, key, name, scopes, expiresAt }, expiring after the configured days', async () => {
+    it('answers a JSON client 201 { id, key, name, scopes, organizationId, expiresAt }, expiring after the configured days', async () => {
       const user = await newUser(h);
       const jar = await signIn(h, user.email);
       const before = Date.now();
       const response = await post(h, jar, 'api-keys', { action: 'create', name: '  Deploys  ', scopes: ['write', 'read', 'write'] });
       expect(response.status).toBe(201);
       const created = (await response.json()) as CreatedApiKey;
-      expect(Object.keys(created).sort()).toEqual(['expiresAt', 'id', 'key', 'name', 'scopes']);
+      expect(Object.keys(created).sort()).toEqual(['expiresAt', 'id', 'key', 'name', 'organizationId', 'scopes']);
       expect(created).toMatchObject({ name: 'Deploys', scopes: ['write', 'read'] });
       expect(created.key).toMatch(KEY_SHAPE);
       const expiresAt = Date.parse(created.expiresAt);
