@@ -226,7 +226,7 @@ function membersTable(params: OrganizationPage, placer: ReturnType<typeof errorP
     if (params.may.role && touchable && params.grantable.includes(member.role)) {
       const errors = placer.of('role', byUser);
       const error = errors['role'] ?? errors['userId'];
-      role = html`<form action="${action}" method="POST">${hiddenFields(csrfToken, { action: 'role', userId: member.userId })}<label class="visually-hidden" for="${id}-role">Role of ${who}</label><select id="${id}-role" name="role"${invalid(`${id}-role`, error)}>${roleOptions(params.grantable, sentValue(params.sent, 'role', 'role', member.role))}</select>${fieldError(`${id}-role`, error)}<button type="submit" class="secondary" aria-label="Change role of ${who}">Change role</button></form>`;
+      role = html`<form action="${action}" method="POST">${hiddenFields(csrfToken, { action: 'role', userId: member.userId })}<label class="visually-hidden" for="${id}-role">Role of ${who}</label><select id="${id}-role" name="role"${invalid(`${id}-role`, error)}>${roleOptions(params.grantable, params.sent?.['userId'] === member.userId ? sentValue(params.sent, 'role', 'role', member.role) : member.role)}</select>${fieldError(`${id}-role`, error)}<button type="submit" class="secondary" aria-label="Change role of ${who}">Change role</button></form>`;
     }
     const buttonErrors = { ...placer.of('remove', byUser), ...placer.of('transfer', byUser) };
     const buttonError = Object.values(buttonErrors)[0];
