@@ -197,8 +197,9 @@ describe('security event types declared by features', () => {
     const { passkeys } = await import('../../templates/runtime/features/passkey/index.js');
     const { ApiKeys } = await import('../../templates/runtime/features/api-keys/index.js');
     const { TwoFactor } = await import('../../templates/runtime/features/two-factor/index.js');
+    const { Organizations } = await import('../../templates/runtime/features/organizations/index.js');
     const { default: Password } = await import('../../templates/runtime/providers/password.js');
-    const features: Feature[] = [database, SecurityEvents, passkeys, ApiKeys(), TwoFactor(), Account(), ...(Password({ sendMessage: () => {} })[providerFlow].features ?? [])];
+    const features: Feature[] = [database, SecurityEvents, passkeys, ApiKeys(), TwoFactor(), Organizations(), Account(), ...(Password({ sendMessage: () => {} })[providerFlow].features ?? [])];
     const labels = Object.assign({}, ...features.map((feature) => feature.securityEventLabels ?? {})) as Record<string, string>;
     const recorded = ['sign-in', 'sign-in-failed', 'sign-out', 'password-set', 'password-changed', 'password-reset', 'email-changed', 'two-factor-on', 'two-factor-off', 'recovery-code-used', 'passkey-added', 'passkey-removed', 'api-key-created', 'api-key-revoked', 'session-ended', 'account-linked', 'account-unlinked'];
     expect(Object.keys(labels).sort()).toEqual([...recorded].sort());
@@ -211,11 +212,11 @@ describe('the account feature’s source', () => {
     .filter((name) => name.endsWith('.ts'))
     .map((name) => [name, readFileSync(new URL(name, folder), 'utf8')] as const);
 
-  it.each(sources)('%s imports nothing of the passkey, password, two-factor or API-keys features', (_name, source) => {
-    expect(source).not.toMatch(/from '\.\.\/(passkey|password|two-factor|api-keys)\//);
+  it.each(sources)('%s imports nothing of the passkey, password, two-factor, API-keys or organizations features', (_name, source) => {
+    expect(source).not.toMatch(/from '\.\.\/(passkey|password|two-factor|api-keys|organizations)\//);
   });
 
   it.each(sources)('%s calls none of their adapter methods', (_name, source) => {
-    expect(source).not.toMatch(/Authenticator|PasswordHash|TwoFactor|ApiKey/);
+    expect(source).not.toMatch(/Authenticator|PasswordHash|TwoFactor|ApiKey|Membership|Organization|SoleOwnership/);
   });
 });

@@ -13,6 +13,7 @@ import type { Feature } from '../../contracts.js';
 import { UnsupportedStrategy } from '../../errors.js';
 import { assertAdapterFor } from '../database/adapter-needs.js';
 import { SecurityEvents } from '../security-events/index.js';
+import { organizationsAccountPart } from './account.js';
 import { type SessionOrganization, keyOrganizations, sessionOrganization, undefinedRoles, useOrganizations } from './access.js';
 import { type OrganizationsOptions, resolveOrganizations } from './roles.js';
 import { organizationMethods, organizationStorage } from './storage.js';
@@ -43,6 +44,7 @@ export function Organizations(options: OrganizationsOptions = {}): Feature {
     features: [SecurityEvents],
     session: sessionOrganization,
     apiKeyOrganizations: keyOrganizations,
+    account: organizationsAccountPart,
     check(resolved) {
       assertAdapterFor({ id: 'organizations', type: 'feature' }, resolved.adapter, resolved.session.strategy, { what: 'organizations, members and invitations are kept', methods: organizationMethods });
       if (resolved.session.strategy !== 'database') {
