@@ -739,6 +739,9 @@ describe.each(memoryAndSqlite)('organizations routes with %s', (_name, makeAdapt
       const invited = await newUser(h, 'invited');
       const token = await invite(h, owner, organization, invited.email);
       const other = await newUser(h, 'other');
+      const shown = await (await get(h, other.jar, `organizations/invitations/${token}`)).json();
+      expect(shown).toMatchObject({ mayAnswer: false });
+      expect(JSON.stringify(shown)).not.toContain(invited.email);
       for (const user of [other, admin]) {
         const refused = await post(h, user.jar, `organizations/invitations/${token}`, { action: 'accept' });
         expect(refused.status).toBe(403);

@@ -75,8 +75,9 @@ export async function invitationRoute(context: RequestContext, method: 'GET' | '
   }
   if (!body) {
     if (!json) return page(200);
-    const { organization, inviterName, role, expiresAt, email } = invitation;
-    return sendJson(context, 200, { invitation: { organization: { slug: organization.slug, name: organization.name }, inviterName, role, email, expiresAt }, mayAnswer: signedIn ? isInvited(signedIn, invitation) : false });
+    // Not the invited address: the link may be opened by someone else (a forwarded mail), who learns no address from it.
+    const { organization, inviterName, role, expiresAt } = invitation;
+    return sendJson(context, 200, { invitation: { organization: { slug: organization.slug, name: organization.name }, inviterName, role, expiresAt }, mayAnswer: signedIn ? isInvited(signedIn, invitation) : false });
   }
   const user = signedIn!;
   if (!isInvited(user, invitation)) {

@@ -52,6 +52,7 @@ function checkNewOrganization(body: Record<string, unknown>): { ok: true; name: 
   return { ok: true, name: name.name, slug };
 }
 
+/** The route of `<mount>/organizations` (`Feature.routes`): each path below it to its own function. */
 export async function organizationsRoute(context: RequestContext, route: Route): Promise<void> {
   const { subpath } = route;
   if (subpath?.startsWith(`${INVITATIONS}/`)) return invitationRoute(context, route.method, subpath.slice(INVITATIONS.length + 1));
