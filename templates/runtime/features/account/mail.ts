@@ -11,7 +11,7 @@
  * offered and the rest of the page works. The security notifications (`Account({ notifications })`) go through
  * the same transport.
  */
-import { messageButton, messageHtml, printMessage, shownHost, smtpSender } from '../email/smtp.js';
+import { type Mailer, type MailerOptions, messageButton, messageHtml, resolveMailer, shownHost } from '../email/smtp.js';
 import { html } from '../../pages/html.js';
 import type { Theme } from '../../contracts.js';
 import type { AuthEnv, Awaitable } from '../../types.js';
@@ -32,37 +32,18 @@ export interface AccountMessage {
 /** Sends a message; throw to report a failure (it is logged). */
 export type AccountMessageSender = (message: AccountMessage) => Awaitable<void>;
 
-/** The mail options of `Account()`. */
-export interface AccountMailOptions {
-  /** The SMTP server (an SMTP URL or nodemailer transport options). @default AUTH_EMAIL_SERVER */
-  server?: string | Record<string, unknown>;
-  /** The sender of the messages. @default AUTH_EMAIL_FROM */
-  from?: string;
-  /** Sends the messages through another service instead of SMTP; throw to report a failure. */
-  sendMessage?: AccountMessageSender;
-}
+/** The mail options of `Account()`: its `server`, `from` and `sendMessage`. */
+export type AccountMailOptions = MailerOptions<AccountMessage>;
 
 /** The resolved transport: how to send, and whether it only prints (development without a server). */
-export interface AccountMailer {
-  send: AccountMessageSender;
-  /** True when messages go to the console: outside production, with no server and no `sendMessage`. */
-  printsMessages: boolean;
-}
+export type AccountMailer = Mailer<AccountMessage>;
 
 /**
  * The transport of `Account(options)`: `sendMessage`, else SMTP, else the console outside production; undefined in
  * production without any (the address change is then not offered). Throws when a server is set without a sender.
  */
 export function resolveAccountMailer(options: AccountMailOptions, env: AuthEnv): AccountMailer | undefined {
-  if (options.sendMessage) return { send: options.sendMessage, printsMessages: false };
-  const server = options.server ?? (env['AUTH_EMAIL_SERVER'] || undefined);
-  const from = options.from ?? (env['AUTH_EMAIL_FROM'] || undefined);
-  if (server) {
-    if (!from) throw new TypeError('Account() sends email through AUTH_EMAIL_SERVER but has no sender: set AUTH_EMAIL_FROM (e.g. "Example <no-reply@example.com>")');
-    return { send: smtpSender(server, from), printsMessages: false };
-  }
-  if (env['NODE_ENV'] === 'production') return undefined;
-  return { send: printMessage, printsMessages: true };
+  return resolveMailer('Account()', options, env);
 }
 
 /** The wording of each message: subject and paragraphs; `button` for the one with a link. */

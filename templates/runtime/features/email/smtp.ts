@@ -5,6 +5,7 @@
  */
 import { SafeHtml, escapeHtml, html, safeColor } from '../../pages/html.js';
 import type { Theme } from '../../contracts.js';
+import type { AuthEnv, Awaitable } from '../../types.js';
 
 /** A host as a message heading shows it: its dots broken up, so that mail clients do not turn it into a second link. */
 export function shownHost(host: string): SafeHtml {
@@ -77,4 +78,38 @@ export function smtpSender(server: string | Record<string, unknown>, from: strin
  */
 export function printMessage(message: Pick<OutgoingMessage, 'to' | 'subject' | 'text'>): void {
   console.info(`\n--- email to ${message.to} ---\nSubject: ${message.subject}\n\n${message.text}--- end of email ---\n`);
+}
+
+/** How a feature that mails its users is told to send (`Account()`, `Organizations()`). */
+export interface MailerOptions<Message extends OutgoingMessage> {
+  /** The SMTP server (an SMTP URL or nodemailer transport options). @default AUTH_EMAIL_SERVER */
+  server?: string | Record<string, unknown>;
+  /** The sender of the messages. @default AUTH_EMAIL_FROM */
+  from?: string;
+  /** Sends the messages through another service instead of SMTP; throw to report a failure (it is logged). */
+  sendMessage?: (message: Message) => Awaitable<void>;
+}
+
+/** A feature's transport: how to send, and whether it only prints (development without a server). */
+export interface Mailer<Message extends OutgoingMessage> {
+  send: (message: Message) => Awaitable<void>;
+  /** True when messages go to the console: outside production, with no server and no `sendMessage`. */
+  printsMessages: boolean;
+}
+
+/**
+ * The transport of a feature's mail options: `sendMessage`, else SMTP through `server` (AUTH_EMAIL_SERVER) from `from`
+ * (AUTH_EMAIL_FROM), else the console outside production; undefined in production without any (the feature then
+ * offers no message). Throws, naming `feature`, when a server is set without a sender.
+ */
+export function resolveMailer<Message extends OutgoingMessage>(feature: string, options: MailerOptions<Message>, env: AuthEnv): Mailer<Message> | undefined {
+  if (options.sendMessage) return { send: options.sendMessage, printsMessages: false };
+  const server = options.server ?? (env['AUTH_EMAIL_SERVER'] || undefined);
+  const from = options.from ?? (env['AUTH_EMAIL_FROM'] || undefined);
+  if (server) {
+    if (!from) throw new TypeError(`${feature} sends email through AUTH_EMAIL_SERVER but has no sender: set AUTH_EMAIL_FROM (e.g. "Example <no-reply@example.com>")`);
+    return { send: smtpSender(server, from), printsMessages: false };
+  }
+  if (env['NODE_ENV'] === 'production') return undefined;
+  return { send: printMessage, printsMessages: true };
 }

@@ -6,6 +6,7 @@
  * refusal when the guard is made.
  */
 import type { AdapterUser, Awaitable } from '../../types.js';
+import type { OrganizationsMailOptions } from './mail.js';
 
 /**
  * The permissions roles grant: the feature's own below; an app adds its own by declaration:
@@ -49,8 +50,11 @@ export const defaultRoles: Readonly<Record<string, readonly Permission[]>> = {
   member: ['organization:read'],
 };
 
-/** The options of `Organizations()`. */
-export interface OrganizationsOptions {
+/**
+ * The options of `Organizations()`; `server`, `from` and `sendMessage` choose how invitations and removal notices are
+ * sent (AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM by default; printed on the console outside production without them).
+ */
+export interface OrganizationsOptions extends OrganizationsMailOptions {
   /**
    * Roles beside `owner` (who holds every permission), by name: each its permissions. A role named here replaces the
    * default of that name (`admin`, `member`); the others are kept. A membership whose role the config no longer
@@ -120,15 +124,27 @@ export function roleGrants(settings: OrganizationSettings, role: string, permiss
   return settings.roles.get(role)?.has(permission) ?? false;
 }
 
+/** Whether role `actor` holds every permission of role `role`; only an owner holds `owner`. */
+function holdsRole(settings: OrganizationSettings, actor: string, role: string): boolean {
+  if (role === OWNER) return actor === OWNER;
+  const granted = settings.roles.get(role);
+  return granted !== undefined && [...granted].every((permission) => roleGrants(settings, actor, permission));
+}
+
 /**
  * Whether a member with role `actor` may give (or take away) role `role`: they hold `member:role` and every
  * permission of that role; only an owner gives or takes `owner`.
  */
 export function mayGrant(settings: OrganizationSettings, actor: string, role: string): boolean {
-  if (!roleGrants(settings, actor, 'member:role')) return false;
-  if (role === OWNER) return actor === OWNER;
-  const granted = settings.roles.get(role);
-  return granted !== undefined && [...granted].every((permission) => roleGrants(settings, actor, permission));
+  return roleGrants(settings, actor, 'member:role') && holdsRole(settings, actor, role);
+}
+
+/**
+ * Whether a member with role `actor` may invite someone as `role`: they hold `member:invite` and every permission of
+ * that role (an invitation grants the role once accepted); only an owner invites an owner.
+ */
+export function mayInviteAs(settings: OrganizationSettings, actor: string, role: string): boolean {
+  return roleGrants(settings, actor, 'member:invite') && holdsRole(settings, actor, role);
 }
 
 /** The names of the permissions a guard was given, checked against the config's roles when the guard is made. */
