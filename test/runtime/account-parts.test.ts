@@ -201,7 +201,8 @@ describe('security event types declared by features', () => {
     const { default: Password } = await import('../../templates/runtime/providers/password.js');
     const features: Feature[] = [database, SecurityEvents, passkeys, ApiKeys(), TwoFactor(), Organizations(), Account(), ...(Password({ sendMessage: () => {} })[providerFlow].features ?? [])];
     const labels = Object.assign({}, ...features.map((feature) => feature.securityEventLabels ?? {})) as Record<string, string>;
-    const recorded = ['sign-in', 'sign-in-failed', 'sign-out', 'password-set', 'password-changed', 'password-reset', 'email-changed', 'two-factor-on', 'two-factor-off', 'recovery-code-used', 'passkey-added', 'passkey-removed', 'api-key-created', 'api-key-revoked', 'session-ended', 'account-linked', 'account-unlinked'];
+    const recorded = ['sign-in', 'sign-in-failed', 'sign-out', 'password-set', 'password-changed', 'password-reset', 'email-changed', 'two-factor-on', 'two-factor-off', 'recovery-code-used', 'passkey-added', 'passkey-removed', 'api-key-created', 'api-key-revoked', 'session-ended', 'account-linked', 'account-unlinked',
+      'organization-created', 'organization-updated', 'organization-deleted', 'member-invited', 'member-joined', 'member-left', 'member-removed', 'member-role-changed', 'ownership-transferred', 'invitation-cancelled', 'invitation-declined'];
     expect(Object.keys(labels).sort()).toEqual([...recorded].sort());
   });
 });
