@@ -490,6 +490,7 @@ describe.each(adapters)('API keys with %s', (adapterName, makeAdapter) => {
         name: 'Newer <b>',
         start: newer.key.slice(0, 10),
         scopes: ['read', 'write'],
+        organizationId: null,
         createdAt: expect.any(String),
         lastUsedAt: null,
         expiresAt: newer.expiresAt,
@@ -588,8 +589,8 @@ describe.each(adapters)('API keys with %s', (adapterName, makeAdapter) => {
       const response = await post(h, jar, 'api-keys', { action: 'create', name: '  Deploys  ', scopes: ['write', 'read', 'write'] });
       expect(response.status).toBe(201);
       const created = (await response.json()) as CreatedApiKey;
-      expect(Object.keys(created).sort()).toEqual(['expiresAt', 'id', 'key', 'name', 'scopes']);
-      expect(created).toMatchObject({ name: 'Deploys', scopes: ['write', 'read'] });
+      expect(Object.keys(created).sort()).toEqual(['expiresAt', 'id', 'key', 'name', 'organizationId', 'scopes']);
+      expect(created).toMatchObject({ name: 'Deploys', scopes: ['write', 'read'], organizationId: null });
       expect(created.key).toMatch(KEY_SHAPE);
       const expiresAt = Date.parse(created.expiresAt);
       expect(expiresAt).toBeGreaterThanOrEqual(before + 90 * DAY_MS);
