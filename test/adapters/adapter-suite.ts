@@ -14,6 +14,7 @@ import type { AdapterAuthenticator } from '../../templates/runtime/features/pass
 import type { StoredApiKey } from '../../templates/runtime/features/api-keys/storage.js';
 import type { SecurityEvent } from '../../templates/runtime/features/security-events/index.js';
 import type { EmailChange } from '../../templates/runtime/features/account/storage.js';
+import type { OrganizationRecord, StoredInvitation } from '../../templates/runtime/features/organizations/storage.js';
 
 /** Every method of the interface, in its order. */
 export const adapterMethods = [
@@ -1221,6 +1222,19 @@ export function runAdapterSuite(
         expect(stored.filter(Boolean)).toHaveLength(listed.length);
       });
 
+      test('keeps the organization a key was made for', ['createUser', 'createOrganization', 'createApiKey', 'getApiKeyAndUser', 'listApiKeys'], async () => {
+        const user = await createUser();
+        const organization = { id: randomUUID(), slug: `keys-${randomUUID().slice(0, 8)}`, name: 'Keys', createdAt: new Date('2026-11-01T10:00:00.000Z') };
+        await adapter.createOrganization(organization, user.id);
+        const bound = apiKeyData(user.id, { organizationId: organization.id, createdAt: new Date('2026-11-02T10:00:00.000Z') });
+        const own = apiKeyData(user.id, { createdAt: new Date('2026-11-01T10:00:00.000Z') });
+        await adapter.createApiKey(bound, 10);
+        await adapter.createApiKey(own, 10);
+        expect((await adapter.getApiKeyAndUser(bound.digest))?.apiKey).toStrictEqual(bound);
+        expect((await adapter.getApiKeyAndUser(own.digest))?.apiKey.organizationId).toBeNull();
+        expect((await adapter.listApiKeys(user.id)).map((key) => key.organizationId)).toEqual([organization.id, null]);
+      });
+
       test('records a use at most once a minute', ['createUser', 'createApiKey', 'touchApiKey', 'getApiKeyAndUser'], async () => {
         const user = await createUser();
         const key = apiKeyData(user.id);
@@ -1249,6 +1263,398 @@ export function runAdapterSuite(
         expect(await adapter.getApiKeyAndUser(key.digest)).toBeNull();
         expect(await adapter.listApiKeys(user.id)).toEqual([]);
         expect((await adapter.getApiKeyAndUser(othersKey.digest))?.user.id).toEqual(other.id);
+      });
+    });
+
+    describe('organizations', () => {
+      const second = (): Date => new Date(Math.floor(Date.now() / 1000) * 1000);
+      const day = 86_400_000;
+      const every = <T extends AdapterMethod[]>(...methods: T): T => methods;
+
+      function organizationData(overrides: Partial<OrganizationRecord> = {}): OrganizationRecord {
+        return { id: randomUUID(), slug: `acme-${randomUUID().slice(0, 8)}`, name: 'Acme', createdAt: second(), ...overrides };
+      }
+
+      async function createOrganization(ownerId: string, overrides: Partial<OrganizationRecord> = {}): Promise<OrganizationRecord> {
+        const organization = organizationData(overrides);
+        expect(await adapter.createOrganization(organization, ownerId)).toBe(true);
+        return organization;
+      }
+
+      /** An invitation as the feature stores it: the SHA-256 digest (hex) of a random link token. */
+      function invitationData(organizationId: string, inviterId: string | null, overrides: Partial<StoredInvitation> = {}): StoredInvitation {
+        const createdAt = second();
+        return {
+          id: randomUUID(),
+          organizationId,
+          email: `grace-${randomUUID()}@example.com`,
+          role: 'member',
+          inviterId,
+          digest: createHash('sha256').update(randomUUID()).digest('hex'),
+          createdAt,
+          expiresAt: new Date(createdAt.valueOf() + 7 * day),
+          ...overrides,
+        };
+      }
+
+      /** Makes `user` a member with `role` the only way the feature does: an invitation, accepted. */
+      async function join(organization: OrganizationRecord, user: AdapterUser, role = 'member', joinedAt = second()): Promise<void> {
+        const invitation = invitationData(organization.id, null, { email: user.email, role, createdAt: joinedAt, expiresAt: new Date(joinedAt.valueOf() + day) });
+        expect(await adapter.createInvitation(invitation, 1000)).toBe(true);
+        expect(await adapter.acceptInvitation(invitation.digest, user.id, joinedAt)).toBe(true);
+      }
+
+      async function rolesOf(organizationId: string): Promise<Record<string, string>> {
+        return Object.fromEntries((await adapter.listMembers(organizationId)).map((member) => [member.userId, member.role]));
+      }
+
+      const membershipMethods = every('createUser', 'createOrganization', 'createInvitation', 'acceptInvitation', 'listMembers');
+
+      test('creates an organization with its creator its owner, and finds it by slug or id', ['createUser', 'createOrganization', 'getOrganization', 'listMemberships'], async () => {
+        const user = await createUser();
+        const organization = await createOrganization(user.id);
+        expect(await adapter.getOrganization(organization.slug)).toStrictEqual(organization);
+        expect(await adapter.getOrganization(organization.id)).toStrictEqual(organization);
+        expect(await adapter.getOrganization('no-such-slug')).toBeNull();
+        expect(await adapter.listMemberships(user.id)).toStrictEqual([{ organization, role: 'owner', joinedAt: organization.createdAt }]);
+      });
+
+      test('refuses a taken slug (false, nothing written), also among concurrent creations', ['createUser', 'createOrganization', 'getOrganization', 'listMemberships'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const organization = await createOrganization(user.id, { slug: `taken-${randomUUID().slice(0, 8)}` });
+        const copy = organizationData({ slug: organization.slug, name: 'Copycat' });
+        expect(await adapter.createOrganization(copy, other.id)).toBe(false);
+        expect(await adapter.getOrganization(copy.id)).toBeNull();
+        expect(await adapter.getOrganization(organization.slug)).toStrictEqual(organization);
+        expect(await adapter.listMemberships(other.id)).toEqual([]);
+        const slug = `race-${randomUUID().slice(0, 8)}`;
+        const created = await Promise.all(Array.from({ length: 6 }, () => settle(() => adapter.createOrganization(organizationData({ slug }), other.id))));
+        expect(created.filter(Boolean)).toHaveLength(1);
+        expect((await adapter.listMemberships(other.id)).map((membership) => membership.organization.slug)).toEqual([slug]);
+      });
+
+      test('renames an organization', ['createUser', 'createOrganization', 'getOrganization', 'updateOrganization'], async () => {
+        const user = await createUser();
+        const [organization, other] = [await createOrganization(user.id), await createOrganization(user.id)];
+        await adapter.updateOrganization(organization.id, 'Acme Europe');
+        expect(await adapter.getOrganization(organization.id)).toStrictEqual({ ...organization, name: 'Acme Europe' });
+        expect(await adapter.getOrganization(other.id)).toStrictEqual(other);
+      });
+
+      test("lists a user's memberships oldest first, and members owners first, then by when they joined", [...membershipMethods, 'listMemberships'], async () => {
+        const [owner, early, late] = [await createUser({ name: 'Owner' }), await createUser({ name: 'Early' }), await createUser({ name: 'Late' })];
+        const first = await createOrganization(owner.id, { createdAt: new Date('2026-11-01T10:00:00.000Z') });
+        const later = await createOrganization(late.id, { createdAt: new Date('2026-11-05T10:00:00.000Z') });
+        await join(first, late, 'member', new Date('2026-11-03T10:00:00.000Z'));
+        await join(first, early, 'admin', new Date('2026-11-02T10:00:00.000Z'));
+        expect((await adapter.listMemberships(late.id)).map(({ organization, role }) => [organization.id, role])).toEqual([[first.id, 'member'], [later.id, 'owner']]);
+        expect(await adapter.listMembers(first.id)).toStrictEqual([
+          { userId: owner.id, name: 'Owner', email: owner.email, role: 'owner', joinedAt: first.createdAt },
+          { userId: early.id, name: 'Early', email: early.email, role: 'admin', joinedAt: new Date('2026-11-02T10:00:00.000Z') },
+          { userId: late.id, name: 'Late', email: late.email, role: 'member', joinedAt: new Date('2026-11-03T10:00:00.000Z') },
+        ]);
+        expect(await adapter.listMembers(randomUUID())).toEqual([]);
+      });
+
+      test('finds the active and the named membership in one call, and nothing for a non-member', [...membershipMethods, 'createSession', 'setActiveOrganization', 'findMemberships'], async () => {
+        const [user, other, stranger] = [await createUser(), await createUser(), await createUser()];
+        const [mine, theirs] = [await createOrganization(user.id), await createOrganization(other.id)];
+        await join(theirs, user, 'admin');
+        const session = await adapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: inOneHour() });
+        const strangers = await adapter.createSession({ sessionToken: randomUUID(), userId: stranger.id, expires: inOneHour() });
+        expect(await adapter.findMemberships(user.id, { sessionToken: session.sessionToken, organization: theirs.slug })).toStrictEqual({ active: null, named: { organization: theirs, role: 'admin', joinedAt: expect.any(Date) } });
+        await adapter.setActiveOrganization(session.sessionToken, mine.id);
+        const found = await adapter.findMemberships(user.id, { sessionToken: session.sessionToken, organization: theirs.id });
+        expect(found).toStrictEqual({ active: { organization: mine, role: 'owner', joinedAt: mine.createdAt }, named: { organization: theirs, role: 'admin', joinedAt: expect.any(Date) } });
+        // The active organization named: one membership, both fields.
+        expect(await adapter.findMemberships(user.id, { sessionToken: session.sessionToken, organization: mine.slug })).toStrictEqual({ active: found.active, named: found.active });
+        expect(await adapter.findMemberships(user.id, { sessionToken: null, organization: null })).toStrictEqual({ active: null, named: null });
+        expect(await adapter.findMemberships(user.id, { sessionToken: session.sessionToken, organization: 'no-such-slug' })).toStrictEqual({ active: found.active, named: null });
+        // Another user's session gives this user no active organization.
+        expect((await adapter.findMemberships(user.id, { sessionToken: strangers.sessionToken, organization: null })).active).toBeNull();
+        // A non-member, even with the organization set active on their session, finds nothing.
+        await adapter.setActiveOrganization(strangers.sessionToken, mine.id);
+        expect(await adapter.findMemberships(stranger.id, { sessionToken: strangers.sessionToken, organization: mine.slug })).toStrictEqual({ active: null, named: null });
+        await adapter.setActiveOrganization(session.sessionToken, null);
+        expect((await adapter.findMemberships(user.id, { sessionToken: session.sessionToken, organization: null })).active).toBeNull();
+      });
+
+      test('a removed member finds no membership, though the organization stays active on their session', [...membershipMethods, 'createSession', 'setActiveOrganization', 'findMemberships', 'removeMember'], async () => {
+        const [owner, user] = [await createUser(), await createUser()];
+        const organization = await createOrganization(owner.id);
+        await join(organization, user);
+        const session = await adapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: inOneHour() });
+        await adapter.setActiveOrganization(session.sessionToken, organization.id);
+        expect((await adapter.findMemberships(user.id, { sessionToken: session.sessionToken, organization: null })).active?.role).toBe('member');
+        expect(await adapter.removeMember(organization.id, user.id)).toBe('done');
+        expect(await adapter.findMemberships(user.id, { sessionToken: session.sessionToken, organization: organization.slug })).toStrictEqual({ active: null, named: null });
+      });
+
+      test('changes a role, never leaving an organization without an owner', [...membershipMethods, 'changeMemberRole'], async () => {
+        const [owner, user, stranger] = [await createUser(), await createUser(), await createUser()];
+        const organization = await createOrganization(owner.id);
+        await join(organization, user);
+        expect(await adapter.changeMemberRole(organization.id, owner.id, 'admin')).toBe('last-owner');
+        expect(await adapter.changeMemberRole(organization.id, owner.id, 'owner')).toBe('done');
+        expect(await adapter.changeMemberRole(organization.id, stranger.id, 'admin')).toBe('not-member');
+        expect(await adapter.changeMemberRole(randomUUID(), owner.id, 'admin')).toBe('not-member');
+        expect(await adapter.changeMemberRole(organization.id, user.id, 'admin')).toBe('done');
+        expect(await rolesOf(organization.id)).toEqual({ [owner.id]: 'owner', [user.id]: 'admin' });
+        expect(await adapter.changeMemberRole(organization.id, user.id, 'owner')).toBe('done');
+        expect(await adapter.changeMemberRole(organization.id, owner.id, 'member')).toBe('done');
+        expect(await adapter.changeMemberRole(organization.id, user.id, 'member')).toBe('last-owner');
+        expect(await rolesOf(organization.id)).toEqual({ [owner.id]: 'member', [user.id]: 'owner' });
+      });
+
+      test('removes a member, never the last owner', [...membershipMethods, 'removeMember', 'changeMemberRole'], async () => {
+        const [owner, user, stranger] = [await createUser(), await createUser(), await createUser()];
+        const organization = await createOrganization(owner.id);
+        await join(organization, user, 'admin');
+        expect(await adapter.removeMember(organization.id, owner.id)).toBe('last-owner');
+        expect(await adapter.removeMember(organization.id, stranger.id)).toBe('not-member');
+        expect(await adapter.removeMember(organization.id, user.id)).toBe('done');
+        expect(await adapter.removeMember(organization.id, user.id)).toBe('not-member');
+        await join(organization, user);
+        expect(await adapter.changeMemberRole(organization.id, user.id, 'owner')).toBe('done');
+        expect(await adapter.removeMember(organization.id, owner.id)).toBe('done');
+        expect(await adapter.removeMember(organization.id, user.id)).toBe('last-owner');
+        expect(await rolesOf(organization.id)).toEqual({ [user.id]: 'owner' });
+      });
+
+      test('of concurrent demotions and removals of the last two owners, one owner stays', [...membershipMethods, 'removeMember', 'changeMemberRole'], async () => {
+        const users = await Promise.all(Array.from({ length: 2 }, () => createUser()));
+        const [first, second] = users as [AdapterUser, AdapterUser];
+        for (let round = 0; round < 12; round++) {
+          const organization = await createOrganization(first.id);
+          await join(organization, second, 'owner');
+          const [a, b] = round % 3 === 0
+            ? [() => adapter.removeMember(organization.id, first.id), () => adapter.removeMember(organization.id, second.id)]
+            : round % 3 === 1
+              ? [() => adapter.changeMemberRole(organization.id, first.id, 'member'), () => adapter.changeMemberRole(organization.id, second.id, 'admin')]
+              : [() => adapter.removeMember(organization.id, first.id), () => adapter.changeMemberRole(organization.id, second.id, 'member')];
+          const outcomes = await Promise.all([settle(a), settle(b)]);
+          expect(outcomes.sort()).toEqual(['done', 'last-owner']);
+          expect(Object.values(await rolesOf(organization.id)).filter((role) => role === 'owner')).toHaveLength(1);
+        }
+      });
+
+      test('transfers ownership, and changes nothing when it cannot', [...membershipMethods, 'transferOwnership', 'changeMemberRole'], async () => {
+        const [owner, user, coOwner, stranger] = [await createUser(), await createUser(), await createUser(), await createUser()];
+        const organization = await createOrganization(owner.id);
+        await join(organization, user);
+        expect(await adapter.transferOwnership(organization.id, user.id, owner.id, 'member')).toBe(false);
+        expect(await adapter.transferOwnership(organization.id, owner.id, owner.id, 'admin')).toBe(false);
+        expect(await adapter.transferOwnership(organization.id, owner.id, stranger.id, 'admin')).toBe(false);
+        expect(await rolesOf(organization.id)).toEqual({ [owner.id]: 'owner', [user.id]: 'member' });
+        // With a second owner, a transfer to a non-member still changes nothing: the former owner keeps the role.
+        await join(organization, coOwner, 'owner');
+        expect(await adapter.transferOwnership(organization.id, owner.id, stranger.id, 'admin')).toBe(false);
+        expect(await rolesOf(organization.id)).toEqual({ [owner.id]: 'owner', [user.id]: 'member', [coOwner.id]: 'owner' });
+        expect(await adapter.transferOwnership(organization.id, owner.id, user.id, 'admin')).toBe(true);
+        expect(await rolesOf(organization.id)).toEqual({ [owner.id]: 'admin', [user.id]: 'owner', [coOwner.id]: 'owner' });
+      });
+
+      test("stores invitations, lists an organization's and an address's unexpired ones newest first, without digests", ['createUser', 'createOrganization', 'createInvitation', 'listInvitations', 'listInvitationsByEmail', 'getInvitation'], async () => {
+        const inviter = await createUser({ name: 'Inviter' });
+        const [organization, other] = [await createOrganization(inviter.id), await createOrganization(inviter.id)];
+        const email = `grace-${randomUUID()}@example.com`;
+        const older = invitationData(organization.id, inviter.id, { createdAt: new Date('2026-11-01T10:00:00.000Z'), expiresAt: new Date('2099-01-01T00:00:00.000Z') });
+        const newer = invitationData(organization.id, inviter.id, { email, role: 'admin', createdAt: new Date('2026-11-02T10:00:00.000Z'), expiresAt: new Date('2099-01-01T00:00:00.000Z') });
+        const expired = invitationData(organization.id, inviter.id, { createdAt: new Date('2020-01-01T00:00:00.000Z'), expiresAt: new Date('2020-01-08T00:00:00.000Z') });
+        const elsewhere = invitationData(other.id, null, { email, createdAt: new Date('2026-11-03T10:00:00.000Z'), expiresAt: new Date('2099-01-01T00:00:00.000Z') });
+        for (const invitation of [older, newer, expired, elsewhere]) expect(await adapter.createInvitation(invitation, 10)).toBe(true);
+        const { digest: _digest, ...newerListed } = newer;
+        const listed = await adapter.listInvitations(organization.id, new Date());
+        expect(listed).toStrictEqual([newerListed, (({ digest: _d, ...rest }) => rest)(older)]);
+        expect(JSON.stringify(listed)).not.toContain(newer.digest);
+        const byEmail = await adapter.listInvitationsByEmail(email, new Date());
+        expect(byEmail.map((invitation) => [invitation.id, invitation.organization.id, invitation.inviterName])).toEqual([[elsewhere.id, other.id, null], [newer.id, organization.id, 'Inviter']]);
+        expect(byEmail[1]).toStrictEqual({ ...newerListed, organization, inviterName: 'Inviter' });
+        expect(JSON.stringify(byEmail)).not.toContain(newer.digest);
+        // By its digest: expired or not, with the digest.
+        expect(await adapter.getInvitation(expired.digest)).toStrictEqual({ ...expired, organization, inviterName: 'Inviter' });
+        expect(await adapter.getInvitation(createHash('sha256').update('nothing').digest('hex'))).toBeNull();
+      });
+
+      test("cancels an invitation only through its organization", ['createUser', 'createOrganization', 'createInvitation', 'deleteInvitation', 'getInvitation'], async () => {
+        const inviter = await createUser();
+        const [organization, other] = [await createOrganization(inviter.id), await createOrganization(inviter.id)];
+        const invitation = invitationData(organization.id, inviter.id);
+        await adapter.createInvitation(invitation, 10);
+        expect(await adapter.deleteInvitation(other.id, invitation.id)).toBe(false);
+        expect(await adapter.getInvitation(invitation.digest)).not.toBeNull();
+        expect(await adapter.deleteInvitation(organization.id, invitation.id)).toBe(true);
+        expect(await adapter.getInvitation(invitation.digest)).toBeNull();
+        expect(await adapter.deleteInvitation(organization.id, invitation.id)).toBe(false);
+      });
+
+      test('a newer invitation to the same address replaces the older one', ['createUser', 'createOrganization', 'createInvitation', 'listInvitations', 'getInvitation'], async () => {
+        const inviter = await createUser();
+        const organization = await createOrganization(inviter.id);
+        const older = invitationData(organization.id, inviter.id);
+        const newer = invitationData(organization.id, inviter.id, { email: older.email, role: 'admin' });
+        expect(await adapter.createInvitation(older, 10)).toBe(true);
+        expect(await adapter.createInvitation(newer, 10)).toBe(true);
+        expect((await adapter.listInvitations(organization.id, new Date())).map((invitation) => [invitation.id, invitation.role])).toEqual([[newer.id, 'admin']]);
+        expect(await adapter.getInvitation(older.digest)).toBeNull();
+      });
+
+      test('counts members and unexpired invitations against maxMembers; a refused invitation keeps the earlier one', [...membershipMethods, 'listInvitations', 'getInvitation'], async () => {
+        const [owner, member] = [await createUser(), await createUser()];
+        const organization = await createOrganization(owner.id);
+        await join(organization, member);
+        const expired = invitationData(organization.id, owner.id, { createdAt: new Date('2020-01-01T00:00:00.000Z'), expiresAt: new Date('2020-01-08T00:00:00.000Z') });
+        expect(await adapter.createInvitation(expired, 3)).toBe(true);
+        const first = invitationData(organization.id, owner.id);
+        expect(await adapter.createInvitation(first, 3)).toBe(true);
+        const over = invitationData(organization.id, owner.id);
+        expect(await adapter.createInvitation(over, 3)).toBe(false);
+        expect(await adapter.getInvitation(over.digest)).toBeNull();
+        // A newer invitation to the invited address takes the older one's place, not another.
+        const again = invitationData(organization.id, owner.id, { email: first.email, role: 'admin' });
+        expect(await adapter.createInvitation(again, 3)).toBe(true);
+        expect((await adapter.listInvitations(organization.id, new Date())).map((invitation) => invitation.id)).toEqual([again.id]);
+        // Refused over a lower cap: the earlier invitation stays usable.
+        const refused = invitationData(organization.id, owner.id, { email: first.email });
+        expect(await adapter.createInvitation(refused, 2)).toBe(false);
+        expect((await adapter.listInvitations(organization.id, new Date())).map((invitation) => invitation.id)).toEqual([again.id]);
+        expect(await adapter.getInvitation(again.digest)).toMatchObject({ id: again.id });
+      });
+
+      test('keeps no more members and invitations than maxMembers among concurrent invitations', ['createUser', 'createOrganization', 'createInvitation', 'listInvitations'], async () => {
+        const owner = await createUser();
+        const organization = await createOrganization(owner.id);
+        const stored = await Promise.all(Array.from({ length: 8 }, () => settle(() => adapter.createInvitation(invitationData(organization.id, owner.id), 4))));
+        const pending = await adapter.listInvitations(organization.id, new Date());
+        expect(pending.length).toBeLessThanOrEqual(3);
+        expect(stored.filter(Boolean)).toHaveLength(pending.length);
+      });
+
+      test('accepts an invitation once, with its role, before it expires', [...membershipMethods, 'getInvitation', 'listMemberships'], async () => {
+        const [owner, user, late] = [await createUser(), await createUser(), await createUser()];
+        const organization = await createOrganization(owner.id);
+        const invitation = invitationData(organization.id, owner.id, { email: user.email, role: 'admin' });
+        await adapter.createInvitation(invitation, 10);
+        const now = second();
+        expect(await adapter.acceptInvitation(invitation.digest, user.id, now)).toBe(true);
+        expect(await adapter.getInvitation(invitation.digest)).toBeNull();
+        expect(await adapter.acceptInvitation(invitation.digest, late.id, now)).toBe(false);
+        expect(await adapter.listMemberships(user.id)).toStrictEqual([{ organization, role: 'admin', joinedAt: now }]);
+        expect(await adapter.listMemberships(late.id)).toEqual([]);
+        // Expired: refused, no membership, the invitation left (its page says it expired).
+        const expiring = invitationData(organization.id, owner.id, { email: late.email, expiresAt: new Date(now.valueOf() + 1000) });
+        await adapter.createInvitation(expiring, 10);
+        expect(await adapter.acceptInvitation(expiring.digest, late.id, new Date(now.valueOf() + 1000))).toBe(false);
+        expect(await adapter.listMemberships(late.id)).toEqual([]);
+        expect(await adapter.getInvitation(expiring.digest)).toMatchObject({ id: expiring.id });
+        expect(await adapter.acceptInvitation(createHash('sha256').update('nothing').digest('hex'), late.id, now)).toBe(false);
+      });
+
+      test('a member who accepts an invitation keeps the role they hold, and the invitation is used', [...membershipMethods, 'getInvitation'], async () => {
+        const owner = await createUser();
+        const organization = await createOrganization(owner.id);
+        const invitation = invitationData(organization.id, owner.id, { email: owner.email, role: 'member' });
+        await adapter.createInvitation(invitation, 10);
+        expect(await adapter.acceptInvitation(invitation.digest, owner.id, second())).toBe(true);
+        expect(await rolesOf(organization.id)).toEqual({ [owner.id]: 'owner' });
+        expect(await adapter.getInvitation(invitation.digest)).toBeNull();
+      });
+
+      test('of concurrent acceptances of one invitation, exactly one makes a member', [...membershipMethods, 'listMemberships'], async () => {
+        const owner = await createUser();
+        const organization = await createOrganization(owner.id);
+        const users = await Promise.all(Array.from({ length: 4 }, () => createUser()));
+        for (let round = 0; round < 5; round++) {
+          const invitation = invitationData(organization.id, owner.id);
+          await adapter.createInvitation(invitation, 1000);
+          const now = second();
+          const accepted = await Promise.all(users.map((user) => settle(() => adapter.acceptInvitation(invitation.digest, user.id, now))));
+          expect(accepted.filter(Boolean)).toHaveLength(1);
+          const members = Object.keys(await rolesOf(organization.id)).filter((id) => id !== owner.id);
+          expect(members).toEqual([users[accepted.indexOf(true)]!.id]);
+          for (const id of members) await adapter.removeMember(organization.id, id);
+        }
+      });
+
+      test("lists an organization's events newest first, at most `limit`, with the actor's and the subject's names", ['createUser', 'createOrganization', 'createOrganizationEvent', 'listOrganizationEvents'], async () => {
+        const [actor, subject] = [await createUser({ name: 'Actor' }), await createUser({ name: 'Subject' })];
+        const [organization, other] = [await createOrganization(actor.id), await createOrganization(actor.id)];
+        const events = [1, 2, 3].map((dayOf) => ({ id: randomUUID(), organizationId: organization.id, type: 'member-role-changed', at: new Date(`2026-11-0${dayOf}T10:00:00.000Z`), actorId: actor.id, subjectId: dayOf === 2 ? null : subject.id, detail: dayOf === 3 ? 'admin' : null }));
+        for (const event of events) await adapter.createOrganizationEvent(event);
+        await adapter.createOrganizationEvent({ ...events[0]!, id: randomUUID(), organizationId: other.id });
+        const listed = await adapter.listOrganizationEvents(organization.id, 2);
+        expect(listed).toStrictEqual([
+          { ...events[2]!, actorName: 'Actor', subjectName: 'Subject' },
+          { ...events[1]!, actorName: 'Actor', subjectName: null },
+        ]);
+        expect(await adapter.listOrganizationEvents(organization.id, 10)).toHaveLength(3);
+      });
+
+      test("deletes an organization with its memberships, invitations and events, and clears it as sessions' active one", [...membershipMethods, 'deleteOrganization', 'getOrganization', 'listMemberships', 'getInvitation', 'createOrganizationEvent', 'listOrganizationEvents', 'createSession', 'getSessionAndUser', 'setActiveOrganization', 'findMemberships', 'countMembersByRole'], async () => {
+        const [owner, member] = [await createUser(), await createUser()];
+        const [organization, kept] = [await createOrganization(owner.id), await createOrganization(owner.id)];
+        await join(organization, member, 'admin');
+        const invitation = invitationData(organization.id, owner.id);
+        await adapter.createInvitation(invitation, 10);
+        await adapter.createOrganizationEvent({ id: randomUUID(), organizationId: organization.id, type: 'organization-created', at: second(), actorId: owner.id, subjectId: null, detail: null });
+        const session = await adapter.createSession({ sessionToken: randomUUID(), userId: owner.id, expires: inOneHour() });
+        await adapter.setActiveOrganization(session.sessionToken, organization.id);
+        expect(await adapter.deleteOrganization(organization.id)).toBe(true);
+        expect(await adapter.deleteOrganization(organization.id)).toBe(false);
+        expect(await adapter.getOrganization(organization.slug)).toBeNull();
+        expect(await adapter.listMembers(organization.id)).toEqual([]);
+        expect((await adapter.listMemberships(owner.id)).map((membership) => membership.organization.id)).toEqual([kept.id]);
+        expect(await adapter.listMemberships(member.id)).toEqual([]);
+        expect(await adapter.getInvitation(invitation.digest)).toBeNull();
+        expect(await adapter.listOrganizationEvents(organization.id, 10)).toEqual([]);
+        expect(await adapter.countMembersByRole()).toEqual([{ role: 'owner', members: 1 }]);
+        // The session goes on; its active organization is cleared, not merely unmatched: an organization made again
+        // with the same id is not active on it.
+        expect(await adapter.getSessionAndUser(session.sessionToken)).not.toBeNull();
+        await createOrganization(owner.id, { id: organization.id });
+        expect((await adapter.findMemberships(owner.id, { sessionToken: session.sessionToken, organization: null })).active).toBeNull();
+      });
+
+      test("deleting a user deletes their memberships and keeps the invitations they sent and the events they took part in", [...membershipMethods, 'deleteUser', 'listMemberships', 'getInvitation', 'listInvitations', 'createOrganizationEvent', 'listOrganizationEvents'], async () => {
+        const [owner, user] = [await createUser(), await createUser({ name: 'Leaving' })];
+        const organization = await createOrganization(owner.id);
+        await join(organization, user, 'admin');
+        const invitation = invitationData(organization.id, user.id);
+        await adapter.createInvitation(invitation, 10);
+        const event = { id: randomUUID(), organizationId: organization.id, type: 'member-role-changed', at: second(), actorId: user.id, subjectId: user.id, detail: 'admin' };
+        await adapter.createOrganizationEvent(event);
+        await adapter.deleteUser(user.id);
+        expect(await rolesOf(organization.id)).toEqual({ [owner.id]: 'owner' });
+        expect(await adapter.listMemberships(user.id)).toEqual([]);
+        expect((await adapter.listInvitations(organization.id, new Date())).map((kept) => [kept.id, kept.inviterId])).toEqual([[invitation.id, null]]);
+        expect(await adapter.getInvitation(invitation.digest)).toMatchObject({ id: invitation.id, inviterId: null, inviterName: null });
+        expect(await adapter.listOrganizationEvents(organization.id, 10)).toStrictEqual([{ ...event, actorId: null, actorName: null, subjectId: null, subjectName: null }]);
+      });
+
+      test('lists the organizations of which the user is the only owner while others are members', [...membershipMethods, 'listSoleOwnerships'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const sole = await createOrganization(user.id, { slug: `b-sole-${randomUUID().slice(0, 8)}` });
+        await join(sole, other);
+        const alsoSole = await createOrganization(user.id, { slug: `a-sole-${randomUUID().slice(0, 8)}` });
+        await join(alsoSole, other, 'admin');
+        await createOrganization(user.id);
+        const shared = await createOrganization(user.id);
+        await join(shared, other, 'owner');
+        const theirs = await createOrganization(other.id);
+        await join(theirs, user);
+        expect(await adapter.listSoleOwnerships(user.id)).toStrictEqual([alsoSole, sole]);
+        expect(await adapter.listSoleOwnerships(other.id)).toStrictEqual([theirs]);
+      });
+
+      test('counts the memberships holding each role, in every organization, a role the config dropped among them', [...membershipMethods, 'changeMemberRole', 'countMembersByRole'], async () => {
+        expect(await adapter.countMembersByRole()).toEqual([]);
+        const [owner, user, other] = [await createUser(), await createUser(), await createUser()];
+        const [organization, second] = [await createOrganization(owner.id), await createOrganization(user.id)];
+        await join(organization, user);
+        await join(second, other);
+        await join(organization, other, 'admin');
+        expect(await adapter.changeMemberRole(organization.id, other.id, 'gone')).toBe('done');
+        expect(await adapter.countMembersByRole()).toEqual([{ role: 'gone', members: 1 }, { role: 'member', members: 2 }, { role: 'owner', members: 2 }]);
       });
     });
 

@@ -2,7 +2,8 @@
 // composite unique constraints and indexes, columns it adds to other tables; the steps recorded in auth_migrations,
 // each applied once; databases made by the release before (test/fixtures/*-before-issue-47.*, made by 0.1.0's
 // migrate() with a user, an account, a session, a password, an API key and a verification token) upgraded in place to
-// the schema of a fresh one; a dry run that changes nothing. In SQLite (a real file) and PostgreSQL.
+// the schema of a fresh one, and then by adding Organizations() (issue 48); a dry run that changes nothing. In SQLite (a
+// real file) and PostgreSQL.
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,7 +56,24 @@ const teamsStorage: FeatureStorage = {
   memory: () => ({ methods: {} }),
 };
 const teams: Feature = { id: 'teams', storage: teamsStorage };
-const withTeams: readonly Feature[] = [...allFeatures, teams];
+/** The features of the fixtures' project: every one but Organizations (issue 48), which came after. */
+const released: readonly Feature[] = allFeatures.filter((feature) => feature.id !== 'organizations');
+const withTeams: readonly Feature[] = [...released, teams];
+/** The step issue 48 added to ApiKeys' own table: a database made before it gets the column with or without organizations. */
+const apiKeyColumn = 'column:api_keys.organization_id';
+/** Organizations()'s steps beside that one: its tables and their indexes, then its column on sessions. */
+const organizationSteps = [
+  'table:organizations',
+  'table:organization_members',
+  'index:organization_members_user_id_index',
+  'table:organization_invitations',
+  'index:organization_invitations_organization_id_email_unique',
+  'index:organization_invitations_email_index',
+  'table:organization_events',
+  'index:organization_events_organization_id_at_index',
+];
+/** What the fixtures lack for the features of today, in the order migrate runs it. */
+const stepsSinceFixtures = ['auth_migrations', ...organizationSteps, apiKeyColumn, 'column:sessions.active_organization_id'];
 
 const teamSteps = [
   'table:teams',
@@ -142,6 +160,19 @@ async function expectFixtureRows(adapter: ReturnType<typeof SqliteAdapter>): Pro
   expect(await adapter.useVerificationToken!({ identifier: 'ada@example.com', token: 'b'.repeat(64) })).toMatchObject({ identifier: 'ada@example.com' });
 }
 
+/** An upgraded fixture's user makes an organization, has it active on the fixture's session and keys it (issue 48). */
+async function expectOrganizationsWork(adapter: ReturnType<typeof SqliteAdapter>): Promise<void> {
+  const organization = { id: 'org-1', slug: 'acme', name: 'Acme', createdAt: new Date('2026-11-29T10:00:00Z') };
+  expect(await adapter.createOrganization!(organization, 'user-1')).toBe(true);
+  await adapter.setActiveOrganization!('session-token-1', organization.id);
+  expect(await adapter.findMemberships!('user-1', { sessionToken: 'session-token-1', organization: null })).toMatchObject({ active: { organization, role: 'owner' } });
+  // The key made before the column is the user's own; a new one can be the organization's.
+  const digest = 'e'.repeat(64);
+  await adapter.createApiKey!({ id: 'key-2', userId: 'user-1', name: 'acme ci', start: 'fak_y', digest, scopes: [], organizationId: organization.id, createdAt: new Date(), lastUsedAt: null, expiresAt: new Date(Date.now() + 60_000) }, 10);
+  expect(Object.fromEntries((await adapter.listApiKeys!('user-1')).map((key) => [key.id, key.organizationId]))).toEqual({ 'key-1': null, 'key-2': organization.id });
+  expect((await adapter.getApiKeyAndUser!(digest))?.apiKey.organizationId).toBe(organization.id);
+}
+
 describe('SQLite migrations (issue 47)', () => {
   it('applies each step once, in order, and records it: a second run applies nothing', () => {
     const { url, path } = sqliteFile('ledger.db');
@@ -223,10 +254,11 @@ describe('SQLite migrations (issue 47)', () => {
 
   it('upgrades a database made by 0.1.0 in place: its rows kept, what it has recorded, the schema a fresh one\'s', async () => {
     const { url, path } = sqliteFile('upgraded.db', 'sqlite-before-issue-47.db');
-    // With the features of the fixture's project, 0.1.0 made every table: each step is only recorded.
+    // With the features of the fixture's project, 0.1.0 made every table: each step is only recorded, but for the
+    // column issue 48 added to api_keys.
     const recorded: AppliedStep[] = [];
-    migrateSqlite({ url, features: allFeatures, onStep: (step) => recorded.push(step) });
-    expect(recorded.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(['auth_migrations']);
+    migrateSqlite({ url, features: released, onStep: (step) => recorded.push(step) });
+    expect(recorded.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(['auth_migrations', apiKeyColumn]);
     // A new feature's steps then run on it, once.
     const added: AppliedStep[] = [];
     migrateSqlite({ url, features: withTeams, onStep: (step) => added.push(step) });
@@ -267,7 +299,7 @@ describe('SQLite migrations (issue 47)', () => {
     const planned: AppliedStep[] = [];
     migrateSqlite({ url, features: withTeams, dryRun: true, onStep: (step) => planned.push(step) });
     expect(planned[0]?.id).toBe('auth_migrations');
-    expect(planned.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(['auth_migrations', ...teamSteps]);
+    expect(planned.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(['auth_migrations', ...teamSteps.slice(0, 5), apiKeyColumn, ...teamSteps.slice(5)]);
     expect(planned.find((step) => step.id === 'column:users.plan')?.sql).toBe("ALTER TABLE users ADD COLUMN plan TEXT NOT NULL DEFAULT 'free';");
     expect(readFileSync(path).equals(before)).toBe(true);
     const missing = join(folder, 'not-yet', 'auth.db');
@@ -275,6 +307,51 @@ describe('SQLite migrations (issue 47)', () => {
     migrateSqlite({ url: `file:${missing}`, dryRun: true, onStep: (step) => fromNothing.push(step) });
     expect(fromNothing.map((step) => step.sql).join('\n')).toContain('CREATE TABLE IF NOT EXISTS users');
     expect(existsSync(join(folder, 'not-yet'))).toBe(false);
+  });
+
+  it('adds no organization table without Organizations(), only api_keys.organization_id (issue 48)', () => {
+    const { url, path } = sqliteFile('without-organizations.db', 'sqlite-before-issue-47.db');
+    const steps: AppliedStep[] = [];
+    migrateSqlite({ url, features: released, onStep: (step) => steps.push(step) });
+    expect(steps.map((step) => step.id).filter((id) => id.includes('organization'))).toEqual([apiKeyColumn]);
+    const database = new Database(path);
+    try {
+      const shape = sqliteShape(database);
+      expect(Object.keys(shape).filter((table) => table.startsWith('organization'))).toEqual([]);
+      expect(shape['sessions']!.columns.map((column) => (column as { name: string }).name)).not.toContain('active_organization_id');
+      expect(shape['api_keys']!.columns).toContainEqual({ name: 'organization_id', type: 'TEXT', notnull: 0, dflt_value: null, pk: 0 });
+    } finally {
+      database.close();
+    }
+  });
+
+  it('upgrades a database made before issue 48 by adding Organizations(): a dry run lists the steps, migrate applies them once, the rows kept and the schema a fresh one\'s', async () => {
+    const { url, path } = sqliteFile('organizations.db', 'sqlite-before-issue-47.db');
+    const before = readFileSync(path);
+    const planned: AppliedStep[] = [];
+    migrateSqlite({ url, features: allFeatures, dryRun: true, onStep: (step) => planned.push(step) });
+    expect(planned.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(stepsSinceFixtures);
+    expect(planned.find((step) => step.id === 'column:sessions.active_organization_id')?.sql).toBe('ALTER TABLE sessions ADD COLUMN active_organization_id TEXT REFERENCES organizations (id) ON DELETE SET NULL;');
+    expect(readFileSync(path).equals(before)).toBe(true);
+    const applied: AppliedStep[] = [];
+    migrateSqlite({ url, features: allFeatures, onStep: (step) => applied.push(step) });
+    expect(applied.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(stepsSinceFixtures);
+    const again: AppliedStep[] = [];
+    migrateSqlite({ url, features: allFeatures, onStep: (step) => again.push(step) });
+    expect(again).toEqual([]);
+    const adapter = SqliteAdapter({ url, features: allFeatures });
+    await expectFixtureRows(adapter);
+    await expectOrganizationsWork(adapter);
+
+    const fresh = sqliteFile('fresh-organizations.db');
+    migrateSqlite({ url: fresh.url, features: allFeatures });
+    const [upgradedDb, freshDb] = [new Database(path), new Database(fresh.path)];
+    try {
+      expect(sqliteShape(upgradedDb)).toEqual(sqliteShape(freshDb));
+    } finally {
+      upgradedDb.close();
+      freshDb.close();
+    }
   });
 });
 
@@ -376,8 +453,8 @@ describe('PostgreSQL migrations (issue 47)', () => {
   it('upgrades a database made by 0.1.0 in place: its rows kept, what it has recorded, the schema a fresh one\'s', async () => {
     const url = await databaseOf010('upgraded');
     const recorded: AppliedStep[] = [];
-    await migratePostgres({ url, features: allFeatures, onStep: (step) => recorded.push(step) });
-    expect(recorded.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(['auth_migrations']);
+    await migratePostgres({ url, features: released, onStep: (step) => recorded.push(step) });
+    expect(recorded.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(['auth_migrations', apiKeyColumn]);
     const added: AppliedStep[] = [];
     await migratePostgres({ url, features: withTeams, onStep: (step) => added.push(step) });
     expect(added.map((step) => step.id)).toEqual(teamSteps);
@@ -395,9 +472,42 @@ describe('PostgreSQL migrations (issue 47)', () => {
     const before = await withClient(url, postgresShape);
     const planned: AppliedStep[] = [];
     await migratePostgres({ url, features: withTeams, dryRun: true, onStep: (step) => planned.push(step) });
-    expect(planned.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(['auth_migrations', ...teamSteps]);
+    expect(planned.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(['auth_migrations', ...teamSteps.slice(0, 5), apiKeyColumn, ...teamSteps.slice(5)]);
     expect(planned.find((step) => step.id === 'column:api_keys.team_id')?.sql).toBe('ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS team_id text REFERENCES teams (id) ON DELETE CASCADE;');
     expect(await withClient(url, postgresShape)).toEqual(before);
+  });
+
+  it('adds no organization table without Organizations(), only api_keys.organization_id (issue 48)', async () => {
+    const url = await databaseOf010('without_organizations');
+    const steps: AppliedStep[] = [];
+    await migratePostgres({ url, features: released, onStep: (step) => steps.push(step) });
+    expect(steps.map((step) => step.id).filter((id) => id.includes('organization'))).toEqual([apiKeyColumn]);
+    const shape = await withClient(url, postgresShape);
+    expect(Object.keys(shape).filter((table) => table.startsWith('organization'))).toEqual([]);
+    expect(shape['sessions']!.columns.map((column) => (column as { column_name: string }).column_name)).not.toContain('active_organization_id');
+    expect(shape['api_keys']!.columns).toContainEqual({ column_name: 'organization_id', data_type: 'text', is_nullable: 'YES', column_default: null });
+  });
+
+  it('upgrades a database made before issue 48 by adding Organizations(): a dry run lists the steps, migrate applies them once, the rows kept and the schema a fresh one\'s', async () => {
+    const url = await databaseOf010('organizations');
+    const before = await withClient(url, postgresShape);
+    const planned: AppliedStep[] = [];
+    await migratePostgres({ url, features: allFeatures, dryRun: true, onStep: (step) => planned.push(step) });
+    expect(planned.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(stepsSinceFixtures);
+    expect(await withClient(url, postgresShape)).toEqual(before);
+    const applied: AppliedStep[] = [];
+    await migratePostgres({ url, features: allFeatures, onStep: (step) => applied.push(step) });
+    expect(applied.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(stepsSinceFixtures);
+    const again: AppliedStep[] = [];
+    await migratePostgres({ url, features: allFeatures, onStep: (step) => again.push(step) });
+    expect(again).toEqual([]);
+    const adapter = PostgresAdapter({ url, features: allFeatures });
+    await expectFixtureRows(adapter);
+    await expectOrganizationsWork(adapter);
+
+    const fresh = await createDatabase('fresh_organizations');
+    await migratePostgres({ url: fresh, features: allFeatures });
+    expect(await withClient(url, postgresShape)).toEqual(await withClient(fresh, postgresShape));
   });
 
   it('an up-to-date database costs a new adapter one query and no lock, and a session read none more (the fast path)', async () => {

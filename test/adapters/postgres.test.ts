@@ -28,7 +28,7 @@ afterAll(async () => {
 
 /** Every test starts without tables, so each new adapter creates them again before its first query. */
 async function dropTables(): Promise<void> {
-  await pool.query('DROP TABLE IF EXISTS email_changes, security_events, api_keys, recovery_codes, two_factor, passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits, auth_migrations');
+  await pool.query('DROP TABLE IF EXISTS organization_events, organization_invitations, organization_members, organizations, email_changes, security_events, api_keys, recovery_codes, two_factor, passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits, auth_migrations');
 }
 
 /** A fresh database on the same server, for tests that look at a schema from scratch. */
@@ -62,7 +62,7 @@ describe('postgres adapter database', () => {
     await client.connect();
     try {
       const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'organization_events', 'organization_invitations', 'organization_members', 'organizations', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
       const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname");
       expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual([
         'accounts_pkey',
@@ -76,6 +76,16 @@ describe('postgres adapter database', () => {
         'email_changes_digest_key',
         'email_changes_new_email_index',
         'email_changes_pkey',
+        'organization_events_organization_id_at_index',
+        'organization_events_pkey',
+        'organization_invitations_digest_key',
+        'organization_invitations_email_index',
+        'organization_invitations_organization_id_email_unique',
+        'organization_invitations_pkey',
+        'organization_members_pkey',
+        'organization_members_user_id_index',
+        'organizations_pkey',
+        'organizations_slug_key',
         'passwords_pkey',
         'rate_limits_pkey',
         'rate_limits_reset_at_index',
@@ -123,7 +133,7 @@ describe('postgres adapter database', () => {
     expect(await tablesOf(keys)).toEqual(['accounts', 'api_keys', 'auth_migrations', 'sessions', 'users', 'verification_tokens']);
     const all = await createDatabase('all_features');
     const names = await migrate({ url: all, features: allFeatures });
-    expect([...names].sort()).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect([...names].sort()).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'organization_events', 'organization_invitations', 'organization_members', 'organizations', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     expect(await tablesOf(all)).toEqual([...names].sort());
   });
 
@@ -203,7 +213,7 @@ describe('postgres adapter database', () => {
     await migrate({ pool, features: allFeatures });
     await migrate({ pool, features: allFeatures });
     const { rows } = await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'sessions' ORDER BY ordinal_position`);
-    expect(rows.map((row: { column_name: string }) => row.column_name)).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent']);
+    expect(rows.map((row: { column_name: string }) => row.column_name)).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent', 'active_organization_id']);
     const upgraded = withAllFeatures(PostgresAdapter({ pool }));
     expect(await upgraded.listSessionsByUserId!('user-1')).toEqual([
       { sessionToken: 'old-session', userId: 'user-1', expires: new Date('2030-01-01T00:00:00Z') },
@@ -228,6 +238,11 @@ describe('postgres adapter database', () => {
       { table_name: 'api_keys', column_name: 'last_used_at' },
       { table_name: 'auth_migrations', column_name: 'applied_at' },
       { table_name: 'email_changes', column_name: 'expires' },
+      { table_name: 'organization_events', column_name: 'at' },
+      { table_name: 'organization_invitations', column_name: 'created_at' },
+      { table_name: 'organization_invitations', column_name: 'expires_at' },
+      { table_name: 'organization_members', column_name: 'created_at' },
+      { table_name: 'organizations', column_name: 'created_at' },
       { table_name: 'passwords', column_name: 'updated_at' },
       { table_name: 'rate_limits', column_name: 'reset_at' },
       { table_name: 'security_events', column_name: 'at' },

@@ -8,6 +8,7 @@ import { TwoFactor } from '../../templates/runtime/features/two-factor/index.js'
 import { ApiKeys } from '../../templates/runtime/features/api-keys/index.js';
 import { Account } from '../../templates/runtime/features/account/index.js';
 import { SecurityEvents } from '../../templates/runtime/features/security-events/index.js';
+import { Organizations } from '../../templates/runtime/features/organizations/index.js';
 import { webAuthnFlow } from '../../templates/runtime/features/passkey/index.js';
 import { passwordFlow } from '../../templates/runtime/features/password/index.js';
 import { emailFlow } from '../../templates/runtime/features/email-sign-in/index.js';
@@ -18,7 +19,7 @@ import type { RateLimitRule, RateLimitRuleName } from '../../templates/runtime/f
 /** Every feature of the runtime, each once (as `featuresOf` lists a config's). */
 export const allFeatures: readonly Feature[] = [
   ...new Map(
-    [database, ...[webAuthnFlow, passwordFlow, emailFlow, credentialsFlow].flatMap((flow) => flow.features ?? []), TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), SecurityEvents].map((feature) => [feature.id, feature]),
+    [database, ...[webAuthnFlow, passwordFlow, emailFlow, credentialsFlow].flatMap((flow) => flow.features ?? []), TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), SecurityEvents, Organizations()].map((feature) => [feature.id, feature]),
   ).values(),
 ];
 

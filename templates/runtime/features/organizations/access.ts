@@ -70,8 +70,11 @@ export function membershipFor(req: Request, options: ResolvedConfig, session: Se
   if (known) return known;
   const keyOrganization = session.apiKey?.organizationId;
   if (keyOrganization) {
-    const only = organization === undefined ? keyOrganization : organization;
-    const lookup = findNamed(options, userId, only).then((named) => (named?.organization.id === keyOrganization ? named : null));
+    // Its membership there, read once, answers for any organization asked for: every other one is null.
+    let own = found.get('');
+    if (!own) found.set('', (own = findNamed(options, userId, keyOrganization).then((named) => (named?.organization.id === keyOrganization ? named : null))));
+    if (organization === undefined) return own;
+    const lookup = own.then((membership) => (membership && (membership.organization.slug === organization || membership.organization.id === organization) ? membership : null));
     found.set(key, lookup);
     return lookup;
   }
@@ -85,7 +88,13 @@ export function membershipFor(req: Request, options: ResolvedConfig, session: Se
     return lookup;
   }
   const named = organization ?? namedBy.get(req) ?? null;
-  const both = callAdapter(options.adapter!, 'findMemberships', userId, { sessionToken: sessionTokenOf(req, options, session), organization: named });
+  const sessionToken = sessionTokenOf(req, options, session);
+  // No session row (an API key's session) and no organization named: nothing to read.
+  if (sessionToken === null && named === null) {
+    found.set('', Promise.resolve(null));
+    return found.get('')!;
+  }
+  const both = callAdapter(options.adapter!, 'findMemberships', userId, { sessionToken, organization: named });
   found.set('', both.then((result) => result.active));
   if (named !== null && !found.has(named)) found.set(named, both.then((result) => result.named));
   return found.get(key)!;

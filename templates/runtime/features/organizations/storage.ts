@@ -364,24 +364,31 @@ export const organizationStorage: FeatureStorage = {
       const [, promoted, demoted] = await database.batch([
         [lockOrganization, [organizationId]],
         [`UPDATE organization_members SET role = '${OWNER}' WHERE organization_id = ? AND user_id = ? AND EXISTS (SELECT 1 FROM organization_members f WHERE f.organization_id = ? AND f.user_id = ? AND f.role = '${OWNER}')`, [organizationId, toUserId, organizationId, fromUserId]],
-        [`UPDATE organization_members SET role = ? WHERE organization_id = ? AND user_id = ? AND role = '${OWNER}' AND ${anotherOwner}`, [formerRole, organizationId, fromUserId, organizationId, fromUserId]],
+        // Only once the other member is an owner: a transfer to someone who is not a member changes nothing.
+        [
+          `UPDATE organization_members SET role = ? WHERE organization_id = ? AND user_id = ? AND role = '${OWNER}' AND user_id <> ?
+           AND EXISTS (SELECT 1 FROM organization_members t WHERE t.organization_id = ? AND t.user_id = ? AND t.role = '${OWNER}')`,
+          [formerRole, organizationId, fromUserId, toUserId, organizationId, toUserId],
+        ],
       ]);
       return (promoted ?? 0) > 0 && (demoted ?? 0) > 0;
     },
     async createInvitation(invitation, maxMembers) {
       const { id, organizationId, email, role, inviterId, digest, createdAt, expiresAt } = invitation;
-      await database.batch([
-        ['DELETE FROM organization_invitations WHERE organization_id = ? AND email = ?', [organizationId, email]],
-        ['INSERT INTO organization_invitations (id, organization_id, email, role, inviter_id, digest, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [id, organizationId, email, role, inviterId, digest, createdAt, expiresAt]],
+      // The members and the other addresses' unexpired invitations, counted after the lock (two concurrent
+      // invitations are counted one after the other): over the cap, the earlier invitation to this address stays.
+      const fits = `(SELECT count(*) FROM organization_members WHERE organization_id = ?)
+        + (SELECT count(*) FROM organization_invitations WHERE organization_id = ? AND email <> ? AND expires_at > ?) < ?`;
+      const [, , stored] = await database.batch([
+        [lockOrganization, [organizationId]],
+        [`DELETE FROM organization_invitations WHERE organization_id = ? AND email = ? AND ${fits}`, [organizationId, email, organizationId, organizationId, email, createdAt, maxMembers]],
+        [
+          `INSERT INTO organization_invitations (id, organization_id, email, role, inviter_id, digest, created_at, expires_at)
+           SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE ${fits}`,
+          [id, organizationId, email, role, inviterId, digest, createdAt, expiresAt, organizationId, organizationId, email, createdAt, maxMembers],
+        ],
       ]);
-      // Counted after the insert, so that of two concurrent invitations over the cap neither stays.
-      const [row] = await database.all<{ taken: number | string }>(
-        'SELECT (SELECT count(*) FROM organization_members WHERE organization_id = ?) + (SELECT count(*) FROM organization_invitations WHERE organization_id = ? AND expires_at > ?) AS taken',
-        [organizationId, organizationId, createdAt],
-      );
-      if (Number(row?.taken ?? 0) <= maxMembers) return true;
-      await database.run('DELETE FROM organization_invitations WHERE id = ?', [id]);
-      return false;
+      return (stored ?? 0) > 0;
     },
     async listInvitations(organizationId, now) {
       const rows = await database.all<InvitationRow>(`SELECT ${invitationColumns} FROM organization_invitations i WHERE i.organization_id = ? AND i.expires_at > ? ORDER BY i.created_at DESC, i.id`, [organizationId, now]);
@@ -399,7 +406,9 @@ export const organizationStorage: FeatureStorage = {
       return (await database.run('DELETE FROM organization_invitations WHERE organization_id = ? AND id = ?', [organizationId, id])) > 0;
     },
     async acceptInvitation(digest, userId, now) {
-      const [, used] = await database.batch([
+      const [, , used] = await database.batch([
+        // Locks the invitation's row (PostgreSQL): a concurrent acceptance waits, then finds it gone and adds no member.
+        ['UPDATE organization_invitations SET role = role WHERE digest = ?', [digest]],
         [
           `INSERT INTO organization_members (organization_id, user_id, role, created_at)
            SELECT organization_id, ?, role, ? FROM organization_invitations WHERE digest = ? AND expires_at > ?
