@@ -83,7 +83,25 @@ export interface FeatureEntry {
     readonly withoutAdapter: string;
     readonly withoutProviders: string;
     readonly configured: (providerNames: string, mount: string) => string;
+    /** What doctor asks of the project's database about it, if anything ({@link FeatureDatabaseCheck}). */
+    readonly database?: FeatureDatabaseCheck;
   };
+}
+
+/**
+ * A question `doctor` asks of the rows a feature keeps (memberships holding a role the config no longer defines):
+ * answered in the project by its own runtime, an export of one of the feature's modules called with the resolved
+ * config (src/cli/doctor-database.ts), of an sqlite or postgres database that lacks no migration step.
+ */
+export interface FeatureDatabaseCheck {
+  /** The module, below the auth module's `core/` (`features/organizations/index.ts`; `.js` in a JavaScript project). */
+  readonly module: string;
+  /** Its export called with the resolved config, resolving the answer. */
+  readonly exportName: string;
+  /** What doctor says when the answer is as it should be. */
+  readonly ok: string;
+  /** What is wrong, named from the answer, and its fix; undefined when all is well. */
+  readonly problem: (answer: unknown, configPath: string, mount: string) => { readonly message: string; readonly fix: string } | undefined;
 }
 
 /** An env key a feature reads ({@link FeatureEntry.env}). */
@@ -377,6 +395,22 @@ export const featureCatalog = [
       withoutAdapter: 'its organizations, members and invitations live in the database',
       withoutProviders: 'no provider',
       configured: (_providerNames: string, mount: string) => `Organizations are configured; users manage them at ${organizationsPath(mount)}.`,
+      // A role members hold that the config no longer defines grants nothing (SPEC §14): the runtime names it at
+      // startup, doctor beforehand.
+      database: {
+        module: 'features/organizations/index.ts',
+        exportName: 'undefinedRoles',
+        ok: 'Organizations: every membership holds a role the config defines.',
+        problem: (answer: unknown, configPath: string, mount: string) => {
+          const roles = Array.isArray(answer) ? (answer as { role: unknown; members: unknown }[]) : [];
+          if (roles.length === 0) return undefined;
+          const named = roles.map(({ role, members }) => `"${String(role)}" (${String(members)} ${members === 1 ? 'member' : 'members'})`).join(', ');
+          return {
+            message: `Organizations: memberships hold roles that Organizations({ roles }) in ${configPath} does not define, which grant nothing: ${named}.`,
+            fix: `Define them again in Organizations({ roles }), or give those members another role at ${organizationsPath(mount)}/<slug>.`,
+          };
+        },
+      },
     },
   },
 ] as const satisfies readonly FeatureEntry[];
