@@ -1,5 +1,5 @@
 import { emailFromEnvKey, emailServerEnvKey } from './env-names.js';
-import { accountPath, apiKeysPath } from './mount-path.js';
+import { accountPath, apiKeysPath, organizationsPath } from './mount-path.js';
 import type { ProviderId } from './providers.js';
 
 /**
@@ -46,6 +46,12 @@ export interface FeatureEntry {
    * the mount path, and the link's text.
    */
   readonly page?: { readonly path: (mount: string) => string; readonly linkText: string };
+  /**
+   * What the starter server gets beyond the link to its page: routes, written by the `server` section of its partial
+   * (`templates/project/auth/features/<id>.ts.hbs`), and the auth module's exports they use, which the server imports
+   * with its own.
+   */
+  readonly starterServer?: { readonly imports: readonly string[] };
   /** npm dependencies it brings beyond the runtime's own. */
   readonly dependencies: Readonly<Record<string, string>>;
   /**
@@ -77,7 +83,25 @@ export interface FeatureEntry {
     readonly withoutAdapter: string;
     readonly withoutProviders: string;
     readonly configured: (providerNames: string, mount: string) => string;
+    /** What doctor asks of the project's database about it, if anything ({@link FeatureDatabaseCheck}). */
+    readonly database?: FeatureDatabaseCheck;
   };
+}
+
+/**
+ * A question `doctor` asks of the rows a feature keeps (memberships holding a role the config no longer defines):
+ * answered in the project by its own runtime, an export of one of the feature's modules called with the resolved
+ * config (src/cli/doctor-database.ts), of an sqlite or postgres database that lacks no migration step.
+ */
+export interface FeatureDatabaseCheck {
+  /** The module, below the auth module's `core/` (`features/organizations/index.ts`; `.js` in a JavaScript project). */
+  readonly module: string;
+  /** Its export called with the resolved config, resolving the answer. */
+  readonly exportName: string;
+  /** What doctor says when the answer is as it should be. */
+  readonly ok: string;
+  /** What is wrong, named from the answer, and its fix; undefined when all is well. */
+  readonly problem: (answer: unknown, configPath: string, mount: string) => { readonly message: string; readonly fix: string } | undefined;
 }
 
 /** An env key a feature reads ({@link FeatureEntry.env}). */
@@ -196,6 +220,32 @@ nothing imports them any more and you did not change them, and AUTH_EMAIL_SERVER
 tables keep their rows. Running it again changes nothing.
 `;
 
+const organizationsAddHelp = `
+Examples:
+  $ npx framework-auth add-organizations
+  $ npx framework-auth add-organizations --dry-run
+  $ npx framework-auth add-organizations --json
+
+Adds Organizations() to the features of src/auth/config.ts (and its import), the feature's runtime files (with the
+security events it records), requirePermission() and hasPermission() to src/auth/index.ts, AUTH_EMAIL_SERVER and
+AUTH_EMAIL_FROM to .env and .env.example (empty, when no provider wrote them), and to the starter server a link and
+GET /orgs/:slug, guarded by requirePermission('organization:read'). Needs an adapter. Signed-in users then create
+organizations, invite members by email and give them roles at <mount>/organizations; getSession(req).organization
+is the active one. Running it again changes nothing.
+`;
+
+const organizationsRemoveHelp = `
+Examples:
+  $ npx framework-auth remove-organizations
+  $ npx framework-auth remove-organizations --json
+  $ npx framework-auth remove-organizations --purge-env   also delete AUTH_EMAIL_SERVER/FROM from .env
+
+Removes Organizations() and its import from src/auth/config.ts, requirePermission() and hasPermission() from
+src/auth/index.ts, the link and GET /orgs/:slug from the starter server, its runtime files when nothing imports them
+any more and you did not change them, and AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM from .env.example when nothing else
+reads them (from .env too with --purge-env). Its tables keep their rows. Running it again changes nothing.
+`;
+
 /** The features whose runtime folder exists in templates/runtime/features/, in the order the config lists them. */
 export const featureCatalog = [
   {
@@ -304,6 +354,63 @@ export const featureCatalog = [
       withoutAdapter: 'its security events and address changes live in the database',
       withoutProviders: 'no provider',
       configured: (_providerNames: string, mount: string) => `The account page is configured; users manage their account at ${accountPath(mount)}.`,
+    },
+  },
+  {
+    id: 'organizations',
+    name: 'Organizations',
+    label: 'The organizations feature',
+    noun: 'organizations',
+    answersKey: 'organizations',
+    summary: 'organizations: members, roles, invitations and requirePermission()',
+    flag: { name: '--organizations', description: 'organizations: members, roles, invitations by email, requirePermission() (needs an adapter)' },
+    question: 'Add organizations (members, roles, invitations, requirePermission)?',
+    commands: {
+      add: { description: 'add organizations (members, roles, invitations, requirePermission) to a project scaffolded by create-framework-auth', help: organizationsAddHelp },
+      remove: { description: 'remove the organizations that add-organizations (or create --organizations) added', help: organizationsRemoveHelp },
+    },
+    importName: 'Organizations',
+    importPath: './core/features/organizations/index.js',
+    snippet: 'Organizations()',
+    page: { path: organizationsPath, linkText: 'Organizations' },
+    // GET /orgs/:slug, guarded by requirePermission('organization:read'): how an app guards its own routes.
+    starterServer: { imports: ['requirePermission'] },
+    // Its invitations and removal notices go over SMTP when AUTH_EMAIL_SERVER is set.
+    dependencies: { nodemailer: '^10.6.0' },
+    // Read by features/organizations/mail.ts, as the account's: without them, its messages are printed on the console
+    // outside production.
+    env: [
+      { name: emailServerEnvKey, example: 'smtp://user:password@smtp.example.com:587', comment: 'the SMTP server of its invitations (printed on the console outside production while empty)', required: false },
+      { name: emailFromEnvKey, example: '"Example <no-reply@example.com>"', comment: 'the sender of its invitations', required: false },
+    ],
+    needs: { adapter: { stored: 'organizations, members and invitations' } },
+    optIns: [],
+    nextSteps: {
+      use: (mount: string) =>
+        `Signed-in users create organizations, invite members and give them roles at ${organizationsPath(mount)}. Guard a route by what a member may do with requirePermission('organization:read', { organization: (req) => req.params.slug }) (the starter server's GET /orgs/:slug does); add your own permissions to the roles in Organizations({ roles }) and to OrganizationPermissions (src/auth/index.ts shows how). Invitations go over SMTP once AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM are set (printed on the console until then, outside production).`,
+      run: 'With sqlite or postgres, create its tables now or let the first start do it: npx framework-auth migrate',
+    },
+    afterRemove: ['The organizations, organization_members, organization_invitations and organization_events tables and sessions.active_organization_id keep their rows; nothing reads them any more.'],
+    doctor: {
+      withoutAdapter: 'its organizations, members and invitations live in the database',
+      withoutProviders: 'no provider',
+      configured: (_providerNames: string, mount: string) => `Organizations are configured; users manage them at ${organizationsPath(mount)}.`,
+      // A role members hold that the config no longer defines grants nothing (SPEC §14): the runtime names it at
+      // startup, doctor beforehand.
+      database: {
+        module: 'features/organizations/index.ts',
+        exportName: 'undefinedRoles',
+        ok: 'Organizations: every membership holds a role the config defines.',
+        problem: (answer: unknown, configPath: string, mount: string) => {
+          const roles = Array.isArray(answer) ? (answer as { role: unknown; members: unknown }[]) : [];
+          if (roles.length === 0) return undefined;
+          const named = roles.map(({ role, members }) => `"${String(role)}" (${String(members)} ${members === 1 ? 'member' : 'members'})`).join(', ');
+          return {
+            message: `Organizations: memberships hold roles that Organizations({ roles }) in ${configPath} does not define, which grant nothing: ${named}.`,
+            fix: `Define them again in Organizations({ roles }), or give those members another role at ${organizationsPath(mount)}/<slug>.`,
+          };
+        },
+      },
     },
   },
 ] as const satisfies readonly FeatureEntry[];

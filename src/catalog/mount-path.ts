@@ -70,6 +70,11 @@ export function accountPath(mount: string): string {
   return `${mount}/account`;
 }
 
+/** The organizations page, where a signed-in user creates organizations, switches between them and answers invitations (with the organizations feature). */
+export function organizationsPath(mount: string): string {
+  return `${mount}/organizations`;
+}
+
 /** The built-in re-authentication page, where a signed-in user confirms who they are before a sensitive change. */
 export function reauthPath(mount: string): string {
   return `${mount}/reauth`;

@@ -18,6 +18,7 @@ import type { TypeScriptApi } from '../generator/typescript-api.js';
 import { listSourceFiles, readSourceText, scriptKindOf } from '../generator/project/files.js';
 import { compilesToCommonJs, readProjectShape } from '../generator/project/shape.js';
 import type { PackageJsonInfo } from '../generator/project/shape.js';
+import { checkFeatureDatabases } from './doctor-database.js';
 import { CliError } from './errors.js';
 import { requireEsmNodeProblem } from './node-version.js';
 import type { CliIo } from './io.js';
@@ -36,13 +37,15 @@ const examples = `
 Examples:
   $ npx framework-auth doctor
   $ npx framework-auth doctor --cwd apps/web
-  $ npx framework-auth doctor --offline      skip the issuer discovery requests
+  $ npx framework-auth doctor --offline      skip the issuer discovery requests and the database
   $ npx framework-auth doctor --json         findings as one JSON document
 
 Checks what a first start needs: AUTH_SECRET, each provider's env vars, that each issuer answers its discovery
 document (3 s timeout), that the server mounts the auth routes at the config's basePath, 'trust proxy' when AUTH_URL
-is https, ESM settings in package.json and tsconfig.json, installed dependencies, and the Node version. Each problem
-comes with its fix; the exit code is 1 when there is one. Values of secrets are never printed.
+is https, ESM settings in package.json and tsconfig.json, installed dependencies, the Node version, and what the
+features keep in an sqlite or postgres database (memberships holding a role the config no longer defines), read
+with the project's own code. Each problem comes with its fix; the exit code is 1 when there is one. Values of secrets
+are never printed.
 `;
 
 /** How long an issuer may take to answer its discovery document. */
@@ -531,7 +534,7 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   const manifest = readManifest(root);
   const authDir = locateAuthModule(root, manifest);
   const configText = readScaffoldedConfig(root, authDir);
-  const { config: configPath, javaScript } = authModuleFiles(root, authDir);
+  const { config: configPath, coreIndex, javaScript } = authModuleFiles(root, authDir);
   const api = await requireTypeScript(root, io);
   const { createUi } = await import('./ui.js');
   const ui = createUi(messageIo(io, json));
@@ -541,12 +544,15 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   let basePath: string | undefined;
   const commonJs = isCommonJsTypeScript(api, root);
   const findings: Finding[] = [checkNode(io.nodeVersion ?? process.versions.node, commonJs)];
+  // The features the config lists as they should be, whose rows doctor may then ask the database about.
+  const configured: FeatureEntry[] = [];
   try {
     const info = readAuthConfig(api, configText);
     basePath = info.basePath;
     for (const feature of featureCatalog) {
       const finding = checkFeature(feature, info, configPath);
       if (finding) findings.push(finding);
+      if (finding?.status === 'ok') configured.push(feature);
     }
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
@@ -567,6 +573,7 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
     ...(javaScript ? [ok('tsconfig', `No tsconfig needed: the auth module is JavaScript (${configPath}), with declarations beside it.`)] : checkTsconfig(api, root, commonJs)),
     checkDependencies(root, providers),
     checkGitignore(root),
+    ...(await checkFeatureDatabases(configured, { root, authDir, configPath, coreIndex, javaScript, mount: basePath ?? defaultMountPath, env: values, offline: flags.offline === true, signal: io.signal })),
     manifest ? ok('manifest', `${manifestPath} lists ${Object.keys(manifest.files).length} generated files (written by ${manifest.cliVersion}).`) : problem('manifest', 'warn', `No ${manifestPath}: framework-auth update cannot tell your changes from the CLI's.`, 'Re-run "npx create-framework-auth" with the project\'s answers to write it.'),
   );
 
@@ -593,7 +600,7 @@ export function createDoctorCommand(io: CliIo, run: (action: () => Promise<void>
   return new Command('doctor')
     .description('check the project: secret, provider env vars, issuers, mount path, trust proxy, ESM settings, Node')
     .option('--cwd <dir>', 'project directory (default: the current directory)')
-    .option('--offline', 'do not request the issuers\' discovery documents')
+    .option('--offline', 'do not request the issuers\' discovery documents, nor ask the database')
     .option('--json', 'print the findings as one JSON document on stdout (messages go to stderr)')
     .addHelpText('after', examples)
     .action((flags: DoctorFlags) => run(() => runDoctor(flags, io)));

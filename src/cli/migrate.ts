@@ -103,17 +103,19 @@ function secretsOf(url: string): string[] {
   return secrets.filter((secret) => secret.length > 0);
 }
 
-function redact(text: string, url: string): string {
+/** `text` without the database URL's password, in any form a driver's message could hold it. */
+export function redact(text: string, url: string): string {
   let result = text.split(url).join(redactDatabaseUrl(url));
   for (const secret of secretsOf(url)) result = result.split(secret).join('***');
   return result;
 }
 
-function lastJsonLine(stdout: string): MigrateReport | undefined {
+/** The report a script run in the project printed last (a JSON line with `ok`), after whatever the user's code printed. */
+export function lastJsonLine<Report extends { ok: boolean } = MigrateReport>(stdout: string): Report | undefined {
   for (const line of stdout.trim().split('\n').reverse()) {
     try {
       const value = JSON.parse(line) as unknown;
-      if (typeof value === 'object' && value !== null && 'ok' in value) return value as MigrateReport;
+      if (typeof value === 'object' && value !== null && 'ok' in value) return value as Report;
     } catch {
       // Output of the user's code; not the report.
     }

@@ -52,6 +52,8 @@ describe('the feature catalog', () => {
     // The account comes after API keys, as create writes them in the config.
     expect(featuresOn({ account: true, apiKeys: true, twoFactor: true }).map((entry) => entry.id)).toEqual(['two-factor', 'api-keys', 'account']);
     expect(featureAnswers(featuresOn({ account: true }))).toEqual({ account: true });
+    // Organizations come last: API keys may be made for one, and the account page lists them.
+    expect(featuresOn({ organizations: true, account: true, apiKeys: true }).map((entry) => entry.id)).toEqual(['api-keys', 'account', 'organizations']);
   });
 
   it('gives an opted-in provider its option lines, which its snippet starts with', () => {
@@ -78,6 +80,7 @@ describe('the feature catalog', () => {
     expect(catalog.filter((entry) => entry.page).map((entry) => [entry.id, entry.page!.path('/api/auth'), entry.page!.linkText])).toEqual([
       ['api-keys', '/api/auth/api-keys', 'API keys'],
       ['account', '/api/auth/account', 'Your account'],
+      ['organizations', '/api/auth/organizations', 'Organizations'],
     ]);
   });
 });
@@ -158,8 +161,12 @@ function runtimeFolder(id: string): { path: string; text: string }[] {
 describe('a feature\'s env keys (issue 47)', () => {
   const release = releaseFrom({});
 
-  it.each(catalog.map((entry) => [entry.id, entry] as const))('are the keys the runtime folder of %s reads', (id, entry) => {
-    const read = new Set(runtimeFolder(id).flatMap(({ text }) => [...text.matchAll(/\benv\[['"`]([A-Z][A-Z0-9_]*)['"`]\]/g)].map((match) => match[1]!)));
+  // The shared mail module (features/email/: SMTP through AUTH_EMAIL_SERVER) reads its keys for the feature that sends.
+  const envReads = (text: string): string[] => [...text.matchAll(/\benv\[['"`]([A-Z][A-Z0-9_]*)['"`]\]/g)].map((match) => match[1]!);
+  const emailModulesRead = (text: string): string[] => [...text.matchAll(/from '\.\.\/email\/([a-z-]+)\.js'/g)].map((match) => readFileSync(join(runtimeTemplateDir, 'features', 'email', `${match[1]!}.ts`), 'utf8'));
+
+  it.each(catalog.map((entry) => [entry.id, entry] as const))('are the keys the runtime folder of %s reads, itself or through the mail module', (id, entry) => {
+    const read = new Set(runtimeFolder(id).flatMap(({ text }) => [...envReads(text), ...emailModulesRead(text).flatMap(envReads)]));
     read.delete('NODE_ENV');
     expect(entry.env.map((key) => key.name).sort()).toEqual([...read].sort());
     for (const key of entry.env) {
@@ -226,8 +233,8 @@ describe('a feature\'s env keys (issue 47)', () => {
 
   it('share with the providers only the SMTP keys, which name the same server and sender for both', () => {
     const providerKeys = new Set(providerCatalog.flatMap((entry) => [...entry.env]));
-    const shared = catalog.flatMap((entry) => entry.env.map((key) => key.name)).filter((name) => providerKeys.has(name));
-    // The account sends through the SMTP server the email and password providers read.
+    const shared = [...new Set(catalog.flatMap((entry) => entry.env.map((key) => key.name)).filter((name) => providerKeys.has(name)))];
+    // The account and the organizations send through the SMTP server the email and password providers read.
     expect(shared).toEqual(['AUTH_EMAIL_SERVER', 'AUTH_EMAIL_FROM']);
   });
 });
@@ -252,11 +259,15 @@ describe('src/auth/index.ts from one partial per feature (issue 47)', () => {
     for (const entry of catalog) expect(featurePartial(entry)).toBe(`auth/features/${entry.id}.ts`);
   });
 
-  it('renders in each partial only the sections index.ts.hbs calls', () => {
+  it('renders in each partial only the sections index.ts.hbs and server.ts.hbs call', () => {
     const index = readFileSync(join(projectTemplateDir, 'auth', 'index.ts.hbs'), 'utf8');
-    const called = [...index.matchAll(/section='([a-zA-Z]+)'/g)].map((match) => match[1]);
-    expect(called).toEqual(['imports', 'exports', 'requireAuth', 'helpers']);
-    expect(index).not.toMatch(/features\.[a-zA-Z]+/);
+    const server = readFileSync(join(projectTemplateDir, 'server.ts.hbs'), 'utf8');
+    const sections = (template: string): (string | undefined)[] => [...template.matchAll(/section='([a-zA-Z]+)'/g)].map((match) => match[1]);
+    expect(sections(index)).toEqual(['imports', 'exports', 'requireAuth', 'helpers']);
+    // The starter server: the routes a feature adds (it imports their names through FeatureEntry.starterServer).
+    expect(sections(server)).toEqual(['server']);
+    const called = [...sections(index), ...sections(server)];
+    for (const template of [index, server]) expect(template).not.toMatch(/features\.[a-zA-Z]+/);
     for (const entry of catalog) {
       const partial = readFileSync(join(partialsDir, `${entry.id}.ts.hbs`), 'utf8');
       for (const [, name] of partial.matchAll(/\{\{#section '([a-zA-Z]+)'\}\}/g)) expect(called, `${entry.id}: ${name}`).toContain(name);

@@ -107,6 +107,7 @@ describe('the prompt', () => {
       await session.answer(twoFactor.question, ...(withTwoFactor ? [left] : []), enter);
       if (withTwoFactor) await session.answer(apiKeys.question, left, enter);
       await session.answer(account.question, enter);
+      await session.answer(getFeature('organizations').question, enter);
       await session.answer('Write these files?', enter);
       expect(await done).toBe(0);
       expect(session.screen().includes(apiKeys.question)).toBe(withTwoFactor);

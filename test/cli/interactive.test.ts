@@ -66,6 +66,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     // API keys are offered to every project that may have an adapter; the default is no.
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
+    await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
     await session.answer('Mount path of the auth routes?', ...Array<string>(5).fill(keys.backspace), ...'/api/auth', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     // The plan is shown before anything is written, and the write waits for a yes.
@@ -88,6 +89,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.enter);
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
+    await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('password needs a database');
@@ -107,6 +109,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.left, keys.enter);
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
+    await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(await done).toBe(0);
     const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
@@ -122,6 +125,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     const done = start(['app', '--no-install', '--providers', 'oidc', '--mount', '/auth'], parent, session);
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.left, keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
+    await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('api-keys needs a database');
@@ -140,6 +144,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.enter);
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.left, keys.enter);
+    await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('password and account need a database');
@@ -163,6 +168,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     // --adapter none leaves nothing to keep API keys in.
     expect(session.screen()).not.toContain('Let users create API keys');
     expect(session.screen()).not.toContain('Add an account page');
+    expect(session.screen()).not.toContain('Add organizations');
     expect(await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8')).toContain("basePath: '/auth',");
   });
 

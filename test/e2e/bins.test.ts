@@ -81,6 +81,7 @@ describe('the built bins', () => {
       { after: 'Which sign-in providers?', keys: '\r' },
       { after: 'Let users create API keys', keys: '\r' },
       { after: 'Add an account page', keys: '\r' },
+      { after: 'Add organizations', keys: '\r' },
       { after: 'Mount path of the auth routes?', keys: '\r' },
       { after: 'Where should sessions live?', keys: '\r' },
       { after: 'Write these files?', keys: '\r' },

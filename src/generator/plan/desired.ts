@@ -182,12 +182,17 @@ function moduleInFormat(rendered: readonly [string, string][], setting: ProjectS
 }
 
 /**
- * The features that are on as the auth module's index template sees them, in catalog order: the partial that holds
- * what each adds to src/auth/index.ts (`templates/project/auth/features/<id>.ts.hbs`, by section) and the path of
- * its page.
+ * The features that are on as the auth module's index template and the starter server's see them, in catalog order:
+ * the partial that holds what each adds to src/auth/index.ts and the starter server
+ * (`templates/project/auth/features/<id>.ts.hbs`, by section) and the path of its page.
  */
 function templateFeatures(features: readonly FeatureEntry[], mount: string): { partial: string; page: string | null }[] {
   return featureCatalog.filter((entry: FeatureEntry) => features.includes(entry)).map((entry: FeatureEntry) => ({ partial: featurePartial(entry), page: entry.page?.path(mount) ?? null }));
+}
+
+/** What the starter server imports from the auth module: its own names and those the features' routes use, sorted. */
+function serverImports(features: readonly FeatureEntry[]): string[] {
+  return [...new Set(['authHandler', 'requireAuth', 'sessionLocals', ...features.flatMap((entry) => entry.starterServer?.imports ?? [])])].sort();
 }
 
 /** The partial of a feature's lines in src/auth/index.ts, by its name (its path below templates/project/, without `.hbs`). */
@@ -226,7 +231,16 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
         path: setting.serverEntry.path,
         content: renderTemplate(
           'server.ts.hbs',
-          { header, mountPattern, signInPath: signInPath(mount), signOutPath: signOutPath(mount), sessionsPath: databaseSessions ? sessionsPath(mount) : undefined, featurePages },
+          {
+            header,
+            mountPattern,
+            signInPath: signInPath(mount),
+            signOutPath: signOutPath(mount),
+            sessionsPath: databaseSessions ? sessionsPath(mount) : undefined,
+            featurePages,
+            imports: serverImports(features).join(', '),
+            features: templateFeatures(features, mount),
+          },
           templates,
         ),
       }
