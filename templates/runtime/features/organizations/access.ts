@@ -14,7 +14,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { FrameworkAuthConfig, ResolvedConfig } from '../../contracts.js';
 import { resolveConfigOnce } from '../../config.js';
 import { sendJsonResponse } from '../../context.js';
-import { readChunkedCookie } from '../../http/cookies.js';
+import { findCookie, readChunkedCookie } from '../../http/cookies.js';
 import { cookieOptionsFor, requestCookies } from '../../http/request.js';
 import { type RequireAuthOptions, createRequireAuth, getSession } from '../../session/get-session.js';
 import type { Session } from '../../types.js';
@@ -44,27 +44,49 @@ export function organizationSettingsOf(options: ResolvedConfig): OrganizationSet
   return settings;
 }
 
-/** The organization (slug or id) a guard names, said before the session is read so that one query finds both. */
-const namedBy = new WeakMap<Request, string>();
-/** Each request's memberships found so far, by the organization asked for (`''`: the active one). */
-const foundBy = new WeakMap<Request, Map<string, Promise<Membership | null>>>();
+/** A session's fields as this feature reads them: an API key's (features/api-keys/, when the app has it) included. */
+type ReadSession = Session & { apiKey?: { organizationId?: string } };
+
+/**
+ * What one request has asked: the organization (slug or id) its guard names, said before the session is read so
+ * that one query finds both memberships, and the memberships found so far, by the organization asked for (`''`: the
+ * active one).
+ */
+interface RequestLookups {
+  named: string | undefined;
+  found: Map<string, Promise<Membership | null>>;
+}
+
+const lookupsBy = new WeakMap<Request, RequestLookups>();
+
+function lookupsOf(req: Request): RequestLookups {
+  let lookups = lookupsBy.get(req);
+  if (!lookups) lookupsBy.set(req, (lookups = { named: undefined, found: new Map() }));
+  return lookups;
+}
 
 /** The session's own token (database sessions), or null for an API key's session or none. */
-function sessionTokenOf(req: Request, options: ResolvedConfig, session: Session): string | null {
-  if (session.apiKey) return null;
-  return readChunkedCookie(requestCookies(req), cookieOptionsFor(req, options).sessionToken.name) ?? null;
+function sessionTokenOf(req: Request, options: ResolvedConfig, session: ReadSession): string | null {
+  const header = req.headers.cookie;
+  if (session.apiKey || !header) return null;
+  const name = cookieOptionsFor(req, options).sessionToken.name;
+  // A whole cookie is found without parsing the others, as the session read does; chunks need them all.
+  return findCookie(header, name) ?? readChunkedCookie(requestCookies(req), name) ?? null;
 }
+
+/** Whether a membership is of the organization a slug or an id names. */
+const isOf = (membership: Membership | null, organization: string): boolean => membership !== null && (membership.organization.slug === organization || membership.organization.id === organization);
 
 /**
  * The user's membership of `organization` (a slug or an id), or of the active organization when undefined, on this
  * request: null when they are not a member. An API key made for an organization (`session.apiKey.organizationId`)
  * acts there alone, as its creator's membership is now; its active organization is that one.
  */
-export function membershipFor(req: Request, options: ResolvedConfig, session: Session | null, organization?: string): Promise<Membership | null> {
+export function membershipFor(req: Request, options: ResolvedConfig, session: ReadSession | null, organization?: string): Promise<Membership | null> {
   const userId = session?.user?.id;
   if (!session || typeof userId !== 'string') return Promise.resolve(null);
-  let found = foundBy.get(req);
-  if (!found) foundBy.set(req, (found = new Map()));
+  const lookups = lookupsOf(req);
+  const { found } = lookups;
   const key = organization ?? '';
   const known = found.get(key);
   if (known) return known;
@@ -74,30 +96,32 @@ export function membershipFor(req: Request, options: ResolvedConfig, session: Se
     let own = found.get('');
     if (!own) found.set('', (own = findNamed(options, userId, keyOrganization).then((named) => (named?.organization.id === keyOrganization ? named : null))));
     if (organization === undefined) return own;
-    const lookup = own.then((membership) => (membership && (membership.organization.slug === organization || membership.organization.id === organization) ? membership : null));
+    const lookup = own.then((membership) => (isOf(membership, organization) ? membership : null));
     found.set(key, lookup);
     return lookup;
   }
   const active = found.get('');
   if (organization !== undefined && active) {
     // The active membership was read (by sessionLocals): the named organization may be it.
-    const lookup = active.then((membership) =>
-      membership && (membership.organization.slug === organization || membership.organization.id === organization) ? membership : findNamed(options, userId, organization),
-    );
+    const lookup = active.then((membership) => (isOf(membership, organization) ? membership : findNamed(options, userId, organization)));
     found.set(key, lookup);
     return lookup;
   }
-  const named = organization ?? namedBy.get(req) ?? null;
+  const named = organization ?? lookups.named ?? null;
   const sessionToken = sessionTokenOf(req, options, session);
   // No session row (an API key's session) and no organization named: nothing to read.
   if (sessionToken === null && named === null) {
-    found.set('', Promise.resolve(null));
-    return found.get('')!;
+    const none = Promise.resolve(null);
+    found.set('', none);
+    return none;
   }
   const both = callAdapter(options.adapter!, 'findMemberships', userId, { sessionToken, organization: named });
-  found.set('', both.then((result) => result.active));
-  if (named !== null && !found.has(named)) found.set(named, both.then((result) => result.named));
-  return found.get(key)!;
+  const activeOne = both.then((result) => result.active);
+  found.set('', activeOne);
+  if (named === null) return activeOne;
+  const namedOne = both.then((result) => result.named);
+  found.set(named, namedOne);
+  return organization === undefined ? activeOne : namedOne;
 }
 
 /** The user's membership of one organization alone. */
@@ -164,7 +188,7 @@ export function createRequirePermission(config: FrameworkAuthConfig, permissions
   return function requirePermission(req: Request, res: Response, next: NextFunction): void | Promise<void> {
     const named = guardOptions.organization?.(req);
     const organization = typeof named === 'string' && named !== '' ? named : undefined;
-    if (organization !== undefined) namedBy.set(req, organization);
+    if (organization !== undefined) lookupsOf(req).named = organization;
     return signedIn(req, res, (error?: unknown) => {
       if (error !== undefined) return next(error);
       check(req, res, next, organization).catch(next);
@@ -180,7 +204,7 @@ export async function hasPermissionFor(req: Request, config: FrameworkAuthConfig
   const options = resolveConfigOnce(config);
   const settings = organizationSettingsOf(options);
   const [checked] = checkedPermissions(settings, permission, 'hasPermission');
-  if (organization !== undefined) namedBy.set(req, organization);
+  if (organization !== undefined) lookupsOf(req).named = organization;
   const session = (await getSession(req, config)) as Session | null;
   const membership = await membershipFor(req, options, session, organization);
   return membership !== null && roleGrants(settings, membership.role, checked!);

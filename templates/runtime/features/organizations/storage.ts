@@ -323,15 +323,17 @@ export const organizationStorage: FeatureStorage = {
       return rows.map(membershipOf);
     },
     async findMemberships(userId, { sessionToken, organization }) {
-      const rows = await database.all<MembershipRow & { active: number | boolean | null }>(
-        `SELECT ${membershipColumns}, (o.id = s.active_organization_id) AS active
-         FROM organization_members m JOIN organizations o ON o.id = m.organization_id
-         LEFT JOIN sessions s ON s.session_token = ? AND s.user_id = m.user_id
-         WHERE m.user_id = ? AND (o.id = s.active_organization_id OR o.slug = ? OR o.id = ?)`,
-        [sessionToken, userId, organization, organization],
+      // Each membership found by its key (organization, user): the session's active organization, and the one the
+      // request names by slug or id; never a scan of the user's memberships.
+      const rows = await database.all<MembershipRow & { active_id: string | null }>(
+        `SELECT ${membershipColumns}, a.active_organization_id AS active_id
+         FROM (SELECT (SELECT active_organization_id FROM sessions WHERE session_token = ? AND user_id = ?) AS active_organization_id) a
+         JOIN organization_members m ON m.user_id = ? AND m.organization_id IN (a.active_organization_id, (SELECT id FROM organizations WHERE slug = ?), ?)
+         JOIN organizations o ON o.id = m.organization_id`,
+        [sessionToken, userId, userId, organization, organization],
       );
       const named = organization === null ? undefined : rows.find((row) => row.slug === organization || row.id === organization);
-      const active = rows.find((row) => row.active === true || row.active === 1);
+      const active = rows.find((row) => row.id === row.active_id);
       return { active: active ? membershipOf(active) : null, named: named ? membershipOf(named) : null };
     },
     async setActiveOrganization(sessionToken, organizationId) {
