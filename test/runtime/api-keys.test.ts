@@ -189,6 +189,16 @@ describe.each(adapters)('API keys with %s', (adapterName, makeAdapter) => {
       expect(new Set(made).size).toBe(made.length);
     });
 
+    it('made for an organization, acts nowhere in an app without Organizations() (removed after the key was made): 401 invalid_token', async () => {
+      const { created } = await keyOf(h);
+      expect((await withKey(h, '/me', bearer(created.key))).status).toBe(200);
+      const user = await newUser(h);
+      const bound = await createApiKey(h.config, { userId: user.id, name: 'Acme only', organizationId: 'an-organization-id' });
+      expect(bound.organizationId).toBe('an-organization-id');
+      expectInvalidToken(await withKey(h, '/me', bearer(bound.key)));
+      expect(await (await withKey(h, '/whoami', bearer(bound.key))).json()).toBeNull();
+    });
+
     it('is stored only as its SHA-256 digest and a short start: what the adapter is given holds no key', async () => {
       const given: StoredApiKey[] = [];
       const original = h.adapter.createApiKey;

@@ -185,6 +185,8 @@ export async function authenticateApiKey(req: Request, credential: string, optio
     return { session: null, refused: 'invalid_token' };
   }
   const { apiKey, user } = found;
+  // A key made for an organization acts there alone: without the feature that keeps it there, it acts nowhere.
+  if (apiKey.organizationId !== null && !options.features.some((feature) => feature.apiKeyOrganizations)) return { session: null, refused: 'invalid_token' };
   // A user a feature refuses (`Feature.beforeSignIn`, asked with `method: 'api-key'` on every request): the key
   // authenticates nothing. A hook that fails otherwise is the database's failure (503), not the key's.
   try {
