@@ -258,6 +258,7 @@ describe.each(memoryAndSqlite)('organizations routes with %s', (_name, makeAdapt
       ['a slug with capitals', { name: 'Fine', slug: 'Acme' }, 'slug'],
       ['a slug over 48 characters', { name: 'Fine', slug: 'a'.repeat(49) }, 'slug'],
       ['the reserved slug "invitations"', { name: 'Fine', slug: 'invitations' }, 'slug'],
+      ['a slug shaped like an organization id (a UUID), which a route could take for another organization', { name: 'Fine', slug: '0b9a6c1e-3f2d-4e5a-8b7c-9d0e1f2a3b4c' }, 'slug'],
       ['a name with no letter or digit to derive a slug from', { name: '!!!' }, 'slug'],
     ];
     it.each(refusals)('refuses %s: 400 with the error on its field, nothing created', async (_case, fields, field) => {

@@ -29,6 +29,11 @@ export const organizationsSubpaths = ['*', `${INVITATIONS}/*`] as const;
 
 /** A slug: lowercase letters, digits and `-`, 2 to 48 characters, starting and ending with a letter or digit. */
 const slugPattern = /^[a-z0-9][a-z0-9-]{0,46}[a-z0-9]$/;
+/**
+ * The shape of an organization's id (a UUID): no slug may have it, since a route names an organization by its slug or
+ * its id, and a slug equal to another organization's id would let an app that reads by the raw value reach it.
+ */
+const idShaped = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A slug made from a name: accents dropped, lowercase, every run of other characters one `-`. */
 function slugFrom(name: string): string {
@@ -47,6 +52,8 @@ function checkNewOrganization(body: Record<string, unknown>): { ok: true; name: 
     errors['slug'] = typed === '' && name.ok ? 'Choose a slug for the organization’s address: 2 to 48 lowercase letters, digits and "-".' : 'A slug has 2 to 48 lowercase letters, digits and "-", and starts and ends with a letter or digit (like "acme-labs").';
   } else if (slug === INVITATIONS) {
     errors['slug'] = `"${INVITATIONS}" is reserved: choose another slug.`;
+  } else if (idShaped.test(slug)) {
+    errors['slug'] = 'A slug cannot have the shape of an organization’s id: choose a name-like slug (like "acme-labs").';
   }
   if (!name.ok || errors['slug'] !== undefined) return { ok: false, errors };
   return { ok: true, name: name.name, slug };
