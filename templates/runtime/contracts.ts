@@ -125,8 +125,6 @@ export type SecurityEventType = keyof SecurityEventTypes & string;
 export interface SecurityEventInput {
   type: SecurityEventType;
   userId: string;
-  /** The organization it happened in (features/organizations/). */
-  organizationId?: string | null | undefined;
   method?: string | null | undefined;
   detail?: string | null | undefined;
 }
@@ -629,9 +627,8 @@ export interface RouteSpec {
   provider: 'none' | 'optional' | 'required';
   errors: ErrorAnswer;
   /**
-   * The paths below the action it also serves (`['email', 'email/confirm']` for `<mount>/account/email/confirm`;
-   * `*` stands for any one segment: `['*', 'invitations/*']`), given to the route as `Route.subpath`; any other path
-   * below it is 404. Only with `provider: 'none'`.
+   * The paths below the action it also serves (`['email/confirm']` for `<mount>/account/email/confirm`; `*` is any one
+   * segment), given to the route as `Route.subpath`; any other path below it is 404. Only with `provider: 'none'`.
    */
   subpaths?: readonly string[];
 }
@@ -739,11 +736,6 @@ export interface Feature {
    * session; and per request with an API key (`method: 'api-key'`). Throwing one of its `errors` refuses.
    */
   beforeSignIn?(signIn: { user: User | AdapterUser; method: string; account?: Account; isNewUser?: boolean }, context: Pick<RequestContext, 'options' | 'req'>): Awaitable<void>;
-  /**
-   * The organizations in which the user may make API keys (features/organizations/: those where their role grants
-   * `api-key:create`): the API-keys page offers them, and a key made for one acts there alone.
-   */
-  apiKeyOrganizations?(context: Pick<RequestContext, 'options' | 'req'>, userId: string): Promise<readonly { id: string; slug: string; name: string }[]>;
   /** Once a sign-in opened its session (to accept an invitation); its failure is logged, the sign-in stands. */
   afterSignIn?(signIn: { user: User | AdapterUser; account: Account; isNewUser: boolean }, context: Pick<RequestContext, 'options' | 'req'>): Awaitable<void>;
 }

@@ -36,7 +36,7 @@ export function matchRoute(spec: RouteSpec, segments: readonly string[], request
   const [, providerId, ...rest] = segments;
   const subpath = spec.subpaths && segments.length > 1 ? segments.slice(1).join('/') : undefined;
   const unknown = spec.subpaths
-    ? subpath !== undefined && !spec.subpaths.some((pattern) => matchesSubpath(pattern, subpath))
+    ? subpath !== undefined && !spec.subpaths.some((pattern) => isSubpath(pattern.split('/'), subpath.split('/')))
     : rest.length > 0 || (spec.provider === 'none' && providerId !== undefined) || (spec.provider === 'required' && !providerId);
   if (unknown) throw new UnknownAction(`There is no auth route "${segments.join('/')}"`);
   const method = requestMethod === 'HEAD' ? 'GET' : requestMethod;
@@ -47,12 +47,8 @@ export function matchRoute(spec: RouteSpec, segments: readonly string[], request
   return spec.subpaths ? { method: allowed, providerId: undefined, subpath } : { method: allowed, providerId };
 }
 
-/** Whether a path below an action is the one `pattern` names, where `*` stands for any one segment (`invitations/*`). */
-function matchesSubpath(pattern: string, subpath: string): boolean {
-  const want = pattern.split('/');
-  const have = subpath.split('/');
-  return want.length === have.length && want.every((segment, index) => segment === '*' ? have[index] !== '' : segment === have[index]);
-}
+/** Whether a path below an action is the one a `subpaths` pattern names, where `*` is any one segment (`invitations/*`). */
+const isSubpath = (want: string[], have: string[]): boolean => want.length === have.length && want.every((part, index) => part === have[index] || (part === '*' && have[index] !== ''));
 
 /** The configured provider of a provider segment; `InvalidProvider` (404) naming the configured ones otherwise. */
 export function findProvider(context: RequestContext, id: string): ResolvedProvider {

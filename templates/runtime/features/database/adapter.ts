@@ -48,6 +48,11 @@ declare module '../../contracts.js' {
   interface Feature {
     /** Its tables and adapter methods, which a built-in adapter adds to its own (users, accounts, sessions, tokens). */
     storage?: FeatureStorage;
+    /**
+     * The organizations in which the user may make API keys (features/organizations/: those where their role grants
+     * `api-key:create`): the API-keys page offers them, and a key made for one acts there alone.
+     */
+    apiKeyOrganizations?(context: Pick<RequestContext, 'options' | 'req'>, userId: string): Promise<readonly { id: string; slug: string; name: string }[]>;
   }
 
   /**

@@ -39,6 +39,10 @@ export type IpPrecision = 'full' | 'network' | 'none';
 export type SecurityEventSettings = Required<EventOptions>;
 
 declare module '../../contracts.js' {
+  interface SecurityEventInput {
+    /** The organization it happened in (features/organizations/). */
+    organizationId?: string | null | undefined;
+  }
   interface EventCallbacks {
     /** Each security event (features/security-events/), for the app's own log or SIEM. It never holds a secret. */
     onSecurityEvent: (event: SecurityEvent) => Awaitable<void>;
