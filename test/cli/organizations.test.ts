@@ -94,7 +94,7 @@ describe('organizations in the CLI: create --organizations', () => {
     expect(server).toContain("import { authHandler, requireAuth, requirePermission, sessionLocals } from './auth/index.js';");
     expect(server).toContain(
       [
-        "app.get('/orgs/:slug', requirePermission('organization:read', { organization: (req) => String(req.params.slug) }), (_req, res) => {",
+        "app.get('/orgs/:slug', requirePermission('organization:read', { organization: (req) => req.params.slug }), (_req, res) => {",
         '  const { id, slug, name, role } = res.locals.organization;',
         '  res.json({ organization: { id, slug, name }, role });',
         '});',
@@ -125,7 +125,7 @@ describe('organizations in the CLI: create --organizations', () => {
     const indexPath = join(root, 'src/auth/index.ts');
     await writeFile(indexPath, (await readFile(indexPath, 'utf8')).replace("    // 'project:create': true;", "    'project:create': true;"));
     const routes = join(root, 'src/projects.ts');
-    const guard = (permission: string): string => `import { requirePermission } from './auth/index.js';\n\nexport const createProject = requirePermission('${permission}', { organization: (req) => String(req.params.slug) });\n`;
+    const guard = (permission: string): string => `import { requirePermission } from './auth/index.js';\n\nexport const createProject = requirePermission('${permission}', { organization: (req) => req.params.slug });\n`;
     await writeFile(routes, guard('project:create'));
     const declared = await tsc(root);
     expect(declared.all).toBe('');

@@ -99,6 +99,9 @@ async function startApp(options: { sessionLocals?: boolean } = {}): Promise<App>
   app.get('/orgs/:slug/delete', createRequirePermission(config, 'organization:delete', bySlug), answer);
   app.get('/orgs/:slug/read-and-invite', createRequirePermission(config, ['organization:read', 'member:invite'], bySlug), answer);
   app.get('/active/read', createRequirePermission(config, 'organization:read'), answer);
+  // A route that names its organization wrongly (an empty value, a wildcard's list) is never the active organization.
+  app.get('/named-badly/empty', createRequirePermission(config, 'organization:read', { organization: () => '' }), answer);
+  app.get('/named-badly/list/*rest', createRequirePermission(config, 'organization:read', { organization: (req) => req.params['rest'] }), answer);
   app.get('/has/:slug', async (req, res) => {
     const slug = req.params['slug'];
     res.json({
@@ -238,6 +241,9 @@ describe('requirePermission, hasPermission and the session organization (SQLite,
     expect([guarded.status, await guarded.json()]).toEqual([200, { organization: shown(acme, 'admin') }]);
     expect((await (await get(app, '/whoami', user)).json()).organization).toEqual(shown(acme, 'admin'));
     expect((await (await get(app, '/auth/session', user)).json()).organization).toEqual(shown(acme, 'admin'));
+    // A route whose organization function gives an empty value or a list names no organization: 404, not the active one.
+    expect((await get(app, '/named-badly/empty', user)).status).toBe(404);
+    expect((await get(app, `/named-badly/list/${acme.slug}/x`, user)).status).toBe(404);
     // The URL's organization and the active one are told apart: globex is not theirs.
     expect((await get(app, `/orgs/${globex.slug}/read`, user)).status).toBe(404);
     // A key made for an organization has it as its active one.

@@ -160,9 +160,10 @@ export async function undefinedRoles(options: ResolvedConfig): Promise<{ role: s
 export interface RequirePermissionOptions extends Pick<RequireAuthOptions, 'redirectTo'> {
   /**
    * The organization the route is about, from the request (a slug or an id: `(req) => req.params.slug`); the
-   * session's active organization when absent or when it returns undefined.
+   * session's active organization when absent or when it returns undefined. Anything else but a slug or an id (an
+   * empty string, a wildcard's list) names no organization: 404.
    */
-  organization?: (req: Request) => string | undefined;
+  organization?: (req: Request) => string | string[] | undefined;
 }
 
 /**
@@ -177,8 +178,8 @@ export function createRequirePermission(config: FrameworkAuthConfig, permissions
   const needed = checkedPermissions(organizationSettingsOf(options), permissions, 'requirePermission');
   const signedIn = createRequireAuth(config, guardOptions.redirectTo === undefined ? {} : { redirectTo: guardOptions.redirectTo });
   const settings = organizationSettingsOf(options);
-  async function check(req: Request, res: Response, next: NextFunction, organization: string | undefined): Promise<void> {
-    const membership = await membershipFor(req, options, res.locals['session'] as Session, organization);
+  async function check(req: Request, res: Response, next: NextFunction, organization: string | null | undefined): Promise<void> {
+    const membership = organization === null ? null : await membershipFor(req, options, res.locals['session'] as Session, organization);
     if (!membership) return sendJsonResponse(res, 404, { error: 'not_found', message: 'There is no such organization.' });
     const missing = needed.find((permission) => !roleGrants(settings, membership.role, permission));
     if (missing !== undefined) return sendJsonResponse(res, 403, { error: 'forbidden', permission: missing, message: `Your role in this organization does not grant ${missing}.` });
@@ -187,8 +188,9 @@ export function createRequirePermission(config: FrameworkAuthConfig, permissions
   }
   return function requirePermission(req: Request, res: Response, next: NextFunction): void | Promise<void> {
     const named = guardOptions.organization?.(req);
-    const organization = typeof named === 'string' && named !== '' ? named : undefined;
-    if (organization !== undefined) lookupsOf(req).named = organization;
+    // Never the active organization in place of one the route named wrongly.
+    const organization = named === undefined ? undefined : typeof named === 'string' && named !== '' ? named : null;
+    if (typeof organization === 'string') lookupsOf(req).named = organization;
     return signedIn(req, res, (error?: unknown) => {
       if (error !== undefined) return next(error);
       check(req, res, next, organization).catch(next);
