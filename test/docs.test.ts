@@ -13,6 +13,7 @@ import { passwordFlow } from '../templates/runtime/features/password/index.js';
 import { TwoFactor } from '../templates/runtime/features/two-factor/index.js';
 import { ApiKeys } from '../templates/runtime/features/api-keys/index.js';
 import { Account } from '../templates/runtime/features/account/index.js';
+import { Organizations } from '../templates/runtime/features/organizations/index.js';
 import { SHOWN_EVENTS } from '../templates/runtime/features/account/account-view.js';
 import { API_KEY_PREFIX } from '../templates/runtime/features/api-keys/keys.js';
 import { RECOVERY_CODE_COUNT } from '../templates/runtime/features/two-factor/secrets.js';
@@ -25,10 +26,10 @@ import { migrate } from '../templates/runtime/adapters/sqlite.js';
 import { allFeatures } from './support/all-features.js';
 import { routes } from '../templates/runtime/router.js';
 
-/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, API keys', the account's, the email, passkey and password flows'). */
+/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, API keys', the account's, organizations', the email, passkey and password flows'). */
 const allRoutes: Record<string, RouteSpec> = {
   ...routes,
-  ...Object.assign({}, ...[database, TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
+  ...Object.assign({}, ...[database, TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), Organizations({ sendMessage: () => {} }), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
 };
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -53,10 +54,11 @@ describe('docs/providers.md and docs/configuration.md', () => {
     const documented = new Set<string>();
     for (const line of table.split('\n').filter((row) => row.startsWith('| `'))) {
       // The first cell: "`GET /csrf`", "`GET`/`POST /callback/:provider`" (two methods, one path) or
-      // "`GET /signout`, `POST /signout`" (one method per path).
+      // "`GET /signout`, `POST /signout`" (one method per path). A path below a route's own
+      // ("`GET /organizations/invitations/<token>`") is that route's: its first segment is the route.
       const cell = line.split('|')[1] ?? '';
       const methods = [...cell.matchAll(/\b(GET|POST)\b/g)].map((found) => found[1]!);
-      const paths = [...cell.matchAll(/(\/[a-z-]+(?:\/:provider)?)/g)].map((found) => found[1]!);
+      const paths = [...cell.matchAll(/(?<=[\s`])(\/[a-z-]+(?:\/:provider)?)/g)].map((found) => found[1]!);
       methods.forEach((method, index) => documented.add(`${method} ${paths.length === 1 ? paths[0] : paths[index]}`));
     }
     const documentedRoutes = [...documented];
