@@ -14,6 +14,7 @@ import { TwoFactor } from '../templates/runtime/features/two-factor/index.js';
 import { ApiKeys } from '../templates/runtime/features/api-keys/index.js';
 import { Account } from '../templates/runtime/features/account/index.js';
 import { Organizations } from '../templates/runtime/features/organizations/index.js';
+import { OWNER, resolveOrganizations } from '../templates/runtime/features/organizations/roles.js';
 import { SHOWN_EVENTS } from '../templates/runtime/features/account/account-view.js';
 import { API_KEY_PREFIX } from '../templates/runtime/features/api-keys/keys.js';
 import { RECOVERY_CODE_COUNT } from '../templates/runtime/features/two-factor/secrets.js';
@@ -92,7 +93,7 @@ describe('README.md', () => {
   });
 
   it('says in "Account" only what the feature does: its paths, its option names and the events it lists', () => {
-    const section = readme.slice(readme.indexOf('## Account'), readme.indexOf('## Documentation'));
+    const section = readme.slice(readme.indexOf('## Account'), readme.indexOf('## Organizations'));
     const feature = Account({ sendMessage: () => {} });
     const named = [...section.matchAll(/`\/auth\/([a-z-]+)(?:\/([a-z/-]+))?`/g)].map((match) => [match[1]!, match[2]] as const);
     expect(named.length).toBeGreaterThan(4);
@@ -103,6 +104,21 @@ describe('README.md', () => {
     expect(section).toContain(`the last ${SHOWN_EVENTS} security events`);
     expect(feature.features?.map((brought) => brought.id)).toEqual(['security-events', 'rate-limit', 'email-recipient-limits', 'security-notifications']);
     for (const option of ['retentionDays', 'ipPrecision', 'onSecurityEvent']) expect(section).toContain(`\`events.${option}\``);
+  });
+
+  it('says in "Organizations" only what the feature does: its paths, its default roles and its invitation lifetime', () => {
+    const section = readme.slice(readme.indexOf('## Organizations'), readme.indexOf('## Documentation'));
+    const feature = Organizations({ sendMessage: () => {} });
+    const named = [...section.matchAll(/`\/auth\/([a-z-]+)(?:\/([^`]+))?`/g)].map((match) => [match[1]!, match[2]] as const);
+    expect(named.length).toBeGreaterThan(1);
+    for (const [action, subpath] of named) {
+      expect(Object.keys(feature.routes ?? {})).toContain(action);
+      // `<slug>` stands for any one segment, as the route's `*` does.
+      if (subpath) expect(feature.routes?.[action]?.subpaths).toContain(subpath.replace(/<[a-z]+>/g, '*'));
+    }
+    const settings = resolveOrganizations({});
+    expect(section).toContain(`works once, for ${settings.invitationExpiresInDays} days`);
+    expect(section).toContain(`\`${OWNER}\` (every permission), ${[...settings.roles.keys()].filter((role) => role !== OWNER).map((role) => `\`${role}\``).join(', ')} or your own`);
   });
 
   it('names in "Email and password" only routes the password feature serves, and its limits as the code has them', () => {
