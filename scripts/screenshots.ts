@@ -1,12 +1,13 @@
 // `npm run docs:images`: screenshots of the runtime's real built-in pages for the README, written to docs/images/.
 // Apps configured as a user's scaffold would be (Acme SSO through OpenID Connect, GitHub, Google, an email and
-// password form, a magic link; the MemoryAdapter; the sessions route) run on 127.0.0.1, port 0; Debian's Chromium
+// password form, a magic link; the MemoryAdapter; the sessions route; the account; organizations) run on 127.0.0.1,
+// port 0; Debian's Chromium
 // (launchChromium of test/browser/helpers.ts) opens each page at a desktop viewport in the light or dark scheme and
 // saves the full page. Nothing is drawn by hand and nothing needs the network: the sign-in page does not call the
 // OpenID issuer. Each page's heading is checked first, so an error page cannot be saved in place of the page.
 //
-// The output is deterministic: the sessions are adapter rows with fixed dates and User-Agents, the secret is fixed,
-// and nothing random is visible. test/docs-images.test.ts checks the files below exist and that README.md shows them.
+// The output is deterministic: the sessions, the organization's members, invitation and events are adapter rows with
+// fixed dates, names and User-Agents, the secret is fixed, and nothing random is visible. test/docs-images.test.ts checks the files below exist and that README.md shows them.
 import { statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -16,6 +17,7 @@ import type { Browser } from 'playwright-core';
 import { MemoryAdapter } from '../templates/runtime/adapters/memory.js';
 import { resolveConfigOnce } from '../templates/runtime/config.js';
 import { Account } from '../templates/runtime/features/account/index.js';
+import { Organizations } from '../templates/runtime/features/organizations/index.js';
 import { FrameworkAuth } from '../templates/runtime/index.js';
 import type { FrameworkAuthConfig } from '../templates/runtime/index.js';
 import Credentials from '../templates/runtime/providers/credentials.js';
@@ -39,6 +41,8 @@ export interface DocsImage {
   heading: string;
   /** Whether the browser holds the signed-in session cookie. */
   signedIn: boolean;
+  /** Served by the app with `Organizations()` (signed in) rather than the sign-in or the sessions app. */
+  organizations?: true;
 }
 
 export const docsImages: readonly DocsImage[] = [
@@ -49,6 +53,7 @@ export const docsImages: readonly DocsImage[] = [
   { file: 'error-light.png', path: '/error?error=Verification', scheme: 'light', heading: 'Unable to sign in', signedIn: false },
   { file: 'account-light.png', path: '/account', scheme: 'light', heading: 'Your account', signedIn: true },
   { file: 'account-dark.png', path: '/account', scheme: 'dark', heading: 'Your account', signedIn: true },
+  { file: 'organization-light.png', path: '/organizations/analytical-engines', scheme: 'light', heading: 'Analytical Engines', signedIn: true, organizations: true },
 ];
 
 /** A desktop browser window; the screenshot takes the page's full height. Scale 1 keeps the files small. */
@@ -87,6 +92,46 @@ const securityEvents = [
   { type: 'session-ended', method: null, detail: '1', at: '2026-11-21T18:02:00Z', ip: '198.51.100.7', userAgent: sessionRows[1].userAgent },
   { type: 'sign-in', method: 'email', at: '2026-11-18T08:12:00Z', ip: '203.0.113.24', userAgent: sessionRows[0].userAgent },
 ] as const;
+
+/** The organization the signed-in user (Ada, its owner) opens: its members joined at fixed dates, one pending invitation. */
+const organization = { id: 'docs-organization', slug: 'analytical-engines', name: 'Analytical Engines', createdAt: new Date('2026-10-01T09:00:00Z') };
+const members = [
+  { id: 'docs-grace', name: 'Grace Hopper', email: 'grace@example.com', role: 'admin', joinedAt: '2026-10-03T08:45:00Z' },
+  { id: 'docs-alan', name: 'Alan Turing', email: 'alan@example.com', role: 'member', joinedAt: '2026-10-20T11:10:00Z' },
+] as const;
+/** The page is shown as on this day: the pending invitation (sent by Grace a day before) is unexpired on it. */
+const organizationPageDay = new Date('2026-11-25T10:00:00Z');
+const pendingInvitation = { id: 'docs-invitation', email: 'edsger@example.com', role: 'member', inviterId: 'docs-grace', createdAt: new Date('2026-11-24T09:15:00Z'), expiresAt: new Date('2026-12-01T09:15:00Z') };
+/** The organization's events (its page lists them newest first): who acted, on whom, a role or a name. */
+const organizationEvents = [
+  { type: 'organization-created', at: '2026-10-01T09:00:00Z', actorId: 'docs-user', subjectId: null, detail: 'Analytical Engines' },
+  { type: 'member-joined', at: '2026-10-03T08:45:00Z', actorId: 'docs-grace', subjectId: 'docs-grace', detail: 'admin' },
+  { type: 'member-invited', at: '2026-11-24T09:15:00Z', actorId: 'docs-grace', subjectId: null, detail: 'member' },
+] as const;
+
+/**
+ * Ada's organization on the adapter of a config with `Organizations()`: the members join through invitations accepted
+ * at fixed dates (as the feature makes members), the session's active organization is it, and one invitation waits.
+ * Its listing of pending invitations is asked at `organizationPageDay`, so that the page shows the invitation whatever
+ * the day the script runs.
+ */
+async function seedOrganization(adapter: ReturnType<typeof MemoryAdapter>, ownerId: string): Promise<void> {
+  await adapter.createOrganization!(organization, ownerId);
+  for (const member of members) {
+    const user = await adapter.createUser!({ id: member.id, name: member.name, email: member.email, emailVerified: new Date(member.joinedAt) });
+    const joinedAt = new Date(member.joinedAt);
+    const digest = `docs-digest-${member.id}`;
+    await adapter.createInvitation!({ id: `docs-joined-${member.id}`, organizationId: organization.id, email: member.email, role: member.role, inviterId: ownerId, digest, createdAt: joinedAt, expiresAt: new Date(joinedAt.valueOf() + 60_000) }, 100);
+    if (!(await adapter.acceptInvitation!(digest, user.id, joinedAt))) throw new Error(`${member.name} did not join ${organization.name}`);
+  }
+  await adapter.createInvitation!({ ...pendingInvitation, organizationId: organization.id, digest: 'docs-digest-pending' }, 100);
+  for (const [index, event] of organizationEvents.entries()) {
+    await adapter.createOrganizationEvent!({ id: `docs-organization-event-${index}`, organizationId: organization.id, ...event, at: new Date(event.at) });
+  }
+  await adapter.setActiveOrganization!(currentToken, organization.id);
+  const listInvitations = adapter.listInvitations!.bind(adapter);
+  adapter.listInvitations = (organizationId) => listInvitations(organizationId, organizationPageDay);
+}
 
 /**
  * The auth config of a scaffolded app with a database adapter. Credentials sign-in needs JWT sessions, so the app
@@ -147,11 +192,18 @@ export async function writeDocsImages(root: string): Promise<string[]> {
     for (const [index, event] of securityEvents.entries()) {
       await adapter.createSecurityEvent!({ id: `docs-event-${index}`, userId: user.id, detail: null, ...event, at: new Date(event.at) });
     }
+    // The organization's page on a third app: the sessions app's config with Organizations() in place of Account(),
+    // so that the account's and the sessions' images stay as they were.
+    const organizationsConfig: FrameworkAuthConfig = { ...sessionsConfig, features: [Organizations({ sendMessage: () => {} })] };
+    const organizationsApp = await startApp(organizationsConfig);
+    apps.push(organizationsApp);
+    resolveConfigOnce(organizationsConfig);
+    await seedOrganization(adapter, user.id);
     browser = await launchChromium();
     const outDir = join(root, imagesDir);
     await mkdir(outDir, { recursive: true });
     for (const image of docsImages) {
-      const origin = image.signedIn ? sessionsApp.url : signInApp.url;
+      const origin = image.organizations ? organizationsApp.url : image.signedIn ? sessionsApp.url : signInApp.url;
       const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: image.scheme, reducedMotion: 'reduce' });
       try {
         context.setDefaultTimeout(10_000);
@@ -165,6 +217,10 @@ export async function writeDocsImages(root: string): Promise<string[]> {
         if (image.path === '/sessions') {
           const listed = await page.locator('ul.sessions > li').count();
           if (listed !== sessionRows.length) throw new Error(`${image.file}: ${listed} sessions listed, expected ${sessionRows.length}`);
+        }
+        if (image.organizations) {
+          const listed = await page.locator('tbody > tr').count();
+          if (listed !== members.length + 1) throw new Error(`${image.file}: ${listed} members listed, expected ${members.length + 1}`);
         }
         const file = join(outDir, image.file);
         await writeFile(file, await page.screenshot({ type: 'png', fullPage: true, animations: 'disabled', caret: 'hide' }));

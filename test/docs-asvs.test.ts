@@ -1,14 +1,20 @@
-// The OWASP ASVS 5.0 map of docs/security.md ("OWASP ASVS 5.0: V6 and V7"): one row per level 1 and level 2
-// requirement of V6 (Authentication) and V7 (Session Management), each held by named tests, not applicable, or
-// missing with the issue that tracks it. This file checks the tables against the standard's ids and against the test
-// files they name, and holds the few claims of the map that no other test holds.
+// The OWASP ASVS 5.0 maps of docs/security.md ("OWASP ASVS 5.0: V6 and V7", "OWASP ASVS 5.0: V8 Authorization"): one
+// row per level 1 and level 2 requirement of V6 (Authentication), V7 (Session Management) and V8 (Authorization), each
+// held by named tests, not applicable, or missing with the issue that tracks it. This file checks the tables against
+// the standard's ids and against the test files they name, and holds the few claims of the maps that no other test
+// holds.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { featureCatalog, optInLines } from '../src/catalog/features.js';
 import { providerCatalog } from '../src/catalog/providers.js';
+import { MemoryAdapter } from '../templates/runtime/adapters/memory.js';
 import { migrate } from '../templates/runtime/adapters/sqlite.js';
+import { resolveConfig } from '../templates/runtime/config.js';
+import { UnsupportedStrategy } from '../templates/runtime/errors.js';
+import { Organizations } from '../templates/runtime/features/organizations/index.js';
+import { OWNER, builtInPermissions, defaultRoles } from '../templates/runtime/features/organizations/roles.js';
 import { allRateLimitDefaults as defaultRateLimitRules } from './support/all-features.js';
 import { allFeatures } from './support/all-features.js';
 
@@ -37,6 +43,19 @@ const REQUIREMENTS: ReadonlyArray<readonly [id: string, level: 1 | 2]> = [
   ['7.6.1', 2], ['7.6.2', 2],
 ];
 
+/**
+ * The requirements of V8 in OWASP ASVS 5.0.0 (5.0/en/0x17-V8-Authorization.md), in the standard's order, with their
+ * level: every level 1 and level 2 one must have a row; of level 3, only those listed here may (8.3.2: changes to
+ * authorization values applied at once, which organizations hold). 8.1.3, 8.1.4, 8.2.4, 8.3.3 and 8.4.2 (level 3,
+ * environmental attributes, intermediaries, administrative interfaces) are out of scope.
+ */
+const V8_REQUIREMENTS: ReadonlyArray<readonly [id: string, level: 1 | 2 | 3]> = [
+  ['8.1.1', 1], ['8.1.2', 2],
+  ['8.2.1', 1], ['8.2.2', 1], ['8.2.3', 2],
+  ['8.3.1', 1], ['8.3.2', 3],
+  ['8.4.1', 2],
+];
+
 const STATUSES = ['held', 'not applicable', 'missing'] as const;
 type Status = (typeof STATUSES)[number];
 
@@ -48,8 +67,11 @@ const NO_ISSUE_YET: readonly string[] = ['6.1.2', '6.2.11', '6.5.2', '7.1.1', '7
 
 const SECTION = '## OWASP ASVS 5.0: V6 and V7';
 
+/** The map of V8 (organizations, issue 48), in the same form. */
+const V8_SECTION = '## OWASP ASVS 5.0: V8 Authorization';
+
 /** The rows of other chapters that the security reviews brought (review 5: 3.4.4, 3.7.2, 14.2.7), in the same form. */
-const BEYOND_SECTION = '## OWASP ASVS 5.0: beyond V6 and V7';
+const BEYOND_SECTION = '## OWASP ASVS 5.0: beyond V6, V7 and V8';
 
 interface NamedTest {
   file: string;
@@ -217,13 +239,44 @@ describe('the OWASP ASVS map in docs/security.md', () => {
   });
 });
 
-describe('the ASVS rows beyond V6 and V7 in docs/security.md', () => {
+describe('the ASVS map of V8 (Authorization) in docs/security.md', () => {
+  const v8 = asvsTables(read('docs/security.md'), V8_SECTION);
+
+  it('reads every line of its table as a row of six cells', () => {
+    expect(v8.problems).toEqual([]);
+    expect(v8.rows.length).toBeGreaterThan(0);
+  });
+
+  it('has one row per level 1 and level 2 requirement of V8, in the standard\'s order, each with its level (and only listed level 3 ones)', () => {
+    const problems: string[] = [];
+    for (const row of v8.rows) {
+      const expected = V8_REQUIREMENTS.find(([id]) => id === row.id);
+      if (!expected) problems.push(`${row.id} (line ${row.line}): not a requirement of ASVS 5.0.0 V8 this map takes`);
+      else if (row.level !== String(expected[1])) problems.push(`${row.id} (line ${row.line}): level ${row.level}, the standard says ${expected[1]}`);
+      if (row.requirement === '') problems.push(`${row.id} (line ${row.line}): no requirement text`);
+    }
+    for (const [id, level] of V8_REQUIREMENTS) if (level < 3 && !v8.rows.some((row) => row.id === id)) problems.push(`${id}: no row`);
+    expect(problems).toEqual([]);
+    const order = V8_REQUIREMENTS.map(([id]) => id);
+    expect(v8.rows.map((row) => row.id)).toEqual(order.filter((id) => v8.rows.some((row) => row.id === id)));
+  });
+
+  it('gives every row a status of held, not applicable or missing, and what that status needs', () => {
+    expect(statusProblems(v8.rows)).toEqual([]);
+  });
+
+  it('names only tests that exist: each file under test/, each name given to it() or test() in that file', () => {
+    expect(unknownTestProblems(v8.rows)).toEqual([]);
+  });
+});
+
+describe('the ASVS rows beyond V6, V7 and V8 in docs/security.md', () => {
   const beyond = asvsTables(read('docs/security.md'), BEYOND_SECTION);
 
   it('reads every line of its table as a row of six cells, each a requirement of another chapter with its level', () => {
     expect(beyond.problems).toEqual([]);
     expect(beyond.rows.length).toBeGreaterThan(0);
-    const misplaced = beyond.rows.filter((row) => !/^\d+\.\d+\.\d+$/.test(row.id) || /^[67]\./.test(row.id) || !['1', '2', '3'].includes(row.level));
+    const misplaced = beyond.rows.filter((row) => !/^\d+\.\d+\.\d+$/.test(row.id) || /^[678]\./.test(row.id) || !['1', '2', '3'].includes(row.level));
     expect(misplaced.map((row) => `${row.id} (line ${row.line})`)).toEqual([]);
   });
 
@@ -245,6 +298,22 @@ describe('claims of the ASVS map that no other test holds', () => {
       ]),
     );
     expect(documented).toEqual(defaultRateLimitRules);
+  });
+
+  it('lists in SECURITY.md the default roles with exactly the permissions roles.ts gives them, and every built-in permission', () => {
+    const section = read('SECURITY.md').split(/^## /m).find((part) => part.startsWith('Organizations')) ?? '';
+    const documented = Object.fromEntries(
+      [...section.matchAll(/^\| `([a-z-]+)` \| ([^|]*) \|$/gm)].map(([, role, cell]) => [role, [...cell!.matchAll(/`([a-z-]+:[a-z-]+)`/g)].map((match) => match[1]!)]),
+    );
+    expect(Object.keys(documented)).toEqual([OWNER, ...Object.keys(defaultRoles)]);
+    for (const [role, permissions] of Object.entries(defaultRoles)) expect(documented[role], role).toEqual([...permissions]);
+    expect(documented[OWNER]).toEqual([...builtInPermissions]);
+  });
+
+  it('refuses Organizations() with JWT sessions when the config is resolved: the active organization lives on the session row', () => {
+    const config = { secret: 'a'.repeat(32), adapter: MemoryAdapter(), session: { strategy: 'jwt' as const }, providers: [], features: [Organizations({ sendMessage: () => {} })] };
+    expect(() => resolveConfig(config)).toThrow(UnsupportedStrategy);
+    expect(() => resolveConfig({ ...config, session: { strategy: 'database' as const } })).not.toThrow();
   });
 
   it('draws every random value of the runtime from node:crypto: no Math.random in templates/runtime', () => {

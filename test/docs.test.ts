@@ -13,6 +13,8 @@ import { passwordFlow } from '../templates/runtime/features/password/index.js';
 import { TwoFactor } from '../templates/runtime/features/two-factor/index.js';
 import { ApiKeys } from '../templates/runtime/features/api-keys/index.js';
 import { Account } from '../templates/runtime/features/account/index.js';
+import { Organizations } from '../templates/runtime/features/organizations/index.js';
+import { OWNER, resolveOrganizations } from '../templates/runtime/features/organizations/roles.js';
 import { SHOWN_EVENTS } from '../templates/runtime/features/account/account-view.js';
 import { API_KEY_PREFIX } from '../templates/runtime/features/api-keys/keys.js';
 import { RECOVERY_CODE_COUNT } from '../templates/runtime/features/two-factor/secrets.js';
@@ -25,10 +27,10 @@ import { migrate } from '../templates/runtime/adapters/sqlite.js';
 import { allFeatures } from './support/all-features.js';
 import { routes } from '../templates/runtime/router.js';
 
-/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, API keys', the account's, the email, passkey and password flows'). */
+/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, API keys', the account's, organizations', the email, passkey and password flows'). */
 const allRoutes: Record<string, RouteSpec> = {
   ...routes,
-  ...Object.assign({}, ...[database, TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
+  ...Object.assign({}, ...[database, TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), Organizations({ sendMessage: () => {} }), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
 };
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -53,10 +55,11 @@ describe('docs/providers.md and docs/configuration.md', () => {
     const documented = new Set<string>();
     for (const line of table.split('\n').filter((row) => row.startsWith('| `'))) {
       // The first cell: "`GET /csrf`", "`GET`/`POST /callback/:provider`" (two methods, one path) or
-      // "`GET /signout`, `POST /signout`" (one method per path).
+      // "`GET /signout`, `POST /signout`" (one method per path). A path below a route's own
+      // ("`GET /organizations/invitations/<token>`") is that route's: its first segment is the route.
       const cell = line.split('|')[1] ?? '';
       const methods = [...cell.matchAll(/\b(GET|POST)\b/g)].map((found) => found[1]!);
-      const paths = [...cell.matchAll(/(\/[a-z-]+(?:\/:provider)?)/g)].map((found) => found[1]!);
+      const paths = [...cell.matchAll(/(?<=[\s`])(\/[a-z-]+(?:\/:provider)?)/g)].map((found) => found[1]!);
       methods.forEach((method, index) => documented.add(`${method} ${paths.length === 1 ? paths[0] : paths[index]}`));
     }
     const documentedRoutes = [...documented];
@@ -90,7 +93,7 @@ describe('README.md', () => {
   });
 
   it('says in "Account" only what the feature does: its paths, its option names and the events it lists', () => {
-    const section = readme.slice(readme.indexOf('## Account'), readme.indexOf('## Documentation'));
+    const section = readme.slice(readme.indexOf('## Account'), readme.indexOf('## Organizations'));
     const feature = Account({ sendMessage: () => {} });
     const named = [...section.matchAll(/`\/auth\/([a-z-]+)(?:\/([a-z/-]+))?`/g)].map((match) => [match[1]!, match[2]] as const);
     expect(named.length).toBeGreaterThan(4);
@@ -101,6 +104,21 @@ describe('README.md', () => {
     expect(section).toContain(`the last ${SHOWN_EVENTS} security events`);
     expect(feature.features?.map((brought) => brought.id)).toEqual(['security-events', 'rate-limit', 'email-recipient-limits', 'security-notifications']);
     for (const option of ['retentionDays', 'ipPrecision', 'onSecurityEvent']) expect(section).toContain(`\`events.${option}\``);
+  });
+
+  it('says in "Organizations" only what the feature does: its paths, its default roles and its invitation lifetime', () => {
+    const section = readme.slice(readme.indexOf('## Organizations'), readme.indexOf('## Documentation'));
+    const feature = Organizations({ sendMessage: () => {} });
+    const named = [...section.matchAll(/`\/auth\/([a-z-]+)(?:\/([^`]+))?`/g)].map((match) => [match[1]!, match[2]] as const);
+    expect(named.length).toBeGreaterThan(1);
+    for (const [action, subpath] of named) {
+      expect(Object.keys(feature.routes ?? {})).toContain(action);
+      // `<slug>` stands for any one segment, as the route's `*` does.
+      if (subpath) expect(feature.routes?.[action]?.subpaths).toContain(subpath.replace(/<[a-z]+>/g, '*'));
+    }
+    const settings = resolveOrganizations({});
+    expect(section).toContain(`works once, for ${settings.invitationExpiresInDays} days`);
+    expect(section).toContain(`\`${OWNER}\` (every permission), ${[...settings.roles.keys()].filter((role) => role !== OWNER).map((role) => `\`${role}\``).join(', ')} or your own`);
   });
 
   it('names in "Email and password" only routes the password feature serves, and its limits as the code has them', () => {
