@@ -147,6 +147,9 @@ describe("an organization's page", () => {
     expect(page).toContain('<li><strong>Role changed</strong> <span class="muted">(admin)</span><br><span class="hint">by Olive Owner · mia@example.test · 2026-02-02 10:30 UTC</span></li>');
     expect(page).toContain('<li><strong>Organization event</strong><br><span class="hint">by a deleted account · 2026-02-03 00:00 UTC</span></li>');
     expect(page).not.toContain('function Object');
+    // A member who joined is the event's actor and subject: named once.
+    const joined = { id: 'e3', organizationId: 'org-acme', type: 'member-joined', at: new Date('2026-02-04T00:00:00Z'), actorId: 'user-mia', actorName: 'Mia', subjectId: 'user-mia', subjectName: 'Mia', detail: 'member' };
+    expect(renderOrganizationPage(organizationPage({ events: [joined] }))).toContain('<span class="hint">by Mia · 2026-02-04 00:00 UTC</span>');
   });
 
   it('shows a refused invite’s errors beside its fields, keeping the address and role sent', () => {

@@ -130,9 +130,8 @@ function findNamed(options: ResolvedConfig, userId: string, organization: string
 }
 
 /** The session's `organization` field (`Feature.session`): the active organization and the role held there, or null. */
-export async function sessionOrganization(session: Session, context: { options: ResolvedConfig; req: Request }): Promise<{ organization: SessionOrganization | null }> {
-  const membership = await membershipFor(context.req, context.options, session);
-  return { organization: membership ? shown(membership) : null };
+export function sessionOrganization(session: Session, context: { options: ResolvedConfig; req: Request }): Promise<{ organization: SessionOrganization | null }> {
+  return membershipFor(context.req, context.options, session).then((membership) => ({ organization: membership ? shown(membership) : null }));
 }
 
 function shown(membership: Membership): SessionOrganization {

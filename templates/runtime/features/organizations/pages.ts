@@ -284,7 +284,8 @@ function eventsList(params: OrganizationPage): SafeHtml | string {
   const items = params.events.map((event) => {
     // Own keys only: a stored type such as "constructor" is not a label.
     const label = Object.hasOwn(params.eventLabels, event.type) ? params.eventLabels[event.type] : 'Organization event';
-    const subject = event.subjectId === null && event.subjectName === null ? '' : html` · ${personName(params, event.subjectId, event.subjectName)}`;
+    // Whom it concerned, unless it was the actor (a member who joined or left).
+    const subject = (event.subjectId === null && event.subjectName === null) || event.subjectId === event.actorId ? '' : html` · ${personName(params, event.subjectId, event.subjectName)}`;
     return html`<li><strong>${label}</strong>${event.detail ? html` <span class="muted">(${event.detail})</span>` : ''}<br><span class="hint">by ${personName(params, event.actorId, event.actorName)}${subject} · ${shownDate(event.at)}</span></li>`;
   });
   return html`<h2>Activity</h2><ul class="list">${items}</ul>`;

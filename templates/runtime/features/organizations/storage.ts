@@ -324,17 +324,20 @@ export const organizationStorage: FeatureStorage = {
     },
     async findMemberships(userId, { sessionToken, organization }) {
       // Each membership found by its key (organization, user): the session's active organization, and the one the
-      // request names by slug or id; never a scan of the user's memberships.
+      // request names by slug or id; never a scan of the user's memberships. Without a name, the simpler statement.
+      const active = '(SELECT active_organization_id FROM sessions WHERE session_token = ? AND user_id = ?)';
       const rows = await database.all<MembershipRow & { active_id: string | null }>(
-        `SELECT ${membershipColumns}, a.active_organization_id AS active_id
-         FROM (SELECT (SELECT active_organization_id FROM sessions WHERE session_token = ? AND user_id = ?) AS active_organization_id) a
-         JOIN organization_members m ON m.user_id = ? AND m.organization_id IN (a.active_organization_id, (SELECT id FROM organizations WHERE slug = ?), ?)
-         JOIN organizations o ON o.id = m.organization_id`,
-        [sessionToken, userId, userId, organization, organization],
+        organization === null
+          ? `SELECT ${membershipColumns}, o.id AS active_id FROM organization_members m JOIN organizations o ON o.id = m.organization_id
+             WHERE m.organization_id = ${active} AND m.user_id = ?`
+          : `SELECT ${membershipColumns}, a.active_organization_id AS active_id FROM (SELECT ${active} AS active_organization_id) a
+             JOIN organization_members m ON m.user_id = ? AND m.organization_id IN (a.active_organization_id, (SELECT id FROM organizations WHERE slug = ?), ?)
+             JOIN organizations o ON o.id = m.organization_id`,
+        organization === null ? [sessionToken, userId, userId] : [sessionToken, userId, userId, organization, organization],
       );
       const named = organization === null ? undefined : rows.find((row) => row.slug === organization || row.id === organization);
-      const active = rows.find((row) => row.id === row.active_id);
-      return { active: active ? membershipOf(active) : null, named: named ? membershipOf(named) : null };
+      const found = rows.find((row) => row.id === row.active_id);
+      return { active: found ? membershipOf(found) : null, named: named ? membershipOf(named) : null };
     },
     async setActiveOrganization(sessionToken, organizationId) {
       await database.run('UPDATE sessions SET active_organization_id = ? WHERE session_token = ?', [organizationId, sessionToken]);
