@@ -750,9 +750,9 @@ export interface BearerAuthentication {
   refuse(res: Response, result: BearerResult, needed: { scopes?: readonly string[]; message?: string }): void;
 }
 
-/** What a bearer credential proved: a session with its scopes, or a refusal (`retryAfter` in seconds). */
+/** What a bearer credential proved: a session with its scopes (and the organization it alone acts in), or a refusal. */
 export type BearerResult =
-  | { session: Session; scopes: readonly string[] }
+  | { session: Session; scopes: readonly string[]; organizationId?: string | undefined }
   | { session: null; refused: 'invalid_token' | 'too_many_requests' | 'temporarily_unavailable'; retryAfter?: number | undefined };
 
 /**

@@ -82,6 +82,7 @@ export const adapterMethods = [
   'listInvitationsByEmail',
   'getInvitation',
   'deleteInvitation',
+  'deleteInvitationsTo',
   'acceptInvitation',
   'createOrganizationEvent',
   'listOrganizationEvents',
@@ -1486,6 +1487,19 @@ export function runAdapterSuite(
         expect(await adapter.deleteInvitation(organization.id, invitation.id)).toBe(true);
         expect(await adapter.getInvitation(invitation.digest)).toBeNull();
         expect(await adapter.deleteInvitation(organization.id, invitation.id)).toBe(false);
+      });
+
+      test('deletes every invitation to an address, in every organization, and no other', ['createUser', 'createOrganization', 'createInvitation', 'deleteInvitationsTo', 'getInvitation'], async () => {
+        const inviter = await createUser();
+        const [organization, other] = [await createOrganization(inviter.id), await createOrganization(inviter.id)];
+        const first = invitationData(organization.id, inviter.id);
+        const second = invitationData(other.id, inviter.id, { email: first.email });
+        const kept = invitationData(organization.id, inviter.id);
+        for (const invitation of [first, second, kept]) await adapter.createInvitation(invitation, 10);
+        await adapter.deleteInvitationsTo(first.email);
+        expect(await adapter.getInvitation(first.digest)).toBeNull();
+        expect(await adapter.getInvitation(second.digest)).toBeNull();
+        expect(await adapter.getInvitation(kept.digest)).not.toBeNull();
       });
 
       test('a newer invitation to the same address replaces the older one', ['createUser', 'createOrganization', 'createInvitation', 'listInvitations', 'getInvitation'], async () => {

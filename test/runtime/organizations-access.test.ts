@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FrameworkAuth, createSessionLocals, getSession } from '../../templates/runtime/index.js';
+import { FrameworkAuth, createRequireAuth, createSessionLocals, getSession } from '../../templates/runtime/index.js';
 import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import type { Adapter } from '../../templates/runtime/contracts.js';
 import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
@@ -111,6 +111,8 @@ async function startApp(options: { sessionLocals?: boolean } = {}): Promise<App>
     });
   });
   app.get('/whoami', async (req, res) => void res.json(await getSession(req, config)));
+  // A route about no organization: a key made for one does not act here.
+  app.get('/me', createRequireAuth(config), (_req, res) => void res.json({ me: true }));
   const running = await listen(app);
   const made = { url: running.url, running, config, adapter, statements, memberships, errors, connection };
   apps.push(made);
@@ -249,6 +251,11 @@ describe('requirePermission, hasPermission and the session organization (SQLite,
     // A key made for an organization has it as its active one.
     expect((await get(app, '/active/read', { key: keys.bound })).status).toBe(200);
     expect((await (await get(app, '/whoami', { key: keys.bound })).json()).organization).toEqual(shown(acme, 'owner'));
+    // A key made for an organization acts there alone: requireAuth() of a route about no organization refuses it
+    // (403 insufficient_scope), and lets the user's own key through.
+    const outside = await get(app, '/me', { key: keys.bound });
+    expect([outside.status, outside.headers.get('www-authenticate')]).toEqual([403, 'Bearer error="insufficient_scope"']);
+    expect((await get(app, '/me', { key: keys.unbound })).status).toBe(200);
     expect((await (await get(app, '/whoami', { key: keys.unbound })).json()).organization).toBeNull();
   });
 

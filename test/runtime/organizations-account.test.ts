@@ -115,4 +115,18 @@ describe("the organizations' part of the account", () => {
     expect(await adapter.getUser(owner.id)).toBeNull();
     expect(await adapter.getUser(member.id)).toBeNull();
   });
+
+  it('forgets the invitations to a deleted account’s address, which no cascade from the user reaches', async () => {
+    const invited = await signedInUser();
+    const owner = await signedInUser();
+    await organization('inviting', 'Inviting', owner.id);
+    const organizationId = (await adapter.getOrganization('inviting'))!.id;
+    const now = new Date();
+    const digest = crypto.randomUUID();
+    await adapter.createInvitation({ id: crypto.randomUUID(), organizationId, email: invited.email, role: 'member', inviterId: owner.id, createdAt: now, expiresAt: new Date(now.valueOf() + 86_400_000), digest }, 100);
+    expect(await adapter.getInvitation(digest)).not.toBeNull();
+    expect((await deleteAccount(invited.jar, invited.email, true)).status).toBe(200);
+    expect(await adapter.getInvitation(digest)).toBeNull();
+    expect(await adapter.listInvitationsByEmail(invited.email, new Date(0))).toEqual([]);
+  });
 });

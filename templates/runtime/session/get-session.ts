@@ -98,6 +98,8 @@ export interface RequireAuthOptions {
    * is answered 403 `insufficient_scope`. A cookie session is its user and holds every scope.
    */
   scopes?: readonly string[];
+  /** Lets a key made for an organization through (only `requirePermission`, which checks that organization, does). */
+  organizationKeys?: boolean;
 }
 
 /**
@@ -125,7 +127,7 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
   const scopes = guardOptions.scopes ?? [];
   async function guardBearer(res: Response, next: NextFunction, bearer: Promise<BearerResult>): Promise<void> {
     const result = await bearer;
-    if (!result.session || !scopes.every((scope) => result.scopes.includes(scope))) return options.bearer!.refuse(res, result, { scopes });
+    if (!result.session || !scopes.every((scope) => result.scopes.includes(scope)) || (result.organizationId !== undefined && !guardOptions.organizationKeys)) return options.bearer!.refuse(res, result, { scopes });
     res.locals['session'] = result.session;
     next();
   }

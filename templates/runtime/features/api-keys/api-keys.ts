@@ -207,7 +207,7 @@ export async function authenticateApiKey(req: Request, credential: string, optio
     session = (await options.callbacks.session({ session, token, user })) as Session;
   }
   session.apiKey = { id: apiKey.id, scopes: [...apiKey.scopes], ...(apiKey.organizationId === null ? {} : { organizationId: apiKey.organizationId }) };
-  return { session, scopes: apiKey.scopes };
+  return { session, scopes: apiKey.scopes, ...(apiKey.organizationId === null ? {} : { organizationId: apiKey.organizationId }) };
 }
 
 /** A key as the JSON list gives it: dates in ISO 8601. */

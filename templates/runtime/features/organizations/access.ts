@@ -175,7 +175,8 @@ export interface RequirePermissionOptions extends Pick<RequireAuthOptions, 'redi
 export function createRequirePermission(config: FrameworkAuthConfig, permissions: Permission | readonly Permission[], guardOptions: RequirePermissionOptions = {}): RequestHandler {
   const options = resolveConfigOnce(config);
   const needed = checkedPermissions(organizationSettingsOf(options), permissions, 'requirePermission');
-  const signedIn = createRequireAuth(config, guardOptions.redirectTo === undefined ? {} : { redirectTo: guardOptions.redirectTo });
+  // Keys made for an organization pass here alone: this guard checks their organization.
+  const signedIn = createRequireAuth(config, { organizationKeys: true, ...(guardOptions.redirectTo === undefined ? {} : { redirectTo: guardOptions.redirectTo }) });
   const settings = organizationSettingsOf(options);
   async function check(req: Request, res: Response, next: NextFunction, organization: string | null | undefined): Promise<void> {
     const membership = organization === null ? null : await membershipFor(req, options, res.locals['session'] as Session, organization);

@@ -2,7 +2,8 @@
  * The organizations' part of the account (`Feature.account`): a section listing the user's organizations and roles
  * with a link to `<mount>/organizations` (and the same in the page's JSON), the memberships in the export, and a
  * refusal to delete the account of an organization's only owner while others are members: an organization always
- * keeps an owner, so the user transfers its ownership or deletes it first.
+ * keeps an owner, so the user transfers its ownership or deletes it first. The invitations to an address the user no
+ * longer has are deleted with it.
  */
 import { html } from '../../pages/html.js';
 import type { AccountPart, AccountPartRequest } from '../database/account-parts.js';
@@ -35,6 +36,10 @@ export const organizationsAccountPart: AccountPart = {
   async export(request) {
     const memberships = await membershipsOf(request);
     return { organizations: memberships.map(({ organization: { slug, name }, role, joinedAt }) => ({ slug, name, role, joinedAt: new Date(joinedAt).toISOString() })) };
+  },
+  // Invitations are keyed by the address alone: no cascade from the user reaches them.
+  async forgetAddress(_options, adapter, email) {
+    await callAdapter(adapter, 'deleteInvitationsTo', email);
   },
   async beforeDelete({ adapter, user }) {
     const sole = await callAdapter(adapter, 'listSoleOwnerships', user.id);

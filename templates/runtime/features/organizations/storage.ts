@@ -130,6 +130,8 @@ declare module '../../contracts.js' {
     getInvitation?(digest: string): Awaitable<(InvitationWithOrganization & { digest: string }) | null>;
     /** Not part of Auth.js's interface: deletes an organization's invitation; true when it was there. */
     deleteInvitation?(organizationId: string, id: string): Awaitable<boolean>;
+    /** Not part of Auth.js's interface: deletes every invitation to an address (its account deleted, or the address changed). */
+    deleteInvitationsTo?(email: string): Awaitable<void>;
     /**
      * Not part of Auth.js's interface: turns the unexpired invitation with this digest into a membership of `userId`
      * (its role; a member keeps the role they hold) and deletes it, in one transaction; false when it was not there.
@@ -166,6 +168,7 @@ export const organizationMethods = [
   'listInvitationsByEmail',
   'getInvitation',
   'deleteInvitation',
+  'deleteInvitationsTo',
   'acceptInvitation',
   'createOrganizationEvent',
   'listOrganizationEvents',
@@ -410,6 +413,9 @@ export const organizationStorage: FeatureStorage = {
     async deleteInvitation(organizationId, id) {
       return (await database.run('DELETE FROM organization_invitations WHERE organization_id = ? AND id = ?', [organizationId, id])) > 0;
     },
+    async deleteInvitationsTo(email) {
+      await database.run('DELETE FROM organization_invitations WHERE email = ?', [email]);
+    },
     async acceptInvitation(digest, userId, now) {
       const [, , used] = await database.batch([
         // Locks the invitation's row (PostgreSQL): a concurrent acceptance waits, then finds it gone and adds no member.
@@ -583,6 +589,9 @@ function memoryOrganizations(users: ReadonlyMap<string, AdapterUser>): ReturnTyp
       async deleteInvitation(organizationId, id) {
         if (invitations.get(id)?.organizationId !== organizationId) return false;
         return invitations.delete(id);
+      },
+      async deleteInvitationsTo(email) {
+        for (const [id, invitation] of invitations) if (invitation.email === email) invitations.delete(id);
       },
       async acceptInvitation(digest, userId, now) {
         if (!users.has(userId)) throw new Error(`acceptInvitation: no user has the id ${JSON.stringify(userId)}`);
