@@ -349,36 +349,42 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with organizati
       statuses: Record<Actor, number>;
     }
 
-    /** Below the mount an API key is refused whatever it holds (403 insufficient_scope): the keys' five columns. */
+    /** Below the mount an API key is refused whatever it holds (403 insufficient_scope): the five keys' columns. */
     const KEYS_REFUSED = [403, 403, 403, 403, 403] as const;
-    /** A row: the statuses of owner, admin, member, removed, other, signed out; then of the five keys. */
-    const row = (route: string, call: MatrixRow['call'], signedIn: readonly number[], keyed: readonly number[] = KEYS_REFUSED): MatrixRow => ({
+    /** A row: the statuses of owner, admin, member, removed, other, signed out; of the five keys; the request. */
+    const row = (route: string, signedIn: readonly number[], keyed: readonly number[], call: MatrixRow['call']): MatrixRow => ({
       route,
       call,
       statuses: Object.fromEntries(actors.map((actor, index) => [actor, [...signedIn, ...keyed][index]!])) as Record<Actor, number>,
     });
-    const org = (fields: Record<string, string>) => (): Call => ({ method: 'POST', path: `/auth/organizations/${SLUG}`, fields });
+    const get = (path: () => string) => (): Call => ({ method: 'GET', path: path() });
+    /** A POST to `path` with `fields`, read when the cell runs (the fixture's ids exist by then). */
+    const post = (path: string, fields: () => Record<string, string>) => (): Call => ({ method: 'POST', path, fields: fields() });
+    const list = '/auth/organizations';
+    const acmePath = `/auth/organizations/${SLUG}`;
+    /** The link of an invitation written for `email` just before the cell. */
+    const link = async (email: string): Promise<string> => `/auth/organizations/invitations/${await storedInvitation(email)}`;
 
     // prettier-ignore
     const matrix: readonly MatrixRow[] = [
-      //  route                                        request                                                                          owner admin member removed other out   keys: owner admin member other-org unbound
-      row('GET  /auth/organizations',                  () => ({ method: 'GET', path: '/auth/organizations' }),                              [200, 200, 200, 200, 200, 401]),
-      row('POST /auth/organizations create',           () => ({ method: 'POST', path: '/auth/organizations', fields: { action: 'create', name: 'Made', slug: `made-${(made += 1)}` } }), [201, 201, 201, 201, 201, 401]),
-      row('POST /auth/organizations switch',           () => ({ method: 'POST', path: '/auth/organizations', fields: { action: 'switch', organization: SLUG } }), [200, 200, 200, 404, 404, 401]),
-      row('POST /auth/organizations leave',            () => ({ method: 'POST', path: '/auth/organizations', fields: { action: 'leave', organization: SLUG } }), [400, 200, 200, 404, 404, 401]),
-      row('GET  /auth/organizations/acme',             () => ({ method: 'GET', path: `/auth/organizations/${SLUG}` }),                      [200, 200, 200, 404, 404, 401]),
-      row('POST /auth/organizations/acme invite',      () => org({ action: 'invite', email: `invitee-${(made += 1)}@example.test`, role: 'member' })(), [201, 201, 403, 404, 404, 401]),
-      row('POST /auth/organizations/acme cancel',      () => org({ action: 'cancel-invitation', id: pendingId })(),                          [200, 200, 403, 404, 404, 401]),
-      row('POST /auth/organizations/acme role',        () => org({ action: 'role', userId: targetId, role: 'admin' })(),                     [200, 200, 403, 404, 404, 401]),
-      row('POST /auth/organizations/acme remove',      () => org({ action: 'remove', userId: targetId })(),                                  [200, 200, 403, 404, 404, 401]),
-      row('POST /auth/organizations/acme update',      org({ action: 'update', name: 'Acme Renamed' }),                                       [200, 200, 403, 404, 404, 401]),
-      row('POST /auth/organizations/acme transfer',    () => org({ action: 'transfer', userId: targetId })(),                                [200, 403, 403, 404, 404, 401]),
-      row('POST /auth/organizations/acme delete',      org({ action: 'delete', confirm: SLUG }),                                              [200, 403, 403, 404, 404, 401]),
-      row('GET  invitation link (another address)',    async () => ({ method: 'GET', path: `/auth/organizations/invitations/${await storedInvitation('someone@example.test')}` }), [200, 200, 200, 200, 200, 200]),
-      row('POST invitation link accept (own address)', async (actor) => ({ method: 'POST', path: `/auth/organizations/invitations/${await storedInvitation(addressOf(actor))}`, fields: { action: 'accept' } }), [200, 200, 200, 200, 200, 401]),
-      row('POST invitation link decline (own address)', async (actor) => ({ method: 'POST', path: `/auth/organizations/invitations/${await storedInvitation(addressOf(actor))}`, fields: { action: 'decline' } }), [200, 200, 200, 200, 200, 401]),
-      row('GET  /orgs/acme (organization:read)',       () => ({ method: 'GET', path: `/orgs/${SLUG}` }),                                     [200, 200, 200, 404, 404, 401], [200, 200, 200, 404, 200]),
-      row('GET  /orgs/acme/danger (organization:delete)', () => ({ method: 'GET', path: `/orgs/${SLUG}/danger` }),                           [200, 403, 403, 404, 404, 401], [200, 403, 403, 404, 200]),
+      //                                                  owner admin member removed other out   keys: owner admin member other-org unbound
+      row('GET  /auth/organizations',                     [200, 200, 200, 200, 200, 401], KEYS_REFUSED, get(() => list)),
+      row('POST /auth/organizations create',              [201, 201, 201, 201, 201, 401], KEYS_REFUSED, post(list, () => ({ action: 'create', name: 'Made', slug: `made-${(made += 1)}` }))),
+      row('POST /auth/organizations switch',              [200, 200, 200, 404, 404, 401], KEYS_REFUSED, post(list, () => ({ action: 'switch', organization: SLUG }))),
+      row('POST /auth/organizations leave',               [400, 200, 200, 404, 404, 401], KEYS_REFUSED, post(list, () => ({ action: 'leave', organization: SLUG }))),
+      row('GET  /auth/organizations/acme',                [200, 200, 200, 404, 404, 401], KEYS_REFUSED, get(() => acmePath)),
+      row('POST /auth/organizations/acme invite',         [201, 201, 403, 404, 404, 401], KEYS_REFUSED, post(acmePath, () => ({ action: 'invite', email: `invitee-${(made += 1)}@example.test`, role: 'member' }))),
+      row('POST /auth/organizations/acme cancel',         [200, 200, 403, 404, 404, 401], KEYS_REFUSED, post(acmePath, () => ({ action: 'cancel-invitation', id: pendingId }))),
+      row('POST /auth/organizations/acme role',           [200, 200, 403, 404, 404, 401], KEYS_REFUSED, post(acmePath, () => ({ action: 'role', userId: targetId, role: 'admin' }))),
+      row('POST /auth/organizations/acme remove',         [200, 200, 403, 404, 404, 401], KEYS_REFUSED, post(acmePath, () => ({ action: 'remove', userId: targetId }))),
+      row('POST /auth/organizations/acme update',         [200, 200, 403, 404, 404, 401], KEYS_REFUSED, post(acmePath, () => ({ action: 'update', name: 'Acme Renamed' }))),
+      row('POST /auth/organizations/acme transfer',       [200, 403, 403, 404, 404, 401], KEYS_REFUSED, post(acmePath, () => ({ action: 'transfer', userId: targetId }))),
+      row('POST /auth/organizations/acme delete',         [200, 403, 403, 404, 404, 401], KEYS_REFUSED, post(acmePath, () => ({ action: 'delete', confirm: SLUG }))),
+      row('GET  invitation link (another address)',       [200, 200, 200, 200, 200, 200], KEYS_REFUSED, async () => ({ method: 'GET', path: await link('someone@example.test') })),
+      row('POST invitation link accept (own address)',    [200, 200, 200, 200, 200, 401], KEYS_REFUSED, async (actor) => ({ method: 'POST', path: await link(addressOf(actor)), fields: { action: 'accept' } })),
+      row('POST invitation link decline (own address)',   [200, 200, 200, 200, 200, 401], KEYS_REFUSED, async (actor) => ({ method: 'POST', path: await link(addressOf(actor)), fields: { action: 'decline' } })),
+      row('GET  /orgs/acme (organization:read)',          [200, 200, 200, 404, 404, 401], [200, 200, 200, 404, 200], get(() => `/orgs/${SLUG}`)),
+      row('GET  /orgs/acme/danger (organization:delete)', [200, 403, 403, 404, 404, 401], [200, 403, 403, 404, 200], get(() => `/orgs/${SLUG}/danger`)),
     ];
 
     /** Sends the call as the actor, to the second process (the fixture was made through the first). */
