@@ -20,8 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, openPage, saveScreenshot, scanAccessibility, submitForm, violationsOf } from '../browser/helpers.js';
 import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
 import { findForm } from '../support/html-form.js';
-import type { ReceivedMessage, RunningSmtpServer } from '../support/smtp-server.js';
-import { type MailApp, postForm, sessionEmail, signUpByMail, signedInWithPassword, startMailApp, storedText } from './helpers/mail-app.js';
+import type { RunningSmtpServer } from '../support/smtp-server.js';
+import { type MailApp, messageTo, postForm, sessionEmail, shareCookies, signUpByMail, signedInWithPassword, startMailApp, storedText } from './helpers/mail-app.js';
 import { removeTempDirs } from './helpers/project.js';
 import type { RunningApp } from './helpers/project.js';
 
@@ -36,29 +36,6 @@ const signUp = (app: RunningApp, smtp: RunningSmtpServer, email: string): Promis
 
 /** A jar signed in (just now: a recent sign-in) as `email` on `app`. */
 const signedIn = (app: RunningApp, email: string): Promise<CookieJar> => signedInWithPassword(app, email, PASSWORD);
-
-/**
- * The jar's cookies of `from` sent to `to` as well: one browser using both processes (a browser's cookies ignore the
- * port; the test jar keeps them per port).
- */
-function shareCookies(jar: CookieJar, from: RunningApp, to: RunningApp): CookieJar {
-  for (const cookie of jar.cookies(from.url)) jar.set(to.url, `${cookie.name}=${cookie.value}; Path=${cookie.path}${cookie.httpOnly ? '; HttpOnly' : ''}`);
-  return jar;
-}
-
-/**
- * The next message to `to` whose subject matches, after the first `count` messages (they arrive in any order: each is
- * sent on its own, and the security notifications write to the same addresses).
- */
-async function messageTo(smtp: RunningSmtpServer, count: number, to: string, subject: RegExp): Promise<ReceivedMessage> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found = smtp.messages.slice(count).find((message) => message.rcptTo.includes(to) && subject.test(message.headers['subject'] ?? ''));
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no message to ${to}; got: ${smtp.messages.slice(count).map((message) => message.rcptTo.join(',')).join('; ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** GET `<mount>/<path>` as a JSON client. */
 function getJson(jar: CookieJar, app: RunningApp, path: string): Promise<Response> {

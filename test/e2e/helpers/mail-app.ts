@@ -13,7 +13,7 @@ import { findForm } from '../../support/html-form.js';
 import { startPostgres } from '../../support/postgres.js';
 import type { RunningPostgres } from '../../support/postgres.js';
 import { startSmtpServer } from '../../support/smtp-server.js';
-import type { RunningSmtpServer } from '../../support/smtp-server.js';
+import type { ReceivedMessage, RunningSmtpServer } from '../../support/smtp-server.js';
 import { compileProject, fillEnv, makeTempDir, runBuiltCli, startApp } from './project.js';
 import type { RunningApp } from './project.js';
 import { linkProjectDeps, prepareSharedDeps } from './shared-deps.js';
@@ -86,10 +86,15 @@ export async function csrfToken(jar: CookieJar, app: RunningApp): Promise<string
   return ((await (await jar.fetch(`${app.url}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
 }
 
-/** POSTs `fields` as a form to `<app>/auth/<path>` with the jar's CSRF token; `json` asks for a JSON answer. */
-export async function postForm(jar: CookieJar, app: RunningApp, path: string, fields: Record<string, string>, json = false): Promise<Response> {
+/**
+ * POSTs `fields` as a form to `<app>/auth/<path>` with the jar's CSRF token; `json` asks for a JSON answer. `client` is
+ * the address the app counts the request against (X-Forwarded-For, trusted from loopback): a test making more users
+ * than a client's rate limits allow gives each their own.
+ */
+export async function postForm(jar: CookieJar, app: RunningApp, path: string, fields: Record<string, string>, json = false, client?: string): Promise<Response> {
   const form = formBody({ csrfToken: await csrfToken(jar, app), ...fields });
-  return jar.fetch(`${app.url}/auth/${path}`, { method: 'POST', body: form.body, headers: { ...form.headers, ...(json && { accept: 'application/json' }) } });
+  const headers = { ...form.headers, ...(json && { accept: 'application/json' }), ...(client !== undefined && { 'x-forwarded-for': client }) };
+  return jar.fetch(`${app.url}/auth/${path}`, { method: 'POST', body: form.body, headers });
 }
 
 /** The address of the jar's session, from GET /auth/session (null when signed out). */
@@ -110,9 +115,9 @@ export async function confirmAddress(jar: CookieJar, link: string, fields: Recor
 }
 
 /** Signs up with `password` through the link emailed to `email`: a confirmed user. Throws when a step fails. */
-export async function signUpByMail(app: RunningApp, smtp: RunningSmtpServer, email: string, password: string): Promise<void> {
+export async function signUpByMail(app: RunningApp, smtp: RunningSmtpServer, email: string, password: string, client?: string): Promise<void> {
   const count = smtp.messages.length;
-  await postForm(createJar(), app, 'signup/password', { email, password });
+  await postForm(createJar(), app, 'signup/password', { email, password }, false, client);
   const link = /https?:\/\/\S+\/auth\/callback\/password\S*/.exec((await smtp.waitForMessage(count)).text ?? '')?.[0];
   if (!link) throw new Error(`no confirmation link was mailed to ${email}`);
   const confirmed = await confirmAddress(createJar(), link, { password });
@@ -120,9 +125,32 @@ export async function signUpByMail(app: RunningApp, smtp: RunningSmtpServer, ema
 }
 
 /** A jar signed in with the password (just now: a recent sign-in) as `email`. Throws when it is not. */
-export async function signedInWithPassword(app: RunningApp, email: string, password: string): Promise<CookieJar> {
+export async function signedInWithPassword(app: RunningApp, email: string, password: string, client?: string): Promise<CookieJar> {
   const jar = createJar();
-  const response = await postForm(jar, app, 'callback/password', { email, password });
+  const response = await postForm(jar, app, 'callback/password', { email, password }, false, client);
   if (response.status !== 302 || (await sessionEmail(jar, app)) !== email) throw new Error(`signing in as ${email} answered ${response.status}`);
   return jar;
+}
+
+/**
+ * The jar's cookies of `from` sent to `to` as well: one browser using both processes (a browser's cookies ignore the
+ * port; the test jar keeps them per port).
+ */
+export function shareCookies(jar: CookieJar, from: RunningApp, to: RunningApp): CookieJar {
+  for (const cookie of jar.cookies(from.url)) jar.set(to.url, `${cookie.name}=${cookie.value}; Path=${cookie.path}${cookie.httpOnly ? '; HttpOnly' : ''}`);
+  return jar;
+}
+
+/**
+ * The next message to `to` whose subject matches, after the first `count` messages (they arrive in any order: each is
+ * sent on its own, and the security notifications write to the same addresses).
+ */
+export async function messageTo(smtp: RunningSmtpServer, count: number, to: string, subject: RegExp): Promise<ReceivedMessage> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const found = smtp.messages.slice(count).find((message) => message.rcptTo.includes(to) && subject.test(message.headers['subject'] ?? ''));
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no message to ${to}; got: ${smtp.messages.slice(count).map((message) => message.rcptTo.join(',')).join('; ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
