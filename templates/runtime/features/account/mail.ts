@@ -11,8 +11,7 @@
  * offered and the rest of the page works. The security notifications (`Account({ notifications })`) go through
  * the same transport.
  */
-import { type Mailer, type MailerOptions, messageButton, messageHtml, resolveMailer, shownHost } from '../email/smtp.js';
-import { html } from '../../pages/html.js';
+import { type Mailer, type MailerOptions, resolveMailer, wordedMessage } from '../email/smtp.js';
 import type { Theme } from '../../contracts.js';
 import type { AuthEnv, Awaitable } from '../../types.js';
 
@@ -101,12 +100,5 @@ function wording(kind: AccountMessageKind, host: string, newEmail: string | unde
  */
 export function accountMessage(kind: AccountMessageKind, params: { to: string; origin: string; theme: Theme; url?: string; newEmail?: string; account?: string }): AccountMessage {
   const host = new URL(params.origin).host;
-  const { subject, lines, button } = wording(kind, host, params.newEmail, params.account);
-  const link = button && params.url ? { label: button, url: params.url } : undefined;
-  const text = `${subject}\n\n${lines.join('\n\n')}\n${link ? `\n${link.label}: ${link.url}\n` : ''}`;
-  const paragraphs = lines.map((line) => html`<p style="margin:0 0 16px">${line}</p>`);
-  const content = html`<h1 style="font-size:20px;margin:0 0 16px">${shownHost(host)}</h1>${paragraphs}${
-    link ? html`<p style="margin:0 0 24px">${messageButton(link.url, link.label, params.theme)}</p><p style="margin:0;font-size:14px;word-break:break-all"><a href="${link.url}">${link.url}</a></p>` : ''
-  }`;
-  return { kind, to: params.to, subject, text, html: messageHtml(content) };
+  return { kind, to: params.to, ...wordedMessage(host, params.theme, wording(kind, host, params.newEmail, params.account), params.url) };
 }

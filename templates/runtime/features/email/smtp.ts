@@ -24,6 +24,21 @@ export function messageHtml(content: SafeHtml): string {
   return `<!DOCTYPE html>${html`<html lang="en"><body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#16181d"><table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="max-width:480px;margin:0 auto;background:#ffffff;border-radius:12px;padding:24px"><tr><td>${content}</td></tr></table></body></html>`}`;
 }
 
+/**
+ * A message in words (its subject, its paragraphs and, with `url`, a button's label) as a subject, a plain-text and an
+ * HTML part, under the host's name: the account's and the organizations' messages.
+ */
+export function wordedMessage(host: string, theme: Theme, words: { subject: string; lines: readonly string[]; button?: string | undefined }, url: string | undefined): Pick<MailMessage, 'subject' | 'text' | 'html'> {
+  const { subject, lines, button } = words;
+  const link = button && url ? { label: button, url } : undefined;
+  const text = `${subject}\n\n${lines.join('\n\n')}\n${link ? `\n${link.label}: ${link.url}\n` : ''}`;
+  const paragraphs = lines.map((line) => html`<p style="margin:0 0 16px">${line}</p>`);
+  const content = html`<h1 style="font-size:20px;margin:0 0 16px">${shownHost(host)}</h1>${paragraphs}${
+    link ? html`<p style="margin:0 0 24px">${messageButton(link.url, link.label, theme)}</p><p style="margin:0;font-size:14px;word-break:break-all"><a href="${link.url}">${link.url}</a></p>` : ''
+  }`;
+  return { subject, text, html: messageHtml(content) };
+}
+
 /** One message: a plain-text and an HTML part. */
 export interface MailMessage {
   to: string;

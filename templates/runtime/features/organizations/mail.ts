@@ -9,8 +9,7 @@
  * the console; in production without any, invitations are refused with a message saying so and removals send no notice.
  */
 import type { RequestContext, ResolvedConfig, Theme } from '../../contracts.js';
-import { type Mailer, type MailerOptions, messageButton, messageHtml, shownHost } from '../email/smtp.js';
-import { html } from '../../pages/html.js';
+import { type Mailer, type MailerOptions, wordedMessage } from '../email/smtp.js';
 
 /** Which message: an invitation, or the notice to a removed member. */
 export type OrganizationMessageKind = 'invitation' | 'member-removed';
@@ -82,14 +81,7 @@ function wording(kind: OrganizationMessageKind, host: string, params: Organizati
 /** Builds a message of `kind` to `params.to`. */
 export function organizationMessage(kind: OrganizationMessageKind, params: OrganizationMessageParams): OrganizationMessage {
   const host = new URL(params.origin).host;
-  const { subject, lines, button } = wording(kind, host, params);
-  const link = button && params.url ? { label: button, url: params.url } : undefined;
-  const text = `${subject}\n\n${lines.join('\n\n')}\n${link ? `\n${link.label}: ${link.url}\n` : ''}`;
-  const paragraphs = lines.map((line) => html`<p style="margin:0 0 16px">${line}</p>`);
-  const content = html`<h1 style="font-size:20px;margin:0 0 16px">${shownHost(host)}</h1>${paragraphs}${
-    link ? html`<p style="margin:0 0 24px">${messageButton(link.url, link.label, params.theme)}</p><p style="margin:0;font-size:14px;word-break:break-all"><a href="${link.url}">${link.url}</a></p>` : ''
-  }`;
-  return { kind, to: params.to, subject, text, html: messageHtml(content) };
+  return { kind, to: params.to, ...wordedMessage(host, params.theme, wording(kind, host, params), params.url) };
 }
 
 /** Sends a message after the answer; a failure is logged without the message (the invitation's link is in it). */
