@@ -195,7 +195,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with API keys o
   it('creates a key for a JSON client, shown this once; the list gives its start, never the key', async () => {
     const created = await createKey(ada, first, 'CI deploys', ['read']);
     issued.push(created.key);
-    expect(created).toEqual({ id: expect.any(String), key: expect.stringMatching(KEY_SHAPE), name: 'CI deploys', scopes: ['read'], expiresAt: expect.any(String) });
+    expect(created).toEqual({ id: expect.any(String), key: expect.stringMatching(KEY_SHAPE), name: 'CI deploys', scopes: ['read'], organizationId: null, expiresAt: expect.any(String) });
     const days = (Date.parse(created.expiresAt) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
     expect(days).toBeLessThanOrEqual(30);
@@ -208,6 +208,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with API keys o
       name: 'CI deploys',
       start: created.key.slice(0, 10),
       scopes: ['read'],
+      organizationId: null,
       createdAt: expect.any(String),
       lastUsedAt: null,
       expiresAt: created.expiresAt,
@@ -577,7 +578,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with API keys o
             "SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'api_keys' AND data_type IN ('text', 'character varying') ORDER BY column_name",
           )
         ).rows.map((row) => row.column_name);
-        expect(columns).toEqual(['digest', 'id', 'name', 'scopes', 'start', 'user_id']);
+        expect(columns).toEqual(['digest', 'id', 'name', 'organization_id', 'scopes', 'start', 'user_id']);
         const rows = (await client.query<Record<string, string>>(`SELECT ${columns.map((column) => `"${column}"`).join(', ')} FROM api_keys`)).rows;
         const row = rows.find((candidate) => candidate['digest'] === sha256(key));
         expect(row?.['start']).toBe(key.slice(0, 10));

@@ -131,7 +131,8 @@ async function issueApiKey(context: { req?: Request; options: ResolvedConfig }, 
   const { organizationId } = request;
   const stored = await callAdapter(adapter, 'createApiKey', { id, userId, name: request.name, start, digest, scopes, organizationId, createdAt, lastUsedAt: null, expiresAt }, settings.maxKeysPerUser);
   if (!stored) return null;
-  await recordSecurityEvent(context, { type: 'api-key-created', userId, detail: request.name, organizationId });
+  // Its organization, when it has one: a field of the security events (record.ts), which an app without them lacks.
+  await recordSecurityEvent(context, { type: 'api-key-created', userId, detail: request.name, ...(organizationId === null ? {} : { organizationId }) });
   return { id, key, name: request.name, scopes, organizationId, expiresAt: expiresAt.toISOString() };
 }
 
