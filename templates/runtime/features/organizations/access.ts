@@ -18,7 +18,7 @@ import { findCookie, readChunkedCookie } from '../../http/cookies.js';
 import { cookieOptionsFor, requestCookies } from '../../http/request.js';
 import { type RequireAuthOptions, createRequireAuth, getSession } from '../../session/get-session.js';
 import type { Session } from '../../types.js';
-import { callAdapter } from '../database/adapter.js';
+import { type Adapter, callAdapter } from '../database/adapter.js';
 import { type OrganizationSettings, type Permission, checkedPermissions, roleGrants } from './roles.js';
 import type { Membership } from './storage.js';
 
@@ -94,7 +94,7 @@ export function membershipFor(req: Request, options: ResolvedConfig, session: Re
   if (keyOrganization) {
     // Its membership there, read once, answers for any organization asked for: every other one is null.
     let own = found.get('');
-    if (!own) found.set('', (own = findNamed(options, userId, keyOrganization).then((named) => (named?.organization.id === keyOrganization ? named : null))));
+    if (!own) found.set('', (own = membershipIn(options.adapter!, userId, keyOrganization).then((named) => (named?.organization.id === keyOrganization ? named : null))));
     if (organization === undefined) return own;
     const lookup = own.then((membership) => (isOf(membership, organization) ? membership : null));
     found.set(key, lookup);
@@ -103,7 +103,7 @@ export function membershipFor(req: Request, options: ResolvedConfig, session: Re
   const active = found.get('');
   if (organization !== undefined && active) {
     // The active membership was read (by sessionLocals): the named organization may be it.
-    const lookup = active.then((membership) => (isOf(membership, organization) ? membership : findNamed(options, userId, organization)));
+    const lookup = active.then((membership) => (isOf(membership, organization) ? membership : membershipIn(options.adapter!, userId, organization)));
     found.set(key, lookup);
     return lookup;
   }
@@ -124,9 +124,9 @@ export function membershipFor(req: Request, options: ResolvedConfig, session: Re
   return organization === undefined ? activeOne : namedOne;
 }
 
-/** The user's membership of one organization alone. */
-function findNamed(options: ResolvedConfig, userId: string, organization: string): Promise<Membership | null> {
-  return callAdapter(options.adapter!, 'findMemberships', userId, { sessionToken: null, organization }).then((result) => result.named);
+/** The user's membership of one organization alone (a slug or an id), read now, or null. */
+export function membershipIn(adapter: Adapter, userId: string, organization: string): Promise<Membership | null> {
+  return callAdapter(adapter, 'findMemberships', userId, { sessionToken: null, organization }).then((result) => result.named);
 }
 
 /** The session's `organization` field (`Feature.session`): the active organization and the role held there, or null. */
@@ -174,10 +174,10 @@ export interface RequirePermissionOptions extends Pick<RequireAuthOptions, 'redi
  */
 export function createRequirePermission(config: FrameworkAuthConfig, permissions: Permission | readonly Permission[], guardOptions: RequirePermissionOptions = {}): RequestHandler {
   const options = resolveConfigOnce(config);
-  const needed = checkedPermissions(organizationSettingsOf(options), permissions, 'requirePermission');
+  const settings = organizationSettingsOf(options);
+  const needed = checkedPermissions(settings, permissions, 'requirePermission');
   // Keys made for an organization pass here alone: this guard checks their organization.
   const signedIn = createRequireAuth(config, { organizationKeys: true, ...(guardOptions.redirectTo === undefined ? {} : { redirectTo: guardOptions.redirectTo }) });
-  const settings = organizationSettingsOf(options);
   async function check(req: Request, res: Response, next: NextFunction, organization: string | null | undefined): Promise<void> {
     const membership = organization === null ? null : await membershipFor(req, options, res.locals['session'] as Session, organization);
     if (!membership) return sendJsonResponse(res, 404, { error: 'not_found', message: 'There is no such organization.' });

@@ -18,6 +18,7 @@ import { bodyField, prefersJson, readBody } from '../../http/request.js';
 import { safeEqual } from '../../http/safe-equal.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { type SignedIn, askToSignIn, currentSignIn } from '../database/signed-in.js';
+import { membershipIn } from './access.js';
 import { recordOrganizationEvent } from './events.js';
 import { invitationDigest } from './invitation-token.js';
 import { organizationsUrl, provenAddressOf, sessionTokenOf } from './organizations-view.js';
@@ -95,7 +96,7 @@ export async function invitationRoute(context: RequestContext, method: 'GET' | '
     }
     const sessionToken = sessionTokenOf(context);
     if (sessionToken !== undefined) await callAdapter(adapter, 'setActiveOrganization', sessionToken, organization.id);
-    const joined = (await callAdapter(adapter, 'findMemberships', userId, { sessionToken: null, organization: organization.id })).named;
+    const joined = await membershipIn(adapter, userId, organization.id);
     await recordOrganizationEvent(context, { type: 'member-joined', organizationId: organization.id, actorId: userId, subjectId: userId, detail: joined?.role ?? invitation.role });
     if (json) return sendJson(context, 200, { organization: { id: organization.id, slug: organization.slug, name: organization.name }, role: joined?.role ?? invitation.role });
     return sendRedirect(context, `${organizationsUrl(context, organization.slug)}?notice=joined`);

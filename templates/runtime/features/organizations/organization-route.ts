@@ -27,6 +27,7 @@ import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { isRecentSignIn } from '../database/signed-in.js';
 import { consumeRecipientRateLimit } from '../email/recipient-limits.js';
 import { consumeRateLimit } from '../rate-limit/rate-limit.js';
+import { membershipIn } from './access.js';
 import { organizationEventLabels, recordOrganizationEvent } from './events.js';
 import { INVITATIONS } from './invitation-route.js';
 import { newInvitationToken } from './invitation-token.js';
@@ -173,8 +174,7 @@ function lastOwner(request: MemberRequest, message: string, body: Record<string,
 /** GET and POST `<mount>/organizations/<slug>`. */
 export async function organizationRoute(request: OrganizationsRequest, slug: string, body: Record<string, unknown> | undefined): Promise<void> {
   // `invitations` alone is no organization: its slug is reserved for the invitations' links below it.
-  const found = slug === INVITATIONS ? null : await callAdapter(request.adapter, 'findMemberships', request.userId, { sessionToken: null, organization: slug });
-  const membership = found?.named ?? null;
+  const membership = slug === INVITATIONS ? null : await membershipIn(request.adapter, request.userId, slug);
   if (!membership) return sendNotFound(request);
   const member: MemberRequest = { ...request, membership };
   if (!body) {

@@ -17,7 +17,7 @@ import { verifyCsrf } from '../../http/csrf.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
 import { callAdapter } from '../database/adapter.js';
 import { askToSignIn, currentSignIn } from '../database/signed-in.js';
-import { organizationSettingsOf } from './access.js';
+import { membershipIn, organizationSettingsOf } from './access.js';
 import { recordOrganizationEvent } from './events.js';
 import { INVITATIONS, invitationRoute } from './invitation-route.js';
 import { checkOrganizationName, organizationRoute, sendLastOwner } from './organization-route.js';
@@ -115,7 +115,7 @@ async function createOrganization(request: OrganizationsRequest, body: Record<st
 async function namedMembership(request: OrganizationsRequest, body: Record<string, unknown>) {
   const named = bodyField(body, 'organization') ?? '';
   if (named === '') return null;
-  return (await callAdapter(request.adapter, 'findMemberships', request.userId, { sessionToken: null, organization: named })).named;
+  return membershipIn(request.adapter, request.userId, named);
 }
 
 /** POST `action=switch&organization`: a member's organization becomes the session's active one. */
