@@ -71,7 +71,7 @@ export function sendJsonResponse(res: Response, status: number, body: unknown): 
 /** Answers an HTML page (with the queued cookies), allowing the inline scripts of `scriptHashes` (see csp.ts). */
 export function sendHtml(context: RequestContext, status: number, page: string, scriptHashes: readonly string[] = []): void {
   flushCookies(context.res, context.outgoing);
-  sendHtmlResponse(context.res, context.options, status, page, scriptHashes);
+  sendHtmlResponse(context.res, context.options, status, context.banner ? page.replace('<body>', `<body>${context.banner}`) : page, scriptHashes);
 }
 
 /** An HTML page on a bare response (also used where no context exists). */

@@ -613,6 +613,8 @@ export interface RequestContext {
   cookies: Map<string, string>;
   /** Cookies to send with the response. */
   outgoing: OutgoingCookie[];
+  /** HTML a feature shows at the top of every page of this answer (an admin acting as this user, and a way back). */
+  banner?: string;
 }
 
 /** How an action's failures are answered: a redirect to the sign-in or error page, JSON, or an error page. */
@@ -738,6 +740,8 @@ export interface Feature {
   beforeSignIn?(signIn: { user: User | AdapterUser; method: string; account?: Account; isNewUser?: boolean }, context: Pick<RequestContext, 'options' | 'req'>): Awaitable<void>;
   /** Once a sign-in opened its session (to accept an invitation); its failure is logged, the sign-in stands. */
   afterSignIn?(signIn: { user: User | AdapterUser; account: Account; isNewUser: boolean }, context: Pick<RequestContext, 'options' | 'req'>): Awaitable<void>;
+  /** Before each route below the mount runs (an admin acting as a user may change nothing); throwing an error refuses. */
+  beforeRoute?(context: RequestContext, action: string, route: Route): Awaitable<void>;
 }
 
 /**

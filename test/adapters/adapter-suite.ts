@@ -88,6 +88,18 @@ export const adapterMethods = [
   'listOrganizationEvents',
   'listSoleOwnerships',
   'countMembersByRole',
+  'searchUsers',
+  'getAdminState',
+  'markUserCreated',
+  'disableUser',
+  'enableUser',
+  'grantAdmin',
+  'revokeAdmin',
+  'countAdmins',
+  'createAdminAction',
+  'listAdminActions',
+  'createImpersonationSession',
+  'getImpersonation',
 ] as const satisfies readonly (keyof Adapter)[];
 
 /** A method name of the adapter interface. */

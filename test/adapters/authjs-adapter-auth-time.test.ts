@@ -14,7 +14,7 @@ import { createTestPool, startPostgres, type RunningPostgres } from '../support/
 import type { Adapter } from '../../templates/runtime/features/database/adapter.js';
 import { database } from '../../templates/runtime/features/database/index.js';
 import { createRequireRecentAuth } from '../../templates/runtime/features/database/recent-auth.js';
-import { databaseTimes } from '../../templates/runtime/features/database/session-token.js';
+import { databaseClock } from '../../templates/runtime/features/database/session-token.js';
 import OIDC from '../../templates/runtime/providers/oidc.js';
 import { AppRegistry, expectRedirect, sessionOf, signIn, type AuthApp } from '../runtime/oauth-harness.js';
 import { documentedSchema } from './authjs-pg-schema.js';
@@ -89,7 +89,7 @@ describe('A2: the authentication time with an Auth.js adapter', () => {
     const token = sessionTokenOf(jar);
     const { rows } = await pool.query<{ sessionToken: string }>('SELECT "sessionToken" FROM sessions');
     expect(rows.map((row) => row.sessionToken)).toEqual([token]);
-    const [authTime] = databaseTimes(token, {});
+    const { authTime } = databaseClock(token, {}, 3600);
     expect(authTime).toBeGreaterThanOrEqual(before);
     expect(authTime).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
   });
@@ -136,7 +136,7 @@ describe('A2: the authentication time with an Auth.js adapter', () => {
     expect((await billing(app, old)).status).toBe(401);
     // Re-authenticating opens a session whose token carries the time: no loop back to <mount>/reauth.
     await signIn(app, old);
-    expect(databaseTimes(sessionTokenOf(old), {})[0]).toBeDefined();
+    expect(databaseClock(sessionTokenOf(old), {}, 3600).authTime).toBeDefined();
     expect((await billing(app, old)).status).toBe(200);
   }, 20_000);
 });

@@ -5,11 +5,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { createRequireRecentAuth } from '../../templates/runtime/features/database/recent-auth.js';
 import { decode, encode } from '../../templates/runtime/index.js';
-import { databaseTimes, newSessionToken } from '../../templates/runtime/features/database/session-token.js';
+import { databaseClock, impersonationToken, newSessionToken } from '../../templates/runtime/features/database/session-token.js';
 import { jwtTimes, sessionClock } from '../../templates/runtime/session/session-clock.js';
 
 const jwtSessionClock = (claims: Parameters<typeof jwtTimes>[0], absoluteMaxAge: number, now: number) => sessionClock(...jwtTimes(claims, now), absoluteMaxAge);
-const databaseSessionClock = (token: string, row: Parameters<typeof databaseTimes>[1], absoluteMaxAge: number) => sessionClock(...databaseTimes(token, row), absoluteMaxAge);
+const databaseSessionClock = databaseClock;
 import type { RunningApp } from '../support/listen.js';
 import { SECRET, credentialsConfig, startApp } from './helpers.js';
 
@@ -48,7 +48,13 @@ describe('the session clock', () => {
   });
 
   it.each(['token~t', 'token~tabc', 'token~t12.5', 'token~t-1', 'token~t1234567890123'])('reads no time from %s', (token) => {
-    expect(databaseTimes(token, {})).toEqual([undefined, undefined]);
+    expect(databaseSessionClock(token, {}, HOUR)).toEqual({ authTime: undefined, startedAt: undefined, endsAt: Number.POSITIVE_INFINITY });
+  });
+
+  it('ends an impersonation\'s session at the time its token carries, and never counts it as a recent authentication (issue 49)', () => {
+    const token = impersonationToken('0b7c6e5a-2f7e-4c55-9d3f-1f2e3d4c5b6a', new Date(1_700_003_600_000));
+    expect(token).toBe('0b7c6e5a-2f7e-4c55-9d3f-1f2e3d4c5b6a~i1700003600');
+    expect(databaseSessionClock(token, { createdAt: new Date(1_700_000_000_000) }, 90 * 24 * HOUR)).toEqual({ authTime: undefined, startedAt: undefined, endsAt: 1_700_003_600 });
   });
 });
 

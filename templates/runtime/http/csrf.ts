@@ -33,7 +33,10 @@ export function csrfTokenOf(context: RequestContext): string {
   const existing = verifyCsrfCookie(context.cookies.get(option.name), context.options.secrets);
   if (existing) return existing;
   const token = randomBytes(32).toString('hex');
-  setCookie(context, option, `${token}|${hashToken(token, context.options.secrets[0]!)}`);
+  const value = `${token}|${hashToken(token, context.options.secrets[0]!)}`;
+  setCookie(context, option, value);
+  // The request's next ask (a page and its banner) gets the same token, which the cookie just set holds.
+  context.cookies.set(option.name, value);
   return token;
 }
 

@@ -3,9 +3,11 @@
  * the token whole, an Auth.js one too, so the time cannot be lost, and nobody can change it without the token no
  * longer matching its row (session/session-clock.ts).
  */
+import { type SessionClock, sessionClock } from '../../session/session-clock.js';
 import type { AdapterSession } from '../../types.js';
 
 const AUTH_TIME = /~t(\d{1,12})$/;
+const IMPERSONATION = /~i(\d{1,12})$/;
 
 /** A new session token: what `session.generateSessionToken` made, and when its user authenticated. */
 export function newSessionToken(generated: string, authTime: Date): string {
@@ -13,13 +15,26 @@ export function newSessionToken(generated: string, authTime: Date): string {
 }
 
 /**
- * A session's authentication time and start: the time its token carries, else the row's `createdAt` (a built-in
- * adapter's row from before, made at the sign-in), else unknown. `sessionToken` is the token looked up: a read may
- * not select the token column.
+ * A session token that marks an admin acting as its user (features/admin/), `<token>~i<seconds>`: the session ends for
+ * good at that time however it is renewed, and it never counts as a recent authentication.
  */
-export function databaseTimes(sessionToken: string, row: Pick<AdapterSession, 'createdAt'>): [authTime: number | undefined, startedAt: number | undefined] {
+export function impersonationToken(generated: string, endsAt: Date): string {
+  return `${generated}~i${Math.floor(endsAt.valueOf() / 1000)}`;
+}
+
+/** Whether a session token is an impersonation's ({@link impersonationToken}). */
+export const isImpersonationToken = (sessionToken: string): boolean => IMPERSONATION.test(sessionToken);
+
+/**
+ * A session's clock: the authentication time its token carries, else the row's `createdAt` (a built-in adapter's row
+ * from before, made at the sign-in), else unknown; an impersonation's end. `sessionToken` is the token looked up: a
+ * read may not select the token column.
+ */
+export function databaseClock(sessionToken: string, row: Pick<AdapterSession, 'createdAt'>, absoluteMaxAge: number): SessionClock {
   const carried = AUTH_TIME.exec(sessionToken)?.[1];
-  if (carried !== undefined) return [Number(carried), Number(carried)];
+  if (carried !== undefined) return sessionClock(Number(carried), Number(carried), absoluteMaxAge);
+  const endsAt = IMPERSONATION.exec(sessionToken)?.[1];
+  if (endsAt !== undefined) return { authTime: undefined, startedAt: undefined, endsAt: Number(endsAt) };
   const createdAt = row.createdAt ? row.createdAt.valueOf() / 1000 : undefined;
-  return [createdAt === undefined ? undefined : Math.floor(createdAt), createdAt];
+  return sessionClock(createdAt === undefined ? undefined : Math.floor(createdAt), createdAt, absoluteMaxAge);
 }

@@ -9,8 +9,8 @@ import { JWTSessionError } from '../../errors.js';
 import { emitEvent } from '../../events.js';
 import { isWithdrawnAccount } from './access-token.js';
 import { sessionUserOf } from './signed-in.js';
-import { type SessionClock, sessionClock } from '../../session/session-clock.js';
-import { databaseTimes } from './session-token.js';
+import type { SessionClock } from '../../session/session-clock.js';
+import { databaseClock } from './session-token.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import type { AdapterSession, AdapterUser, Awaitable, DefaultSession, Session } from '../../types.js';
 
@@ -62,7 +62,7 @@ function readFoundSession(options: ResolvedConfig, sessionToken: string, params:
   const row = found.session;
   const now = Date.now();
   // The absolute lifetime counts from the authentication (session-clock.ts); unknown, it has no end but the expiry.
-  const clock = sessionClock(...databaseTimes(sessionToken, row), options.session.absoluteMaxAge);
+  const clock = databaseClock(sessionToken, row, options.session.absoluteMaxAge);
   if (row.expires.valueOf() <= now || clock.endsAt * 1000 <= now) return endExpiredSession(options, sessionToken, params);
   const dueForUpdate = row.expires.valueOf() - options.session.maxAge * 1000 + options.session.updateAge * 1000 <= now;
   const extend = params.write && (dueForUpdate || params.trigger === 'update');

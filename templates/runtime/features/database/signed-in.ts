@@ -8,7 +8,7 @@ import { sendJson, sendRedirect } from '../../context.js';
 import { readChunkedCookie } from '../../http/cookies.js';
 import { customPageUrl } from '../../http/redirect.js';
 import { jwtTimes, sessionClock } from '../../session/session-clock.js';
-import { databaseTimes } from './session-token.js';
+import { databaseClock } from './session-token.js';
 import type { AdapterUser, User } from '../../types.js';
 
 declare module '../../contracts.js' {
@@ -71,7 +71,7 @@ export async function currentSignIn(context: RequestContext, adapter: Adapter): 
   if (options.session.strategy === 'database') {
     const found = await callAdapter(adapter, 'getSessionAndUser', raw);
     if (!found || found.session.expires.valueOf() <= now) return null;
-    const clock = sessionClock(...databaseTimes(raw, found.session), options.session.absoluteMaxAge);
+    const clock = databaseClock(raw, found.session, options.session.absoluteMaxAge);
     if (clock.endsAt * 1000 <= now) return null;
     return { user: found.user, authTime: clock.authTime };
   }
