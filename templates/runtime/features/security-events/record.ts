@@ -30,6 +30,8 @@ export interface SecurityEvent {
   detail: string | null;
   /** The organization it happened in, when it did in one (handed to `onSecurityEvent`; the organization keeps its own). */
   organizationId?: string;
+  /** The admin who did it, when one did (handed to `onSecurityEvent`; administration keeps its own record). */
+  actorId?: string;
 }
 
 /** How much of the client's address an event keeps: all of it, its network (IPv4 /24, IPv6 /48), or none. */
@@ -42,6 +44,8 @@ declare module '../../contracts.js' {
   interface SecurityEventInput {
     /** The organization it happened in (features/organizations/). */
     organizationId?: string | null | undefined;
+    /** Who did it when it was not the user: the admin (features/admin/). */
+    actorId?: string | null | undefined;
   }
   interface EventCallbacks {
     /** Each security event (features/security-events/), for the app's own log or SIEM. It never holds a secret. */
@@ -102,6 +106,7 @@ export function securityEventOf(req: Request | undefined, options: ResolvedConfi
     userAgent: req ? userAgentOf(req) : null,
     detail: input.detail ?? null,
     ...(input.organizationId ? { organizationId: input.organizationId } : {}),
+    ...(input.actorId ? { actorId: input.actorId } : {}),
   };
 }
 
