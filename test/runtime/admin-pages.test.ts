@@ -102,8 +102,8 @@ describe("a user's page", () => {
 
   it('lists the live sessions by browser and dates, marks an impersonation, and shows no session id or token', () => {
     const page = renderUserPage(userPage());
-    expect(page).toContain('<tr><td>Firefox on Linux</td><td class="nowrap">2026-02-01 10:00 UTC</td><td class="nowrap">2026-02-02 11:00 UTC</td><td class="nowrap">2026-03-01 10:00 UTC</td></tr>');
-    expect(page).toContain('<tr><td>An unknown browser<span class="badge">an admin acting as the user</span></td><td class="nowrap">2026-02-03 09:00 UTC</td><td class="nowrap">—</td>');
+    expect(page).toContain('<li><strong>Firefox on Linux</strong><br><span class="hint">Signed in 2026-02-01 10:00 UTC · last seen 2026-02-02 11:00 UTC · expires 2026-03-01 10:00 UTC</span></li>');
+    expect(page).toContain('<li><strong>An unknown browser</strong><span class="badge">an admin acting as the user</span><br><span class="hint">Signed in 2026-02-03 09:00 UTC · last seen — · expires 2026-02-03 10:00 UTC</span></li>');
     expect(page).not.toContain('session-id-');
     expect(renderUserPage(userPage({ sessions: [], may: { ...every, endSessions: false } }))).toContain('<h2>Sessions</h2><p class="muted">No live sessions.</p>');
   });

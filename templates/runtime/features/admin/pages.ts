@@ -105,11 +105,11 @@ export interface UserPage {
   notice?: string | undefined;
 }
 
-// Wider than the sign-in card: both pages have tables. Danger buttons are outlined in the error colours, as on the
+// Wider than the sign-in card: the list is a table. Danger buttons are outlined in the error colours, as on the
 // account page (they reach 4.5:1 on the card in both schemes).
 const styles =
   formStyles +
-  'main{max-width:760px}h2{font-size:1.1rem;margin:28px 0 8px}.list{list-style:none;padding:0;margin:0}.list>li{border-top:1px solid var(--line);padding:8px 0}.list>li:first-child{border-top:0}.row{display:flex;flex-wrap:wrap;gap:8px 10px;align-items:center;justify-content:space-between}.row button{margin-top:0;width:auto}.badge{display:inline-block;border:1px solid var(--field);border-radius:999px;padding:0 8px;font-size:.85rem;margin-left:6px}table{width:100%;border-collapse:collapse;font-size:.95rem}th,td{text-align:left;vertical-align:top;padding:8px 6px;border-top:1px solid var(--line)}thead th{border-top:0}.nowrap{white-space:nowrap}.facts{margin:0 0 8px}.facts dt{font-weight:600}.facts dd{margin:0 0 8px}.search{display:flex;gap:8px;align-items:stretch}.search button{margin-top:0;width:auto}.pager{display:flex;gap:16px;justify-content:space-between;align-items:center;margin-top:16px}.danger button{background:transparent;color:var(--error-text);border-color:var(--error-line)}.notice{border:1px solid var(--line);border-radius:8px;padding:12px 14px;margin:0 0 20px}.notice p{margin:0}.error p+p{margin-top:6px}.events{font-size:.9rem}';
+  'main{max-width:760px}h2{font-size:1.1rem;margin:28px 0 8px}.list{list-style:none;padding:0;margin:0}.list>li{border-top:1px solid var(--line);padding:8px 0}.list>li:first-child{border-top:0}.row{display:flex;flex-wrap:wrap;gap:8px 10px;align-items:center;justify-content:space-between}.row button{margin-top:0;width:auto}.badge{display:inline-block;border:1px solid var(--field);border-radius:999px;padding:0 8px;font-size:.85rem;margin-left:6px}table{width:100%;border-collapse:collapse;font-size:.95rem}th,td{text-align:left;vertical-align:top;padding:8px 6px;border-top:1px solid var(--line)}thead th{border-top:0}.nowrap{white-space:nowrap}.facts{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:0 0 8px}.facts dt{font-weight:600}.facts dd{margin:0}.search{display:flex;gap:8px;align-items:stretch}.search button{margin-top:0;width:auto;flex:none;white-space:nowrap}.pager{display:flex;gap:16px;justify-content:space-between;align-items:center;margin-top:16px}.danger button{background:transparent;color:var(--error-text);border-color:var(--error-line)}.notice{border:1px solid var(--line);border-radius:8px;padding:12px 14px;margin:0 0 20px}.notice p{margin:0}.error p+p{margin-top:6px}.events{font-size:.9rem}';
 
 /** A date as `2026-11-24`, or a dash. */
 function shownDay(date: Date | null): string {
@@ -267,14 +267,14 @@ function signInMethods(params: UserPage, placer: ErrorPlacer): SafeHtml {
   return html`<h2>Sign-in methods</h2>${list}${fieldError('id', passkeyError)}`;
 }
 
-function sessionsTable(params: UserPage): SafeHtml {
+function sessionsList(params: UserPage): SafeHtml {
   if (params.sessions.length === 0) return html`<h2>Sessions</h2><p class="muted">No live sessions.</p>`;
-  const rows = params.sessions.map(
+  const items = params.sessions.map(
     (session) =>
-      html`<tr><td>${capitalized(browserOf(session.userAgent))}${session.impersonation ? html`<span class="badge">an admin acting as the user</span>` : ''}</td><td class="nowrap">${shownDate(session.createdAt)}</td><td class="nowrap">${shownDate(session.lastSeenAt)}</td><td class="nowrap">${shownDate(session.expires)}</td></tr>`,
+      html`<li><strong>${capitalized(browserOf(session.userAgent))}</strong>${session.impersonation ? html`<span class="badge">an admin acting as the user</span>` : ''}<br><span class="hint">Signed in ${shownDate(session.createdAt)} · last seen ${shownDate(session.lastSeenAt)} · expires ${shownDate(session.expires)}</span></li>`,
   );
   const end = params.may.endSessions ? actionForm(params, 'end-sessions', 'End every session', { secondary: true }) : '';
-  return html`<h2>Sessions</h2><table><thead><tr><th scope="col">Browser</th><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col">Expires</th></tr></thead><tbody>${rows}</tbody></table>${end}`;
+  return html`<h2>Sessions</h2><ul class="list">${items}</ul>${end}`;
 }
 
 function membershipsList(params: UserPage): SafeHtml | string {
@@ -352,7 +352,7 @@ export function renderUserPage(params: UserPage): string {
   const reset = params.may.sendReset ? html`<h2>Password reset</h2>${actionForm(params, 'send-reset', 'Send a reset link', { secondary: true })}<p class="hint">A link to set a new password, sent to ${user.email ?? ''}.</p>` : '';
   const self = params.self ? html`<p class="hint">This is your own account: you cannot disable, delete or revoke yourself here.</p>` : '';
   // Built before the alert at the top, which shows what no form took.
-  const sections = html`${signInMethods(params, placer)}${sessionsTable(params)}${membershipsList(params)}${eventsList(params)}${actionsList(params)}${self}${reset}${adminForms(params)}${impersonateForm(params, placer)}${disableForm(params, placer)}${deleteForm(params, placer)}`;
+  const sections = html`${signInMethods(params, placer)}${sessionsList(params)}${membershipsList(params)}${eventsList(params)}${actionsList(params)}${self}${reset}${adminForms(params)}${impersonateForm(params, placer)}${disableForm(params, placer)}${deleteForm(params, placer)}`;
   const heading = user.name ?? user.email ?? 'User';
   const body = html`<h1>${heading}</h1>${noticeOf(params.notice)}${refusal(params.errors, placer.unplaced())}${stateFacts(params)}${sections}<p class="actions"><a href="${params.mountPath}/admin">All users</a></p>`;
   return layout({ title: `${heading} · Users`, theme: params.theme, body, styles });
