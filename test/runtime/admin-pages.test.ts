@@ -131,7 +131,7 @@ describe("a user's page", () => {
 
   it('offers every action the rules allow, each a POST to the user’s page with the CSRF token', () => {
     const page = renderUserPage(userPage());
-    expect(actionsOf(page)).toEqual(['remove-two-factor', 'remove-passkey', 'remove-passkey', 'end-sessions', 'send-reset', 'grant-admin', 'impersonate', 'disable', 'delete']);
+    expect(actionsOf(page)).toEqual(['remove-two-factor', 'remove-passkey', 'remove-passkey', 'end-sessions', 'send-reset', 'grant-admin', 'disable', 'impersonate', 'delete']);
     expectEveryFormPostsWithCsrf(page);
     expect(page).toContain('<label for="admin-impersonate-reason">Reason</label><input id="admin-impersonate-reason" name="reason" type="text" maxlength="500" autocomplete="off" required aria-describedby="admin-impersonate-hint">');
     expect(page).toContain('for at most 60 minutes');
@@ -196,9 +196,11 @@ describe("a user's page", () => {
     expect(renderUserPage(userPage({ errors: { confirm: 'No.' }, refusedAction: 'disable' }))).toContain('<div class="error" role="alert"><p>No.</p></div>');
   });
 
-  it('places a field’s error in the first form that has the field when the refused form is not named', () => {
+  it('places a field’s error in the first form that has the field (disable before impersonate) when the refused form is not named', () => {
     const page = renderUserPage(userPage({ errors: { reason: 'Give a reason.' } }));
     expect(page.match(/aria-invalid="true"/g)).toHaveLength(1);
-    expect(page).toContain('id="admin-reason-error"');
+    expect(page).toMatch(/<input id="admin-disable-reason" [^>]*aria-invalid="true" aria-describedby="admin-disable-hint admin-reason-error">/);
+    const disabled = renderUserPage(userPage({ errors: { reason: 'Give a reason.' }, may: { ...every, disable: false, enable: true } }));
+    expect(disabled).toMatch(/<input id="admin-impersonate-reason" [^>]*aria-invalid="true" aria-describedby="admin-impersonate-hint admin-reason-error">/);
   });
 });

@@ -17,7 +17,7 @@ import { type Adapter, callAdapter } from '../database/adapter.js';
 import { sessionIdOf } from '../database/session-management.js';
 import { isImpersonationToken } from '../database/session-token.js';
 import { type SecurityEvent, securityEventsOf } from '../security-events/index.js';
-import { type SignedInAdmin, isConfiguredAdmin } from './access.js';
+import { type AdminAction, type SignedInAdmin, isConfiguredAdmin } from './access.js';
 import { type ListedSession, type SignInMethods, type UserPage, renderUserListPage, renderUserPage } from './pages.js';
 import { adminSettingsOf } from './settings.js';
 
@@ -29,25 +29,25 @@ const MAX_QUERY_LENGTH = 200;
 const SHOWN_RECORDS = 20;
 
 /**
- * The notices a redirect after an action may ask for (`?notice=<action>`): a page shows only these, never text from
- * the URL.
+ * The notices a redirect after an action asks for (`?notice=<what was done>`, as the action records it; an
+ * impersonation goes to the app instead): a page shows only these, never text from the URL.
  */
-const notices: Readonly<Record<string, string>> = {
-  disable: 'The user is disabled: every session of theirs ended, and they can no longer sign in.',
-  enable: 'The user is enabled: they can sign in again.',
-  'end-sessions': 'Every session of the user ended.',
-  'remove-two-factor': 'Two-factor is removed: the user signs in with their first factor alone until they turn it on again.',
-  'remove-passkey': 'The passkey is removed.',
-  'send-reset': 'A password reset link was sent to the user’s address.',
-  'grant-admin': 'The user is an admin now.',
-  'revoke-admin': 'The user is no longer an admin.',
+const notices: Readonly<Partial<Record<AdminAction, string>>> = {
+  disabled: 'The user is disabled: every session of theirs ended, and they can no longer sign in.',
+  enabled: 'The user is enabled: they can sign in again.',
+  'sessions-ended': 'Every session of the user ended.',
+  'two-factor-removed': 'Two-factor is removed: the user signs in with their first factor alone until they turn it on again.',
+  'passkey-removed': 'The passkey is removed.',
+  'reset-sent': 'A password reset link was sent to the user’s address.',
+  granted: 'The user is an admin now.',
+  revoked: 'The user is no longer an admin.',
   deleted: 'The user was deleted.',
 };
 
 /** The text of the notice `name` names (`?notice=` when none is given), if it is one. */
 function noticeOf(context: RequestContext, name?: string | null): string | undefined {
   const key = name ?? queryParams(context.req).get('notice');
-  return key !== null && Object.hasOwn(notices, key) ? notices[key] : undefined;
+  return key !== null && Object.hasOwn(notices, key) ? notices[key as AdminAction] : undefined;
 }
 
 /** `?page=`: a whole number from 1; anything else is the first page. */

@@ -14,6 +14,7 @@ import { formStyles } from '../../pages/form-styles.js';
 import { type SafeHtml, html } from '../../pages/html.js';
 import { layout } from '../../pages/layout.js';
 import type { SecurityEvent } from '../security-events/index.js';
+import type { AdminAction } from './access.js';
 import type { AdminActionRecord, AdminUserSummary } from './storage.js';
 
 /** A user as the list shows them: the stored summary, and whether they are an admin (by grant or by the config). */
@@ -294,8 +295,8 @@ function eventsList(params: UserPage): SafeHtml {
   return html`<h2>Recent activity</h2><ul class="list events">${items}</ul>`;
 }
 
-/** What each recorded admin action is called on the page; a name not listed is shown as stored. */
-const actionNames: Readonly<Record<string, string>> = {
+/** What each recorded admin action is called on the page (a deleted user's are deleted with them); another as stored. */
+const actionNames: Readonly<Partial<Record<AdminAction, string>>> = {
   disabled: 'Disabled the user',
   enabled: 'Enabled the user',
   'sessions-ended': 'Ended every session',
@@ -310,7 +311,7 @@ const actionNames: Readonly<Record<string, string>> = {
 function actionsList(params: UserPage): SafeHtml {
   if (params.actions.length === 0) return html`<h2>Admin actions</h2><p class="muted">No admin has acted on this user.</p>`;
   const items = params.actions.map((action) => {
-    const name = Object.hasOwn(actionNames, action.action) ? actionNames[action.action] : action.action;
+    const name = Object.hasOwn(actionNames, action.action) ? actionNames[action.action as AdminAction] : action.action;
     const actor = action.actorEmail ?? (action.actorId === null ? 'a deleted admin' : 'an admin');
     return html`<li><strong>${name}</strong>${action.detail ? html`<br>Reason: ${action.detail}` : ''}<br><span class="hint">by ${actor} · ${shownDate(action.at)}</span></li>`;
   });
@@ -352,7 +353,7 @@ export function renderUserPage(params: UserPage): string {
   const reset = params.may.sendReset ? html`<h2>Password reset</h2>${actionForm(params, 'send-reset', 'Send a reset link', { secondary: true })}<p class="hint">A link to set a new password, sent to ${user.email ?? ''}.</p>` : '';
   const self = params.self ? html`<p class="hint">This is your own account: you cannot disable, delete or revoke yourself here.</p>` : '';
   // Built before the alert at the top, which shows what no form took.
-  const sections = html`${signInMethods(params, placer)}${sessionsList(params)}${membershipsList(params)}${eventsList(params)}${actionsList(params)}${self}${reset}${adminForms(params)}${impersonateForm(params, placer)}${disableForm(params, placer)}${deleteForm(params, placer)}`;
+  const sections = html`${signInMethods(params, placer)}${sessionsList(params)}${membershipsList(params)}${eventsList(params)}${actionsList(params)}${self}${reset}${adminForms(params)}${disableForm(params, placer)}${impersonateForm(params, placer)}${deleteForm(params, placer)}`;
   const heading = user.name ?? user.email ?? 'User';
   const body = html`<h1>${heading}</h1>${noticeOf(params.notice)}${refusal(params.errors, placer.unplaced())}${stateFacts(params)}${sections}<p class="actions"><a href="${params.mountPath}/admin">All users</a></p>`;
   return layout({ title: `${heading} · Users`, theme: params.theme, body, styles });
