@@ -7,12 +7,19 @@
 import express, { urlencoded } from 'express';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import type { Theme } from '../../templates/runtime/contracts.js';
+import { Account } from '../../templates/runtime/features/account/index.js';
+import { Admin } from '../../templates/runtime/features/admin/index.js';
 import { renderUserListPage, renderUserPage } from '../../templates/runtime/features/admin/pages.js';
+import { impersonationToken, newSessionToken } from '../../templates/runtime/features/database/session-token.js';
+import type { Adapter } from '../../templates/runtime/index.js';
 import { pageContentSecurityPolicy } from '../../templates/runtime/pages/csp.js';
+import Password from '../../templates/runtime/providers/password.js';
+import { SECRET, startApp } from '../runtime/helpers.js';
 import { CSRF, userListPage, userPage } from '../support/admin-pages.js';
 import { listen } from '../support/listen.js';
-import { launchChromium, openPage, saveScreenshot, scanAccessibility, violationsOf } from './helpers.js';
+import { launchChromium, openPage, saveScreenshot, scanAccessibility, submitForm, violationsOf } from './helpers.js';
 
 const schemes = ['light', 'dark'] as const;
 type Scheme = (typeof schemes)[number];
@@ -51,6 +58,9 @@ const pages: readonly { name: string; path: string; heading: string; labels: str
 
 let browser: Browser;
 let url: string;
+/** The app with Admin() and Account() whose pages show the impersonation's banner. */
+let appUrl: string;
+let adapter: Required<Adapter>;
 const cleanups: (() => Promise<void>)[] = [];
 const keep = (cleanup: () => Promise<void>): void => void cleanups.push(cleanup);
 /** The forms' requests as the app received them: method, path and fields. */
@@ -77,6 +87,22 @@ beforeAll(async () => {
   const running = await listen(app);
   cleanups.push(running.close);
   url = running.url;
+
+  adapter = MemoryAdapter() as Required<Adapter>;
+  const runtime = await startApp(
+    {
+      secret: SECRET,
+      trustHost: ['127.0.0.1'],
+      adapter,
+      providers: [Password({ sendMessage: () => {} })],
+      features: [Admin({ admins: ['ada-admin@example.test'], sendMessage: () => {} }, {}), Account({ sendMessage: () => {} }, {})],
+      logger: { error: () => {}, warn: () => {}, debug: () => {} },
+    },
+    '/auth',
+    (server) => server.use(urlencoded({ extended: true })),
+  );
+  cleanups.push(runtime.close);
+  appUrl = runtime.url;
 }, 60_000);
 afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -152,5 +178,61 @@ describe("the administration's pages in the browser, without JavaScript", () => 
     await page.getByRole('button', { name: 'Act as this user', exact: true }).click();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Mia <b>Member</b>');
     expect(received.length).toBe(before);
+  });
+});
+
+let impersonations = 0;
+/**
+ * An admin (with two-factor, signed in: their own session row) acting as a new user: the browser's cookie is the
+ * impersonation's session, as `startImpersonation` leaves it. Resolves the user's id.
+ */
+async function actAsUser(page: Page): Promise<string> {
+  impersonations += 1;
+  const admin = (await adapter.getUserByEmail('ada-admin@example.test')) ?? (await adapter.createUser({ id: crypto.randomUUID(), email: 'ada-admin@example.test', name: 'Ada Admin', emailVerified: new Date() }));
+  await adapter.setTwoFactor(admin.id, { secret: 'unused-in-these-tests', enabledAt: new Date() });
+  const expires = new Date(Date.now() + 30 * 60_000);
+  const adminSessionToken = newSessionToken(`admin-own-${impersonations}`, new Date());
+  await adapter.createSession({ sessionToken: adminSessionToken, userId: admin.id, expires, createdAt: new Date() });
+  const user = await adapter.createUser({ id: crypto.randomUUID(), email: `bea-${impersonations}@example.test`, name: 'Bea Member', emailVerified: new Date() });
+  const sessionToken = impersonationToken(`acting-${impersonations}`, expires);
+  await adapter.createImpersonationSession({ session: { sessionToken, userId: user.id, expires, createdAt: new Date(), userAgent: null }, adminId: admin.id, adminSessionToken });
+  await page.context().addCookies([{ name: 'authjs.session-token', value: sessionToken, url: appUrl }]);
+  return user.id;
+}
+
+/** The runtime's pages an impersonated user may open, with their headings. */
+const runtimePages = [
+  { path: '/account', heading: 'Your account' },
+  { path: '/sessions', heading: 'Your sessions' },
+] as const;
+
+describe.each(schemes)('the impersonation banner on the runtime’s pages (%s scheme)', (scheme) => {
+  it.each(runtimePages.map((page) => [page.path, page] as const))('%s: the banner first, with its stop button; no axe-core violations', async (path, expected) => {
+    const { page } = await openPage(browser, keep, { colorScheme: scheme });
+    await actAsUser(page);
+    const response = await page.goto(`${appUrl}/auth${path}`);
+    expect(response?.status()).toBe(200);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(expected.heading);
+    const banner = page.getByRole('banner');
+    expect(await banner.textContent()).toContain('An administrator is acting as this user');
+    expect(await banner.getByRole('button', { name: 'Stop acting as this user' }).isVisible()).toBe(true);
+    // Above the page's card, not beside it.
+    const [bannerBox, cardBox] = [await banner.boundingBox(), await page.locator('.card').boundingBox()];
+    expect(bannerBox!.y + bannerBox!.height).toBeLessThanOrEqual(cardBox!.y);
+    await saveScreenshot(page, `admin-banner${path.replace('/', '-')}-${scheme}`);
+    await expectAccessible(page, `${path} with the banner in ${scheme}`);
+  });
+});
+
+describe('the impersonation banner in the browser', () => {
+  it('stops acting as the user without JavaScript: the admin’s own session is back, on the user’s admin page', async () => {
+    const { page } = await openPage(browser, keep, { javaScriptEnabled: false });
+    const userId = await actAsUser(page);
+    await page.goto(`${appUrl}/auth/account`);
+    const response = await submitForm(page, 'Stop acting as this user', '/auth/admin/stop-impersonating');
+    expect(response.status()).toBe(302);
+    expect(new URL(page.url()).pathname).toBe(`/auth/admin/users/${userId}`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Bea Member');
+    expect(await page.getByRole('banner').count()).toBe(0);
   });
 });

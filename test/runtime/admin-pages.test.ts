@@ -1,9 +1,23 @@
-// The administration's pages (issue 49, SPEC §15): as rendered (features/admin/pages.ts): the users' list with its
+// The administration's pages (issue 49, SPEC §15). As rendered (features/admin/pages.ts): the users' list with its
 // GET search and its pages, a user's page with each section, each action's form only where its rules allow it, every
-// form with the CSRF token, names escaped, and a refused form's errors beside its fields.
-import { describe, expect, it } from 'vitest';
+// form with the CSRF token, names escaped, and a refused form's errors beside its fields. Over HTTP (admin-view.ts,
+// on 127.0.0.1 with the memory adapter and SQLite): the list's search and pages, each user's state, a user's page and
+// JSON with what the features know of them and never a session token, 404 for an unknown user, the notices.
+import { rm } from 'node:fs/promises';
+import express, { urlencoded } from 'express';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
+import { listen, type RunningApp } from '../support/listen.js';
+import { Admin } from '../../templates/runtime/features/admin/index.js';
 import { renderUserListPage, renderUserPage } from '../../templates/runtime/features/admin/pages.js';
+import { impersonationToken } from '../../templates/runtime/features/database/session-token.js';
+import { Organizations } from '../../templates/runtime/features/organizations/index.js';
+import { hashPassword } from '../../templates/runtime/features/password/hash.js';
+import { FrameworkAuth } from '../../templates/runtime/index.js';
+import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
+import Password from '../../templates/runtime/providers/password.js';
 import { CSRF, userListPage, userPage } from '../support/admin-pages.js';
+import { SECRET, memoryAndSqlite, recordingLogger, type MadeAdapter } from './helpers.js';
 
 /** The actions of the page's forms, in order. */
 function actionsOf(page: string): string[] {
@@ -202,5 +216,268 @@ describe("a user's page", () => {
     expect(page).toMatch(/<input id="admin-disable-reason" [^>]*aria-invalid="true" aria-describedby="admin-disable-hint admin-reason-error">/);
     const disabled = renderUserPage(userPage({ errors: { reason: 'Give a reason.' }, may: { ...every, disable: false, enable: true } }));
     expect(disabled).toMatch(/<input id="admin-impersonate-reason" [^>]*aria-invalid="true" aria-describedby="admin-impersonate-hint admin-reason-error">/);
+  });
+});
+
+const PASSWORD = 'violet staple orbit lantern';
+const ADMIN_EMAIL = 'ada-admin@example.test';
+
+interface Harness {
+  url: string;
+  adapter: Required<Adapter>;
+  errors: Error[];
+  close(): Promise<void>;
+}
+
+let passwordHash: string;
+beforeAll(async () => {
+  passwordHash = await hashPassword(PASSWORD);
+});
+
+async function startHarness(made: MadeAdapter): Promise<Harness> {
+  const { errors, logger } = recordingLogger();
+  const config: FrameworkAuthConfig = {
+    secret: SECRET,
+    trustHost: ['127.0.0.1'],
+    adapter: made.adapter,
+    providers: [Password({ sendMessage: () => {} })],
+    features: [Admin({ admins: [ADMIN_EMAIL], sendMessage: () => {} }, {}), Organizations({ sendMessage: () => {} }, {})],
+    logger,
+    rateLimit: { credentialsPerClient: false, passwordEmailPerClient: false },
+  };
+  const app = express();
+  app.use(urlencoded({ extended: true }));
+  app.use('/auth/*splat', FrameworkAuth(config));
+  const running: RunningApp = await listen(app);
+  return {
+    url: running.url,
+    adapter: made.adapter as Required<Adapter>,
+    errors,
+    async close() {
+      await running.close();
+      if (made.folder) await rm(made.folder, { recursive: true, force: true });
+    },
+  };
+}
+
+interface TestUser {
+  id: string;
+  email: string;
+  jar: CookieJar;
+}
+
+let users = 0;
+/** A user with a password (signed in unless `signIn: false`); `admin`: the configured admin's address, with two-factor on. */
+async function newUser(h: Harness, options: { admin?: boolean; name?: string; signIn?: boolean } = {}): Promise<TestUser> {
+  users += 1;
+  const email = options.admin ? ADMIN_EMAIL : `${options.name ?? 'user'}-${users}@example.test`;
+  const created = await h.adapter.createUser({ id: crypto.randomUUID(), email, name: options.name ?? 'user', emailVerified: new Date() });
+  await h.adapter.setPasswordHash(created.id, passwordHash);
+  const jar = createJar();
+  if (options.signIn !== false) {
+    const response = await jar.fetch(`${h.url}/auth/callback/password`, { method: 'POST', ...formBody({ csrfToken: await csrfOf(h, jar), email, password: PASSWORD }) });
+    expect(response.status).toBe(302);
+  }
+  if (options.admin) await h.adapter.setTwoFactor(created.id, { secret: 'unused-in-these-tests', enabledAt: new Date() });
+  return { id: created.id, email, jar };
+}
+
+async function csrfOf(h: Harness, jar: CookieJar): Promise<string> {
+  return ((await (await jar.fetch(`${h.url}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
+}
+
+function get(h: Harness, jar: CookieJar, path: string, json = true): Promise<Response> {
+  return jar.fetch(`${h.url}/auth/${path}`, { headers: { accept: json ? 'application/json' : 'text/html' } });
+}
+
+interface ListJson {
+  users: { id: string; email: string | null; name: string | null; createdAt: string | null; lastSignInAt: string | null; state: string; admin: boolean }[];
+  total: number;
+  page: number;
+  pages: number;
+}
+
+async function listJson(h: Harness, admin: TestUser, search = ''): Promise<ListJson> {
+  const response = await get(h, admin.jar, `admin${search}`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as ListJson;
+}
+
+describe.each(memoryAndSqlite)('the administration pages over HTTP with %s', (_name, make) => {
+  let h: Harness;
+  afterEach(async () => {
+    await h?.close();
+  });
+
+  it('lists the users 25 a page with how many match and how many pages; a page that is not a whole number from 1 is the first', async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    for (let index = 0; index < 26; index++) await newUser(h, { name: `member ${index}`, signIn: false });
+    const first = await listJson(h, admin);
+    expect(first).toMatchObject({ total: 27, page: 1, pages: 2 });
+    expect(first.users).toHaveLength(25);
+    const second = await listJson(h, admin, '?page=2');
+    expect(second).toMatchObject({ total: 27, page: 2, pages: 2 });
+    expect(second.users).toHaveLength(2);
+    expect(new Set([...first.users, ...second.users].map((user) => user.id)).size).toBe(27);
+    for (const bad of ['0', '-1', 'two', '1.5', '', '99999999999']) {
+      const shown = await listJson(h, admin, `?page=${encodeURIComponent(bad)}`);
+      expect(shown.page, `?page=${bad}`).toBe(1);
+      expect(shown.users).toHaveLength(25);
+    }
+    expect((await listJson(h, admin, '?page=3')).users).toEqual([]);
+  });
+
+  it('searches by address or name, whatever the case, the search trimmed', async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const byName = await newUser(h, { name: 'Grace Hopper', signIn: false });
+    const byAddress = await newUser(h, { name: 'hopper-fan', signIn: false });
+    await newUser(h, { name: 'Alan Turing', signIn: false });
+    const found = await listJson(h, admin, `?q=${encodeURIComponent('  HOPPER ')}`);
+    expect(found.users.map((user) => user.id).sort()).toEqual([byName.id, byAddress.id].sort());
+    expect(found).toMatchObject({ total: 2, page: 1, pages: 1 });
+    expect((await listJson(h, admin, '?q=nobody-at-all')).users).toEqual([]);
+  });
+
+  it('keeps at most 200 characters of a search, and shows it escaped in the search field', async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const page = await (await get(h, admin.jar, `admin?q=${encodeURIComponent(`"<b>${'x'.repeat(300)}`)}`, false)).text();
+    expect(page).toContain(`value="&quot;&lt;b&gt;${'x'.repeat(197)}"`);
+    expect(page).not.toContain('<b>x');
+  });
+
+  it('shows whether each user is active or disabled, an admin by configuration or by grant, and their last sign-in', async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const disabled = await newUser(h, { name: 'disabled' });
+    const granted = await newUser(h, { name: 'granted', signIn: false });
+    const plain = await newUser(h, { name: 'plain', signIn: false });
+    await h.adapter.disableUser(disabled.id, { at: new Date(), reason: 'Spam' });
+    await h.adapter.grantAdmin({ userId: granted.id, grantedBy: admin.id, at: new Date() });
+    const byId = new Map((await listJson(h, admin)).users.map((user) => [user.id, user]));
+    expect(byId.get(admin.id)).toMatchObject({ email: ADMIN_EMAIL, state: 'active', admin: true });
+    expect(byId.get(disabled.id)).toMatchObject({ state: 'disabled', admin: false });
+    expect(byId.get(disabled.id)!.lastSignInAt).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
+    expect(byId.get(granted.id)).toMatchObject({ state: 'active', admin: true, lastSignInAt: null });
+    expect(byId.get(plain.id)).toMatchObject({ state: 'active', admin: false });
+    const page = await (await get(h, admin.jar, 'admin', false)).text();
+    expect(page).toContain('<strong>Disabled</strong>');
+    expect(page).toContain(`<a href="/auth/admin/users/${admin.id}">${ADMIN_EMAIL}</a><span class="badge">admin</span> <span class="muted">(you)</span>`);
+  });
+
+  it("shows a user's address, sign-in methods, sessions, organizations, events and the admins' actions as JSON, never a session's token", async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const target = await newUser(h, { name: 'Bea' });
+    await h.adapter.setTwoFactor(target.id, { secret: 'unused-in-these-tests', enabledAt: new Date() });
+    await h.adapter.createOrganization({ id: crypto.randomUUID(), slug: 'beas-team', name: 'Bea’s team', createdAt: new Date() }, target.id);
+    await h.adapter.createAdminAction({ id: crypto.randomUUID(), userId: target.id, actorId: admin.id, action: 'two-factor-removed', detail: 'lost her phone', at: new Date() });
+    const response = await get(h, admin.jar, `admin/users/${target.id}`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const body = JSON.parse(text) as Record<string, unknown>;
+    expect(body['user']).toEqual({ id: target.id, email: target.email, name: 'Bea', emailVerified: expect.stringMatching(/T/) });
+    expect(body['state']).toMatchObject({ state: 'active', disabledAt: null, admin: false, granted: false, configured: false });
+    expect(body['methods']).toEqual({ accounts: [], password: true, twoFactor: true });
+    expect(body['memberships']).toEqual([{ slug: 'beas-team', name: 'Bea’s team', role: 'owner' }]);
+    const sessions = body['sessions'] as { id: string; impersonation: boolean; expires: string }[];
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]).toMatchObject({ impersonation: false, expires: expect.stringMatching(/T/) });
+    expect(body['events']).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'sign-in', label: 'Signed in', method: 'password' })]));
+    expect(body['actions']).toEqual([expect.objectContaining({ action: 'two-factor-removed', actorId: admin.id, actorEmail: ADMIN_EMAIL, detail: 'lost her phone' })]);
+    const token = target.jar.get('authjs.session-token');
+    expect(token).toBeTruthy();
+    expect(text).not.toContain(token!);
+    expect(text).not.toContain(token!.split('~')[0]!);
+  });
+
+  it("shows a user's page with the forms their state allows, each with the request's CSRF token", async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const target = await newUser(h, { name: 'Bea' });
+    const response = await get(h, admin.jar, `admin/users/${target.id}`, false);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await response.text();
+    expect(actionsOf(page)).toEqual(['end-sessions', 'send-reset', 'grant-admin', 'disable', 'impersonate', 'delete']);
+    const token = (admin.jar.get('__Host-authjs.csrf-token') ?? admin.jar.get('authjs.csrf-token'))!.split('|')[0]!;
+    expect(page.match(/name="csrfToken" value="([^"]+)"/g)!.every((field) => field.includes(`value="${token}"`))).toBe(true);
+    expect(page).toContain('<h1>Bea</h1>');
+  });
+
+  it('shows a disabled user with their reason and the enable form, not the disable or impersonate ones', async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const target = await newUser(h, { name: 'Bea', signIn: false });
+    await h.adapter.disableUser(target.id, { at: new Date('2026-02-05T08:30:00Z'), reason: 'Sends <spam>' });
+    const page = await (await get(h, admin.jar, `admin/users/${target.id}`, false)).text();
+    expect(page).toContain('<dd><strong>Disabled</strong> since 2026-02-05 08:30 UTC<br><span class="muted">Reason: Sends &lt;spam&gt;</span></dd>');
+    expect(actionsOf(page)).toEqual(['send-reset', 'grant-admin', 'enable', 'delete']);
+  });
+
+  it('shows an admin their own page without the actions they may not take on themselves', async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const page = await (await get(h, admin.jar, `admin/users/${admin.id}`, false)).text();
+    expect(actionsOf(page)).toEqual(['remove-two-factor', 'end-sessions', 'send-reset']);
+    expect(page).toContain('<dt>Admin</dt><dd>Yes, by the app’s configuration (AUTH_ADMINS)</dd>');
+  });
+
+  it('offers revoke for an admin by grant, and never impersonating an admin', async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const granted = await newUser(h, { name: 'granted', signIn: false });
+    await h.adapter.grantAdmin({ userId: granted.id, grantedBy: admin.id, at: new Date() });
+    const page = await (await get(h, admin.jar, `admin/users/${granted.id}`, false)).text();
+    expect(actionsOf(page)).toEqual(['send-reset', 'revoke-admin', 'disable', 'delete']);
+  });
+
+  it("marks an admin's impersonation among the user's sessions", async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const target = await newUser(h, { name: 'Bea', signIn: false });
+    const expires = new Date(Date.now() + 600_000);
+    const sessionToken = impersonationToken('impersonation-token-never-shown', expires);
+    await h.adapter.createImpersonationSession({ session: { sessionToken, userId: target.id, expires, createdAt: new Date(), userAgent: null }, adminId: admin.id, adminSessionToken: admin.jar.get('authjs.session-token')! });
+    const text = await (await get(h, admin.jar, `admin/users/${target.id}`)).text();
+    expect((JSON.parse(text) as { sessions: unknown[] }).sessions).toEqual([expect.objectContaining({ impersonation: true })]);
+    expect(text).not.toContain('impersonation-token-never-shown');
+    expect(await (await get(h, admin.jar, `admin/users/${target.id}`, false)).text()).toContain('<span class="badge">an admin acting as the user</span>');
+  });
+
+  it('answers 404 for a user that does not exist, as a page and as JSON', async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    expect((await get(h, admin.jar, 'admin/users/no-such-user')).status).toBe(404);
+    const page = await get(h, admin.jar, `admin/users/${crypto.randomUUID()}`, false);
+    expect(page.status).toBe(404);
+    expect(await page.text()).not.toContain('name="action"');
+  });
+
+  it('shows the notice a redirect names, and no text of the URL', async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const target = await newUser(h, { name: 'Bea', signIn: false });
+    expect(await (await get(h, admin.jar, `admin/users/${target.id}?notice=sessions-ended`, false)).text()).toContain('<div class="notice" role="status"><p>Every session of the user ended.</p></div>');
+    expect(await (await get(h, admin.jar, 'admin?notice=deleted', false)).text()).toContain('<p>The user was deleted.</p>');
+    for (const notice of ['constructor', '%3Cb%3Ehi', 'toString']) {
+      const page = await (await get(h, admin.jar, `admin/users/${target.id}?notice=${notice}`, false)).text();
+      expect(page).not.toContain('class="notice"');
+    }
+  });
+
+  it("shows a refused action's error beside its field, at 400", async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const target = await newUser(h, { name: 'Bea', signIn: false });
+    const form = formBody({ csrfToken: await csrfOf(h, admin.jar), action: 'disable', reason: '   ' });
+    const response = await admin.jar.fetch(`${h.url}/auth/admin/users/${target.id}`, { method: 'POST', body: form.body, headers: { ...form.headers, accept: 'text/html' } });
+    expect(response.status).toBe(400);
+    const page = await response.text();
+    expect(page).toMatch(/<input id="admin-disable-reason" [^>]*aria-invalid="true" aria-describedby="admin-disable-hint admin-reason-error">/);
+    expect(page).toContain('<p class="field-error" id="admin-reason-error">');
+    expect(page.match(/aria-invalid="true"/g)).toHaveLength(1);
   });
 });
