@@ -44,9 +44,9 @@ const notices: Readonly<Partial<Record<AdminAction, string>>> = {
   deleted: 'The user was deleted.',
 };
 
-/** The text of the notice `name` names (`?notice=` when none is given), if it is one. */
-function noticeOf(context: RequestContext, name?: string | null): string | undefined {
-  const key = name ?? queryParams(context.req).get('notice');
+/** The text of the notice the request's `?notice=` names, if it is one. */
+function noticeOf(context: RequestContext): string | undefined {
+  const key = queryParams(context.req).get('notice');
   return key !== null && Object.hasOwn(notices, key) ? notices[key as AdminAction] : undefined;
 }
 
@@ -190,8 +190,8 @@ function eventJson(event: SecurityEvent, labels: ReadonlyMap<string, string>): R
  * GET `<mount>/admin/users/<id>` (404 `UnknownAction` for an unknown id): the user's state, address, sign-in methods,
  * sessions, organizations, recent events and admin actions, with the forms of the actions; JSON
  * `{ user, state, methods, sessions, memberships, events, actions }`. `refused`: a refused action's errors by field
- * (400; JSON `{ error: 'InvalidRequest', errors }`), `action` naming the refused form; `notice`: an action's name
- * (`?notice=` when none is given), whose notice is shown at the top.
+ * (400; JSON `{ error: 'InvalidRequest', errors }`), `action` naming the refused form. The notice of what an action
+ * did (`?notice=disabled` after its redirect) is shown at the top.
  */
 export async function showUser(
   context: RequestContext,
@@ -199,7 +199,6 @@ export async function showUser(
   userId: string,
   json: boolean,
   refused?: { status: 400; errors: Record<string, string>; action?: string | undefined },
-  notice?: string,
 ): Promise<void> {
   const { options } = context;
   const user = await callAdapter(options.adapter!, 'getUser', userId);
@@ -233,7 +232,7 @@ export async function showUser(
     theme: options.theme,
     errors: refused?.errors,
     refusedAction: refused?.action,
-    notice: refused ? undefined : noticeOf(context, notice),
+    notice: refused ? undefined : noticeOf(context),
   });
   sendHtml(context, refused?.status ?? 200, page);
 }
