@@ -1,14 +1,14 @@
 // `npm run docs:images`: screenshots of the runtime's real built-in pages for the README, written to docs/images/.
 // Apps configured as a user's scaffold would be (Acme SSO through OpenID Connect, GitHub, Google, an email and
 // password form, a magic link; the MemoryAdapter; the sessions route; the account; organizations; administration) run
-// on 127.0.0.1,
-// port 0; Debian's Chromium
+// on 127.0.0.1, port 0; Debian's Chromium
 // (launchChromium of test/browser/helpers.ts) opens each page at a desktop viewport in the light or dark scheme and
-// saves the full page. Nothing is drawn by hand and nothing needs the network: the sign-in page does not call the
-// OpenID issuer. Each page's heading is checked first, so an error page cannot be saved in place of the page.
+// saves the full page (a long one: the window). Nothing is drawn by hand and nothing needs the network: the sign-in
+// page does not call the OpenID issuer. Each page's heading is checked first, so an error page cannot be saved in
+// place of the page.
 //
-// The output is deterministic: the sessions, the organization's members, invitation and events, the admin's view of a
-// member (her sessions, events and an admin's action) are adapter rows with
+// The output is deterministic: the sessions, the organization's members, invitation and events, and what an admin sees
+// of a member (her sessions, events and an admin's action) are adapter rows with
 // fixed dates, names and User-Agents, the secret is fixed, and nothing random is visible. test/docs-images.test.ts checks the files below exist and that README.md shows them.
 import { statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -28,6 +28,7 @@ import Email from '../templates/runtime/providers/email.js';
 import GitHub from '../templates/runtime/providers/github.js';
 import Google from '../templates/runtime/providers/google.js';
 import OIDC from '../templates/runtime/providers/oidc.js';
+import Password from '../templates/runtime/providers/password.js';
 import { launchChromium } from '../test/browser/helpers.js';
 import { listen, type RunningApp } from '../test/support/listen.js';
 import { isRunDirectly } from './run-directly.js';
@@ -48,6 +49,8 @@ export interface DocsImage {
   organizations?: true;
   /** Served by the app with `Admin()` (signed in as an admin). */
   admin?: true;
+  /** The window's height when the image is the window rather than the whole page (a long page; under 150 KB). */
+  windowHeight?: number;
 }
 
 export const docsImages: readonly DocsImage[] = [
@@ -59,7 +62,7 @@ export const docsImages: readonly DocsImage[] = [
   { file: 'account-light.png', path: '/account', scheme: 'light', heading: 'Your account', signedIn: true },
   { file: 'account-dark.png', path: '/account', scheme: 'dark', heading: 'Your account', signedIn: true },
   { file: 'organization-light.png', path: '/organizations/analytical-engines', scheme: 'light', heading: 'Analytical Engines', signedIn: true, organizations: true },
-  { file: 'admin-user-light.png', path: '/admin/users/docs-grace', scheme: 'light', heading: 'Grace Hopper', signedIn: true, admin: true },
+  { file: 'admin-user-light.png', path: '/admin/users/docs-grace', scheme: 'light', heading: 'Grace Hopper', signedIn: true, admin: true, windowHeight: 1400 },
 ];
 
 /** A desktop browser window; the screenshot takes the page's full height. Scale 1 keeps the files small. */
@@ -246,8 +249,13 @@ export async function writeDocsImages(root: string): Promise<string[]> {
     apps.push(organizationsApp);
     resolveConfigOnce(organizationsConfig);
     await seedOrganization(adapter, user.id);
-    // The admin's page of a user on a fourth app: the organizations app's config with Admin() beside Organizations().
-    const adminConfig: FrameworkAuthConfig = { ...sessionsConfig, features: [Admin({ sendMessage: () => {} }, {}), Organizations({ sendMessage: () => {} })] };
+    // The admin's page of a user on a fourth app: the organizations app's config with Admin() beside Organizations(),
+    // and a password (the two-factor that Admin() brings asks its code after one).
+    const adminConfig: FrameworkAuthConfig = {
+      ...sessionsConfig,
+      providers: [...sessionsConfig.providers, Password({ sendMessage: () => {} })],
+      features: [Admin({ sendMessage: () => {} }, {}), Organizations({ sendMessage: () => {} })],
+    };
     const adminApp = await startApp(adminConfig);
     apps.push(adminApp);
     resolveConfigOnce(adminConfig);
@@ -257,7 +265,7 @@ export async function writeDocsImages(root: string): Promise<string[]> {
     await mkdir(outDir, { recursive: true });
     for (const image of docsImages) {
       const origin = image.admin ? adminApp.url : image.organizations ? organizationsApp.url : image.signedIn ? sessionsApp.url : signInApp.url;
-      const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: image.scheme, reducedMotion: 'reduce' });
+      const context = await browser.newContext({ viewport: { ...viewport, height: image.windowHeight ?? viewport.height }, deviceScaleFactor: 1, colorScheme: image.scheme, reducedMotion: 'reduce' });
       try {
         context.setDefaultTimeout(10_000);
         if (image.signedIn) await context.addCookies([{ name: sessionCookie, value: currentToken, url: origin }]);
@@ -280,7 +288,7 @@ export async function writeDocsImages(root: string): Promise<string[]> {
           if (listed !== members.length + 1) throw new Error(`${image.file}: ${listed} members listed, expected ${members.length + 1}`);
         }
         const file = join(outDir, image.file);
-        await writeFile(file, await page.screenshot({ type: 'png', fullPage: true, animations: 'disabled', caret: 'hide' }));
+        await writeFile(file, await page.screenshot({ type: 'png', fullPage: image.windowHeight === undefined, animations: 'disabled', caret: 'hide' }));
         written.push(file);
       } finally {
         await context.close();
