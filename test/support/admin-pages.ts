@@ -2,11 +2,13 @@
 // and a name with markup, and one user's page with every section filled (accounts, password, two-factor, two
 // passkeys, an impersonation's session, an organization, events and admin actions); each builder takes overrides.
 // Shared by the pages' unit test and their browser test.
-import type { UserListPage, UserPage } from '../../templates/runtime/features/admin/pages.js';
+import type { UserPage, renderUserListPage } from '../../templates/runtime/features/admin/pages.js';
 import type { SecurityEvent } from '../../templates/runtime/features/security-events/index.js';
 
+/** What the list page is given (pages.ts keeps the type to itself). */
+type UserListPage = Parameters<typeof renderUserListPage>[0];
+
 export const CSRF = 'csrf-token-value';
-export const SESSION_TOKEN = 'session-token-never-shown-0123456789';
 
 export function userListPage(overrides: Partial<UserListPage> = {}): UserListPage {
   return {

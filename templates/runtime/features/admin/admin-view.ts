@@ -22,7 +22,7 @@ import { type ListedSession, type SignInMethods, type UserPage, renderUserListPa
 import { adminSettingsOf } from './settings.js';
 
 /** Users a page of the list holds. */
-export const USERS_PER_PAGE = 25;
+const USERS_PER_PAGE = 25;
 /** The longest search: a longer one is cut. */
 const MAX_QUERY_LENGTH = 200;
 /** How many of the user's security events and admin actions their page shows: the newest. */

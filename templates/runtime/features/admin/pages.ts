@@ -18,12 +18,12 @@ import type { AdminAction } from './access.js';
 import type { AdminActionRecord, AdminUserSummary } from './storage.js';
 
 /** A user as the list shows them: the stored summary, and whether they are an admin (by grant or by the config). */
-export interface ListedUser extends AdminUserSummary {
+interface ListedUser extends AdminUserSummary {
   admin: boolean;
 }
 
 /** What `<mount>/admin` shows. */
-export interface UserListPage {
+interface UserListPage {
   mountPath: string;
   theme: Theme;
   /** The admin looking: their own row is marked. */
@@ -63,7 +63,7 @@ export interface SignInMethods {
 }
 
 /** Which forms the user's page offers: each only when its action could be taken (the route checks again). */
-export interface UserActions {
+interface UserActions {
   disable: boolean;
   enable: boolean;
   endSessions: boolean;
@@ -134,7 +134,7 @@ function noticeOf(notice: string | undefined): SafeHtml | string {
 }
 
 /** `<mount>/admin` with a search and a page (1: none); the search is a query value, the path fixed. */
-export function userListUrl(mountPath: string, query: string, page = 1): string {
+function userListUrl(mountPath: string, query: string, page = 1): string {
   const params = new URLSearchParams();
   if (query) params.set('q', query);
   if (page > 1) params.set('page', String(page));
@@ -143,7 +143,7 @@ export function userListUrl(mountPath: string, query: string, page = 1): string 
 }
 
 /** `<mount>/admin/users/<id>`. */
-export function userUrl(mountPath: string, userId: string): string {
+function userUrl(mountPath: string, userId: string): string {
   return `${mountPath}/admin/users/${encodeURIComponent(userId)}`;
 }
 
