@@ -51,9 +51,12 @@ function adminUserUrl(context: RequestContext, userId: string): string {
   return `${actionUrl(context, 'admin')}/users/${encodeURIComponent(userId)}`;
 }
 
-/** The refused form: the user's page again at 400 with `errors` by field, or `{ error: 'InvalidRequest', errors }`. */
+/**
+ * The refused form: the user's page again at 400 with `errors` by field beside the form of the action sent, or
+ * `{ error: 'InvalidRequest', errors }`.
+ */
 function refuse(request: ActionRequest, errors: Record<string, string>): Promise<void> {
-  return showUser(request.context, request.admin, request.target.id, request.json, { status: 400, errors });
+  return showUser(request.context, request.admin, request.target.id, request.json, { status: 400, errors, action: bodyField(request.body, 'action') });
 }
 
 /** Done: JSON `{ done: <the action sent>, ...extra }`, or back to the user's page with the notice of what was done. */

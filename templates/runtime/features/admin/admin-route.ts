@@ -12,11 +12,10 @@
 import type { RequestContext, Route } from '../../contracts.js';
 import { MethodNotAllowed } from '../../errors.js';
 import { verifyCsrf } from '../../http/csrf.js';
-import { prefersJson, queryParams, readBody } from '../../http/request.js';
+import { prefersJson, readBody } from '../../http/request.js';
 import { adminOf } from './access.js';
 import { runAdminAction } from './actions.js';
 import { showUser, showUserList } from './admin-view.js';
-import { adminEventLabels } from './events.js';
 import { stopImpersonatingRoute } from './impersonation.js';
 
 const STOP_IMPERSONATING = 'stop-impersonating';
@@ -24,15 +23,6 @@ const USERS = 'users/';
 
 /** The paths below `<mount>/admin` (`RouteSpec.subpaths`): a user's page, and the way back from an impersonation. */
 export const adminSubpaths = [`${USERS}*`, STOP_IMPERSONATING] as const;
-
-/**
- * The notice a redirect after an action asks the user's page for (`?notice=disabled`): only the name of an action,
- * never text from the URL.
- */
-function noticeOf(context: RequestContext): string | undefined {
-  const notice = queryParams(context.req).get('notice');
-  return notice !== null && Object.hasOwn(adminEventLabels, `admin-${notice}`) ? notice : undefined;
-}
 
 /** The route of `<mount>/admin` (`Feature.routes`): each path below it to its own function. */
 export async function adminRoute(context: RequestContext, route: Route): Promise<void> {
@@ -48,7 +38,7 @@ export async function adminRoute(context: RequestContext, route: Route): Promise
     return showUserList(context, admin, json);
   }
   const userId = subpath.slice(USERS.length);
-  if (!post) return showUser(context, admin, userId, json, undefined, noticeOf(context));
+  if (!post) return showUser(context, admin, userId, json);
   const body = await readBody(context.req);
   verifyCsrf(context, body);
   return runAdminAction(context, admin, userId, body, json);
