@@ -565,6 +565,25 @@ describe.each(memoryAndSqlite)('admin routes with %s', (_name, makeAdapter) => {
     });
   });
 
+  describe('a refusal on the page', () => {
+    it('shows the user\'s page again at 400 with the error beside the refused form\'s field', async () => {
+      const user = await newUser(h);
+      const response = await act(h, root, user.id, 'disable', { reason: '' }, false);
+      expect(response.status).toBe(400);
+      const page = await response.text();
+      expect(page).toMatch(/<input id="admin-disable-reason"[^>]* aria-invalid="true" aria-describedby="admin-disable-hint admin-reason-error"/);
+      expect(page).toMatch(/<p class="field-error" id="admin-reason-error">Give a reason/);
+      expect(page).not.toMatch(/<input id="admin-impersonate-reason"[^>]* aria-invalid/);
+    });
+
+    it('shows a refusal that names no field at the top of the page', async () => {
+      const admin = await newAdmin(h);
+      const response = await act(h, admin, root.id, 'revoke-admin', {}, false);
+      expect(response.status).toBe(400);
+      expect(await response.text()).toMatch(/<div class="error" role="alert"><p>[^<]*AUTH_ADMINS/);
+    });
+  });
+
   describe('what no action does', () => {
     it('refuses a POST without its CSRF token (403), and changes nothing', async () => {
       const user = await newUser(h);
