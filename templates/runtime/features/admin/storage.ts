@@ -204,7 +204,8 @@ export const adminStorage: FeatureStorage = {
       nullable: ['actor_id', 'detail'],
       primaryKey: ['id'],
       indexes: [['user_id', 'at']],
-      references: { actor_id: { table: 'users', onDelete: 'set null' } },
+      // The admins' record outlives the user it names: a deletion stays recorded (by the user's id only).
+      references: { user_id: null, actor_id: { table: 'users', onDelete: 'set null' } },
     },
   ],
   columns: [
@@ -360,7 +361,6 @@ function memoryAdmin(users: ReadonlyMap<string, AdapterUser>, adapter: Adapter):
     forgetUser(userId) {
       grants.delete(userId);
       for (const grant of grants.values()) if (grant.grantedBy === userId) grant.grantedBy = null;
-      actions = actions.filter((action) => action.userId !== userId);
       for (const action of actions) if (action.actorId === userId) action.actorId = null;
     },
     methods: {
