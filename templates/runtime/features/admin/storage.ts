@@ -338,7 +338,7 @@ function byAddress(a: AdapterUser, b: AdapterUser): number {
  */
 function memoryAdmin(users: ReadonlyMap<string, AdapterUser>, adapter: Adapter): ReturnType<FeatureStorage['memory']> {
   const grants = new Map<string, { grantedBy: string | null; grantedAt: Date }>();
-  let actions: Omit<AdminActionRecord, 'actorEmail'>[] = [];
+  const actions: Omit<AdminActionRecord, 'actorEmail'>[] = [];
   /** The tokens of the impersonation sessions made here: the sessions a disabled admin acts in (read when used). */
   const impersonationTokens = new Set<string>();
   const userOf = (userId: string): MemoryUser | undefined => users.get(userId);
