@@ -121,7 +121,7 @@ export async function stopImpersonatingRoute(context: RequestContext, route: Rou
 
 /**
  * The feature's `beforeRoute`: while the browser's session is an impersonation, every page shows the banner, and
- * nothing runs but GETs (a sign-in's callback excepted), sign-out and stopping.
+ * nothing runs but GETs (a sign-in's callback and the account's export excepted), sign-out and stopping.
  */
 export function impersonationGuard(context: RequestContext, action: string, route: Route): void {
   const token = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
@@ -129,7 +129,9 @@ export function impersonationGuard(context: RequestContext, action: string, rout
   context.banner = String(
     html`<header class="impersonating" style="background:#7a2e00;color:#fff;padding:.75rem 1rem;display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;justify-content:center"><p style="margin:0">An administrator is acting as this user: nothing in the account can change.</p><form method="post" action="${context.mountPath}/admin/stop-impersonating" style="margin:0"><input type="hidden" name="csrfToken" value="${csrfTokenOf(context)}"><button type="submit" style="background:#fff;color:#7a2e00;border:0;border-radius:.375rem;padding:.375rem .75rem;font:inherit;cursor:pointer">Stop acting as this user</button></form></header>`,
   );
-  const allowed = route.method === 'GET' ? action !== 'callback' : action === 'signout' || (action === 'admin' && route.subpath === 'stop-impersonating');
+  // Seeing is allowed, taking is not: the account's export is the user's data to download, not an admin's.
+  const readable = action !== 'callback' && !(action === 'account' && route.subpath === 'export');
+  const allowed = route.method === 'GET' ? readable : action === 'signout' || (action === 'admin' && route.subpath === 'stop-impersonating');
   if (!allowed) throw new ImpersonationRefused(`${route.method} ${context.mountPath}/${action} refused while an admin acts as the user`);
 }
 
