@@ -17,7 +17,6 @@ import { cookieOptionsFor, prefersJson, readBody } from '../../http/request.js';
 import { html } from '../../pages/html.js';
 import type { AdapterUser, Session } from '../../types.js';
 import { callAdapter } from '../database/adapter.js';
-import { impersonationToken, isImpersonationToken } from '../database/session-token.js';
 import { type SignedInAdmin, isAdmin, recordAdminAction } from './access.js';
 import { adminSettingsOf } from './settings.js';
 
@@ -53,13 +52,23 @@ export class ImpersonationRefused extends AuthError {
   );
 }
 
-/** The longest reason an admin may give. */
-const MAX_REASON = 500;
+/**
+ * An impersonation's session token, `<token>~i<seconds>`: the database feature's session clock
+ * (features/database/session-token.ts) ends it at that time however it is renewed and never counts it as a recent
+ * authentication. Every adapter stores and looks up the token whole, so nobody can change the time or the mark.
+ */
+export function impersonationToken(generated: string, endsAt: Date): string {
+  return `${generated}~i${Math.floor(endsAt.valueOf() / 1000)}`;
+}
+
+/** Whether a session token is an impersonation's ({@link impersonationToken}). */
+export const isImpersonationToken = (sessionToken: string): boolean => /~i\d{1,12}$/.test(sessionToken);
 
 /**
- * Starts acting as `target`: refused (the errors by field returned, nothing answered) without a reason, for an
- * admin, the admin themselves or a disabled user, or when impersonation is off. Otherwise the browser's session
- * becomes the impersonation's (the admin's own is kept to return to) and the admin is sent to the app's start page.
+ * Starts acting as `target` for `reason` (checked by the action): refused (the errors by field returned, nothing
+ * answered) for an admin, the admin themselves or a disabled user, or when impersonation is off. Otherwise the
+ * browser's session becomes the impersonation's (the admin's own is kept to return to), and the admin is sent to the
+ * app's start page.
  */
 export async function startImpersonation(context: RequestContext, admin: SignedInAdmin, target: AdapterUser, reason: string, json: boolean): Promise<Record<string, string> | undefined> {
   const { options } = context;
@@ -69,8 +78,6 @@ export async function startImpersonation(context: RequestContext, admin: SignedI
   if (target.id === admin.user.id) return { action: 'You cannot act as yourself.' };
   if (await isAdmin(options, target)) return { action: 'An admin cannot be impersonated: ask them instead.' };
   if ((await callAdapter(adapter, 'getAdminState', target.id)).disabledAt) return { action: 'A disabled user cannot be impersonated: enable them first.' };
-  const given = reason.trim();
-  if (given === '' || given.length > MAX_REASON) return { reason: `Say why you act as this user (at most ${MAX_REASON} characters): it is recorded.` };
   const adminSessionToken = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
   if (!adminSessionToken) return { action: 'Your own session was not found: sign in again.' };
   const now = new Date();
@@ -78,7 +85,7 @@ export async function startImpersonation(context: RequestContext, admin: SignedI
   const sessionToken = impersonationToken(options.session.generateSessionToken(), expires);
   const userAgent = context.req.headers['user-agent']?.slice(0, 512) ?? null;
   await callAdapter(adapter, 'createImpersonationSession', { session: { sessionToken, userId: target.id, expires, createdAt: now, userAgent }, adminId: admin.user.id, adminSessionToken });
-  await recordAdminAction(context, admin.user, target.id, 'impersonated', given);
+  await recordAdminAction(context, admin.user, target.id, 'impersonated', reason);
   context.outgoing.push(...chunkCookie(context.cookies, context.cookieOptions.sessionToken, sessionToken, { expires }));
   if (json) sendJson(context, 200, { impersonating: { id: target.id, email: target.email ?? null }, expires: expires.toISOString() });
   else sendRedirect(context, `${context.origin}/`);
