@@ -17,25 +17,13 @@
 import { resolveRedirect } from '../../http/redirect.js';
 import { bodyField } from '../../http/request.js';
 import { clearChunkedCookie } from '../../http/cookies.js';
-import type { ResolvedConfig } from '../../contracts.js';
 import { sendJson, sendRedirect } from '../../context.js';
-import { type Adapter, callAdapter } from '../database/adapter.js';
+import { callAdapter } from '../database/adapter.js';
 import { endSessionRows } from '../database/session.js';
 import { partRequestOf, refuseForm } from './account-view.js';
+import { forgetAddress } from './forget-address.js';
 import { accountMessage } from './mail.js';
 import { type AccountRequest, accountPartsOf } from './settings.js';
-
-/**
- * Deletes what is keyed by an address rather than a user, so that nothing keeps an address its user no longer has:
- * its email-link tokens (stored under the address itself), other users' pending changes to it, and what each
- * feature keeps under it (`Feature.account.forgetAddress`: the password's confirmation and reset links).
- */
-export async function forgetAddress(options: ResolvedConfig, adapter: Adapter, email: string): Promise<void> {
-  if (typeof adapter.deleteVerificationTokens === 'function') await callAdapter(adapter, 'deleteVerificationTokens', email);
-  // The account's own table: absent when an admin deletes a user in an app without the account (features/admin/).
-  if (typeof adapter.deleteEmailChangesTo === 'function') await callAdapter(adapter, 'deleteEmailChangesTo', email);
-  for (const part of accountPartsOf(options)) await part.forgetAddress?.(options, adapter, email);
-}
 
 /** POST `<mount>/account/delete`. */
 export async function deleteAccountRoute(request: AccountRequest, body: Record<string, unknown>): Promise<void> {

@@ -34,7 +34,7 @@ import { consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { consumeRecipientRateLimit } from '../email/recipient-limits.js';
 import { hashVerificationToken, newLinkToken } from '../email/link-token.js';
 import { refuseForm } from './account-view.js';
-import { forgetAddress } from './delete-account.js';
+import { forgetAddress } from './forget-address.js';
 import { type AccountMessage, type AccountMailer, accountMessage } from './mail.js';
 import { renderAccountMessagePage, renderConfirmEmailPage } from './pages.js';
 import { type AccountRequest, type AccountSettings, recentOrAsk, signedInOrAsk } from './settings.js';

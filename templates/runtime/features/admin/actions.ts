@@ -20,7 +20,7 @@ import { actionUrl, sendJson, sendRedirect } from '../../context.js';
 import { InvalidRequest, UnknownAction } from '../../errors.js';
 import { bodyField } from '../../http/request.js';
 import type { AdapterUser } from '../../types.js';
-import { forgetAddress } from '../account/delete-account.js';
+import { forgetAddress } from '../account/forget-address.js';
 import { accountPartsOf } from '../account/settings.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { endSessionRows } from '../database/session.js';
