@@ -58,6 +58,12 @@ export interface FeatureEntry {
    * ({@link featureDependencies}). Each comes before it in the catalog.
    */
   readonly brings?: readonly string[];
+  /**
+   * Catalog features whose code it calls without them in the config (administration deletes a user as the account
+   * does, forgetting what is kept under the address): those of their files it imports come with it, nothing else of
+   * them.
+   */
+  readonly reuses?: readonly string[];
   /** npm dependencies it brings beyond the runtime's own (and those of the features it {@link brings}). */
   readonly dependencies: Readonly<Record<string, string>>;
   /**
@@ -274,9 +280,10 @@ Adds Admin() to the features of src/auth/config.ts (and its import), the feature
 which an admin enrols in before any admin action, and the security events it records), requireAdmin to
 src/auth/index.ts, AUTH_ADMINS (the admins' addresses, comma-separated), AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM to
 .env and .env.example (empty, when no provider wrote them), and to the starter server GET /admin-only, guarded by
-requireAdmin. Needs an adapter (database sessions). Admins, the users whose verified address is in AUTH_ADMINS and
-those another admin granted, then find users at <mount>/admin and disable them, end their sessions, remove a second
-factor, send a reset link or act as them. Running it again changes nothing.
+requireAdmin. Needs an adapter (database sessions) and the password (or credentials) provider. Admins, the users
+whose verified address is in AUTH_ADMINS and those another admin granted, then find users at <mount>/admin and
+disable them, end their sessions, remove a second factor, send a reset link or act as them. Running it again changes
+nothing.
 `;
 
 const adminRemoveHelp = `
@@ -466,7 +473,7 @@ export const featureCatalog = [
     noun: 'the admin feature',
     answersKey: 'admin',
     summary: 'administration: admins find users, disable them, end their sessions, reset factors, impersonate; requireAdmin()',
-    flag: { name: '--admin', description: 'administration: admins find users, disable, end sessions, reset factors, impersonate; requireAdmin (needs an adapter)' },
+    flag: { name: '--admin', description: 'administration: admins find users, disable, end sessions, reset factors, impersonate; requireAdmin (needs password or credentials, and an adapter)' },
     question: 'Add administration (find and disable users, end sessions, impersonate)?',
     commands: {
       add: { description: 'add administration (user pages for admins, disable, impersonate, requireAdmin) to a project scaffolded by create-framework-auth', help: adminAddHelp },
@@ -481,6 +488,8 @@ export const featureCatalog = [
     starterServer: { imports: ['requireAdmin'] },
     // An admin enrols a second factor before any admin action (unless Admin({ requireSecondFactor: false })).
     brings: ['two-factor'],
+    // Deleting a user forgets what is kept under the address, as the account's deletion does.
+    reuses: ['account'],
     // Its notices to users (a factor removed, the account disabled or deleted) go over SMTP when AUTH_EMAIL_SERVER is set.
     dependencies: { nodemailer: '^10.6.0' },
     // AUTH_ADMINS is read by features/admin/ (Admin({ admins }) replaces it); the mail keys by features/email/smtp.ts,
@@ -500,7 +509,11 @@ export const featureCatalog = [
       { name: emailServerEnvKey, example: 'smtp://user:password@smtp.example.com:587', comment: 'the SMTP server of its notices to users (printed on the console outside production while empty)', required: false },
       { name: emailFromEnvKey, example: '"Example <no-reply@example.com>"', comment: 'the sender of its notices', required: false },
     ],
-    needs: { adapter: { stored: 'admin grants, disabled users and impersonation sessions' } },
+    needs: {
+      adapter: { stored: 'admin grants, disabled users and impersonation sessions' },
+      // Two-factor, which it brings, refuses to start without a password to ask a code after.
+      providers: { ids: ['password', 'credentials'], why: 'brings two-factor (an admin\'s second factor), which asks for a code after a password', does: 'signs in with one', suggested: 'password', suggestedText: 'password (or credentials)' },
+    },
     optIns: [],
     nextSteps: {
       use: (mount: string) =>
@@ -512,7 +525,7 @@ export const featureCatalog = [
     ],
     doctor: {
       withoutAdapter: 'its grants, disabled users and impersonation sessions live in the database',
-      withoutProviders: 'no provider',
+      withoutProviders: 'no password or credentials provider (the two-factor it brings asks for a code after a password)',
       configured: (_providerNames: string, mount: string) => `Administration is configured; admins manage users at ${adminPath(mount)}.`,
     },
   },

@@ -72,7 +72,7 @@ describe('administration in the CLI: create --admin', () => {
   });
 
   it('exports requireAdmin and the types from src/auth/index.ts', async () => {
-    const root = await create(['--providers', 'oidc', '--adapter', 'memory', '--mount', '/api/auth', '--admin']);
+    const root = await create(['--providers', 'password', '--adapter', 'memory', '--mount', '/api/auth', '--admin']);
     const index = await readFile(join(root, 'src/auth/index.ts'), 'utf8');
     expect(index).toContain("import { createRequireAdmin } from './core/features/admin/index.js';");
     expect(index).toContain("export type { AdminOptions, SessionImpersonation } from './core/features/admin/index.js';");
@@ -90,7 +90,8 @@ describe('administration in the CLI: create --admin', () => {
   });
 
   it('writes AUTH_ADMINS= to .env and .env.example under a comment saying what it holds, with the mail keys', async () => {
-    const root = await create(['--providers', 'oidc', '--adapter', 'sqlite', '--admin']);
+    // Credentials reads no mail keys: the feature writes them.
+    const root = await create(['--providers', 'credentials', '--adapter', 'sqlite', '--admin']);
     for (const file of ['.env', '.env.example']) {
       const text = await readFile(join(root, file), 'utf8');
       expect(text, file).toContain(`${adminsLines.join('\n')}\n`);
@@ -155,7 +156,7 @@ describe('administration in the CLI: create --admin', () => {
 
   it('refuses --admin with --adapter none (JWT sessions) before writing anything (exit 2), saying why', async () => {
     const parent = await makeTempDir();
-    const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'oidc', '--adapter', 'none', '--admin'], { cwd: parent });
+    const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'credentials', '--adapter', 'none', '--admin'], { cwd: parent });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--admin needs a database adapter, but --adapter is "none": admin grants, disabled users and impersonation sessions are stored through the adapter.');
     expect(result.stderr).toContain('--adapter memory, sqlite, postgres');
@@ -165,9 +166,18 @@ describe('administration in the CLI: create --admin', () => {
   it('refuses --admin without --adapter given and no terminal to ask, before writing anything (exit 2)', async () => {
     // --yes takes the default adapter, none: JWT sessions.
     const parent = await makeTempDir();
-    const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'oidc', '--admin'], { cwd: parent });
+    const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'credentials', '--admin'], { cwd: parent });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--admin needs a database adapter, but --adapter is "none"');
+    expect(await readdir(parent)).toEqual([]);
+  });
+
+  it('refuses --admin without a password or credentials provider before writing anything (exit 2): the two-factor it brings would stop the app', async () => {
+    const parent = await makeTempDir();
+    const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'oidc,github', '--adapter', 'sqlite', '--admin'], { cwd: parent });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("--admin brings two-factor (an admin's second factor), which asks for a code after a password, and none of the providers (oidc, github) signs in with one.");
+    expect(result.stderr).toContain('Add password (or credentials) to --providers, e.g. --providers oidc,github,password.');
     expect(await readdir(parent)).toEqual([]);
   });
 
@@ -226,7 +236,7 @@ describe('administration in the CLI: add-admin and remove-admin', () => {
   });
 
   it('add-admin reports its env keys and dependencies in --json', async () => {
-    const root = await create(['--providers', 'oidc', '--adapter', 'sqlite']);
+    const root = await create(['--providers', 'credentials', '--adapter', 'sqlite']);
     const result = await frameworkAuth(['add-admin', '--no-install', '--json'], root);
     expect(result.exitCode, result.stderr).toBe(0);
     const document = parseJsonOutput(result.stdout) as { dependencies: { added: Record<string, string> } };
@@ -235,7 +245,7 @@ describe('administration in the CLI: add-admin and remove-admin', () => {
   });
 
   it('changes nothing when run again, and says so', async () => {
-    const root = await create(['--providers', 'oidc', '--adapter', 'memory', '--admin']);
+    const root = await create(['--providers', 'credentials', '--adapter', 'memory', '--admin']);
     const before = await tree(root);
     const again = await frameworkAuth(['add-admin', '--no-install', '--json'], root);
     expect(again.exitCode, again.stderr).toBe(0);
@@ -252,7 +262,7 @@ describe('administration in the CLI: add-admin and remove-admin', () => {
   });
 
   it('prints its plan with --dry-run --json and writes nothing', async () => {
-    const root = await create(['--providers', 'oidc', '--adapter', 'sqlite']);
+    const root = await create(['--providers', 'credentials', '--adapter', 'sqlite']);
     const before = await tree(root);
     const result = await frameworkAuth(['add-admin', '--dry-run', '--json'], root);
     expect(result.exitCode, result.stderr).toBe(0);
@@ -262,7 +272,7 @@ describe('administration in the CLI: add-admin and remove-admin', () => {
     expect(document.files.updated).toEqual(expect.arrayContaining(['src/auth/config.ts', 'src/auth/index.ts', 'src/server.ts', '.env', '.env.example', 'framework-auth.json']));
     expect(await tree(root)).toEqual(before);
 
-    const withAdmin = await create(['--providers', 'oidc', '--adapter', 'sqlite', '--admin']);
+    const withAdmin = await create(['--providers', 'credentials', '--adapter', 'sqlite', '--admin']);
     const kept = await tree(withAdmin);
     const text = await frameworkAuth(['remove-admin', '--dry-run'], withAdmin);
     expect(text.exitCode, text.stderr).toBe(0);
@@ -272,11 +282,21 @@ describe('administration in the CLI: add-admin and remove-admin', () => {
   });
 
   it('add-admin refuses a project without an adapter (JWT sessions) (exit 2), changing nothing', async () => {
-    const root = await create(['--providers', 'oidc', '--adapter', 'none']);
+    const root = await create(['--providers', 'credentials', '--adapter', 'none']);
     const before = await tree(root);
     const result = await frameworkAuth(['add-admin'], root);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('The admin feature needs a database adapter, and src/auth/config.ts sets none: admin grants, disabled users and impersonation sessions are stored through the adapter.');
+    expect(await tree(root)).toEqual(before);
+  });
+
+  it('add-admin refuses a project without a password or credentials provider (exit 2), changing nothing', async () => {
+    const root = await create(['--providers', 'oidc', '--adapter', 'sqlite']);
+    const before = await tree(root);
+    const result = await frameworkAuth(['add-admin'], root);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("The admin feature brings two-factor (an admin's second factor), which asks for a code after a password, and src/auth/config.ts has no provider that signs in with one.");
+    expect(result.stderr).toContain('Add one first: npx framework-auth add-provider password');
     expect(await tree(root)).toEqual(before);
   });
 
@@ -305,7 +325,7 @@ describe('administration in the CLI: add-admin and remove-admin', () => {
   });
 
   it('removes Admin(…) with the options the user gave it, and its import', async () => {
-    const root = await create(['--providers', 'oidc', '--adapter', 'memory']);
+    const root = await create(['--providers', 'credentials', '--adapter', 'memory']);
     const configPath = join(root, 'src/auth/config.ts');
     const before = await readFile(configPath, 'utf8');
     expect((await frameworkAuth(['add-admin', '--no-install'], root)).exitCode).toBe(0);
@@ -401,6 +421,17 @@ describe('administration in doctor', () => {
   it('asks nothing of AUTH_ADMINS in a project without the feature', async () => {
     const root = await create(['--providers', 'password', '--adapter', 'sqlite']);
     expect(await adminsFinding(root)).toBeUndefined();
+  });
+
+  it('says what is wrong with Admin() in a config without a password or credentials provider, and how to fix it', async () => {
+    const root = await create(['--providers', 'oidc', '--adapter', 'sqlite']);
+    const configPath = join(root, 'src/auth/config.ts');
+    const config = await readFile(configPath, 'utf8');
+    await writeFile(configPath, config.replace("import './env.js';", "import './env.js';\nimport { Admin } from './core/features/admin/index.js';").replace(/\n};\s*$/, '\n  features: [Admin()],\n};\n'));
+    const result = await frameworkAuth(['doctor', '--offline'], root);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('✖ src/auth/config.ts has Admin() but no password or credentials provider (the two-factor it brings asks for a code after a password): the app refuses to start.');
+    expect(result.stdout).toContain('Run npx framework-auth add-provider password, or npx framework-auth remove-admin.');
   });
 
   it('says what is wrong with Admin() in a config without an adapter, and how to fix it', async () => {

@@ -88,8 +88,8 @@ describe('the feature catalog', () => {
     ]);
   });
 
-  it('gives a feature the dependencies of the features it brings, and brings none that does not exist', () => {
-    for (const entry of catalog) for (const id of entry.brings ?? []) expect(catalog.map((other) => other.id), `${entry.id} brings ${id}`).toContain(id);
+  it('gives a feature the dependencies of the features it brings, and brings or reuses none that does not exist', () => {
+    for (const entry of catalog) for (const id of [...(entry.brings ?? []), ...(entry.reuses ?? [])]) expect(catalog.map((other) => other.id), `${entry.id}: ${id}`).toContain(id);
     expect(featureDependencies(getFeature('admin'))).toEqual({ uqr: '^0.1.3', nodemailer: '^10.6.0' });
     expect(featureDependencies(getFeature('two-factor'))).toEqual({ uqr: '^0.1.3' });
   });
@@ -250,14 +250,14 @@ describe('a feature\'s env keys (issue 47)', () => {
 });
 
 describe('the features a feature needs (issue 47)', () => {
-  // What a feature's runtime folder imports of another catalog feature's folder, it needs beside it or brings itself
-  // (administration brings two-factor); what it imports of the database feature, it needs an adapter for. (The
-  // runtime's own features, such as security events and rate limits, come with the feature's imports and its
-  // `features: [...]`.)
-  it.each(catalog.map((entry) => [entry.id, entry] as const))('are the catalog features whose folders the runtime of %s imports, but those it brings', (id, entry) => {
+  // What a feature's runtime folder imports of another catalog feature's folder, it needs beside it, brings itself
+  // (administration brings two-factor) or reuses code of (administration deletes a user as the account does); what it
+  // imports of the database feature, it needs an adapter for. (The runtime's own features, such as security events
+  // and rate limits, come with the feature's imports and its `features: [...]`.)
+  it.each(catalog.map((entry) => [entry.id, entry] as const))('are the catalog features whose folders the runtime of %s imports, but those it brings or reuses', (id, entry) => {
     const imported = new Set(runtimeFolder(id).flatMap(({ text }) => [...text.matchAll(/from '\.\.\/([a-z-]+)\//g)].map((match) => match[1]!)));
     const others = catalog.filter((other) => other.id !== id && imported.has(other.id)).map((other) => other.id);
-    expect([...(entry.needs.features ?? []).map((need) => need.id), ...(entry.brings ?? [])].sort()).toEqual(others.sort());
+    expect([...(entry.needs.features ?? []).map((need) => need.id), ...(entry.brings ?? []), ...(entry.reuses ?? [])].sort()).toEqual(others.sort());
     expect(entry.needs.adapter !== undefined).toBe(imported.has('database'));
   });
 });

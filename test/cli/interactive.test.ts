@@ -67,7 +67,6 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
-    await session.answer('Add administration (find and disable users, end sessions, impersonate)?', keys.enter);
     await session.answer('Mount path of the auth routes?', ...Array<string>(5).fill(keys.backspace), ...'/api/auth', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     // The plan is shown before anything is written, and the write waits for a yes.
@@ -78,6 +77,8 @@ describe('create-framework-auth asks what the flags did not say', () => {
     expect(config).toContain("basePath: '/api/auth',");
     expect(config).toContain('    OIDC(),\n    Microblog(),\n');
     expect(session.screen()).toContain('Microblog (X, formerly Twitter): http://localhost:3000/api/auth/callback/microblog');
+    // Administration brings two-factor, which asks for a code after a password: not offered without one.
+    expect(session.screen()).not.toContain('Add administration');
   });
 
   it('offers SQLite, and no choice without a database, when a chosen provider stores through an adapter', async () => {
@@ -129,7 +130,6 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.left, keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
-    await session.answer('Add administration (find and disable users, end sessions, impersonate)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('api-keys needs a database');
@@ -164,20 +164,22 @@ describe('create-framework-auth asks what the flags did not say', () => {
   it('asks for administration, writes it, and then offers no choice without a database', async () => {
     const parent = await makeTempDir();
     const session = terminal();
-    const done = start(['app', '--no-install', '--providers', 'oidc', '--mount', '/auth'], parent, session);
+    const done = start(['app', '--no-install', '--providers', 'password', '--mount', '/auth'], parent, session);
+    await session.answer('Ask for a code from an authenticator app after the password (two-factor)?', keys.enter);
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
     await session.answer('Add administration (find and disable users, end sessions, impersonate)?', keys.left, keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
-    expect(session.screen()).toContain('admin needs a database');
+    expect(session.screen()).toContain('password and admin need a database');
     expect(await done).toBe(0);
     const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
     expect(config).toContain("import { Admin } from './core/features/admin/index.js';");
     expect(config).toContain('features: [Admin()],');
+    expect(config).not.toContain('TwoFactor');
     expect(config).toContain('adapter: SqliteAdapter(),');
-    expect(JSON.parse(await readFile(join(parent, 'app/framework-auth.json'), 'utf8')).answers).toEqual({ providers: ['oidc'], mount: '/auth', adapter: 'sqlite', admin: true });
+    expect(JSON.parse(await readFile(join(parent, 'app/framework-auth.json'), 'utf8')).answers).toEqual({ providers: ['password'], mount: '/auth', adapter: 'sqlite', admin: true });
   });
 
   it('asks only what the flags left open', async () => {
