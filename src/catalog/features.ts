@@ -299,6 +299,12 @@ nothing else reads them (from .env too with --purge-env). Its tables keep their 
 again. Running it again changes nothing.
 `;
 
+/**
+ * Credentials' authorize() may check a second factor of its own: it is asked for two-factor's code only when told, by
+ * two-factor and by administration, which brings it.
+ */
+const twoFactorOptIn: ProviderOptIn = { provider: 'credentials', importPath: './core/providers/credentials.js', name: 'twoFactor', value: 'true', comment: 'users who turned two-factor on enter a code after authorize()' };
+
 /** The features whose runtime folder exists in templates/runtime/features/, in the order the config lists them. */
 export const featureCatalog = [
   {
@@ -325,8 +331,7 @@ export const featureCatalog = [
       // A password is the first factor.
       providers: { ids: ['password', 'credentials'], why: 'asks for a code after a password', does: 'signs in with one', suggested: 'password', suggestedText: 'password (or credentials)' },
     },
-    // Credentials' authorize() may check a second factor of its own: it is asked only when told.
-    optIns: [{ provider: 'credentials', importPath: './core/providers/credentials.js', name: 'twoFactor', value: 'true', comment: 'users who turned two-factor on enter a code after authorize()' }],
+    optIns: [twoFactorOptIn],
     nextSteps: {
       use: (mount: string) => `Signed-in users turn it on at ${mount}/two-factor; after that, signing in with their password asks for a code.`,
       run: 'With sqlite or postgres, create its tables now or let the first start do it: npx framework-auth migrate',
@@ -514,7 +519,9 @@ export const featureCatalog = [
       // Two-factor, which it brings, refuses to start without a password to ask a code after.
       providers: { ids: ['password', 'credentials'], why: 'brings two-factor (an admin\'s second factor), which asks for a code after a password', does: 'signs in with one', suggested: 'password', suggestedText: 'password (or credentials)' },
     },
-    optIns: [],
+    // The two-factor it brings asks credentials' users too (an admin's second factor is asked at sign-in), as
+    // --two-factor does.
+    optIns: [twoFactorOptIn],
     nextSteps: {
       use: (mount: string) =>
         `Set AUTH_ADMINS in .env to your admins' addresses (comma-separated). Signed in with one of them, verified, and with a second factor (two-factor at ${mount}/two-factor, or a passkey), an admin finds users at ${adminPath(mount)}: disable them, end their sessions, remove a factor, send a reset link, grant admin, or act as them for an hour. Guard your own admin routes with requireAdmin (the starter server's GET /admin-only does). Its notices to users go over SMTP once AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM are set (printed on the console until then, outside production).`,
@@ -575,9 +582,14 @@ export function featureCommandName(entry: FeatureEntry, on: boolean): FeatureCom
   return `${on ? 'add' : 'remove'}-${entry.id}` as FeatureCommandName;
 }
 
-/** The option lines a provider's snippet starts with under these features: `twoFactor: true, // …`. */
+/** The option lines a provider's snippet starts with under these features: `twoFactor: true, // …`, each once. */
 export function optInLines(providerId: string, features: readonly FeatureEntry[]): string[] {
-  return features.flatMap((feature) => feature.optIns.filter((optIn) => optIn.provider === providerId).map((optIn) => `${optIn.name}: ${optIn.value}, // ${optIn.comment}`));
+  return [...new Set(features.flatMap((feature) => feature.optIns.filter((optIn) => optIn.provider === providerId).map((optIn) => `${optIn.name}: ${optIn.value}, // ${optIn.comment}`)))];
+}
+
+/** Whether another of `features` than `feature` sets the same option in the same provider (two-factor and administration). */
+export function optInSharedBy(optIn: ProviderOptIn, feature: FeatureEntry, features: readonly FeatureEntry[]): boolean {
+  return features.some((other) => other.id !== feature.id && other.optIns.some((candidate) => candidate.provider === optIn.provider && candidate.name === optIn.name));
 }
 
 /** The features `feature` needs beside it ({@link FeatureEntry.needs}) that `present` lacks, in catalog order. */

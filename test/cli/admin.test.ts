@@ -71,6 +71,14 @@ describe('administration in the CLI: create --admin', () => {
     expect(await readFile(join(root, 'src/auth/config.ts'), 'utf8')).toContain('  features: [TwoFactor(), Organizations(), Admin()],\n');
   });
 
+  it('tells Credentials() to ask for the code of the two-factor it brings, once beside --two-factor', async () => {
+    const root = await create(['--providers', 'credentials', '--adapter', 'sqlite', '--admin']);
+    const config = await readFile(join(root, 'src/auth/config.ts'), 'utf8');
+    expect(config).toContain('  Credentials({\n      twoFactor: true, // users who turned two-factor on enter a code after authorize()\n');
+    const both = await readFile(join(await create(['--providers', 'credentials', '--adapter', 'sqlite', '--admin', '--two-factor']), 'src/auth/config.ts'), 'utf8');
+    expect(both.match(/twoFactor: true/g)).toHaveLength(1);
+  });
+
   it('exports requireAdmin and the types from src/auth/index.ts', async () => {
     const root = await create(['--providers', 'password', '--adapter', 'memory', '--mount', '/api/auth', '--admin']);
     const index = await readFile(join(root, 'src/auth/index.ts'), 'utf8');
@@ -322,6 +330,23 @@ describe('administration in the CLI: add-admin and remove-admin', () => {
     expect(document.dependencies.removed).toEqual([]);
     expect(await readFile(join(root, 'src/auth/config.ts'), 'utf8')).toContain('  features: [Admin()],\n');
     for (const path of twoFactorPaths()) expect(existsSync(join(root, path)), path).toBe(true);
+  });
+
+  it('keeps Credentials({ twoFactor: true }) while the other of two-factor and administration is there, and takes it out with the last', async () => {
+    const root = await create(['--providers', 'credentials', '--adapter', 'sqlite']);
+    const configPath = join(root, 'src/auth/config.ts');
+    const before = await readFile(configPath, 'utf8');
+    for (const command of ['add-two-factor', 'add-admin']) expect((await frameworkAuth([command, '--no-install'], root)).exitCode).toBe(0);
+    const withBoth = await readFile(configPath, 'utf8');
+    expect(withBoth.match(/twoFactor: true/g)).toHaveLength(1);
+    expect((await frameworkAuth(['remove-two-factor'], root)).exitCode).toBe(0);
+    expect(await readFile(configPath, 'utf8')).toContain('twoFactor: true, // users who turned two-factor on enter a code after authorize()');
+    expect((await frameworkAuth(['add-two-factor', '--no-install'], root)).exitCode).toBe(0);
+    expect(await readFile(configPath, 'utf8')).toBe(withBoth);
+    expect((await frameworkAuth(['remove-admin'], root)).exitCode).toBe(0);
+    expect(await readFile(configPath, 'utf8')).toContain('twoFactor: true');
+    expect((await frameworkAuth(['remove-two-factor'], root)).exitCode).toBe(0);
+    expect(await readFile(configPath, 'utf8')).toBe(before);
   });
 
   it('removes Admin(…) with the options the user gave it, and its import', async () => {

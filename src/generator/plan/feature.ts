@@ -1,4 +1,4 @@
-import { featureCatalog, featureCommandName, featuresNeeding, missingNeededFeatures, whyNeeded } from '../../catalog/features.js';
+import { featureCatalog, featureCommandName, featuresNeeding, missingNeededFeatures, optInSharedBy, whyNeeded } from '../../catalog/features.js';
 import type { FeatureEntry, ProviderOptIn } from '../../catalog/features.js';
 import { defaultMountPath } from '../../catalog/mount-path.js';
 import { getProvider, providerCatalog } from '../../catalog/providers.js';
@@ -64,11 +64,11 @@ export function planFeature(input: FeaturePlanInput): Plan {
   let edit = on ? addFeatureToConfig(api, configText, feature, configPath, followers) : removeFeatureFromConfig(api, configText, feature.importPath, configPath);
   const changes = [on ? `adds ${feature.importName}() to the features` : `removes ${feature.importName}() from the features`];
   // The providers that take part only when told (credentials under two-factor) are told with the feature and untold
-  // without it, as create writes them; one the editor cannot change safely is left as it is, and the user told what
-  // to write.
+  // without it, as create writes them, unless another feature there tells them too (administration brings
+  // two-factor); one the editor cannot change safely is left as it is, and the user told what to write.
   const optIns: OptInEdit[] = [];
   if (edit.changed) {
-    for (const optIn of feature.optIns.filter((candidate) => present.includes(candidate.provider))) {
+    for (const optIn of feature.optIns.filter((candidate) => present.includes(candidate.provider) && (on || !optInSharedBy(candidate, feature, configured)))) {
       const factory = getProvider(optIn.provider).importName;
       const result = on ? setProviderOption(api, edit.content, optIn, configPath) : removeProviderOption(api, edit.content, optIn, configPath);
       if (result instanceof Refusal) {
