@@ -26,6 +26,8 @@ const PASSWORD = 'violet staple orbit lantern';
 const ROOT = 'root@example.test';
 const OPS = 'ops@example.test';
 const BANNER = 'An administrator is acting as this user';
+// What a browser asks for when it opens a page (without it, the runtime's routes answer JSON).
+const PAGE = { headers: { accept: 'text/html' } };
 
 /** The page's POST form whose hidden `action` is `action` (undefined when the page has none). */
 function formFor(page: string, pageUrl: string, action: string): HtmlForm | undefined {
@@ -35,7 +37,7 @@ function formFor(page: string, pageUrl: string, action: string): HtmlForm | unde
 /** Submits a page's form as a browser would: its own fields (the CSRF token the page gave included), then `fields`. */
 function submit(jar: CookieJar, form: HtmlForm, fields: Record<string, string> = {}, json = false): Promise<Response> {
   const body = formBody({ ...form.fields, ...fields });
-  return jar.fetch(form.action, { method: 'POST', body: body.body, headers: { ...body.headers, ...(json && { accept: 'application/json' }) } });
+  return jar.fetch(form.action, { method: 'POST', body: body.body, headers: { ...body.headers, accept: json ? 'application/json' : 'text/html' } });
 }
 
 /** A redirect's target as a path and query (its origin checked to be the app's). */
@@ -49,7 +51,7 @@ function redirectedTo(response: Response, app: RunningApp): string {
 /** Everything a client sees of an answer; CSRF tokens (one per visitor) blanked in pages. */
 async function answerOf(response: Response, app: RunningApp): Promise<{ status: number; location: string | null; cookies: string[]; body: string; page: string | null }> {
   const location = response.headers.get('location');
-  const page = location ? await (await createJar().fetch(new URL(location, app.url))).text() : null;
+  const page = location ? await (await createJar().fetch(new URL(location, app.url), PAGE)).text() : null;
   return {
     status: response.status,
     location,
@@ -126,7 +128,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
   /** The admin finds `email` by a search of `query` in the users' list and opens their page: its URL and text. */
   async function openUser(admin: CookieJar, query: string, email: string, app = first): Promise<{ url: string; page: string; id: string }> {
     const listUrl = `${app.url}/auth/admin?q=${encodeURIComponent(query)}`;
-    const list = await admin.fetch(listUrl);
+    const list = await admin.fetch(listUrl, PAGE);
     const listed = await list.text();
     expect(list.status, listed).toBe(200);
     expect(listed).toContain(email);
@@ -134,20 +136,23 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
     expect(links, `one user found by ${query}`).toHaveLength(1);
     const id = decodeURIComponent(new URL(links[0]!).pathname.slice('/auth/admin/users/'.length));
     expect(id).toBe(await userIdOf(email));
-    const opened = await admin.fetch(links[0]!);
+    const opened = await admin.fetch(links[0]!, PAGE);
     const page = await opened.text();
     expect(opened.status, page).toBe(200);
     expect(page).toContain(email);
     return { url: links[0]!, page, id };
   }
 
-  /** Does `action` on the user's page through its form: the redirect back to the page, with the action's notice. */
-  async function act(admin: CookieJar, user: { url: string; page: string; id: string }, action: string, fields: Record<string, string> = {}, app = first): Promise<void> {
+  /**
+   * Does `action` on the user's page through its form: the redirect back to the page with the notice of what was done
+   * (`notice`, the action as recorded), which the page then shows.
+   */
+  async function act(admin: CookieJar, user: { url: string; page: string; id: string }, action: string, notice: string, fields: Record<string, string> = {}, app = first): Promise<void> {
     const form = formFor(user.page, user.url, action);
     expect(form, `the user's page has a form for ${action}`).toBeDefined();
     const done = await submit(admin, form!, fields);
-    expect(redirectedTo(done, app), await done.clone().text()).toBe(`/auth/admin/users/${encodeURIComponent(user.id)}?notice=${action}`);
-    const shown = await admin.fetch(new URL(done.headers.get('location')!, user.url));
+    expect(redirectedTo(done, app), await done.clone().text()).toBe(`/auth/admin/users/${encodeURIComponent(user.id)}?notice=${notice}`);
+    const shown = await admin.fetch(new URL(done.headers.get('location')!, user.url), PAGE);
     expect(shown.status).toBe(200);
     expect(await shown.text()).toContain('role="status"');
   }
@@ -160,20 +165,25 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
   it('sends an admin without a second factor to enrol one, which they do on the two-factor pages; strangers get 404', async () => {
     root = await user(ROOT);
     // Signed out: asked to sign in. Not an admin: nothing is there.
-    expect(redirectedTo(await createJar().fetch(`${first.url}/auth/admin`), first)).toMatch(/^\/auth\/signin\b/);
+    expect(redirectedTo(await createJar().fetch(`${first.url}/auth/admin`, PAGE), first)).toMatch(/^\/auth\/signin\b/);
     expect((await createJar().fetch(`${first.url}/auth/admin`, { headers: { accept: 'application/json' } })).status).toBe(401);
     const stranger = await user('stranger@example.test');
-    for (const path of ['admin', `admin/users/${await userIdOf(ROOT)}`]) expect((await stranger.fetch(`${first.url}/auth/${path}`)).status, path).toBe(404);
+    for (const path of ['admin', `admin/users/${await userIdOf(ROOT)}`]) expect((await stranger.fetch(`${first.url}/auth/${path}`, PAGE)).status, path).toBe(404);
 
     // An admin by AUTH_ADMINS, without a second factor yet: sent to enrol one.
-    expect(redirectedTo(await root.fetch(`${first.url}/auth/admin`), first)).toBe('/auth/two-factor');
+    expect(redirectedTo(await root.fetch(`${first.url}/auth/admin`, PAGE), first)).toBe('/auth/two-factor');
     const refused = await root.fetch(`${first.url}/auth/admin`, { headers: { accept: 'application/json' } });
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ error: 'second_factor_required', url: '/auth/two-factor' });
+    // The starter's GET /admin-only (requireAdmin): 401 signed out, 403 to a user, and to an admin without a second factor.
+    const adminOnly = (jar: CookieJar): Promise<Response> => jar.fetch(`${first.url}/admin-only`, { headers: { accept: 'application/json' } });
+    expect((await adminOnly(createJar())).status).toBe(401);
+    expect(await (await adminOnly(stranger)).json()).toMatchObject({ error: 'forbidden' });
+    expect(await (await adminOnly(root)).json()).toMatchObject({ error: 'second_factor_required' });
 
     // The two-factor pages, as a browser without JavaScript uses them: set up, then the code the secret gives.
     const twoFactorUrl = `${first.url}/auth/two-factor`;
-    const off = await (await root.fetch(twoFactorUrl)).text();
+    const off = await (await root.fetch(twoFactorUrl, PAGE)).text();
     const enrolling = await submit(root, formFor(off, twoFactorUrl, 'enroll')!);
     const enrollPage = await enrolling.text();
     expect(enrolling.status, enrollPage).toBe(200);
@@ -183,9 +193,12 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
     expect(enabled.status).toBe(200);
     expect(await enabled.text()).toContain('Two-factor authentication is on.');
 
-    const list = await root.fetch(`${first.url}/auth/admin`);
+    const list = await root.fetch(`${first.url}/auth/admin`, PAGE);
     expect(list.status).toBe(200);
     expect(await list.text()).toContain(ROOT);
+    const passed = await adminOnly(root);
+    expect(passed.status).toBe(200);
+    expect(await passed.json()).toMatchObject({ admin: { email: ROOT } });
   });
 
   it('disables a user with a reason: their session ends, their password and API key are refused, a wrong password answers as before; enabling restores sign-in, not the session', async () => {
@@ -200,8 +213,10 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
     });
     expect(created.status, await created.clone().text()).toBe(201);
     const { key } = (await created.json()) as { key: string };
-    const me = (): Promise<Response> => fetch(`${first.url}/me`, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
+    const me = (path = '/me'): Promise<Response> => fetch(`${first.url}${path}`, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
     expect((await me()).status).toBe(200);
+    // A key is never an admin's way in.
+    expect((await me('/admin-only')).status).toBe(403);
     const wrongBefore = await answerOf(await postForm(createJar(), first, 'callback/password', { email: 'ann@example.test', password: 'not the password, sorry' }, false, client), first);
     const unknownBefore = await answerOf(await postForm(createJar(), first, 'callback/password', { email: 'nobody@example.test', password: PASSWORD }, false, client), first);
     expect(wrongBefore.status).toBe(302);
@@ -211,7 +226,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
     const found = await openUser(root, 'ann', 'ann@example.test');
     expect(found.page).not.toContain('bea@example.test');
     const count = smtp.messages.length;
-    await act(root, found, 'disable', { reason: 'Chargeback fraud, ticket 4411' });
+    await act(root, found, 'disable', 'disabled', { reason: 'Chargeback fraud, ticket 4411' });
 
     // Her session is gone on her very next request; her key with it.
     expect(await sessionEmail(ann, first)).toBeNull();
@@ -225,7 +240,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
     const right = await signIn('ann@example.test', client);
     const refusal = redirectedTo(right.response, first);
     expect(refusal).toMatch(/^\/auth\/signin\?(.*&)?error=AccountDisabled\b/);
-    expect(await (await createJar().fetch(`${first.url}${refusal}`)).text()).toContain('This account is disabled');
+    expect(await (await createJar().fetch(`${first.url}${refusal}`, PAGE)).text()).toContain('This account is disabled');
     expect(await sessionEmail(right.jar, first)).toBeNull();
     expect(await answerOf(await postForm(createJar(), first, 'callback/password', { email: 'ann@example.test', password: 'not the password, sorry' }, false, client), first)).toEqual(wrongBefore);
     expect(await answerOf(await postForm(createJar(), first, 'callback/password', { email: 'nobody@example.test', password: PASSWORD }, false, client), first)).toEqual(unknownBefore);
@@ -233,19 +248,19 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
     // She is told by mail; the admin's page shows the state and the reason.
     const message = await messageTo(smtp, count, 'ann@example.test', /was disabled/);
     expect(message.text).toContain('disabled your account');
-    const disabledPage = await (await root.fetch(found.url)).text();
+    const disabledPage = await (await root.fetch(found.url, PAGE)).text();
     expect(disabledPage).toContain('Disabled');
     expect(disabledPage).toContain('Chargeback fraud, ticket 4411');
 
     // Enabled: the password and the key work again; the ended session stays ended.
-    await act(root, { ...found, page: disabledPage }, 'enable');
+    await act(root, { ...found, page: disabledPage }, 'enable', 'enabled');
     expect(await sessionEmail(ann, first)).toBeNull();
     const again = await signIn('ann@example.test', client);
     expect(again.response.status).toBe(302);
     expect(await sessionEmail(again.jar, first)).toBe('ann@example.test');
     expect((await me()).status).toBe(200);
     // Her account page tells her what an administrator did.
-    const account = await (await again.jar.fetch(`${first.url}/auth/account`)).text();
+    const account = await (await again.jar.fetch(`${first.url}/auth/account`, PAGE)).text();
     expect(account).toContain('An administrator disabled the account');
     expect(account).toContain('An administrator enabled the account');
   });
@@ -258,7 +273,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
       expect(await sessionEmail(dan, first)).toBe('dan@example.test');
       shareCookies(root, first, other);
       const found = await openUser(root, 'dan@', 'dan@example.test', other);
-      await act(root, found, 'disable', { reason: 'Account takeover reported by the owner' }, other);
+      await act(root, found, 'disable', 'disabled', { reason: 'Account takeover reported by the owner' }, other);
       expect(await sessionEmail(dan, first)).toBeNull();
       expect((await dan.fetch(`${first.url}/me`, { headers: { accept: 'application/json' } })).status).toBe(401);
     });
@@ -280,12 +295,12 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
     const started = await submit(root, impersonate!, { reason: 'Ticket 981: their dashboard is empty' });
     expect(redirectedTo(started, first)).toBe('/');
     expect(await sessionOf(root, first)).toMatchObject({ user: { id: bobId, email: 'bob@example.test' }, impersonatedBy: { id: rootId, email: ROOT } });
-    expect(await (await root.fetch(`${first.url}/`)).text()).toContain('bob@example.test');
+    expect(await (await root.fetch(`${first.url}/`, PAGE)).text()).toContain('bob@example.test');
 
     // Every page of the runtime shows the banner and its stop button.
     let bannered = '';
     for (const path of ['/auth/signin', '/auth/sessions', '/auth/account', '/auth/two-factor']) {
-      const page = await root.fetch(`${first.url}${path}`);
+      const page = await root.fetch(`${first.url}${path}`, PAGE);
       const text = await page.text();
       expect(page.status, path).toBe(200);
       expect(text, path).toContain(BANNER);
@@ -320,20 +335,20 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
     expect(own?.user?.email).toBe(ROOT);
     expect(own).not.toHaveProperty('impersonatedBy');
     expect(await sql.all('SELECT session_token FROM sessions WHERE impersonated_by IS NOT NULL')).toEqual([]);
-    const back = await root.fetch(found.url);
+    const back = await root.fetch(found.url, PAGE);
     const backPage = await back.text();
     expect(back.status).toBe(200);
     expect(backPage).not.toContain(BANNER);
     expect(backPage).toContain('Ticket 981: their dashboard is empty');
     // And an action again, without signing in: Bob's sessions end.
-    await act(root, { ...found, page: backPage }, 'end-sessions');
+    await act(root, { ...found, page: backPage }, 'end-sessions', 'sessions-ended');
     expect(await sessionEmail(bob, first)).toBeNull();
     // Bob's password is the one it was.
     expect(await sessionEmail((await signIn('bob@example.test', `198.51.100.${(clients += 1)}`)).jar, first)).toBe('bob@example.test');
 
     // Signing out while impersonating is allowed: it ends the impersonation, not the admin's session (another tab).
     const tab = copyOf(root, first);
-    const restarted = await submit(tab, formFor(await (await tab.fetch(found.url)).text(), found.url, 'impersonate')!, { reason: 'Ticket 982' });
+    const restarted = await submit(tab, formFor(await (await tab.fetch(found.url, PAGE)).text(), found.url, 'impersonate')!, { reason: 'Ticket 982' });
     expect(redirectedTo(restarted, first)).toBe('/');
     expect((await sessionOf(tab, first))?.impersonatedBy?.id).toBe(rootId);
     expect((await postForm(tab, first, 'signout', {})).status).toBe(302);
@@ -349,7 +364,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
     const fields = { csrfToken: await csrfToken(root, first), action: 'impersonate', reason: 'Curious' };
     for (const json of [true, false]) {
       const body = formBody(fields);
-      const refused = await root.fetch(found.url, { method: 'POST', body: body.body, headers: { ...body.headers, ...(json && { accept: 'application/json' }) } });
+      const refused = await root.fetch(found.url, { method: 'POST', body: body.body, headers: { ...body.headers, accept: json ? 'application/json' : 'text/html' } });
       expect(refused.status).toBe(400);
       if (json) expect(await refused.json()).toMatchObject({ error: 'InvalidRequest', errors: { action: expect.any(String) } });
       else expect(await refused.text()).toContain('An admin cannot be impersonated');
@@ -370,14 +385,14 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
 
     const found = await openUser(root, 'carl', 'carl@example.test');
     const count = smtp.messages.length;
-    await act(root, found, 'remove-two-factor');
+    await act(root, found, 'remove-two-factor', 'two-factor-removed');
 
     const message = await messageTo(smtp, count, 'carl@example.test', /^Two-factor authentication was turned off/);
     expect(message.text).toContain('turned off two-factor authentication');
     const signedIn = await signIn('carl@example.test', client);
     expect(redirectedTo(signedIn.response, first)).toBe('/');
     expect(await sessionEmail(signedIn.jar, first)).toBe('carl@example.test');
-    const account = await signedIn.jar.fetch(`${first.url}/auth/account`);
+    const account = await signedIn.jar.fetch(`${first.url}/auth/account`, PAGE);
     expect(account.status).toBe(200);
     expect(await account.text()).toContain('An administrator removed two-factor');
   });
