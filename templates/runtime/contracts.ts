@@ -620,10 +620,7 @@ export interface RequestContext {
 /** How an action's failures are answered: a redirect to the sign-in or error page, JSON, or an error page. */
 export type ErrorAnswer = 'redirect' | 'json' | 'page';
 
-/**
- * One action's route: the methods it accepts, whether it takes a provider id segment (`none`, `optional` or
- * `required`), and how its errors are answered.
- */
+/** One action's route: the methods it accepts, whether it takes a provider id segment, how its errors are answered. */
 export interface RouteSpec {
   methods: readonly ('GET' | 'POST')[];
   provider: 'none' | 'optional' | 'required';

@@ -56,7 +56,6 @@ function routeTable(options: ResolvedConfig): Record<string, RouteEntry> {
 export function FrameworkAuth(config: FrameworkAuthConfig): FrameworkAuthHandler {
   const options = resolveConfigOnce(config);
   const table = routeTable(options);
-  const guards = options.features.filter((feature) => feature.beforeRoute);
   return async function frameworkAuth(req: Request, res: Response, next: NextFunction): Promise<void> {
     let context: RequestContext | undefined;
     let entry: RouteEntry | undefined;
@@ -70,7 +69,7 @@ export function FrameworkAuth(config: FrameworkAuthConfig): FrameworkAuthHandler
       const bearer = found.action === 'session' && route.method === 'GET' ? undefined : options.bearer?.resultOf(req, options);
       if (bearer) return options.bearer!.refuse(res, await bearer, { message: `An API key cannot use ${request.mountPath}/${found.action}: sign in to manage the account.` });
       context = createContext(req, res, options, request.mountPath);
-      for (const feature of guards) await feature.beforeRoute!(context, found.action, route);
+      for (const feature of options.features) await feature.beforeRoute?.(context, found.action, route);
       await entry.run(context, route);
     } catch (error) {
       respondWithError(req, res, options, context, entry?.errors, error);

@@ -15,6 +15,7 @@ import type { StoredApiKey } from '../../templates/runtime/features/api-keys/sto
 import type { SecurityEvent } from '../../templates/runtime/features/security-events/index.js';
 import type { EmailChange } from '../../templates/runtime/features/account/storage.js';
 import type { OrganizationRecord, StoredInvitation } from '../../templates/runtime/features/organizations/storage.js';
+import type { AdminActionRecord } from '../../templates/runtime/features/admin/storage.js';
 
 /** Every method of the interface, in its order. */
 export const adapterMethods = [
@@ -1681,6 +1682,238 @@ export function runAdapterSuite(
         await join(organization, other, 'admin');
         expect(await adapter.changeMemberRole(organization.id, other.id, 'gone')).toBe('done');
         expect(await adapter.countMembersByRole()).toEqual([{ role: 'gone', members: 1 }, { role: 'member', members: 2 }, { role: 'owner', members: 2 }]);
+      });
+    });
+
+    describe('admin', () => {
+      const at = (day: number): Date => new Date(`2026-11-${String(day).padStart(2, '0')}T10:00:00.000Z`);
+      const verified = at(1);
+
+      async function createSessions(userId: string, count: number): Promise<string[]> {
+        const tokens = Array.from({ length: count }, () => randomUUID());
+        for (const sessionToken of tokens) await adapter.createSession({ sessionToken, userId, expires: inOneHour() });
+        return tokens;
+      }
+
+      function impersonationData(userId: string, adminId: string, adminSessionToken: string) {
+        return { adminId, adminSessionToken, session: { sessionToken: `${randomUUID()}~i1893456000`, userId, expires: inOneHour(), createdAt: at(20), userAgent: 'Firefox/133.0' } };
+      }
+
+      test('searches users by a case-insensitive part of their address or name, ordered by address, with how many match', ['createUser', 'searchUsers'], async () => {
+        const tag = randomUUID().slice(0, 8);
+        const [bob, ada, grace] = [
+          await createUser({ email: `bob-${tag}@example.com`, name: 'Bob Builder' }),
+          await createUser({ email: `ada-${tag}@example.com`, name: 'Ada Lovelace' }),
+          await createUser({ email: `grace-${tag}@example.org`, name: 'Grace ADA Hopper' }),
+        ];
+        const emails = async (query: string): Promise<string[]> => (await adapter.searchUsers({ query, offset: 0, limit: 10 })).users.map((user) => user.email!);
+        expect(await emails('ADA')).toEqual([ada.email, grace.email]);
+        expect(await emails('lovelace')).toEqual([ada.email]);
+        expect(await emails('EXAMPLE.ORG')).toEqual([grace.email]);
+        expect(await emails(`B-${tag.toUpperCase()}`)).toEqual([bob.email]);
+        expect(await emails('nobody-matches')).toEqual([]);
+        expect(await adapter.searchUsers({ query: '', offset: 0, limit: 10 })).toMatchObject({ total: 3, users: [{ id: ada.id }, { id: bob.id }, { id: grace.id }] });
+      });
+
+      test('matches %, _ and \\ in a search as themselves', ['createUser', 'searchUsers'], async () => {
+        const [percent, underscore, backslash] = [await createUser({ name: '100% Ada' }), await createUser({ name: 'ada_lovelace' }), await createUser({ name: 'back\\slash' })];
+        await createUser({ name: 'Plain Ada' });
+        const ids = async (query: string): Promise<string[]> => (await adapter.searchUsers({ query, offset: 0, limit: 10 })).users.map((user) => user.id);
+        expect(await ids('%')).toEqual([percent.id]);
+        expect(await ids('0% a')).toEqual([percent.id]);
+        expect(await ids('_')).toEqual([underscore.id]);
+        expect(await ids('a_l')).toEqual([underscore.id]);
+        expect(await ids('k\\s')).toEqual([backslash.id]);
+      });
+
+      test('pages a search: `limit` users from `offset`, the total counting every match, users without an address last', ['createUser', 'searchUsers'], async () => {
+        const users = [];
+        for (const letter of ['e', 'c', 'a', 'd', 'b']) users.push(await createUser({ email: `${letter}-${randomUUID()}@example.com`, name: 'Member' }));
+        const withoutAddress = await createUser({ email: null as unknown as string, name: 'Member without address' });
+        await createUser({ name: 'Someone else' });
+        const sorted = [...users].sort((a, b) => (a.email < b.email ? -1 : 1)).map((user) => user.id);
+        const page = async (offset: number, limit: number) => adapter.searchUsers({ query: 'member', offset, limit });
+        expect(await page(0, 2)).toMatchObject({ total: 6, users: sorted.slice(0, 2).map((id) => ({ id })) });
+        expect((await page(2, 2)).users.map((user) => user.id)).toEqual(sorted.slice(2, 4));
+        expect((await page(4, 2)).users.map((user) => user.id)).toEqual([sorted[4], withoutAddress.id]);
+        expect(await page(6, 2)).toEqual({ total: 6, users: [] });
+      });
+
+      test("lists a user with their last sign-in (the newest sign-in event), creation, state and grant", ['createUser', 'searchUsers', 'createSecurityEvent', 'markUserCreated', 'disableUser', 'grantAdmin'], async () => {
+        const [user, admin, quiet] = [await createUser({ emailVerified: verified }), await createUser(), await createUser()];
+        const event = (userId: string, type: 'sign-in' | 'sign-out', day: number): SecurityEvent => ({ id: randomUUID(), userId, type, at: at(day), method: 'github', ip: null, userAgent: null, detail: null });
+        for (const [userId, type, day] of [[user.id, 'sign-in', 3], [user.id, 'sign-in', 5], [user.id, 'sign-out', 7], [admin.id, 'sign-in', 9]] as const) await adapter.createSecurityEvent(event(userId, type, day));
+        await adapter.markUserCreated(user.id, at(2));
+        await adapter.disableUser(user.id, { at: at(6), reason: 'Spam' });
+        await adapter.grantAdmin({ userId: admin.id, grantedBy: user.id, at: at(4) });
+        const listed = Object.fromEntries((await adapter.searchUsers({ query: '', offset: 0, limit: 10 })).users.map((summary) => [summary.id, summary]));
+        expect(listed[user.id]).toStrictEqual({ id: user.id, email: user.email, name: user.name, emailVerified: verified, createdAt: at(2), lastSignInAt: at(5), disabledAt: at(6), granted: false });
+        expect(listed[admin.id]).toMatchObject({ lastSignInAt: at(9), granted: true, disabledAt: null, createdAt: null });
+        expect(listed[quiet.id]).toStrictEqual({ id: quiet.id, email: quiet.email, name: quiet.name, emailVerified: null, createdAt: null, lastSignInAt: null, disabledAt: null, granted: false });
+      });
+
+      test("reads a user's admin state: enabled and no grant by default, also for a user that does not exist", ['createUser', 'deleteUser', 'getAdminState'], async () => {
+        const none = { disabledAt: null, disabledReason: null, granted: false, createdAt: null };
+        expect(await adapter.getAdminState((await createUser()).id)).toStrictEqual(none);
+        expect(await adapter.getAdminState(await unknownUserId())).toStrictEqual(none);
+      });
+
+      test("writes a user's creation time once", ['createUser', 'markUserCreated', 'getAdminState'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        await adapter.markUserCreated(user.id, at(2));
+        await adapter.markUserCreated(user.id, at(3));
+        expect((await adapter.getAdminState(user.id)).createdAt).toEqual(at(2));
+        expect((await adapter.getAdminState(other.id)).createdAt).toBeNull();
+      });
+
+      test("disables a user and deletes every session of theirs, saying how many, and no one else's", ['createUser', 'createSession', 'getSessionAndUser', 'disableUser', 'getAdminState', 'listSessionsByUserId'], async () => {
+        const [user, other] = [await createUser(), await createUser()];
+        const [own, others] = [await createSessions(user.id, 3), await createSessions(other.id, 1)];
+        expect(await adapter.disableUser(user.id, { at: at(6), reason: 'Sends spam' })).toBe(3);
+        expect(await adapter.getAdminState(user.id)).toStrictEqual({ disabledAt: at(6), disabledReason: 'Sends spam', granted: false, createdAt: null });
+        for (const token of own) expect(await adapter.getSessionAndUser(token)).toBeNull();
+        expect(await adapter.listSessionsByUserId(user.id)).toEqual([]);
+        expect((await adapter.getSessionAndUser(others[0]!))?.user.id).toBe(other.id);
+        expect((await adapter.getAdminState(other.id)).disabledAt).toBeNull();
+        expect(await adapter.disableUser(user.id, { at: at(7), reason: 'Again' })).toBe(0);
+      });
+
+      test('disabling an admin also ends the sessions in which they act as another user', ['createUser', 'createSession', 'getSessionAndUser', 'disableUser', 'createImpersonationSession'], async () => {
+        const [admin, user] = [await createUser(), await createUser()];
+        const [adminSession] = await createSessions(admin.id, 1);
+        const [userSession] = await createSessions(user.id, 1);
+        const impersonation = impersonationData(user.id, admin.id, adminSession!);
+        await adapter.createImpersonationSession(impersonation);
+        expect(await adapter.disableUser(admin.id, { at: at(6), reason: 'Compromised' })).toBe(2);
+        expect(await adapter.getSessionAndUser(impersonation.session.sessionToken)).toBeNull();
+        expect((await adapter.getSessionAndUser(userSession!))?.user.id).toBe(user.id);
+      });
+
+      test('enables a disabled user, whose ended sessions stay ended', ['createUser', 'createSession', 'getSessionAndUser', 'disableUser', 'enableUser', 'getAdminState'], async () => {
+        const user = await createUser();
+        const [token] = await createSessions(user.id, 1);
+        await adapter.markUserCreated(user.id, at(1));
+        await adapter.disableUser(user.id, { at: at(6), reason: 'Spam' });
+        await adapter.enableUser(user.id);
+        expect(await adapter.getAdminState(user.id)).toStrictEqual({ disabledAt: null, disabledReason: null, granted: false, createdAt: at(1) });
+        expect(await adapter.getSessionAndUser(token!)).toBeNull();
+        await adapter.enableUser(await unknownUserId());
+      });
+
+      test('grants admin once (false for a user who holds a grant), and refuses a user that does not exist', ['createUser', 'deleteUser', 'grantAdmin', 'getAdminState', 'countAdmins'], async () => {
+        const [admin, user] = [await createUser(), await createUser()];
+        expect(await adapter.grantAdmin({ userId: user.id, grantedBy: admin.id, at: at(2) })).toBe(true);
+        expect(await adapter.grantAdmin({ userId: user.id, grantedBy: admin.id, at: at(3) })).toBe(false);
+        expect((await adapter.getAdminState(user.id)).granted).toBe(true);
+        expect((await adapter.getAdminState(admin.id)).granted).toBe(false);
+        const unknown = await unknownUserId();
+        await expect(settle(() => adapter.grantAdmin({ userId: unknown, grantedBy: admin.id, at: at(2) }))).rejects.toThrow();
+        expect(await adapter.countAdmins([])).toBe(1);
+      });
+
+      test('counts the admins: grants and verified users with a configured address, each once', ['createUser', 'grantAdmin', 'countAdmins'], async () => {
+        const tag = randomUUID();
+        const [granted, configured, both, unverified] = [
+          await createUser(),
+          await createUser({ email: `Root-${tag}@Example.com`, emailVerified: verified }),
+          await createUser({ email: `both-${tag}@example.com`, emailVerified: verified }),
+          await createUser({ email: `unverified-${tag}@example.com` }),
+        ];
+        expect(await adapter.countAdmins([])).toBe(0);
+        await adapter.grantAdmin({ userId: granted.id, grantedBy: granted.id, at: at(2) });
+        await adapter.grantAdmin({ userId: both.id, grantedBy: granted.id, at: at(2) });
+        expect(await adapter.countAdmins([])).toBe(2);
+        const addresses = [configured.email, both.email, unverified.email, `nobody-${tag}@example.com`].map((email) => email.toLowerCase());
+        expect(await adapter.countAdmins(addresses)).toBe(3);
+        expect(await adapter.countAdmins([`nobody-${tag}@example.com`])).toBe(2);
+      });
+
+      test("revokes a grant while another admin is left, by grant or by a configured address", ['createUser', 'grantAdmin', 'revokeAdmin', 'getAdminState', 'countAdmins'], async () => {
+        const tag = randomUUID();
+        const [first, second, root] = [await createUser(), await createUser(), await createUser({ email: `root-${tag}@example.com`, emailVerified: verified })];
+        for (const user of [first, second]) await adapter.grantAdmin({ userId: user.id, grantedBy: root.id, at: at(2) });
+        expect(await adapter.revokeAdmin(first.id, [])).toBe('done');
+        expect((await adapter.getAdminState(first.id)).granted).toBe(false);
+        expect(await adapter.revokeAdmin(second.id, [root.email])).toBe('done');
+        expect(await adapter.countAdmins([root.email])).toBe(1);
+      });
+
+      test('refuses to revoke the last admin, and says when the user holds no grant', ['createUser', 'grantAdmin', 'revokeAdmin', 'getAdminState'], async () => {
+        const tag = randomUUID();
+        const [admin, user, unverified] = [await createUser(), await createUser(), await createUser({ email: `unverified-${tag}@example.com` })];
+        await adapter.grantAdmin({ userId: admin.id, grantedBy: user.id, at: at(2) });
+        expect(await adapter.revokeAdmin(admin.id, [])).toBe('last-admin');
+        // A configured address whose owner has not proven it makes no admin.
+        expect(await adapter.revokeAdmin(admin.id, [unverified.email])).toBe('last-admin');
+        expect((await adapter.getAdminState(admin.id)).granted).toBe(true);
+        expect(await adapter.revokeAdmin(user.id, [])).toBe('not-granted');
+      });
+
+      test('leaves one admin of two revoked at once, each by the other', ['createUser', 'grantAdmin', 'revokeAdmin', 'countAdmins'], async () => {
+        const [first, second] = [await createUser(), await createUser()];
+        for (const user of [first, second]) await adapter.grantAdmin({ userId: user.id, grantedBy: user.id, at: at(2) });
+        const outcomes = await Promise.all([first, second].map((user) => settle(() => adapter.revokeAdmin(user.id, []))));
+        expect(outcomes.sort()).toEqual(['done', 'last-admin']);
+        expect(await adapter.countAdmins([])).toBe(1);
+      });
+
+      test("deleting a user deletes their grant, and keeps the grants they gave", ['createUser', 'deleteUser', 'grantAdmin', 'getAdminState', 'countAdmins'], async () => {
+        const [granter, admin] = [await createUser(), await createUser()];
+        await adapter.grantAdmin({ userId: granter.id, grantedBy: admin.id, at: at(2) });
+        await adapter.grantAdmin({ userId: admin.id, grantedBy: granter.id, at: at(3) });
+        await adapter.deleteUser(granter.id);
+        expect(await adapter.countAdmins([])).toBe(1);
+        expect((await adapter.getAdminState(admin.id)).granted).toBe(true);
+      });
+
+      test("lists the actions on a user newest first, at most `limit`, with the actor's address", ['createUser', 'createAdminAction', 'listAdminActions'], async () => {
+        const [user, admin, other] = [await createUser(), await createUser(), await createUser()];
+        const action = (day: number, overrides: Partial<Omit<AdminActionRecord, 'actorEmail'>> = {}): Omit<AdminActionRecord, 'actorEmail'> => ({ id: randomUUID(), userId: user.id, actorId: admin.id, action: 'disable', detail: 'Sends spam', at: at(day), ...overrides });
+        const actions = [action(3), action(5, { action: 'enable', detail: null }), action(4, { action: 'impersonate', detail: 'Ticket 42' })];
+        for (const stored of actions) await adapter.createAdminAction(stored);
+        await adapter.createAdminAction(action(6, { userId: other.id }));
+        expect(await adapter.listAdminActions(user.id, 10)).toStrictEqual([actions[1], actions[2], actions[0]].map((stored) => ({ ...stored, actorEmail: admin.email })));
+        expect((await adapter.listAdminActions(user.id, 2)).map((listed) => listed.id)).toEqual([actions[1]!.id, actions[2]!.id]);
+        expect(await adapter.listAdminActions(admin.id, 10)).toEqual([]);
+      });
+
+      test("keeps an action once its admin is deleted (no actor), and deletes a user's actions with the user", ['createUser', 'deleteUser', 'createAdminAction', 'listAdminActions'], async () => {
+        const [user, admin, other] = [await createUser(), await createUser(), await createUser()];
+        const onUser = { id: randomUUID(), userId: user.id, actorId: admin.id, action: 'remove-two-factor', detail: null, at: at(3) };
+        const onAdmin = { id: randomUUID(), userId: admin.id, actorId: other.id, action: 'grant-admin', detail: null, at: at(4) };
+        await adapter.createAdminAction(onUser);
+        await adapter.createAdminAction(onAdmin);
+        await adapter.deleteUser(admin.id);
+        expect(await adapter.listAdminActions(user.id, 10)).toStrictEqual([{ ...onUser, actorId: null, actorEmail: null }]);
+        expect(await adapter.listAdminActions(admin.id, 10)).toEqual([]);
+        await expect(settle(() => adapter.createAdminAction({ ...onUser, id: randomUUID(), actorId: null, userId: admin.id }))).rejects.toThrow();
+      });
+
+      test("stores an impersonation session as the user's session with its admin and the admin's own session", ['createUser', 'createSession', 'getSessionAndUser', 'listSessionsByUserId', 'createImpersonationSession', 'getImpersonation'], async () => {
+        const [admin, user] = [await createUser(), await createUser()];
+        const [adminSession] = await createSessions(admin.id, 1);
+        const [ownSession] = await createSessions(user.id, 1);
+        const impersonation = impersonationData(user.id, admin.id, adminSession!);
+        await adapter.createImpersonationSession(impersonation);
+        const { createdAt, userAgent, ...fields } = impersonation.session;
+        expect((await adapter.getSessionAndUser(fields.sessionToken))?.user.id).toBe(user.id);
+        expect((await adapter.listSessionsByUserId(user.id)).find((session) => session.sessionToken === fields.sessionToken)).toMatchObject({ ...fields, createdAt, lastSeenAt: createdAt, userAgent });
+        expect(await adapter.getImpersonation(fields.sessionToken)).toStrictEqual({ adminId: admin.id, adminSessionToken: adminSession });
+        expect(await adapter.getImpersonation(ownSession!)).toBeNull();
+        expect(await adapter.getImpersonation(adminSession!)).toBeNull();
+        expect(await adapter.getImpersonation(randomUUID())).toBeNull();
+      });
+
+      test("deleting an admin ends the sessions in which they act as another user", ['createUser', 'deleteUser', 'createSession', 'getSessionAndUser', 'createImpersonationSession', 'getImpersonation'], async () => {
+        const [admin, user] = [await createUser(), await createUser()];
+        const [adminSession] = await createSessions(admin.id, 1);
+        const [userSession] = await createSessions(user.id, 1);
+        const impersonation = impersonationData(user.id, admin.id, adminSession!);
+        await adapter.createImpersonationSession(impersonation);
+        await adapter.deleteUser(admin.id);
+        expect(await adapter.getSessionAndUser(impersonation.session.sessionToken)).toBeNull();
+        expect(await adapter.getImpersonation(impersonation.session.sessionToken)).toBeNull();
+        expect((await adapter.getSessionAndUser(userSession!))?.user.id).toBe(user.id);
       });
     });
 

@@ -2,8 +2,8 @@
 // composite unique constraints and indexes, columns it adds to other tables; the steps recorded in auth_migrations,
 // each applied once; databases made by the release before (test/fixtures/*-before-issue-47.*, made by 0.1.0's
 // migrate() with a user, an account, a session, a password, an API key and a verification token) upgraded in place to
-// the schema of a fresh one, and then by adding Organizations() (issue 48); a dry run that changes nothing. In SQLite (a
-// real file) and PostgreSQL.
+// the schema of a fresh one, and then by adding Organizations() (issue 48) and Admin() (issue 49); a dry run that changes
+// nothing. In SQLite (a real file) and PostgreSQL.
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,8 +56,10 @@ const teamsStorage: FeatureStorage = {
   memory: () => ({ methods: {} }),
 };
 const teams: Feature = { id: 'teams', storage: teamsStorage };
-/** The features of the fixtures' project: every one but Organizations (issue 48), which came after. */
-const released: readonly Feature[] = allFeatures.filter((feature) => feature.id !== 'organizations');
+/** The features of the fixtures' project: every one but Organizations (issue 48) and Admin() (issue 49), which came after. */
+const released: readonly Feature[] = allFeatures.filter((feature) => feature.id !== 'organizations' && feature.id !== 'admin');
+/** The features of a project of issue 48: every one but Admin(). */
+const beforeAdmin: readonly Feature[] = allFeatures.filter((feature) => feature.id !== 'admin');
 const withTeams: readonly Feature[] = [...released, teams];
 /** The step issue 48 added to ApiKeys' own table: a database made before it gets the column with or without organizations. */
 const apiKeyColumn = 'column:api_keys.organization_id';
@@ -72,7 +74,18 @@ const organizationSteps = [
   'table:organization_events',
   'index:organization_events_organization_id_at_index',
 ];
-/** What the fixtures lack for the features of today, in the order migrate runs it. */
+/** Admin()'s steps (issue 49): its tables and their index, then its columns on users and sessions. */
+const adminSteps = [
+  'table:admin_grants',
+  'table:admin_actions',
+  'index:admin_actions_user_id_at_index',
+  'column:users.disabled_at',
+  'column:users.disabled_reason',
+  'column:users.created_at',
+  'column:sessions.impersonated_by',
+  'column:sessions.impersonator_session',
+];
+/** What the fixtures lack for the features of issue 48, in the order migrate runs it. */
 const stepsSinceFixtures = ['auth_migrations', ...organizationSteps, apiKeyColumn, 'column:sessions.active_organization_id'];
 
 const teamSteps = [
@@ -171,6 +184,15 @@ async function expectOrganizationsWork(adapter: ReturnType<typeof SqliteAdapter>
   await adapter.createApiKey!({ id: 'key-2', userId: 'user-1', name: 'acme ci', start: 'fak_y', digest, scopes: [], organizationId: organization.id, createdAt: new Date(), lastUsedAt: null, expiresAt: new Date(Date.now() + 60_000) }, 10);
   expect(Object.fromEntries((await adapter.listApiKeys!('user-1')).map((key) => [key.id, key.organizationId]))).toEqual({ 'key-1': null, 'key-2': organization.id });
   expect((await adapter.getApiKeyAndUser!(digest))?.apiKey.organizationId).toBe(organization.id);
+}
+
+/** An upgraded fixture's user is disabled, which ends the fixture's session, and is then granted admin (issue 49). */
+async function expectAdminWorks(adapter: ReturnType<typeof SqliteAdapter>): Promise<void> {
+  expect(await adapter.getAdminState!('user-1')).toStrictEqual({ disabledAt: null, disabledReason: null, granted: false, createdAt: null });
+  expect(await adapter.disableUser!('user-1', { at: new Date('2026-11-30T10:00:00Z'), reason: 'Spam' })).toBe(1);
+  expect(await adapter.getSessionAndUser!('session-token-1')).toBeNull();
+  expect(await adapter.grantAdmin!({ userId: 'user-1', grantedBy: 'user-1', at: new Date('2026-11-30T10:00:00Z') })).toBe(true);
+  expect(await adapter.getAdminState!('user-1')).toMatchObject({ disabledAt: new Date('2026-11-30T10:00:00Z'), disabledReason: 'Spam', granted: true });
 }
 
 describe('SQLite migrations (issue 47)', () => {
@@ -329,21 +351,55 @@ describe('SQLite migrations (issue 47)', () => {
     const { url, path } = sqliteFile('organizations.db', 'sqlite-before-issue-47.db');
     const before = readFileSync(path);
     const planned: AppliedStep[] = [];
-    migrateSqlite({ url, features: allFeatures, dryRun: true, onStep: (step) => planned.push(step) });
+    migrateSqlite({ url, features: beforeAdmin, dryRun: true, onStep: (step) => planned.push(step) });
     expect(planned.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(stepsSinceFixtures);
     expect(planned.find((step) => step.id === 'column:sessions.active_organization_id')?.sql).toBe('ALTER TABLE sessions ADD COLUMN active_organization_id TEXT REFERENCES organizations (id) ON DELETE SET NULL;');
     expect(readFileSync(path).equals(before)).toBe(true);
     const applied: AppliedStep[] = [];
-    migrateSqlite({ url, features: allFeatures, onStep: (step) => applied.push(step) });
+    migrateSqlite({ url, features: beforeAdmin, onStep: (step) => applied.push(step) });
     expect(applied.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(stepsSinceFixtures);
+    const again: AppliedStep[] = [];
+    migrateSqlite({ url, features: beforeAdmin, onStep: (step) => again.push(step) });
+    expect(again).toEqual([]);
+    const adapter = SqliteAdapter({ url, features: beforeAdmin });
+    await expectFixtureRows(adapter);
+    await expectOrganizationsWork(adapter);
+
+    const fresh = sqliteFile('fresh-organizations.db');
+    migrateSqlite({ url: fresh.url, features: beforeAdmin });
+    const [upgradedDb, freshDb] = [new Database(path), new Database(fresh.path)];
+    try {
+      expect(sqliteShape(upgradedDb)).toEqual(sqliteShape(freshDb));
+    } finally {
+      upgradedDb.close();
+      freshDb.close();
+    }
+  });
+  it('adds no administration table or column without Admin(), and its steps once with it (issue 49): the rows kept, the schema a fresh one\'s', async () => {
+    const { url, path } = sqliteFile('admin.db', 'sqlite-before-issue-47.db');
+    const without: AppliedStep[] = [];
+    migrateSqlite({ url, features: beforeAdmin, onStep: (step) => without.push(step) });
+    expect(without.map((step) => step.id).filter((id) => adminSteps.includes(id))).toEqual([]);
+    const plain = new Database(path);
+    try {
+      const shape = sqliteShape(plain);
+      expect(Object.keys(shape).filter((table) => table.startsWith('admin'))).toEqual([]);
+      expect(shape['users']!.columns.map((column) => (column as { name: string }).name)).toEqual(['id', 'name', 'email', 'email_verified', 'image']);
+    } finally {
+      plain.close();
+    }
+    const applied: AppliedStep[] = [];
+    migrateSqlite({ url, features: allFeatures, onStep: (step) => applied.push(step) });
+    expect(applied.map((step) => step.id)).toEqual(adminSteps);
+    expect(applied.find((step) => step.id === 'column:sessions.impersonated_by')?.sql).toBe('ALTER TABLE sessions ADD COLUMN impersonated_by TEXT REFERENCES users (id) ON DELETE CASCADE;');
     const again: AppliedStep[] = [];
     migrateSqlite({ url, features: allFeatures, onStep: (step) => again.push(step) });
     expect(again).toEqual([]);
     const adapter = SqliteAdapter({ url, features: allFeatures });
     await expectFixtureRows(adapter);
-    await expectOrganizationsWork(adapter);
+    await expectAdminWorks(adapter);
 
-    const fresh = sqliteFile('fresh-organizations.db');
+    const fresh = sqliteFile('fresh-admin.db');
     migrateSqlite({ url: fresh.url, features: allFeatures });
     const [upgradedDb, freshDb] = [new Database(path), new Database(fresh.path)];
     try {
@@ -492,20 +548,43 @@ describe('PostgreSQL migrations (issue 47)', () => {
     const url = await databaseOf010('organizations');
     const before = await withClient(url, postgresShape);
     const planned: AppliedStep[] = [];
-    await migratePostgres({ url, features: allFeatures, dryRun: true, onStep: (step) => planned.push(step) });
+    await migratePostgres({ url, features: beforeAdmin, dryRun: true, onStep: (step) => planned.push(step) });
     expect(planned.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(stepsSinceFixtures);
     expect(await withClient(url, postgresShape)).toEqual(before);
     const applied: AppliedStep[] = [];
-    await migratePostgres({ url, features: allFeatures, onStep: (step) => applied.push(step) });
+    await migratePostgres({ url, features: beforeAdmin, onStep: (step) => applied.push(step) });
     expect(applied.filter((step) => step.sql !== '').map((step) => step.id)).toEqual(stepsSinceFixtures);
+    const again: AppliedStep[] = [];
+    await migratePostgres({ url, features: beforeAdmin, onStep: (step) => again.push(step) });
+    expect(again).toEqual([]);
+    const adapter = PostgresAdapter({ url, features: beforeAdmin });
+    await expectFixtureRows(adapter);
+    await expectOrganizationsWork(adapter);
+
+    const fresh = await createDatabase('fresh_organizations');
+    await migratePostgres({ url: fresh, features: beforeAdmin });
+    expect(await withClient(url, postgresShape)).toEqual(await withClient(fresh, postgresShape));
+  });
+
+  it('adds no administration table or column without Admin(), and its steps once with it (issue 49): the rows kept, the schema a fresh one\'s', async () => {
+    const url = await databaseOf010('admin');
+    const without: AppliedStep[] = [];
+    await migratePostgres({ url, features: beforeAdmin, onStep: (step) => without.push(step) });
+    expect(without.map((step) => step.id).filter((id) => adminSteps.includes(id))).toEqual([]);
+    const shape = await withClient(url, postgresShape);
+    expect(Object.keys(shape).filter((table) => table.startsWith('admin'))).toEqual([]);
+    expect(shape['users']!.columns.map((column) => (column as { column_name: string }).column_name)).toEqual(['id', 'name', 'email', 'email_verified', 'image']);
+    const applied: AppliedStep[] = [];
+    await migratePostgres({ url, features: allFeatures, onStep: (step) => applied.push(step) });
+    expect(applied.map((step) => step.id)).toEqual(adminSteps);
     const again: AppliedStep[] = [];
     await migratePostgres({ url, features: allFeatures, onStep: (step) => again.push(step) });
     expect(again).toEqual([]);
     const adapter = PostgresAdapter({ url, features: allFeatures });
     await expectFixtureRows(adapter);
-    await expectOrganizationsWork(adapter);
+    await expectAdminWorks(adapter);
 
-    const fresh = await createDatabase('fresh_organizations');
+    const fresh = await createDatabase('fresh_admin');
     await migratePostgres({ url: fresh, features: allFeatures });
     expect(await withClient(url, postgresShape)).toEqual(await withClient(fresh, postgresShape));
   });

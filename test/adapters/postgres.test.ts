@@ -28,7 +28,7 @@ afterAll(async () => {
 
 /** Every test starts without tables, so each new adapter creates them again before its first query. */
 async function dropTables(): Promise<void> {
-  await pool.query('DROP TABLE IF EXISTS organization_events, organization_invitations, organization_members, organizations, email_changes, security_events, api_keys, recovery_codes, two_factor, passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits, auth_migrations');
+  await pool.query('DROP TABLE IF EXISTS admin_actions, admin_grants, organization_events, organization_invitations, organization_members, organizations, email_changes, security_events, api_keys, recovery_codes, two_factor, passwords, authenticators, sessions, accounts, verification_tokens, users, rate_limits, auth_migrations');
 }
 
 /** A fresh database on the same server, for tests that look at a schema from scratch. */
@@ -62,11 +62,14 @@ describe('postgres adapter database', () => {
     await client.connect();
     try {
       const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'organization_events', 'organization_invitations', 'organization_members', 'organizations', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+      expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(['accounts', 'admin_actions', 'admin_grants', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'organization_events', 'organization_invitations', 'organization_members', 'organizations', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
       const indexes = await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname");
       expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual([
         'accounts_pkey',
         'accounts_user_id_index',
+        'admin_actions_pkey',
+        'admin_actions_user_id_at_index',
+        'admin_grants_pkey',
         'api_keys_digest_key',
         'api_keys_pkey',
         'api_keys_user_id_index',
@@ -133,7 +136,7 @@ describe('postgres adapter database', () => {
     expect(await tablesOf(keys)).toEqual(['accounts', 'api_keys', 'auth_migrations', 'sessions', 'users', 'verification_tokens']);
     const all = await createDatabase('all_features');
     const names = await migrate({ url: all, features: allFeatures });
-    expect([...names].sort()).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'organization_events', 'organization_invitations', 'organization_members', 'organizations', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect([...names].sort()).toEqual(['accounts', 'admin_actions', 'admin_grants', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'organization_events', 'organization_invitations', 'organization_members', 'organizations', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     expect(await tablesOf(all)).toEqual([...names].sort());
   });
 
@@ -213,7 +216,7 @@ describe('postgres adapter database', () => {
     await migrate({ pool, features: allFeatures });
     await migrate({ pool, features: allFeatures });
     const { rows } = await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'sessions' ORDER BY ordinal_position`);
-    expect(rows.map((row: { column_name: string }) => row.column_name)).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent', 'active_organization_id']);
+    expect(rows.map((row: { column_name: string }) => row.column_name)).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent', 'active_organization_id', 'impersonated_by', 'impersonator_session']);
     const upgraded = withAllFeatures(PostgresAdapter({ pool }));
     expect(await upgraded.listSessionsByUserId!('user-1')).toEqual([
       { sessionToken: 'old-session', userId: 'user-1', expires: new Date('2030-01-01T00:00:00Z') },
@@ -233,6 +236,8 @@ describe('postgres adapter database', () => {
        WHERE table_schema = 'public' AND data_type = 'timestamp with time zone' ORDER BY table_name, column_name`,
     );
     expect(types.rows).toEqual([
+      { table_name: 'admin_actions', column_name: 'at' },
+      { table_name: 'admin_grants', column_name: 'granted_at' },
       { table_name: 'api_keys', column_name: 'created_at' },
       { table_name: 'api_keys', column_name: 'expires_at' },
       { table_name: 'api_keys', column_name: 'last_used_at' },
@@ -250,6 +255,8 @@ describe('postgres adapter database', () => {
       { table_name: 'sessions', column_name: 'expires' },
       { table_name: 'sessions', column_name: 'last_seen_at' },
       { table_name: 'two_factor', column_name: 'enabled_at' },
+      { table_name: 'users', column_name: 'created_at' },
+      { table_name: 'users', column_name: 'disabled_at' },
       { table_name: 'users', column_name: 'email_verified' },
       { table_name: 'verification_tokens', column_name: 'expires' },
     ]);

@@ -62,7 +62,7 @@ describe('sqlite adapter files', () => {
     const adapter = withAllFeatures(SqliteAdapter({ url: `file:${path}` }));
     expect(existsSync(path)).toBe(false);
     await newUser(adapter);
-    expect(tableNames(open(path))).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'organization_events', 'organization_invitations', 'organization_members', 'organizations', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(tableNames(open(path))).toEqual(['accounts', 'admin_actions', 'admin_grants', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'organization_events', 'organization_invitations', 'organization_members', 'organizations', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
   });
 
   it('accepts a plain path and a file:// URL', async () => {
@@ -102,14 +102,14 @@ describe('sqlite adapter files', () => {
       INSERT INTO sessions VALUES ('old-session', 'user-1', 1893456000000);`);
     migrate({ url: `file:${path}`, features: allFeatures });
     const columns = (old.pragma('table_info(sessions)') as { name: string }[]).map((column) => column.name);
-    expect(columns).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent', 'active_organization_id']);
+    expect(columns).toEqual(['session_token', 'user_id', 'expires', 'created_at', 'last_seen_at', 'user_agent', 'active_organization_id', 'impersonated_by', 'impersonator_session']);
     const adapter = withAllFeatures(SqliteAdapter({ url: `file:${path}` }));
     expect(await adapter.listSessionsByUserId!('user-1')).toEqual([
       { sessionToken: 'old-session', userId: 'user-1', expires: new Date(1893456000000) },
     ]);
     // Running it again on the upgraded table changes nothing.
     migrate({ url: `file:${path}`, features: allFeatures });
-    expect((old.pragma('table_info(sessions)') as unknown[]).length).toBe(7);
+    expect((old.pragma('table_info(sessions)') as unknown[]).length).toBe(9);
     // The password and two-factor tables came with the upgrade, for the users already there.
     await adapter.setPasswordHash!('user-1', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
     expect(await adapter.getPasswordHash!('user-1')).toBe('$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
@@ -277,9 +277,9 @@ describe('sqlite adapter files', () => {
     migrate({ url: `file:${path}`, features: allFeatures });
     migrate({ url: `file:${path}`, features: allFeatures });
     const database = open(path);
-    expect(tableNames(database)).toEqual(['accounts', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'organization_events', 'organization_invitations', 'organization_members', 'organizations', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
+    expect(tableNames(database)).toEqual(['accounts', 'admin_actions', 'admin_grants', 'api_keys', 'auth_migrations', 'authenticators', 'email_changes', 'organization_events', 'organization_invitations', 'organization_members', 'organizations', 'passwords', 'rate_limits', 'recovery_codes', 'security_events', 'sessions', 'two_factor', 'users', 'verification_tokens']);
     const indexes = database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name").all();
-    expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'api_keys_user_id_index' }, { name: 'email_changes_new_email_index' }, { name: 'organization_events_organization_id_at_index' }, { name: 'organization_invitations_email_index' }, { name: 'organization_invitations_organization_id_email_unique' }, { name: 'organization_members_user_id_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'security_events_at_index' }, { name: 'security_events_user_id_index' }, { name: 'sessions_user_id_index' }]);
+    expect(indexes).toEqual([{ name: 'accounts_user_id_index' }, { name: 'admin_actions_user_id_at_index' }, { name: 'api_keys_user_id_index' }, { name: 'email_changes_new_email_index' }, { name: 'organization_events_organization_id_at_index' }, { name: 'organization_invitations_email_index' }, { name: 'organization_invitations_organization_id_email_unique' }, { name: 'organization_members_user_id_index' }, { name: 'rate_limits_reset_at_index' }, { name: 'security_events_at_index' }, { name: 'security_events_user_id_index' }, { name: 'sessions_user_id_index' }]);
   });
 
   it('deleting a user row cascades to its accounts, sessions and authenticators', async () => {

@@ -46,9 +46,11 @@ const templates = readTemplates(packageTemplateDirs);
  * bearer, security-event, signed-in-page and second-factor slots over every feature) and `SafeHtml` without a
  * parameter property (erasableSyntaxOnly): 5,395. Issue 48's organizations: routes' `subpaths` with `*` segments
  * (router.ts), the rest declared by the features that use it (the API-key organizations by the database feature's
- * adapter.ts, an event's organization by the security events): 5,398.
+ * adapter.ts, an event's organization by the security events): 5,398. Issue 49's administration: a hook before every
+ * route (`Feature.beforeRoute`), a banner a feature puts on the pages (`RequestContext.banner`) and one CSRF token per
+ * request however often it is asked, the rest declared by the features that use it: 5,405.
  */
-const defaultScaffoldLineBudget = 5400;
+const defaultScaffoldLineBudget = 5405;
 
 function sourceFiles(directory: string, prefix = ''): string[] {
   return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => {

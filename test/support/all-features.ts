@@ -9,6 +9,7 @@ import { ApiKeys } from '../../templates/runtime/features/api-keys/index.js';
 import { Account } from '../../templates/runtime/features/account/index.js';
 import { SecurityEvents } from '../../templates/runtime/features/security-events/index.js';
 import { Organizations } from '../../templates/runtime/features/organizations/index.js';
+import { adminStorage } from '../../templates/runtime/features/admin/storage.js';
 import { webAuthnFlow } from '../../templates/runtime/features/passkey/index.js';
 import { passwordFlow } from '../../templates/runtime/features/password/index.js';
 import { emailFlow } from '../../templates/runtime/features/email-sign-in/index.js';
@@ -16,10 +17,13 @@ import { credentialsFlow } from '../../templates/runtime/features/credentials/in
 import { database } from '../../templates/runtime/features/database/index.js';
 import type { RateLimitRule, RateLimitRuleName } from '../../templates/runtime/features/rate-limit/rate-limit.js';
 
+/** Administration's tables, columns and methods (features/admin/storage.ts), as `Admin()` brings them. */
+export const adminStorageFeature: Feature = { id: 'admin', storage: adminStorage };
+
 /** Every feature of the runtime, each once (as `featuresOf` lists a config's). */
 export const allFeatures: readonly Feature[] = [
   ...new Map(
-    [database, ...[webAuthnFlow, passwordFlow, emailFlow, credentialsFlow].flatMap((flow) => flow.features ?? []), TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), SecurityEvents, Organizations()].map((feature) => [feature.id, feature]),
+    [database, ...[webAuthnFlow, passwordFlow, emailFlow, credentialsFlow].flatMap((flow) => flow.features ?? []), TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), SecurityEvents, Organizations(), adminStorageFeature].map((feature) => [feature.id, feature]),
   ).values(),
 ];
 

@@ -271,7 +271,7 @@ export function MemoryAdapter(options: AdapterFeaturesOption = {}): Adapter {
       if (!feature.storage) continue;
       for (const column of feature.storage.columns ?? []) if (!addedColumns.some((known) => known.table === column.table && known.name === column.name)) addedColumns.push(column);
       let store = featureStores.get(feature.storage);
-      if (!store) featureStores.set(feature.storage, (store = feature.storage.memory(users)));
+      if (!store) featureStores.set(feature.storage, (store = feature.storage.memory(users, adapter)));
       addMissing([adapter, this], store.methods);
     }
   };

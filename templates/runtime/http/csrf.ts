@@ -34,9 +34,9 @@ export function csrfTokenOf(context: RequestContext): string {
   if (existing) return existing;
   const token = randomBytes(32).toString('hex');
   const value = `${token}|${hashToken(token, context.options.secrets[0]!)}`;
-  setCookie(context, option, value);
-  // The request's next ask (a page and its banner) gets the same token, which the cookie just set holds.
+  // A second ask in this request (a page and its banner) gets the same token.
   context.cookies.set(option.name, value);
+  setCookie(context, option, value);
   return token;
 }
 

@@ -204,9 +204,10 @@ export interface FeatureStorage {
   sql(database: SqlDatabase): Partial<Adapter>;
   /**
    * Its adapter methods in memory (MemoryAdapter), which refuse a user that `users` does not have; `forgetUser`
-   * drops a deleted user's data.
+   * drops a deleted user's data. `adapter` is the MemoryAdapter itself, for what the feature reaches through its
+   * methods (the sessions it ends or creates, another feature's data).
    */
-  memory(users: ReadonlyMap<string, AdapterUser>): { methods: Partial<Adapter>; forgetUser?(userId: string): void };
+  memory(users: ReadonlyMap<string, AdapterUser>, adapter: Adapter): { methods: Partial<Adapter>; forgetUser?(userId: string): void };
 }
 
 
