@@ -273,9 +273,11 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
       expect(await sessionEmail(dan, first)).toBe('dan@example.test');
       shareCookies(root, first, other);
       const found = await openUser(root, 'dan@', 'dan@example.test', other);
+      const count = smtp.messages.length;
       await act(root, found, 'disable', 'disabled', { reason: 'Account takeover reported by the owner' }, other);
       expect(await sessionEmail(dan, first)).toBeNull();
       expect((await dan.fetch(`${first.url}/me`, { headers: { accept: 'application/json' } })).status).toBe(401);
+      await messageTo(smtp, count, 'dan@example.test', /was disabled/);
     });
   }
 
