@@ -1,12 +1,14 @@
 // `npm run docs:images`: screenshots of the runtime's real built-in pages for the README, written to docs/images/.
 // Apps configured as a user's scaffold would be (Acme SSO through OpenID Connect, GitHub, Google, an email and
-// password form, a magic link; the MemoryAdapter; the sessions route; the account; organizations) run on 127.0.0.1,
-// port 0; Debian's Chromium
+// password form, a magic link; the MemoryAdapter; the sessions route; the account; organizations; administration) run
+// on 127.0.0.1, port 0; Debian's Chromium
 // (launchChromium of test/browser/helpers.ts) opens each page at a desktop viewport in the light or dark scheme and
-// saves the full page. Nothing is drawn by hand and nothing needs the network: the sign-in page does not call the
-// OpenID issuer. Each page's heading is checked first, so an error page cannot be saved in place of the page.
+// saves the full page (a long one: the window). Nothing is drawn by hand and nothing needs the network: the sign-in
+// page does not call the OpenID issuer. Each page's heading is checked first, so an error page cannot be saved in
+// place of the page.
 //
-// The output is deterministic: the sessions, the organization's members, invitation and events are adapter rows with
+// The output is deterministic: the sessions, the organization's members, invitation and events, and what an admin sees
+// of a member (her sessions, events and an admin's action) are adapter rows with
 // fixed dates, names and User-Agents, the secret is fixed, and nothing random is visible. test/docs-images.test.ts checks the files below exist and that README.md shows them.
 import { statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -17,6 +19,7 @@ import type { Browser } from 'playwright-core';
 import { MemoryAdapter } from '../templates/runtime/adapters/memory.js';
 import { resolveConfigOnce } from '../templates/runtime/config.js';
 import { Account } from '../templates/runtime/features/account/index.js';
+import { Admin } from '../templates/runtime/features/admin/index.js';
 import { Organizations } from '../templates/runtime/features/organizations/index.js';
 import { FrameworkAuth } from '../templates/runtime/index.js';
 import type { FrameworkAuthConfig } from '../templates/runtime/index.js';
@@ -25,6 +28,7 @@ import Email from '../templates/runtime/providers/email.js';
 import GitHub from '../templates/runtime/providers/github.js';
 import Google from '../templates/runtime/providers/google.js';
 import OIDC from '../templates/runtime/providers/oidc.js';
+import Password from '../templates/runtime/providers/password.js';
 import { launchChromium } from '../test/browser/helpers.js';
 import { listen, type RunningApp } from '../test/support/listen.js';
 import { isRunDirectly } from './run-directly.js';
@@ -43,6 +47,10 @@ export interface DocsImage {
   signedIn: boolean;
   /** Served by the app with `Organizations()` (signed in) rather than the sign-in or the sessions app. */
   organizations?: true;
+  /** Served by the app with `Admin()` (signed in as an admin). */
+  admin?: true;
+  /** The window's height when the image is the window rather than the whole page (a long page; under 150 KB). */
+  windowHeight?: number;
 }
 
 export const docsImages: readonly DocsImage[] = [
@@ -54,6 +62,7 @@ export const docsImages: readonly DocsImage[] = [
   { file: 'account-light.png', path: '/account', scheme: 'light', heading: 'Your account', signedIn: true },
   { file: 'account-dark.png', path: '/account', scheme: 'dark', heading: 'Your account', signedIn: true },
   { file: 'organization-light.png', path: '/organizations/analytical-engines', scheme: 'light', heading: 'Analytical Engines', signedIn: true, organizations: true },
+  { file: 'admin-user-light.png', path: '/admin/users/docs-grace', scheme: 'light', heading: 'Grace Hopper', signedIn: true, admin: true, windowHeight: 1400 },
 ];
 
 /** A desktop browser window; the screenshot takes the page's full height. Scale 1 keeps the files small. */
@@ -133,6 +142,47 @@ async function seedOrganization(adapter: ReturnType<typeof MemoryAdapter>, owner
   adapter.listInvitations = (organizationId) => listInvitations(organizationId, organizationPageDay);
 }
 
+/** What the admin (Ada, an admin by grant with two-factor on) sees of Grace: her sign-ins, sessions and an admin's action. */
+const graceCreatedAt = new Date('2026-10-03T08:40:00Z');
+const graceSessions = [
+  {
+    sessionToken: 'docs-grace-laptop',
+    userAgent: 'Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+    createdAt: '2026-11-22T08:02:00Z',
+    lastSeenAt: '2026-11-25T09:12:00Z',
+  },
+  {
+    sessionToken: 'docs-grace-phone',
+    userAgent: 'Mozilla/5.0 (Linux; Android 15; Pixel 9) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+    createdAt: '2026-11-19T18:44:00Z',
+    lastSeenAt: '2026-11-24T20:31:00Z',
+  },
+] as const;
+const graceEvents = [
+  { type: 'sign-in', method: 'github', at: '2026-11-22T08:02:00Z', ip: '198.51.100.23', userAgent: graceSessions[0].userAgent, actorId: undefined },
+  { type: 'admin-sessions-ended', method: null, at: '2026-11-21T16:05:00Z', ip: '203.0.113.24', userAgent: sessionRows[0].userAgent, actorId: 'docs-user' },
+  { type: 'sign-in-failed', method: 'github', at: '2026-11-21T15:58:00Z', ip: '192.0.2.77', userAgent: null, actorId: undefined },
+  { type: 'sign-in', method: 'github', at: '2026-11-19T18:44:00Z', ip: '198.51.100.23', userAgent: graceSessions[1].userAgent, actorId: undefined },
+] as const;
+const graceAdminAction = { id: 'docs-admin-action', userId: 'docs-grace', actorId: 'docs-user', action: 'sessions-ended', detail: null, at: new Date('2026-11-21T16:05:00Z') };
+
+/** Grace as the admin's page shows her (after `seedOrganization` made her a member), and Ada an admin. */
+async function seedAdministration(adapter: ReturnType<typeof MemoryAdapter>, adminId: string): Promise<void> {
+  await adapter.grantAdmin!({ userId: adminId, grantedBy: adminId, at: new Date('2026-10-01T09:00:00Z') });
+  // The admin's second factor, which administration needs (no code is asked to view a page).
+  await adapter.setTwoFactor!(adminId, { secret: 'docs-unused-secret', enabledAt: new Date('2026-10-01T09:05:00Z') });
+  await adapter.markUserCreated!('docs-grace', graceCreatedAt);
+  await adapter.linkAccount!({ userId: 'docs-grace', type: 'oauth', provider: 'github', providerAccountId: '1906' });
+  for (const row of graceSessions) {
+    await adapter.createSession!({ ...row, userId: 'docs-grace', createdAt: new Date(row.createdAt), lastSeenAt: new Date(row.lastSeenAt), expires: new Date('2099-01-01T00:00:00Z') });
+  }
+  for (const [index, event] of graceEvents.entries()) {
+    const { actorId, ...rest } = event;
+    await adapter.createSecurityEvent!({ id: `docs-grace-event-${index}`, userId: 'docs-grace', detail: null, ...rest, ...(actorId ? { actorId } : {}), at: new Date(event.at) });
+  }
+  await adapter.createAdminAction!(graceAdminAction);
+}
+
 /**
  * The auth config of a scaffolded app with a database adapter. Credentials sign-in needs JWT sessions, so the app
  * whose sign-in page shows it uses them; the sessions page needs database sessions, so it comes from the same app
@@ -199,12 +249,23 @@ export async function writeDocsImages(root: string): Promise<string[]> {
     apps.push(organizationsApp);
     resolveConfigOnce(organizationsConfig);
     await seedOrganization(adapter, user.id);
+    // The admin's page of a user on a fourth app: the organizations app's config with Admin() beside Organizations(),
+    // and a password (the two-factor that Admin() brings asks its code after one).
+    const adminConfig: FrameworkAuthConfig = {
+      ...sessionsConfig,
+      providers: [...sessionsConfig.providers, Password({ sendMessage: () => {} })],
+      features: [Admin({ sendMessage: () => {} }, {}), Organizations({ sendMessage: () => {} })],
+    };
+    const adminApp = await startApp(adminConfig);
+    apps.push(adminApp);
+    resolveConfigOnce(adminConfig);
+    await seedAdministration(adapter, user.id);
     browser = await launchChromium();
     const outDir = join(root, imagesDir);
     await mkdir(outDir, { recursive: true });
     for (const image of docsImages) {
-      const origin = image.organizations ? organizationsApp.url : image.signedIn ? sessionsApp.url : signInApp.url;
-      const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: image.scheme, reducedMotion: 'reduce' });
+      const origin = image.admin ? adminApp.url : image.organizations ? organizationsApp.url : image.signedIn ? sessionsApp.url : signInApp.url;
+      const context = await browser.newContext({ viewport: { ...viewport, height: image.windowHeight ?? viewport.height }, deviceScaleFactor: 1, colorScheme: image.scheme, reducedMotion: 'reduce' });
       try {
         context.setDefaultTimeout(10_000);
         if (image.signedIn) await context.addCookies([{ name: sessionCookie, value: currentToken, url: origin }]);
@@ -218,12 +279,16 @@ export async function writeDocsImages(root: string): Promise<string[]> {
           const listed = await page.locator('ul.sessions > li').count();
           if (listed !== sessionRows.length) throw new Error(`${image.file}: ${listed} sessions listed, expected ${sessionRows.length}`);
         }
+        if (image.admin) {
+          const listed = await page.locator('h2:text-is("Sessions") + ul > li').count();
+          if (listed !== graceSessions.length) throw new Error(`${image.file}: ${listed} sessions listed, expected ${graceSessions.length}`);
+        }
         if (image.organizations) {
           const listed = await page.locator('tbody > tr').count();
           if (listed !== members.length + 1) throw new Error(`${image.file}: ${listed} members listed, expected ${members.length + 1}`);
         }
         const file = join(outDir, image.file);
-        await writeFile(file, await page.screenshot({ type: 'png', fullPage: true, animations: 'disabled', caret: 'hide' }));
+        await writeFile(file, await page.screenshot({ type: 'png', fullPage: image.windowHeight === undefined, animations: 'disabled', caret: 'hide' }));
         written.push(file);
       } finally {
         await context.close();

@@ -1,6 +1,6 @@
 /**
- * The frame of every built-in page: light and dark colour schemes (`theme.colorScheme`, or the browser's
- * preference), the brand colour and logo of `theme`, visible focus, and no JavaScript.
+ * The frame of every built-in page: light and dark schemes (`theme.colorScheme`, or the browser's), the brand colour
+ * and logo of `theme`, visible focus, no JavaScript; a feature's banner (`context.banner`) spans the top, above the card.
  */
 import type { Theme } from '../contracts.js';
 import { readableTextColor } from './color.js';
@@ -19,8 +19,8 @@ const styles = `
 :root[data-theme=light]{color-scheme:light}
 :root[data-theme=dark]{color-scheme:dark;${dark}}
 *{box-sizing:border-box}
-body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;overflow-wrap:anywhere}
-main{width:100%;max-width:400px;padding:24px 16px}
+body{margin:0;min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:center;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;overflow-wrap:anywhere}
+main{width:100%;max-width:400px;padding:24px 16px;margin-block:auto}body>:not(main){align-self:stretch}
 .card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:32px 28px}
 .logo{display:block;max-height:64px;max-width:180px;margin:0 auto 20px}
 h1{font-size:1.4rem;line-height:1.3;margin:0 0 20px;text-align:center}

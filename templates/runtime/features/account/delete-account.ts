@@ -32,7 +32,8 @@ import { type AccountRequest, accountPartsOf } from './settings.js';
  */
 export async function forgetAddress(options: ResolvedConfig, adapter: Adapter, email: string): Promise<void> {
   if (typeof adapter.deleteVerificationTokens === 'function') await callAdapter(adapter, 'deleteVerificationTokens', email);
-  await callAdapter(adapter, 'deleteEmailChangesTo', email);
+  // The account's own table: absent when an admin deletes a user in an app without the account (features/admin/).
+  if (typeof adapter.deleteEmailChangesTo === 'function') await callAdapter(adapter, 'deleteEmailChangesTo', email);
   for (const part of accountPartsOf(options)) await part.forgetAddress?.(options, adapter, email);
 }
 

@@ -10,7 +10,7 @@ import { recordSecurityEvent } from '../../events.js';
 import { bodyField } from '../../http/request.js';
 import { html } from '../../pages/html.js';
 import type { AccountFormRequest, AccountPart, AccountPartRequest } from '../database/account-parts.js';
-import { callAdapter } from '../database/adapter.js';
+import { type Adapter, type AdapterAccount, callAdapter } from '../database/adapter.js';
 import type { AdapterAuthenticator } from './storage.js';
 
 declare module '../../contracts.js' {
@@ -28,6 +28,16 @@ async function authenticatorsOf({ adapter, user }: AccountPartRequest): Promise<
   return typeof adapter.listAuthenticatorsByUserId === 'function' ? callAdapter(adapter, 'listAuthenticatorsByUserId', user.id) : [];
 }
 
+/**
+ * Deletes a passkey: its authenticator and the `webauthn` account it signs in with (among the user's `accounts`). The
+ * user's own removal and an admin's (features/admin/) both delete it so.
+ */
+export async function deletePasskey(adapter: Adapter, authenticator: AdapterAuthenticator, accounts: readonly AdapterAccount[]): Promise<void> {
+  await callAdapter(adapter, 'deleteAuthenticator', authenticator.credentialID);
+  const account = accounts.find((candidate) => candidate.type === 'webauthn' && candidate.providerAccountId === authenticator.providerAccountId);
+  if (account) await callAdapter(adapter, 'unlinkAccount', { provider: account.provider, providerAccountId: account.providerAccountId });
+}
+
 /** POST `<mount>/account/passkeys/remove`. */
 async function removePasskey(request: AccountFormRequest, body: Record<string, unknown>): Promise<void> {
   const { context, adapter, user } = request;
@@ -37,9 +47,7 @@ async function removePasskey(request: AccountFormRequest, body: Record<string, u
   if (!authenticator) return request.refuse({ passkey: id ? 'You have no passkey with this id.' : 'Name the passkey to remove by its id.' });
   const accounts = await callAdapter(adapter, 'listAccountsByUserId', user.id);
   if ((await request.waysToSignIn(accounts)) <= 1) return request.refuse({ passkey: request.lastWay });
-  await callAdapter(adapter, 'deleteAuthenticator', authenticator.credentialID);
-  const account = accounts.find((candidate) => candidate.type === 'webauthn' && candidate.providerAccountId === authenticator.providerAccountId);
-  if (account) await callAdapter(adapter, 'unlinkAccount', { provider: account.provider, providerAccountId: account.providerAccountId });
+  await deletePasskey(adapter, authenticator, accounts);
   await recordSecurityEvent(context, { type: 'passkey-removed', userId: String(user.id), method: 'passkey' });
   request.done(200, { removed: { id: authenticator.credentialID } }, 'passkey-removed');
 }

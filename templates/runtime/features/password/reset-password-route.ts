@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { callAdapter } from '../database/adapter.js';
 import { settleAddress } from '../database/addresses.js';
 import type { RequestContext, Route } from '../../contracts.js';
-import { configuredActionUrl, sendHtml } from '../../context.js';
+import { sendHtml } from '../../context.js';
 import { clearChunkedCookie } from '../../http/cookies.js';
 import { csrfTokenOf, verifyCsrf } from '../../http/csrf.js';
 import { InvalidEmailAddress } from '../../email-address.js';
@@ -15,7 +15,7 @@ import { customPageUrl } from '../../http/redirect.js';
 import { queryParams, readBody } from '../../http/request.js';
 import type { AdapterUser } from '../../types.js';
 import { Verification } from '../email/errors.js';
-import { newLinkToken, storeLinkToken, useLinkToken } from '../email/link-token.js';
+import { useLinkToken } from '../email/link-token.js';
 import { clearRateLimit, consumeClientRateLimit, consumeRateLimit } from '../rate-limit/rate-limit.js';
 import { consumeRecipientRateLimit } from '../email/recipient-limits.js';
 import { hashPassword } from './hash.js';
@@ -30,12 +30,11 @@ import {
   breachedPasswordProblem,
   checkYourEmail,
   endSessionsOfUser,
-  messageOf,
   newPasswordProblem,
   refuseForm,
   resetIdentifier,
   restoreLink,
-  sendLater,
+  sendResetLink,
   textField,
   verifyIdentifier,
   voidLinks,
@@ -72,12 +71,7 @@ export async function resetPasswordRoute(context: RequestContext, route: Route, 
   checkYourEmail(context, provider);
   // The link is stored and sent after the answer: a known address answers as fast as an unknown one.
   if (!holder) return;
-  afterAnswer(context, async () => {
-    const linkToken = newLinkToken();
-    await storeLinkToken(adapter, { identifier: resetIdentifier(email), token: linkToken, secret: context.options.secrets[0]!, maxAge: provider.resetMaxAge });
-    const url = `${configuredActionUrl(context, 'reset-password')}?${new URLSearchParams({ token: linkToken, email })}`;
-    sendLater(context, provider, messageOf(context, 'reset-password', email, url));
-  });
+  afterAnswer(context, () => sendResetLink(context, provider, email));
 }
 
 /**

@@ -7,12 +7,13 @@
 import { type Adapter, type VerificationToken, callAdapter } from '../database/adapter.js';
 import { endSessionRows } from '../database/session.js';
 import { completeSignIn } from '../../complete-sign-in.js';
-import type { RequestContext, ResolvedFlowProvider } from '../../contracts.js';
+import type { RequestContext, ResolvedConfig, ResolvedFlowProvider } from '../../contracts.js';
 import { configuredActionUrl, sendHtml, sendJson, sendRedirect } from '../../context.js';
 import { InvalidEmailAddress, assertSingleAddress, normalizeEmailAddress } from '../../email-address.js';
 import { InvalidRequest } from '../../errors.js';
 import { resolveRedirect } from '../../http/redirect.js';
 import { prefersJson } from '../../http/request.js';
+import { isOAuthProvider } from '../../providers/resolve.js';
 import type { Account, AdapterUser } from '../../types.js';
 import { EmailSignInError } from '../email/errors.js';
 import { newLinkToken, storeLinkToken } from '../email/link-token.js';
@@ -143,6 +144,24 @@ export async function sendConfirmationLink(context: RequestContext, provider: Re
   query.set('token', token);
   query.set('email', email);
   sendLater(context, provider, messageOf(context, 'verify-address', email, `${configuredActionUrl(context, `callback/${encodeURIComponent(provider.id)}`)}?${query}`));
+}
+
+/**
+ * Stores a reset link's token for `email` (normalised; only the newest link works) and sends the link (after the
+ * answer): the reset form's, and the one an admin sends (features/admin/).
+ */
+export async function sendResetLink(context: RequestContext, provider: ResolvedPasswordProvider, email: string): Promise<void> {
+  const token = newLinkToken();
+  await storeLinkToken(adapterOf(context), { identifier: resetIdentifier(email), token, secret: context.options.secrets[0]!, maxAge: provider.resetMaxAge });
+  sendLater(context, provider, messageOf(context, 'reset-password', email, `${configuredActionUrl(context, 'reset-password')}?${new URLSearchParams({ token, email })}`));
+}
+
+/**
+ * The app's password provider (one per app: the feature's startup check), or undefined. For what sends a reset link
+ * from outside the provider's routes: an admin (features/admin/). This file, unlike the routes, needs no hashing.
+ */
+export function passwordProviderIn(options: ResolvedConfig): ResolvedPasswordProvider | undefined {
+  return options.providers.find((provider): provider is ResolvedPasswordProvider => !isOAuthProvider(provider) && provider.type === 'credentials' && 'resetMaxAge' in provider);
 }
 
 /** Signs `user` in through the provider's account (the user's id). */
