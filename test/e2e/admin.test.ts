@@ -283,26 +283,28 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
 
   it('impersonates a user for a reason: the session names both, every page shows the banner, nothing in the account changes, stopping gives the admin back', async () => {
     const bob = await user('bob@example.test');
+    // The admin's browser: a copy of their cookies, so that a failure here leaves the other tests their admin.
+    const admin = copyOf(root, first);
     const [rootId, bobId] = [await userIdOf(ROOT), await userIdOf('bob@example.test')];
-    const found = await openUser(root, 'bob', 'bob@example.test');
+    const found = await openUser(admin, 'bob', 'bob@example.test');
     const impersonate = formFor(found.page, found.url, 'impersonate');
     expect(impersonate?.inputNames).toContain('reason');
 
     // No reason: refused beside the field, still the admin.
-    const unexplained = await submit(root, impersonate!, { reason: '' });
+    const unexplained = await submit(admin, impersonate!, { reason: '' });
     expect(unexplained.status).toBe(400);
     expect(await unexplained.text()).toContain('admin-reason-error');
-    expect(await sessionEmail(root, first)).toBe(ROOT);
+    expect(await sessionEmail(admin, first)).toBe(ROOT);
 
-    const started = await submit(root, impersonate!, { reason: 'Ticket 981: their dashboard is empty' });
+    const started = await submit(admin, impersonate!, { reason: 'Ticket 981: their dashboard is empty' });
     expect(redirectedTo(started, first)).toBe('/');
-    expect(await sessionOf(root, first)).toMatchObject({ user: { id: bobId, email: 'bob@example.test' }, impersonatedBy: { id: rootId, email: ROOT } });
-    expect(await (await root.fetch(`${first.url}/`, PAGE)).text()).toContain('bob@example.test');
+    expect(await sessionOf(admin, first)).toMatchObject({ user: { id: bobId, email: 'bob@example.test' }, impersonatedBy: { id: rootId, email: ROOT } });
+    expect(await (await admin.fetch(`${first.url}/`, PAGE)).text()).toContain('bob@example.test');
 
     // Every page of the runtime shows the banner and its stop button.
     let bannered = '';
     for (const path of ['/auth/signin', '/auth/sessions', '/auth/account', '/auth/two-factor']) {
-      const page = await root.fetch(`${first.url}${path}`, PAGE);
+      const page = await admin.fetch(`${first.url}${path}`, PAGE);
       const text = await page.text();
       expect(page.status, path).toBe(200);
       expect(text, path).toContain(BANNER);
@@ -310,21 +312,22 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
       bannered = text;
     }
 
-    // Nothing in the account changes: every POST of it is refused, CSRF token or not.
+    // Nothing in the account changes, nor does anyone sign in: every POST but sign-out is refused, the token given.
     const keysBefore = await sql.all('SELECT id FROM api_keys WHERE user_id = ?', [bobId]);
     for (const [path, fields] of [
       ['password', { currentPassword: PASSWORD, newPassword: 'a new passphrase of mine' }],
       ['two-factor', { action: 'enroll' }],
-      ['sessions', { action: 'revoke-others' }],
+      ['sessions', { action: 'end-others' }],
       ['reauth', { password: PASSWORD }],
       ['api-keys', { action: 'create', name: 'sneaky', expiresInDays: '30' }],
       ['account', { action: 'delete' }],
+      ['callback/password', { email: 'bob@example.test', password: PASSWORD }],
     ] as const) {
-      const refused = await postForm(root, first, path, fields, true);
+      const refused = await postForm(admin, first, path, fields, true);
       expect(refused.status, `POST /auth/${path}: ${await refused.clone().text()}`).toBe(403);
       expect(await refused.json(), path).toMatchObject({ error: 'ImpersonationRefused' });
     }
-    const asForm = await postForm(root, first, 'password', { currentPassword: PASSWORD, newPassword: 'a new passphrase of mine' });
+    const asForm = await postForm(admin, first, 'password', { currentPassword: PASSWORD, newPassword: 'a new passphrase of mine' });
     expect(asForm.status).toBe(403);
     expect(await asForm.text()).toContain('Not while acting as this user');
     expect(await sql.all('SELECT id FROM api_keys WHERE user_id = ?', [bobId])).toEqual(keysBefore);
@@ -332,18 +335,18 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
 
     // Stopping (the banner's button) gives the admin's own session back, on their page of Bob.
     const stop = parseForms(bannered, first.url).find((form) => new URL(form.action).pathname === '/auth/admin/stop-impersonating')!;
-    expect(redirectedTo(await submit(root, stop), first)).toBe(`/auth/admin/users/${encodeURIComponent(bobId)}`);
-    const own = await sessionOf(root, first);
+    expect(redirectedTo(await submit(admin, stop), first)).toBe(`/auth/admin/users/${encodeURIComponent(bobId)}`);
+    const own = await sessionOf(admin, first);
     expect(own?.user?.email).toBe(ROOT);
     expect(own).not.toHaveProperty('impersonatedBy');
     expect(await sql.all('SELECT session_token FROM sessions WHERE impersonated_by IS NOT NULL')).toEqual([]);
-    const back = await root.fetch(found.url, PAGE);
+    const back = await admin.fetch(found.url, PAGE);
     const backPage = await back.text();
     expect(back.status).toBe(200);
     expect(backPage).not.toContain(BANNER);
     expect(backPage).toContain('Ticket 981: their dashboard is empty');
     // And an action again, without signing in: Bob's sessions end.
-    await act(root, { ...found, page: backPage }, 'end-sessions', 'sessions-ended');
+    await act(admin, { ...found, page: backPage }, 'end-sessions', 'sessions-ended');
     expect(await sessionEmail(bob, first)).toBeNull();
     // Bob's password is the one it was.
     expect(await sessionEmail((await signIn('bob@example.test', `198.51.100.${(clients += 1)}`)).jar, first)).toBe('bob@example.test');
