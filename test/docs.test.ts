@@ -14,6 +14,8 @@ import { TwoFactor } from '../templates/runtime/features/two-factor/index.js';
 import { ApiKeys } from '../templates/runtime/features/api-keys/index.js';
 import { Account } from '../templates/runtime/features/account/index.js';
 import { Organizations } from '../templates/runtime/features/organizations/index.js';
+import { Admin } from '../templates/runtime/features/admin/index.js';
+import { MAX_IMPERSONATION_SECONDS } from '../templates/runtime/features/admin/settings.js';
 import { OWNER, resolveOrganizations } from '../templates/runtime/features/organizations/roles.js';
 import { SHOWN_EVENTS } from '../templates/runtime/features/account/account-view.js';
 import { API_KEY_PREFIX } from '../templates/runtime/features/api-keys/keys.js';
@@ -27,10 +29,10 @@ import { migrate } from '../templates/runtime/adapters/sqlite.js';
 import { allFeatures } from './support/all-features.js';
 import { routes } from '../templates/runtime/router.js';
 
-/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, API keys', the account's, organizations', the email, passkey and password flows'). */
+/** Every route an app can serve: the core's, and those of every feature (the adapter's, two-factor's, API keys', the account's, organizations', administration's, the email, passkey and password flows'). */
 const allRoutes: Record<string, RouteSpec> = {
   ...routes,
-  ...Object.assign({}, ...[database, TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), Organizations({ sendMessage: () => {} }), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
+  ...Object.assign({}, ...[database, TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), Organizations({ sendMessage: () => {} }), Admin({ sendMessage: () => {} }, {}), ...[emailFlow, webAuthnFlow, passwordFlow].flatMap((flow) => flow.features ?? [])].map((feature) => feature.routes ?? {})),
 };
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -107,7 +109,7 @@ describe('README.md', () => {
   });
 
   it('says in "Organizations" only what the feature does: its paths, its default roles and its invitation lifetime', () => {
-    const section = readme.slice(readme.indexOf('## Organizations'), readme.indexOf('## Documentation'));
+    const section = readme.slice(readme.indexOf('## Organizations'), readme.indexOf('## Administration'));
     const feature = Organizations({ sendMessage: () => {} });
     const named = [...section.matchAll(/`\/auth\/([a-z-]+)(?:\/([^`]+))?`/g)].map((match) => [match[1]!, match[2]] as const);
     expect(named.length).toBeGreaterThan(1);
@@ -119,6 +121,19 @@ describe('README.md', () => {
     const settings = resolveOrganizations({});
     expect(section).toContain(`works once, for ${settings.invitationExpiresInDays} days`);
     expect(section).toContain(`\`${OWNER}\` (every permission), ${[...settings.roles.keys()].filter((role) => role !== OWNER).map((role) => `\`${role}\``).join(', ')} or your own`);
+  });
+
+  it('says in "Administration" only what the feature does: its paths and how long an impersonation may last', () => {
+    const section = readme.slice(readme.indexOf('## Administration'), readme.indexOf('## Documentation'));
+    const feature = Admin({ sendMessage: () => {} }, {});
+    const named = [...section.matchAll(/`\/auth\/([a-z-]+)(?:\/([^`]+))?`/g)].map((match) => [match[1]!, match[2]] as const);
+    expect(named.length).toBeGreaterThan(0);
+    for (const [action, subpath] of named) {
+      expect(Object.keys(feature.routes ?? {})).toContain(action);
+      if (subpath) expect(feature.routes?.[action]?.subpaths).toContain(subpath.replace(/<[a-z]+>/g, '*'));
+    }
+    expect(MAX_IMPERSONATION_SECONDS).toBe(60 * 60);
+    expect(section).toContain('for at most an hour');
   });
 
   it('names in "Email and password" only routes the password feature serves, and its limits as the code has them', () => {

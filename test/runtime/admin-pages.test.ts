@@ -10,7 +10,7 @@ import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { listen, type RunningApp } from '../support/listen.js';
 import { Admin } from '../../templates/runtime/features/admin/index.js';
 import { renderUserListPage, renderUserPage } from '../../templates/runtime/features/admin/pages.js';
-import { impersonationToken } from '../../templates/runtime/features/database/session-token.js';
+import { impersonationToken } from '../../templates/runtime/features/admin/impersonation.js';
 import { Organizations } from '../../templates/runtime/features/organizations/index.js';
 import { hashPassword } from '../../templates/runtime/features/password/hash.js';
 import { FrameworkAuth } from '../../templates/runtime/index.js';

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
 import { createRequireRecentAuth } from '../../templates/runtime/features/database/recent-auth.js';
 import { decode, encode } from '../../templates/runtime/index.js';
-import { databaseClock, impersonationToken, newSessionToken } from '../../templates/runtime/features/database/session-token.js';
+import { impersonationToken } from '../../templates/runtime/features/admin/impersonation.js';
+import { databaseClock, newSessionToken } from '../../templates/runtime/features/database/session-token.js';
 import { jwtTimes, sessionClock } from '../../templates/runtime/session/session-clock.js';
 
 const jwtSessionClock = (claims: Parameters<typeof jwtTimes>[0], absoluteMaxAge: number, now: number) => sessionClock(...jwtTimes(claims, now), absoluteMaxAge);

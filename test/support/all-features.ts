@@ -9,6 +9,7 @@ import { ApiKeys } from '../../templates/runtime/features/api-keys/index.js';
 import { Account } from '../../templates/runtime/features/account/index.js';
 import { SecurityEvents } from '../../templates/runtime/features/security-events/index.js';
 import { Organizations } from '../../templates/runtime/features/organizations/index.js';
+import { Admin } from '../../templates/runtime/features/admin/index.js';
 import { adminStorage } from '../../templates/runtime/features/admin/storage.js';
 import { webAuthnFlow } from '../../templates/runtime/features/passkey/index.js';
 import { passwordFlow } from '../../templates/runtime/features/password/index.js';
@@ -23,7 +24,7 @@ export const adminStorageFeature: Feature = { id: 'admin', storage: adminStorage
 /** Every feature of the runtime, each once (as `featuresOf` lists a config's). */
 export const allFeatures: readonly Feature[] = [
   ...new Map(
-    [database, ...[webAuthnFlow, passwordFlow, emailFlow, credentialsFlow].flatMap((flow) => flow.features ?? []), TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), SecurityEvents, Organizations(), adminStorageFeature].map((feature) => [feature.id, feature]),
+    [database, ...[webAuthnFlow, passwordFlow, emailFlow, credentialsFlow].flatMap((flow) => flow.features ?? []), TwoFactor(), ApiKeys(), Account({ sendMessage: () => {} }), SecurityEvents, Organizations(), Admin({ sendMessage: () => {} }, {})].map((feature) => [feature.id, feature]),
   ).values(),
 ];
 

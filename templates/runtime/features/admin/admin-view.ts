@@ -15,7 +15,7 @@ import type { AdapterUser } from '../../types.js';
 import type { AccountPartView } from '../database/account-parts.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { sessionIdOf } from '../database/session-management.js';
-import { isImpersonationToken } from '../database/session-token.js';
+import { isImpersonationToken } from './impersonation.js';
 import { type SecurityEvent, securityEventsOf } from '../security-events/index.js';
 import { type AdminAction, type SignedInAdmin, isConfiguredAdmin } from './access.js';
 import { type ListedSession, type SignInMethods, type UserPage, renderUserListPage, renderUserPage } from './pages.js';

@@ -17,7 +17,6 @@ import { cookieOptionsFor, prefersJson, readBody } from '../../http/request.js';
 import { html } from '../../pages/html.js';
 import type { AdapterUser, Session } from '../../types.js';
 import { callAdapter } from '../database/adapter.js';
-import { impersonationToken, isImpersonationToken } from '../database/session-token.js';
 import { type SignedInAdmin, isAdmin, recordAdminAction } from './access.js';
 import { adminSettingsOf } from './settings.js';
 
@@ -52,6 +51,18 @@ export class ImpersonationRefused extends AuthError {
     'Not while acting as this user',
   );
 }
+
+/**
+ * An impersonation's session token, `<token>~i<seconds>`: the database feature's session clock
+ * (features/database/session-token.ts) ends it at that time however it is renewed and never counts it as a recent
+ * authentication. Every adapter stores and looks up the token whole, so nobody can change the time or the mark.
+ */
+export function impersonationToken(generated: string, endsAt: Date): string {
+  return `${generated}~i${Math.floor(endsAt.valueOf() / 1000)}`;
+}
+
+/** Whether a session token is an impersonation's ({@link impersonationToken}). */
+export const isImpersonationToken = (sessionToken: string): boolean => /~i\d{1,12}$/.test(sessionToken);
 
 /** The longest reason an admin may give. */
 const MAX_REASON = 500;

@@ -7,23 +7,16 @@ import { type SessionClock, sessionClock } from '../../session/session-clock.js'
 import type { AdapterSession } from '../../types.js';
 
 const AUTH_TIME = /~t(\d{1,12})$/;
+/**
+ * An admin acting as the user (features/admin/impersonation.ts writes `<token>~i<seconds>`): the session ends for good
+ * at that time however it is renewed, and it never counts as a recent authentication.
+ */
 const IMPERSONATION = /~i(\d{1,12})$/;
 
 /** A new session token: what `session.generateSessionToken` made, and when its user authenticated. */
 export function newSessionToken(generated: string, authTime: Date): string {
   return `${generated}~t${Math.floor(authTime.valueOf() / 1000)}`;
 }
-
-/**
- * A session token that marks an admin acting as its user (features/admin/), `<token>~i<seconds>`: the session ends for
- * good at that time however it is renewed, and it never counts as a recent authentication.
- */
-export function impersonationToken(generated: string, endsAt: Date): string {
-  return `${generated}~i${Math.floor(endsAt.valueOf() / 1000)}`;
-}
-
-/** Whether a session token is an impersonation's ({@link impersonationToken}). */
-export const isImpersonationToken = (sessionToken: string): boolean => IMPERSONATION.test(sessionToken);
 
 /**
  * A session's clock: the authentication time its token carries, else the row's `createdAt` (a built-in adapter's row
