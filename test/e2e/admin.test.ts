@@ -9,6 +9,8 @@
 // shows the banner, the account's POST routes are refused 403 (sign-out is not), stopping gives the admin's own
 // session back, another admin cannot be impersonated. Removing a lost phone's two-factor: the next sign-in asks no
 // code, the user is mailed, and their account page says an administrator did it.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
 import { type HtmlForm, parseForms, parseLinks } from '../support/html-form.js';
@@ -79,6 +81,14 @@ async function sessionOf(jar: CookieJar, app: RunningApp): Promise<SessionJson |
   return (await response.json()) as SessionJson | null;
 }
 
+/** What the scaffold's user does first: the admins' addresses in the AUTH_ADMINS the scaffold left empty in .env. */
+async function setAdmins(projectDir: string): Promise<void> {
+  const env = await readFile(join(projectDir, '.env'), 'utf8');
+  const config = await readFile(join(projectDir, 'src/auth/config.ts'), 'utf8');
+  if (!/^AUTH_ADMINS=$/m.test(env) || !config.includes('Admin()')) throw new Error(`the scaffold wrote no empty AUTH_ADMINS in .env or no Admin() in its config:\n${env}\n${config}`);
+  await fillEnv(projectDir, { AUTH_ADMINS: `${ROOT}, ${OPS}` });
+}
+
 describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administration on %s', (adapter) => {
   let mail: MailApp;
   let smtp: RunningSmtpServer;
@@ -89,9 +99,7 @@ describe.each(['sqlite', 'postgres'] as const)('a scaffolded app with administra
   let root: CookieJar;
 
   beforeAll(async () => {
-    mail = await startMailApp(adapter, ['--providers', 'password', '--account', '--api-keys', '--admin'], adapter === 'postgres' ? 2 : 1, (projectDir) =>
-      fillEnv(projectDir, { AUTH_ADMINS: `${ROOT}, ${OPS}` }),
-    );
+    mail = await startMailApp(adapter, ['--providers', 'password', '--account', '--api-keys', '--admin'], adapter === 'postgres' ? 2 : 1, setAdmins);
     smtp = mail.smtp;
     [first, second] = mail.apps as [RunningApp, RunningApp | undefined];
     sql = await openSql(mail);
