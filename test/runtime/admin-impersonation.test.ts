@@ -130,7 +130,7 @@ describe.each(memoryAndSqlite)('impersonation with %s', (_name, make) => {
     await h?.close();
   });
 
-  it('refuses every POST below the mount while an admin acts as a user, but sign-out and stopping, and changes nothing', async () => {
+  it('refuses every POST below the mount while an admin acts as a user, but sign-out and stopping, and the account\'s export, and changes nothing', async () => {
     h = await startHarness(await make());
     const admin = await newUser(h, { admin: true });
     const target = await newUser(h, { name: 'bea' });
@@ -144,6 +144,9 @@ describe.each(memoryAndSqlite)('impersonation with %s', (_name, make) => {
       if (response.status === 302) expect(response.headers.get('location'), path).toContain('error=ImpersonationRefused');
       else expect(response.status, path).toBe(403);
     }
+    // Nor does a GET take the user's data away: the export is theirs.
+    expect((await admin.jar.fetch(`${h.url}/auth/account/export`, { headers: { accept: 'application/json' } })).status).toBe(403);
+    expect((await target.jar.fetch(`${h.url}/auth/account/export`, { headers: { accept: 'application/json' } })).status).toBe(200);
     expect(await h.adapter.getUser(target.id)).not.toBeNull();
     expect(await h.adapter.listApiKeys(target.id)).toEqual([]);
     expect((await h.adapter.getUser(target.id))?.email).toBe(target.email);

@@ -64,13 +64,11 @@ export function impersonationToken(generated: string, endsAt: Date): string {
 /** Whether a session token is an impersonation's ({@link impersonationToken}). */
 export const isImpersonationToken = (sessionToken: string): boolean => /~i\d{1,12}$/.test(sessionToken);
 
-/** The longest reason an admin may give. */
-const MAX_REASON = 500;
-
 /**
- * Starts acting as `target`: refused (the errors by field returned, nothing answered) without a reason, for an
- * admin, the admin themselves or a disabled user, or when impersonation is off. Otherwise the browser's session
- * becomes the impersonation's (the admin's own is kept to return to) and the admin is sent to the app's start page.
+ * Starts acting as `target` for `reason` (checked by the action): refused (the errors by field returned, nothing
+ * answered) for an admin, the admin themselves or a disabled user, or when impersonation is off. Otherwise the
+ * browser's session becomes the impersonation's (the admin's own is kept to return to), and the admin is sent to the
+ * app's start page.
  */
 export async function startImpersonation(context: RequestContext, admin: SignedInAdmin, target: AdapterUser, reason: string, json: boolean): Promise<Record<string, string> | undefined> {
   const { options } = context;
@@ -80,8 +78,6 @@ export async function startImpersonation(context: RequestContext, admin: SignedI
   if (target.id === admin.user.id) return { action: 'You cannot act as yourself.' };
   if (await isAdmin(options, target)) return { action: 'An admin cannot be impersonated: ask them instead.' };
   if ((await callAdapter(adapter, 'getAdminState', target.id)).disabledAt) return { action: 'A disabled user cannot be impersonated: enable them first.' };
-  const given = reason.trim();
-  if (given === '' || given.length > MAX_REASON) return { reason: `Say why you act as this user (at most ${MAX_REASON} characters): it is recorded.` };
   const adminSessionToken = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
   if (!adminSessionToken) return { action: 'Your own session was not found: sign in again.' };
   const now = new Date();
@@ -89,7 +85,7 @@ export async function startImpersonation(context: RequestContext, admin: SignedI
   const sessionToken = impersonationToken(options.session.generateSessionToken(), expires);
   const userAgent = context.req.headers['user-agent']?.slice(0, 512) ?? null;
   await callAdapter(adapter, 'createImpersonationSession', { session: { sessionToken, userId: target.id, expires, createdAt: now, userAgent }, adminId: admin.user.id, adminSessionToken });
-  await recordAdminAction(context, admin.user, target.id, 'impersonated', given);
+  await recordAdminAction(context, admin.user, target.id, 'impersonated', reason);
   context.outgoing.push(...chunkCookie(context.cookies, context.cookieOptions.sessionToken, sessionToken, { expires }));
   if (json) sendJson(context, 200, { impersonating: { id: target.id, email: target.email ?? null }, expires: expires.toISOString() });
   else sendRedirect(context, `${context.origin}/`);
@@ -125,7 +121,7 @@ export async function stopImpersonatingRoute(context: RequestContext, route: Rou
 
 /**
  * The feature's `beforeRoute`: while the browser's session is an impersonation, every page shows the banner, and
- * nothing runs but GETs (a sign-in's callback excepted), sign-out and stopping.
+ * nothing runs but GETs (a sign-in's callback and the account's export excepted), sign-out and stopping.
  */
 export function impersonationGuard(context: RequestContext, action: string, route: Route): void {
   const token = readChunkedCookie(context.cookies, context.cookieOptions.sessionToken.name);
@@ -133,7 +129,9 @@ export function impersonationGuard(context: RequestContext, action: string, rout
   context.banner = String(
     html`<header class="impersonating" style="background:#7a2e00;color:#fff;padding:.75rem 1rem;display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;justify-content:center"><p style="margin:0">An administrator is acting as this user: nothing in the account can change.</p><form method="post" action="${context.mountPath}/admin/stop-impersonating" style="margin:0"><input type="hidden" name="csrfToken" value="${csrfTokenOf(context)}"><button type="submit" style="background:#fff;color:#7a2e00;border:0;border-radius:.375rem;padding:.375rem .75rem;font:inherit;cursor:pointer">Stop acting as this user</button></form></header>`,
   );
-  const allowed = route.method === 'GET' ? action !== 'callback' : action === 'signout' || (action === 'admin' && route.subpath === 'stop-impersonating');
+  // Seeing is allowed, taking is not: the account's export is the user's data to download, not an admin's.
+  const readable = action !== 'callback' && !(action === 'account' && route.subpath === 'export');
+  const allowed = route.method === 'GET' ? readable : action === 'signout' || (action === 'admin' && route.subpath === 'stop-impersonating');
   if (!allowed) throw new ImpersonationRefused(`${route.method} ${context.mountPath}/${action} refused while an admin acts as the user`);
 }
 

@@ -204,7 +204,8 @@ export const adminStorage: FeatureStorage = {
       nullable: ['actor_id', 'detail'],
       primaryKey: ['id'],
       indexes: [['user_id', 'at']],
-      references: { actor_id: { table: 'users', onDelete: 'set null' } },
+      // The admins' record outlives the user it names: a deletion stays recorded (by the user's id only).
+      references: { user_id: null, actor_id: { table: 'users', onDelete: 'set null' } },
     },
   ],
   columns: [
@@ -337,7 +338,7 @@ function byAddress(a: AdapterUser, b: AdapterUser): number {
  */
 function memoryAdmin(users: ReadonlyMap<string, AdapterUser>, adapter: Adapter): ReturnType<FeatureStorage['memory']> {
   const grants = new Map<string, { grantedBy: string | null; grantedAt: Date }>();
-  let actions: Omit<AdminActionRecord, 'actorEmail'>[] = [];
+  const actions: Omit<AdminActionRecord, 'actorEmail'>[] = [];
   /** The tokens of the impersonation sessions made here: the sessions a disabled admin acts in (read when used). */
   const impersonationTokens = new Set<string>();
   const userOf = (userId: string): MemoryUser | undefined => users.get(userId);
@@ -360,7 +361,6 @@ function memoryAdmin(users: ReadonlyMap<string, AdapterUser>, adapter: Adapter):
     forgetUser(userId) {
       grants.delete(userId);
       for (const grant of grants.values()) if (grant.grantedBy === userId) grant.grantedBy = null;
-      actions = actions.filter((action) => action.userId !== userId);
       for (const action of actions) if (action.actorId === userId) action.actorId = null;
     },
     methods: {
