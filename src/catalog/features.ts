@@ -1,5 +1,5 @@
 import { emailFromEnvKey, emailServerEnvKey } from './env-names.js';
-import { accountPath, apiKeysPath, organizationsPath } from './mount-path.js';
+import { accountPath, adminPath, apiKeysPath, organizationsPath } from './mount-path.js';
 import type { ProviderId } from './providers.js';
 
 /**
@@ -42,17 +42,23 @@ export interface FeatureEntry {
   /** The element written into `features: [...]`. */
   readonly snippet: string;
   /**
-   * Its page for signed-in users, linked from the starter server's home page (after "Your sessions"): its path below
-   * the mount path, and the link's text.
+   * Its page for signed-in users: its path below the mount path, and the text of its link on the starter server's home
+   * page (after "Your sessions"); no link without one (a page only some users may open, such as administration's).
    */
-  readonly page?: { readonly path: (mount: string) => string; readonly linkText: string };
+  readonly page?: { readonly path: (mount: string) => string; readonly linkText?: string };
   /**
    * What the starter server gets beyond the link to its page: routes, written by the `server` section of its partial
    * (`templates/project/auth/features/<id>.ts.hbs`), and the auth module's exports they use, which the server imports
    * with its own.
    */
   readonly starterServer?: { readonly imports: readonly string[] };
-  /** npm dependencies it brings beyond the runtime's own. */
+  /**
+   * Catalog features it brings itself, which the config need not list (administration brings two-factor, which admins
+   * enrol in): their runtime files are copied with its own and their dependencies are its own too
+   * ({@link featureDependencies}). Each comes before it in the catalog.
+   */
+  readonly brings?: readonly string[];
+  /** npm dependencies it brings beyond the runtime's own (and those of the features it {@link brings}). */
   readonly dependencies: Readonly<Record<string, string>>;
   /**
    * The env keys its runtime folder reads: written empty to `.env` and `.env.example` under its name, after the
@@ -114,6 +120,18 @@ export interface FeatureEnvKey {
   readonly comment: string;
   /** Whether the feature refuses to start without it (else it works without, as the comment says). */
   readonly required: boolean;
+  /**
+   * What `doctor` says while it is empty, for a key the app starts without but the feature is of no use without (no
+   * admin without AUTH_ADMINS): a warning, unless the config gives the feature `option` instead.
+   */
+  readonly whenEmpty?: {
+    /** The feature's option that replaces the key in the config (`Admin({ admins })`). */
+    readonly option: string;
+    /** What is missing while it is empty, after "<KEY> is empty: ". */
+    readonly consequence: string;
+    /** How to fix it. */
+    readonly fix: (configPath: string) => string;
+  };
 }
 
 /** Another catalog feature a feature needs beside it ({@link FeatureEntry.needs}). */
@@ -244,6 +262,34 @@ Removes Organizations() and its import from src/auth/config.ts, requirePermissio
 src/auth/index.ts, the link and GET /orgs/:slug from the starter server, its runtime files when nothing imports them
 any more and you did not change them, and AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM from .env.example when nothing else
 reads them (from .env too with --purge-env). Its tables keep their rows. Running it again changes nothing.
+`;
+
+const adminAddHelp = `
+Examples:
+  $ npx framework-auth add-admin
+  $ npx framework-auth add-admin --dry-run
+  $ npx framework-auth add-admin --json
+
+Adds Admin() to the features of src/auth/config.ts (and its import), the feature's runtime files (with two-factor,
+which an admin enrols in before any admin action, and the security events it records), requireAdmin to
+src/auth/index.ts, AUTH_ADMINS (the admins' addresses, comma-separated), AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM to
+.env and .env.example (empty, when no provider wrote them), and to the starter server GET /admin-only, guarded by
+requireAdmin. Needs an adapter (database sessions). Admins, the users whose verified address is in AUTH_ADMINS and
+those another admin granted, then find users at <mount>/admin and disable them, end their sessions, remove a second
+factor, send a reset link or act as them. Running it again changes nothing.
+`;
+
+const adminRemoveHelp = `
+Examples:
+  $ npx framework-auth remove-admin
+  $ npx framework-auth remove-admin --json
+  $ npx framework-auth remove-admin --purge-env   also delete AUTH_ADMINS and AUTH_EMAIL_SERVER/FROM from .env
+
+Removes Admin() and its import from src/auth/config.ts, requireAdmin from src/auth/index.ts, GET /admin-only from the
+starter server, its runtime files (two-factor's too, unless TwoFactor() is in the config) when nothing imports them
+any more and you did not change them, and AUTH_ADMINS, AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM from .env.example when
+nothing else reads them (from .env too with --purge-env). Its tables keep their rows; disabled users can sign in
+again. Running it again changes nothing.
 `;
 
 /** The features whose runtime folder exists in templates/runtime/features/, in the order the config lists them. */
@@ -413,6 +459,63 @@ export const featureCatalog = [
       },
     },
   },
+  {
+    id: 'admin',
+    name: 'Administration',
+    label: 'The admin feature',
+    noun: 'the admin feature',
+    answersKey: 'admin',
+    summary: 'administration: admins find users, disable them, end their sessions, reset factors, impersonate; requireAdmin()',
+    flag: { name: '--admin', description: 'administration: admins find users, disable, end sessions, reset factors, impersonate; requireAdmin (needs an adapter)' },
+    question: 'Add administration (find and disable users, end sessions, impersonate)?',
+    commands: {
+      add: { description: 'add administration (user pages for admins, disable, impersonate, requireAdmin) to a project scaffolded by create-framework-auth', help: adminAddHelp },
+      remove: { description: 'remove the administration that add-admin (or create --admin) added', help: adminRemoveHelp },
+    },
+    importName: 'Admin',
+    importPath: './core/features/admin/index.js',
+    snippet: 'Admin()',
+    // Only admins may open it (anyone else gets a 404): the starter server's home page does not link it.
+    page: { path: adminPath },
+    // GET /admin-only, guarded by requireAdmin: how an app guards its own admin routes.
+    starterServer: { imports: ['requireAdmin'] },
+    // An admin enrols a second factor before any admin action (unless Admin({ requireSecondFactor: false })).
+    brings: ['two-factor'],
+    // Its notices to users (a factor removed, the account disabled or deleted) go over SMTP when AUTH_EMAIL_SERVER is set.
+    dependencies: { nodemailer: '^10.6.0' },
+    // AUTH_ADMINS is read by features/admin/ (Admin({ admins }) replaces it); the mail keys by features/email/smtp.ts,
+    // as the account's: without them, its notices are printed on the console outside production.
+    env: [
+      {
+        name: 'AUTH_ADMINS',
+        example: 'you@example.com,ops@example.com',
+        comment: "the admins' email addresses, comma-separated: a user signed in with one of them, verified, is an admin",
+        required: false,
+        whenEmpty: {
+          option: 'admins',
+          consequence: 'no user is an admin, and only an admin can make another one',
+          fix: (configPath: string) => `Set AUTH_ADMINS in .env to your admins' addresses, comma-separated (AUTH_ADMINS=you@example.com), or list them in Admin({ admins }) in ${configPath}.`,
+        },
+      },
+      { name: emailServerEnvKey, example: 'smtp://user:password@smtp.example.com:587', comment: 'the SMTP server of its notices to users (printed on the console outside production while empty)', required: false },
+      { name: emailFromEnvKey, example: '"Example <no-reply@example.com>"', comment: 'the sender of its notices', required: false },
+    ],
+    needs: { adapter: { stored: 'admin grants, disabled users and impersonation sessions' } },
+    optIns: [],
+    nextSteps: {
+      use: (mount: string) =>
+        `Set AUTH_ADMINS in .env to your admins' addresses (comma-separated). Signed in with one of them, verified, and with a second factor (two-factor at ${mount}/two-factor, or a passkey), an admin finds users at ${adminPath(mount)}: disable them, end their sessions, remove a factor, send a reset link, grant admin, or act as them for an hour. Guard your own admin routes with requireAdmin (the starter server's GET /admin-only does). Its notices to users go over SMTP once AUTH_EMAIL_SERVER and AUTH_EMAIL_FROM are set (printed on the console until then, outside production).`,
+      run: 'With sqlite or postgres, create its tables and columns now or let the first start do it: npx framework-auth migrate',
+    },
+    afterRemove: [
+      'The admin_grants and admin_actions tables and the columns it added to users and sessions keep their rows; nothing reads them any more, so disabled users can sign in again.',
+    ],
+    doctor: {
+      withoutAdapter: 'its grants, disabled users and impersonation sessions live in the database',
+      withoutProviders: 'no provider',
+      configured: (_providerNames: string, mount: string) => `Administration is configured; admins manage users at ${adminPath(mount)}.`,
+    },
+  },
 ] as const satisfies readonly FeatureEntry[];
 
 /** A catalog feature id. */
@@ -432,6 +535,16 @@ export function getFeature(id: FeatureId): FeatureEntry {
   const entry = featureCatalog.find((candidate) => candidate.id === id);
   if (!entry) throw new Error(`No catalog entry for feature "${id}"`);
   return entry;
+}
+
+/** The catalog features it brings itself ({@link FeatureEntry.brings}), in catalog order. */
+export function broughtFeatures(feature: FeatureEntry): FeatureEntry[] {
+  return featureCatalog.filter((entry) => feature.brings?.includes(entry.id) === true);
+}
+
+/** The npm dependencies a feature brings: those of the features it brings, then its own. */
+export function featureDependencies(feature: FeatureEntry): Record<string, string> {
+  return Object.assign({}, ...broughtFeatures(feature).map((entry) => entry.dependencies), feature.dependencies) as Record<string, string>;
 }
 
 /** The features the answers turn on, in catalog order. */

@@ -75,6 +75,11 @@ export function organizationsPath(mount: string): string {
   return `${mount}/organizations`;
 }
 
+/** The administration pages, where an admin finds users and acts on them (with the admin feature). */
+export function adminPath(mount: string): string {
+  return `${mount}/admin`;
+}
+
 /** The built-in re-authentication page, where a signed-in user confirms who they are before a sensitive change. */
 export function reauthPath(mount: string): string {
   return `${mount}/reauth`;

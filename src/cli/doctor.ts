@@ -11,7 +11,7 @@ import { manifestPath, readManifest } from '../generator/project/manifest.js';
 import { readEnvLines } from '../generator/edit/env-file.js';
 import { compilesGeneratedModules } from '../generator/edit/tsconfig.js';
 import { readProjectFile } from '../generator/planned-file.js';
-import { type AuthConfigInfo, normaliseModule, readAuthConfig } from '../generator/edit/provider-list.js';
+import { type AuthConfigInfo, featureOptionNames, normaliseModule, readAuthConfig } from '../generator/edit/provider-list.js';
 import { featureCatalog, featureCommandName, missingNeededFeatures, whyNeeded } from '../catalog/features.js';
 import type { FeatureEntry } from '../catalog/features.js';
 import type { TypeScriptApi } from '../generator/typescript-api.js';
@@ -40,12 +40,12 @@ Examples:
   $ npx framework-auth doctor --offline      skip the issuer discovery requests and the database
   $ npx framework-auth doctor --json         findings as one JSON document
 
-Checks what a first start needs: AUTH_SECRET, each provider's env vars, that each issuer answers its discovery
-document (3 s timeout), that the server mounts the auth routes at the config's basePath, 'trust proxy' when AUTH_URL
-is https, ESM settings in package.json and tsconfig.json, installed dependencies, the Node version, and what the
-features keep in an sqlite or postgres database (memberships holding a role the config no longer defines), read
-with the project's own code. Each problem comes with its fix; the exit code is 1 when there is one. Values of secrets
-are never printed.
+Checks what a first start needs: AUTH_SECRET, each provider's env vars (and a feature's, such as the admins'
+addresses in AUTH_ADMINS), that each issuer answers its discovery document (3 s timeout), that the server mounts the
+auth routes at the config's basePath, 'trust proxy' when AUTH_URL is https, ESM settings in package.json and
+tsconfig.json, installed dependencies, the Node version, and what the features keep in an sqlite or postgres
+database (memberships holding a role the config no longer defines), read with the project's own code. Each problem
+comes with its fix; the exit code is 1 when there is one. Values of secrets are never printed.
 `;
 
 /** How long an issuer may take to answer its discovery document. */
@@ -290,6 +290,25 @@ function checkFeature(feature: FeatureEntry, info: AuthConfigInfo, configPath: s
   const [missing] = missingNeededFeatures(feature, featureCatalog.filter((entry) => info.featureModules.includes(normaliseModule(entry.importPath))));
   if (missing) return problem(feature.id, 'error', `${configPath} has ${feature.importName}() but not ${missing.importName}(), which it needs: it ${whyNeeded(feature, missing)}.`, `Run npx framework-auth ${featureCommandName(missing, true)}, or ${remove}.`);
   return ok(feature.id, doctor.configured(present.map((entry) => entry.name).join(', '), info.basePath ?? defaultMountPath));
+}
+
+/**
+ * The env keys a configured feature starts without but is of no use without (no admin without AUTH_ADMINS): a warning
+ * while one is empty, unless the config gives the feature the option that replaces it (`Admin({ admins })`).
+ */
+function checkFeatureEnv(api: TypeScriptApi, features: readonly FeatureEntry[], configText: string, configPath: string, values: Record<string, string | undefined>): Finding[] {
+  return features.flatMap((feature) =>
+    feature.env.flatMap((key) => {
+      const { whenEmpty } = key;
+      if (!whenEmpty) return [];
+      const id = `feature-env:${key.name}`;
+      if (values[key.name]?.trim()) return [ok(id, `${feature.name}: ${key.name} is set.`)];
+      if (featureOptionNames(api, configText, feature.importPath, configPath)?.includes(whenEmpty.option)) {
+        return [ok(id, `${feature.name}: ${feature.importName}({ ${whenEmpty.option} }) in ${configPath} stands for ${key.name}.`)];
+      }
+      return [problem(id, 'warn', `${feature.name}: ${key.name} is empty: ${whenEmpty.consequence}.`, whenEmpty.fix(configPath))];
+    }),
+  );
 }
 
 /**
@@ -563,6 +582,7 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   findings.push(
     checkSecret(values, source),
     ...checkProviderEnv(providers, values),
+    ...checkFeatureEnv(api, configured, configText, configPath, values),
     ...(await checkIssuers(providers, values, flags.offline === true)),
     checkMount(basePath, facts, configPath),
     ...checkCallbackUrls(providers, values, basePath ?? defaultMountPath, readProjectFile(root, '.env')),

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { featureAnswers, featureCatalog, featureCommandName, featuresOn, optInLines } from '../../src/catalog/features.js';
+import { featureAnswers, featureCatalog, featureCommandName, featureDependencies, featuresOn, getFeature, optInLines } from '../../src/catalog/features.js';
 import type { FeatureEntry } from '../../src/catalog/features.js';
 import { getProvider, providerCatalog } from '../../src/catalog/providers.js';
 import { checkFeaturesFit } from '../../src/generator/answers.js';
@@ -54,6 +54,8 @@ describe('the feature catalog', () => {
     expect(featureAnswers(featuresOn({ account: true }))).toEqual({ account: true });
     // Organizations come last: API keys may be made for one, and the account page lists them.
     expect(featuresOn({ organizations: true, account: true, apiKeys: true }).map((entry) => entry.id)).toEqual(['api-keys', 'account', 'organizations']);
+    // Administration after them: its user page shows the user's keys, account and memberships.
+    expect(featuresOn({ admin: true, organizations: true, twoFactor: true }).map((entry) => entry.id)).toEqual(['two-factor', 'organizations', 'admin']);
   });
 
   it('gives an opted-in provider its option lines, which its snippet starts with', () => {
@@ -81,7 +83,15 @@ describe('the feature catalog', () => {
       ['api-keys', '/api/auth/api-keys', 'API keys'],
       ['account', '/api/auth/account', 'Your account'],
       ['organizations', '/api/auth/organizations', 'Organizations'],
+      // Only admins may open it: no link.
+      ['admin', '/api/auth/admin', undefined],
     ]);
+  });
+
+  it('gives a feature the dependencies of the features it brings, and brings none that does not exist', () => {
+    for (const entry of catalog) for (const id of entry.brings ?? []) expect(catalog.map((other) => other.id), `${entry.id} brings ${id}`).toContain(id);
+    expect(featureDependencies(getFeature('admin'))).toEqual({ uqr: '^0.1.3', nodemailer: '^10.6.0' });
+    expect(featureDependencies(getFeature('two-factor'))).toEqual({ uqr: '^0.1.3' });
   });
 });
 
@@ -240,13 +250,14 @@ describe('a feature\'s env keys (issue 47)', () => {
 });
 
 describe('the features a feature needs (issue 47)', () => {
-  // What a feature's runtime folder imports of another catalog feature's folder, it needs beside it; what it imports of
-  // the database feature, it needs an adapter for. (The runtime's own features, such as security events and rate
-  // limits, come with the feature's imports and its `features: [...]`.)
-  it.each(catalog.map((entry) => [entry.id, entry] as const))('are the catalog features whose folders the runtime of %s imports', (id, entry) => {
+  // What a feature's runtime folder imports of another catalog feature's folder, it needs beside it or brings itself
+  // (administration brings two-factor); what it imports of the database feature, it needs an adapter for. (The
+  // runtime's own features, such as security events and rate limits, come with the feature's imports and its
+  // `features: [...]`.)
+  it.each(catalog.map((entry) => [entry.id, entry] as const))('are the catalog features whose folders the runtime of %s imports, but those it brings', (id, entry) => {
     const imported = new Set(runtimeFolder(id).flatMap(({ text }) => [...text.matchAll(/from '\.\.\/([a-z-]+)\//g)].map((match) => match[1]!)));
     const others = catalog.filter((other) => other.id !== id && imported.has(other.id)).map((other) => other.id);
-    expect((entry.needs.features ?? []).map((need) => need.id).sort()).toEqual(others.sort());
+    expect([...(entry.needs.features ?? []).map((need) => need.id), ...(entry.brings ?? [])].sort()).toEqual(others.sort());
     expect(entry.needs.adapter !== undefined).toBe(imported.has('database'));
   });
 });

@@ -108,6 +108,7 @@ describe('the prompt', () => {
       if (withTwoFactor) await session.answer(apiKeys.question, left, enter);
       await session.answer(account.question, enter);
       await session.answer(getFeature('organizations').question, enter);
+      await session.answer(getFeature('admin').question, enter);
       await session.answer('Write these files?', enter);
       expect(await done).toBe(0);
       expect(session.screen().includes(apiKeys.question)).toBe(withTwoFactor);

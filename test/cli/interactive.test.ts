@@ -67,6 +67,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
+    await session.answer('Add administration (find and disable users, end sessions, impersonate)?', keys.enter);
     await session.answer('Mount path of the auth routes?', ...Array<string>(5).fill(keys.backspace), ...'/api/auth', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     // The plan is shown before anything is written, and the write waits for a yes.
@@ -90,6 +91,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
+    await session.answer('Add administration (find and disable users, end sessions, impersonate)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('password needs a database');
@@ -110,6 +112,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
+    await session.answer('Add administration (find and disable users, end sessions, impersonate)?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(await done).toBe(0);
     const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
@@ -126,6 +129,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.left, keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
     await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
+    await session.answer('Add administration (find and disable users, end sessions, impersonate)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('api-keys needs a database');
@@ -145,6 +149,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
     await session.answer('Add an account page (address change, export, delete, security events)?', keys.left, keys.enter);
     await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
+    await session.answer('Add administration (find and disable users, end sessions, impersonate)?', keys.enter);
     await session.answer('Where should sessions live?', keys.enter);
     await session.answer('Write these files?', keys.enter);
     expect(session.screen()).toContain('password and account need a database');
@@ -154,6 +159,25 @@ describe('create-framework-auth asks what the flags did not say', () => {
     expect(config).toContain('features: [Account()],');
     expect(config).toContain('adapter: SqliteAdapter(),');
     expect(JSON.parse(await readFile(join(parent, 'app/framework-auth.json'), 'utf8')).answers).toEqual({ providers: ['password'], mount: '/auth', adapter: 'sqlite', account: true });
+  });
+
+  it('asks for administration, writes it, and then offers no choice without a database', async () => {
+    const parent = await makeTempDir();
+    const session = terminal();
+    const done = start(['app', '--no-install', '--providers', 'oidc', '--mount', '/auth'], parent, session);
+    await session.answer('Let users create API keys for scripts and apps (Authorization: Bearer)?', keys.enter);
+    await session.answer('Add an account page (address change, export, delete, security events)?', keys.enter);
+    await session.answer('Add organizations (members, roles, invitations, requirePermission)?', keys.enter);
+    await session.answer('Add administration (find and disable users, end sessions, impersonate)?', keys.left, keys.enter);
+    await session.answer('Where should sessions live?', keys.enter);
+    await session.answer('Write these files?', keys.enter);
+    expect(session.screen()).toContain('admin needs a database');
+    expect(await done).toBe(0);
+    const config = await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8');
+    expect(config).toContain("import { Admin } from './core/features/admin/index.js';");
+    expect(config).toContain('features: [Admin()],');
+    expect(config).toContain('adapter: SqliteAdapter(),');
+    expect(JSON.parse(await readFile(join(parent, 'app/framework-auth.json'), 'utf8')).answers).toEqual({ providers: ['oidc'], mount: '/auth', adapter: 'sqlite', admin: true });
   });
 
   it('asks only what the flags left open', async () => {
@@ -169,6 +193,7 @@ describe('create-framework-auth asks what the flags did not say', () => {
     expect(session.screen()).not.toContain('Let users create API keys');
     expect(session.screen()).not.toContain('Add an account page');
     expect(session.screen()).not.toContain('Add organizations');
+    expect(session.screen()).not.toContain('Add administration');
     expect(await readFile(join(parent, 'app/src/auth/config.ts'), 'utf8')).toContain("basePath: '/auth',");
   });
 

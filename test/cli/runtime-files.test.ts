@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getFeature } from '../../src/catalog/features.js';
 import { packageTemplateDirs } from '../../src/generator/paths.js';
 import { readRuntimeFiles, reachableRuntimeFiles, relativeImports } from '../../src/generator/plan/runtime-files.js';
 import { readTemplates } from '../../src/generator/release.js';
@@ -170,6 +171,13 @@ describe('readRuntimeFiles', () => {
     expect(pathsOf(['oidc'], 'sqlite').filter((path) => path.startsWith('adapters/'))).toEqual(['adapters/sql-rows.ts', 'adapters/sql-tables.ts', 'adapters/sqlite.ts']);
     expect(pathsOf(['oidc'], 'postgres').filter((path) => path.startsWith('adapters/'))).toEqual(['adapters/postgres.ts', 'adapters/sql-rows.ts', 'adapters/sql-tables.ts']);
     expect(pathsOf(['oidc'], 'memory').filter((path) => path.startsWith('adapters/'))).toEqual(['adapters/memory.ts']);
+  });
+
+  it('copies two-factor\'s folder with administration, which brings it, and neither without', () => {
+    const paths = (features: Parameters<typeof readRuntimeFiles>[3]): string[] => readRuntimeFiles(['oidc'], 'sqlite', templates, features).map((file) => file.path);
+    const without = paths([]);
+    for (const path of ['features/admin/index.ts', 'features/two-factor/index.ts']) expect(without, path).not.toContain(path);
+    expect(paths([getFeature('admin')])).toEqual(expect.arrayContaining(['features/admin/index.ts', 'features/admin/storage.ts', 'features/two-factor/index.ts', 'features/two-factor/totp.ts']));
   });
 
   it('copies every file that a copied file imports', () => {

@@ -3,96 +3,29 @@
 // (the route table read from the features, so a route added later is covered), every page shows the banner with a
 // stop button, `session.impersonatedBy` names the admin, the session is never a recent authentication and ends at its
 // maxAge however often it is read; stopping gives the admin's own session back. requireAdmin answers 401, 403 and 200.
-import { rm } from 'node:fs/promises';
-import express, { urlencoded } from 'express';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
-import { listen, type RunningApp } from '../support/listen.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { formBody, type CookieJar } from '../support/cookie-jar.js';
 import { Account } from '../../templates/runtime/features/account/index.js';
-import { type AdminOptions, Admin, createRequireAdmin } from '../../templates/runtime/features/admin/index.js';
+import { type AdminOptions, createRequireAdmin } from '../../templates/runtime/features/admin/index.js';
 import { ApiKeys } from '../../templates/runtime/features/api-keys/index.js';
 import { createRequireRecentAuth } from '../../templates/runtime/features/database/recent-auth.js';
 import { Organizations } from '../../templates/runtime/features/organizations/index.js';
-import { hashPassword } from '../../templates/runtime/features/password/hash.js';
-import { FrameworkAuth, createSessionLocals, getSession, resolveConfig } from '../../templates/runtime/index.js';
-import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
+import { resolveConfig } from '../../templates/runtime/index.js';
+import type { FrameworkAuthConfig } from '../../templates/runtime/index.js';
 import { routes as coreRoutes } from '../../templates/runtime/router.js';
-import Password from '../../templates/runtime/providers/password.js';
-import { SECRET, memoryAndSqlite, recordingLogger, type MadeAdapter } from './helpers.js';
+import { type Harness, type TestUser, ADMIN_EMAIL, PASSWORD, newUser, post, startHarness as startAdminHarness } from './admin-harness.js';
+import { memoryAndSqlite, type MadeAdapter } from './helpers.js';
 
-const PASSWORD = 'violet staple orbit lantern';
-const ADMIN_EMAIL = 'ada-admin@example.test';
-
-interface Harness {
-  url: string;
-  config: FrameworkAuthConfig;
-  adapter: Required<Adapter>;
-  close(): Promise<void>;
-}
-
-let passwordHash: string;
-beforeAll(async () => {
-  passwordHash = await hashPassword(PASSWORD);
-});
-
-async function startHarness(made: MadeAdapter, admin: AdminOptions = {}): Promise<Harness> {
-  const { logger } = recordingLogger();
-  const config: FrameworkAuthConfig = {
-    secret: SECRET,
-    trustHost: ['127.0.0.1'],
-    adapter: made.adapter,
-    providers: [Password({ sendMessage: () => {} })],
-    features: [Admin({ admins: [ADMIN_EMAIL], sendMessage: () => {}, ...admin }, {}), Account({ sendMessage: () => {} }, {}), ApiKeys(), Organizations({ sendMessage: () => {} }, {})],
-    logger,
-    rateLimit: { credentialsPerClient: false, passwordEmailPerClient: false },
-  };
-  const app = express();
-  app.use(urlencoded({ extended: true }));
-  app.use('/auth/*splat', FrameworkAuth(config));
-  app.use(createSessionLocals(config));
-  app.get('/whoami', async (req, res) => void res.json(await getSession(req, config)));
-  app.get('/reports', createRequireAdmin(config), (_req, res) => void res.json({ reports: [] }));
-  app.post('/billing', createRequireRecentAuth(config), (_req, res) => void res.json({ paid: true }));
-  const running: RunningApp = await listen(app);
-  return {
-    url: running.url,
-    config,
-    adapter: made.adapter as Required<Adapter>,
-    async close() {
-      await running.close();
-      if (made.folder) await rm(made.folder, { recursive: true, force: true });
+/** The harness with the account, API keys and organizations (routes to refuse), /reports (requireAdmin) and /billing (requireRecentAuth). */
+function startHarness(made: MadeAdapter, admin: AdminOptions = {}): Promise<Harness> {
+  return startAdminHarness(made, {
+    admin,
+    features: [Account({ sendMessage: () => {} }, {}), ApiKeys(), Organizations({ sendMessage: () => {} }, {})],
+    routes: (app, config) => {
+      app.get('/reports', createRequireAdmin(config), (_req, res) => void res.json({ reports: [] }));
+      app.post('/billing', createRequireRecentAuth(config), (_req, res) => void res.json({ paid: true }));
     },
-  };
-}
-
-interface TestUser {
-  id: string;
-  email: string;
-  jar: CookieJar;
-}
-
-let users = 0;
-/** A user with a password, signed in; `admin`: the configured admin's address, with two-factor on. */
-async function newUser(h: Harness, options: { admin?: boolean; name?: string } = {}): Promise<TestUser> {
-  users += 1;
-  const email = options.admin ? ADMIN_EMAIL : `${options.name ?? 'user'}-${users}@example.test`;
-  const created = await h.adapter.createUser({ id: crypto.randomUUID(), email, name: options.name ?? 'user', emailVerified: new Date() });
-  await h.adapter.setPasswordHash(created.id, passwordHash);
-  const jar = createJar();
-  const response = await jar.fetch(`${h.url}/auth/callback/password`, { method: 'POST', ...formBody({ csrfToken: await csrfOf(h, jar), email, password: PASSWORD }) });
-  expect(response.status).toBe(302);
-  // Turned on after the sign-in, so that the test needs no code: an admin's second factor.
-  if (options.admin) await h.adapter.setTwoFactor(created.id, { secret: 'unused-in-these-tests', enabledAt: new Date() });
-  return { id: created.id, email, jar };
-}
-
-async function csrfOf(h: Harness, jar: CookieJar): Promise<string> {
-  return ((await (await jar.fetch(`${h.url}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
-}
-
-async function post(h: Harness, jar: CookieJar, path: string, fields: Record<string, string>, json = true): Promise<Response> {
-  const form = formBody({ csrfToken: await csrfOf(h, jar), ...fields });
-  return jar.fetch(`${h.url}/auth/${path}`, { method: 'POST', body: form.body, headers: { ...form.headers, accept: json ? 'application/json' : 'text/html' } });
+  });
 }
 
 function sessionCookie(jar: CookieJar): string | undefined {
@@ -268,8 +201,7 @@ describe.each(memoryAndSqlite)('requireAdmin with %s', (_name, make) => {
 
   it('does not take an unproven address in AUTH_ADMINS for an admin', async () => {
     h = await startHarness(await make());
-    const admin = await newUser(h, { admin: true });
-    await h.adapter.updateUser({ id: admin.id, emailVerified: null });
+    const admin = await newUser(h, { admin: true, verified: false });
     expect((await admin.jar.fetch(`${h.url}/reports`, { headers: { accept: 'application/json' } })).status).toBe(403);
   });
 
@@ -286,8 +218,7 @@ describe.each(memoryAndSqlite)('requireAdmin with %s', (_name, make) => {
   it('lets an admin by grant through, and refuses them once the grant is withdrawn', async () => {
     h = await startHarness(await make());
     const admin = await newUser(h, { admin: true });
-    const granted = await newUser(h, { name: 'grace' });
-    await h.adapter.setTwoFactor(granted.id, { secret: 'unused-in-these-tests', enabledAt: new Date() });
+    const granted = await newUser(h, { name: 'grace', secondFactor: true });
     expect((await post(h, admin.jar, `admin/users/${granted.id}`, { action: 'grant-admin' })).status).toBe(200);
     expect((await granted.jar.fetch(`${h.url}/reports`)).status).toBe(200);
     expect((await post(h, admin.jar, `admin/users/${granted.id}`, { action: 'revoke-admin' })).status).toBe(200);

@@ -3,21 +3,13 @@
 // form with the CSRF token, names escaped, and a refused form's errors beside its fields. Over HTTP (admin-view.ts,
 // on 127.0.0.1 with the memory adapter and SQLite): the list's search and pages, each user's state, a user's page and
 // JSON with what the features know of them and never a session token, 404 for an unknown user, the notices.
-import { rm } from 'node:fs/promises';
-import express, { urlencoded } from 'express';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
-import { listen, type RunningApp } from '../support/listen.js';
-import { Admin } from '../../templates/runtime/features/admin/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { renderUserListPage, renderUserPage } from '../../templates/runtime/features/admin/pages.js';
 import { impersonationToken } from '../../templates/runtime/features/admin/impersonation.js';
 import { Organizations } from '../../templates/runtime/features/organizations/index.js';
-import { hashPassword } from '../../templates/runtime/features/password/hash.js';
-import { FrameworkAuth } from '../../templates/runtime/index.js';
-import type { Adapter, FrameworkAuthConfig } from '../../templates/runtime/index.js';
-import Password from '../../templates/runtime/providers/password.js';
 import { CSRF, userListPage, userPage } from '../support/admin-pages.js';
-import { SECRET, memoryAndSqlite, recordingLogger, type MadeAdapter } from './helpers.js';
+import { type Harness, type TestUser, ADMIN_EMAIL, csrfOf, get, newUser, post, startHarness as startAdminHarness } from './admin-harness.js';
+import { memoryAndSqlite, type MadeAdapter } from './helpers.js';
 
 /** The actions of the page's forms, in order. */
 function actionsOf(page: string): string[] {
@@ -219,75 +211,9 @@ describe("a user's page", () => {
   });
 });
 
-const PASSWORD = 'violet staple orbit lantern';
-const ADMIN_EMAIL = 'ada-admin@example.test';
-
-interface Harness {
-  url: string;
-  adapter: Required<Adapter>;
-  errors: Error[];
-  close(): Promise<void>;
-}
-
-let passwordHash: string;
-beforeAll(async () => {
-  passwordHash = await hashPassword(PASSWORD);
-});
-
-async function startHarness(made: MadeAdapter): Promise<Harness> {
-  const { errors, logger } = recordingLogger();
-  const config: FrameworkAuthConfig = {
-    secret: SECRET,
-    trustHost: ['127.0.0.1'],
-    adapter: made.adapter,
-    providers: [Password({ sendMessage: () => {} })],
-    features: [Admin({ admins: [ADMIN_EMAIL], sendMessage: () => {} }, {}), Organizations({ sendMessage: () => {} }, {})],
-    logger,
-    rateLimit: { credentialsPerClient: false, passwordEmailPerClient: false },
-  };
-  const app = express();
-  app.use(urlencoded({ extended: true }));
-  app.use('/auth/*splat', FrameworkAuth(config));
-  const running: RunningApp = await listen(app);
-  return {
-    url: running.url,
-    adapter: made.adapter as Required<Adapter>,
-    errors,
-    async close() {
-      await running.close();
-      if (made.folder) await rm(made.folder, { recursive: true, force: true });
-    },
-  };
-}
-
-interface TestUser {
-  id: string;
-  email: string;
-  jar: CookieJar;
-}
-
-let users = 0;
-/** A user with a password (signed in unless `signIn: false`); `admin`: the configured admin's address, with two-factor on. */
-async function newUser(h: Harness, options: { admin?: boolean; name?: string; signIn?: boolean } = {}): Promise<TestUser> {
-  users += 1;
-  const email = options.admin ? ADMIN_EMAIL : `${(options.name ?? 'user').toLowerCase().replaceAll(' ', '-')}-${users}@example.test`;
-  const created = await h.adapter.createUser({ id: crypto.randomUUID(), email, name: options.name ?? 'user', emailVerified: new Date() });
-  await h.adapter.setPasswordHash(created.id, passwordHash);
-  const jar = createJar();
-  if (options.signIn !== false) {
-    const response = await jar.fetch(`${h.url}/auth/callback/password`, { method: 'POST', ...formBody({ csrfToken: await csrfOf(h, jar), email, password: PASSWORD }) });
-    expect(response.status).toBe(302);
-  }
-  if (options.admin) await h.adapter.setTwoFactor(created.id, { secret: 'unused-in-these-tests', enabledAt: new Date() });
-  return { id: created.id, email, jar };
-}
-
-async function csrfOf(h: Harness, jar: CookieJar): Promise<string> {
-  return ((await (await jar.fetch(`${h.url}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
-}
-
-function get(h: Harness, jar: CookieJar, path: string, json = true): Promise<Response> {
-  return jar.fetch(`${h.url}/auth/${path}`, { headers: { accept: json ? 'application/json' : 'text/html' } });
+/** The harness with organizations (a user's page lists their memberships). */
+function startHarness(made: MadeAdapter): Promise<Harness> {
+  return startAdminHarness(made, { features: [Organizations({ sendMessage: () => {} }, {})] });
 }
 
 interface ListJson {
@@ -475,8 +401,7 @@ describe.each(memoryAndSqlite)('the administration pages over HTTP with %s', (_n
     h = await startHarness(await make());
     const admin = await newUser(h, { admin: true });
     const target = await newUser(h, { name: 'Bea', signIn: false });
-    const form = formBody({ csrfToken: await csrfOf(h, admin.jar), action: 'disable', reason: '   ' });
-    const response = await admin.jar.fetch(`${h.url}/auth/admin/users/${target.id}`, { method: 'POST', body: form.body, headers: { ...form.headers, accept: 'text/html' } });
+    const response = await post(h, admin.jar, `admin/users/${target.id}`, { action: 'disable', reason: '   ' }, false);
     expect(response.status).toBe(400);
     const page = await response.text();
     expect(page).toMatch(/<input id="admin-disable-reason" [^>]*aria-invalid="true" aria-describedby="admin-disable-hint admin-reason-error">/);

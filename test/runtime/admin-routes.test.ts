@@ -6,24 +6,16 @@
 // delete), its record (the user's event with the admin as actor, the admins' record) and its mail; each refusal (acting
 // on yourself, impersonating an admin, revoking a configured admin or the last one, a wrong confirmation, a part's
 // refusal of a deletion); a POST without its CSRF token, and any GET, change nothing.
-import { rm } from 'node:fs/promises';
-import express, { urlencoded } from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
-import { listen, type RunningApp } from '../support/listen.js';
-import { type AdminOptions, Admin } from '../../templates/runtime/features/admin/index.js';
-import type { AdminMessage } from '../../templates/runtime/features/admin/mail.js';
+import type { AdminOptions } from '../../templates/runtime/features/admin/index.js';
 import { ApiKeys, createApiKey } from '../../templates/runtime/features/api-keys/index.js';
 import { passkeys } from '../../templates/runtime/features/passkey/index.js';
-import { hashPassword } from '../../templates/runtime/features/password/hash.js';
-import type { PasswordMessage } from '../../templates/runtime/features/password/index.js';
-import type { SecurityEvent } from '../../templates/runtime/features/security-events/index.js';
-import { FrameworkAuth, createRequireAuth, createSessionLocals, getSession } from '../../templates/runtime/index.js';
-import type { Adapter, Feature, FrameworkAuthConfig } from '../../templates/runtime/index.js';
-import Password from '../../templates/runtime/providers/password.js';
-import { SECRET, memoryAndSqlite, recordingLogger, type MadeAdapter } from './helpers.js';
+import { createRequireAuth } from '../../templates/runtime/index.js';
+import type { Feature } from '../../templates/runtime/index.js';
+import { type Harness, type TestUser, accept, csrfOf, freshAddress, get, newUser, post, signIn, signInAnswer, startHarness as startAdminHarness } from './admin-harness.js';
+import { memoryAndSqlite, type MadeAdapter } from './helpers.js';
 
-const PASSWORD = 'violet staple orbit lantern';
 const NEW_PASSWORD = 'copper meadow signal harbour';
 /** The configured admin who acts in these tests (two-factor on). */
 const ROOT = 'root@example.test';
@@ -35,118 +27,21 @@ const MINUTE_MS = 60 * 1000;
 /** A feature that refuses to delete users named "keeper", as organizations refuses an only owner's deletion. */
 const keeper: Feature = { id: 'keeper', account: { beforeDelete: async ({ user }) => (user.name === 'keeper' ? KEEPER_REFUSAL : undefined) } };
 
-interface Harness {
-  url: string;
-  config: FrameworkAuthConfig;
-  adapter: Required<Adapter>;
-  adminMails: AdminMessage[];
-  passwordMails: PasswordMessage[];
-  events: SecurityEvent[];
-  close(): Promise<void>;
-}
-
-let passwordHash: string;
-beforeAll(async () => {
-  passwordHash = await hashPassword(PASSWORD);
-});
-
 afterEach(() => {
   vi.useRealTimers();
 });
 
-/** An app with the handler on /auth, /whoami (getSession) and /me (requireAuth, which an API key passes). */
-async function startHarness(made: MadeAdapter, admin: AdminOptions = {}): Promise<Harness> {
-  const { logger } = recordingLogger();
-  const adminMails: AdminMessage[] = [];
-  const passwordMails: PasswordMessage[] = [];
-  const events: SecurityEvent[] = [];
-  const config: FrameworkAuthConfig = {
-    secret: SECRET,
-    trustHost: ['127.0.0.1'],
-    adapter: made.adapter,
-    providers: [Password({ sendMessage: (message) => void passwordMails.push(message) })],
-    features: [Admin({ admins: [ROOT, NO_FACTOR], sendMessage: (message) => void adminMails.push(message), ...admin }, {}), ApiKeys(), passkeys, keeper],
-    logger,
-    events: { onSecurityEvent: (event) => void events.push(event) },
-    rateLimit: { credentialsPerClient: false, passwordEmailPerClient: false },
-  };
-  const app = express();
-  app.use(urlencoded({ extended: true }));
-  app.use('/auth/*splat', FrameworkAuth(config));
-  app.use(createSessionLocals(config));
-  app.get('/whoami', async (req, res) => void res.json(await getSession(req, config)));
-  app.get('/me', createRequireAuth(config), (_req, res) => void res.json(res.locals['session']));
-  const running: RunningApp = await listen(app);
-  return {
-    url: running.url,
-    config,
-    adapter: made.adapter as Required<Adapter>,
-    adminMails,
-    passwordMails,
-    events,
-    async close() {
-      await running.close();
-      if (made.folder) await rm(made.folder, { recursive: true, force: true });
-    },
-  };
-}
-
-interface TestUser {
-  id: string;
-  email: string;
-  jar: CookieJar;
-}
-
-let users = 0;
-const freshAddress = (name: string): string => `${name}-${++users}@example.test`;
-
-async function csrfOf(h: Harness, jar: CookieJar): Promise<string> {
-  return ((await (await jar.fetch(`${h.url}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
-}
-
-/** A password sign-in's answer (a redirect: home, or the sign-in page with its error). */
-async function signInAnswer(h: Harness, jar: CookieJar, email: string, password = PASSWORD): Promise<Response> {
-  return jar.fetch(`${h.url}/auth/callback/password`, { method: 'POST', ...formBody({ csrfToken: await csrfOf(h, jar), email, password }) });
-}
-
-async function signIn(h: Harness, email: string): Promise<CookieJar> {
-  const jar = createJar();
-  const response = await signInAnswer(h, jar, email);
-  expect(response.status).toBe(302);
-  expect(response.headers.get('location')).not.toContain('error=');
-  return jar;
-}
-
-/**
- * A user with a password (a proven address), signed in. `secondFactor`: two-factor turned on after the sign-in (so
- * that the test needs no code); `grant`: an admin by grant.
- */
-async function newUser(h: Harness, options: { email?: string; name?: string; secondFactor?: boolean; grant?: boolean } = {}): Promise<TestUser> {
-  const email = options.email ?? freshAddress(options.name ?? 'user');
-  const created = await h.adapter.createUser({ id: crypto.randomUUID(), email, name: options.name ?? 'user', emailVerified: new Date() });
-  await h.adapter.setPasswordHash(created.id, passwordHash);
-  const jar = await signIn(h, email);
-  if (options.secondFactor) await h.adapter.setTwoFactor(created.id, { secret: 'unused-in-these-tests', enabledAt: new Date() });
-  if (options.grant) await h.adapter.grantAdmin({ userId: created.id, grantedBy: created.id, at: new Date() });
-  return { id: created.id, email, jar };
+/** The harness with ROOT and NO_FACTOR configured, API keys, passkeys and keeper, and /me (requireAuth, which an API key passes). */
+function startHarness(made: MadeAdapter, admin: AdminOptions = {}): Promise<Harness> {
+  return startAdminHarness(made, {
+    admin: { admins: [ROOT, NO_FACTOR], ...admin },
+    features: [ApiKeys(), passkeys, keeper],
+    routes: (app, config) => void app.get('/me', createRequireAuth(config), (_req, res) => void res.json(res.locals['session'])),
+  });
 }
 
 /** An admin by grant, with two-factor on, signed in. */
 const newAdmin = (h: Harness): Promise<TestUser> => newUser(h, { name: 'admin', secondFactor: true, grant: true });
-
-const accept = (json: boolean): string => (json ? 'application/json' : 'text/html');
-
-function get(h: Harness, jar: CookieJar, path: string, json = true): Promise<Response> {
-  return jar.fetch(`${h.url}/auth/${path}`, { headers: { accept: accept(json) } });
-}
-
-/** POSTs a form with the jar's CSRF token (null: none), as a JSON client or a browser. */
-async function post(h: Harness, jar: CookieJar, path: string, fields: Record<string, string | null | undefined>, json = true): Promise<Response> {
-  const { csrfToken, ...rest } = fields;
-  const token = csrfToken === null ? undefined : (csrfToken ?? (await csrfOf(h, jar)));
-  const form = formBody({ ...(token === undefined ? {} : { csrfToken: token }), ...(rest as Record<string, string | undefined>) });
-  return jar.fetch(`${h.url}/auth/${path}`, { method: 'POST', body: form.body, headers: { ...form.headers, accept: accept(json) } });
-}
 
 /** `admin` posts `action` (and its fields) to the user's page. */
 function act(h: Harness, admin: TestUser, userId: string, action: string, fields: Record<string, string> = {}, json = true): Promise<Response> {
@@ -314,7 +209,7 @@ describe.each(memoryAndSqlite)('admin routes with %s', (_name, makeAdapter) => {
       expect(await h.adapter.getAdminState(user.id)).toMatchObject({ disabledAt: expect.any(Date), disabledReason: 'Spam reported in ticket 12' });
       expect(await h.adapter.listAdminActions(user.id, 5)).toMatchObject([{ action: 'disabled', actorId: root.id, detail: 'Spam reported in ticket 12' }]);
       expect(h.events.filter((event) => event.userId === user.id && event.type === 'admin-disabled')).toMatchObject([{ actorId: root.id }]);
-      await eventually(() => h.adminMails.find((mail) => mail.to === user.email && mail.kind === 'disabled'));
+      await eventually(() => h.mails.admin.find((mail) => mail.to === user.email && mail.kind === 'disabled'));
     });
 
     it('refuses a disabled user\'s right password with "disabled", while a wrong password and an unknown address answer as before', async () => {
@@ -402,7 +297,7 @@ describe.each(memoryAndSqlite)('admin routes with %s', (_name, makeAdapter) => {
       expect(await h.adapter.getTwoFactor(user.id)).toBeNull();
       expect(await h.adapter.listAdminActions(user.id, 5)).toMatchObject([{ action: 'two-factor-removed', actorId: root.id }]);
       expect((await h.adapter.listSecurityEvents(user.id, 5))[0]).toMatchObject({ type: 'admin-two-factor-removed' });
-      await eventually(() => h.adminMails.find((mail) => mail.to === user.email && mail.kind === 'two-factor-removed'));
+      await eventually(() => h.mails.admin.find((mail) => mail.to === user.email && mail.kind === 'two-factor-removed'));
     });
 
     it('refuses to remove two-factor that is off (400), and records nothing', async () => {
@@ -420,7 +315,7 @@ describe.each(memoryAndSqlite)('admin routes with %s', (_name, makeAdapter) => {
       expect((await h.adapter.listAuthenticatorsByUserId(user.id)).map((passkey) => passkey.credentialID)).toEqual([kept]);
       expect((await h.adapter.listAccountsByUserId(user.id)).map((account) => account.providerAccountId)).toEqual([kept]);
       expect(await h.adapter.listAdminActions(user.id, 5)).toMatchObject([{ action: 'passkey-removed', actorId: root.id }]);
-      await eventually(() => h.adminMails.find((mail) => mail.to === user.email && mail.kind === 'passkey-removed'));
+      await eventually(() => h.mails.admin.find((mail) => mail.to === user.email && mail.kind === 'passkey-removed'));
     });
 
     it('refuses another user\'s passkey as unknown (400 by the field), and keeps it', async () => {
@@ -438,7 +333,7 @@ describe.each(memoryAndSqlite)('admin routes with %s', (_name, makeAdapter) => {
       const response = await act(h, root, user.id, 'send-reset');
       const answer = await response.text();
       expect(JSON.parse(answer)).toEqual({ done: 'send-reset' });
-      const mail = await eventually(() => h.passwordMails.find((message) => message.to === user.email && message.kind === 'reset-password'));
+      const mail = await eventually(() => h.mails.password.find((message) => message.to === user.email && message.kind === 'reset-password'));
       const link = new URL(mail.url);
       expect(answer).not.toContain(link.searchParams.get('token')!);
       const jar = createJar();
@@ -541,7 +436,7 @@ describe.each(memoryAndSqlite)('admin routes with %s', (_name, makeAdapter) => {
       expect(await sessionUserOf(h, user.jar)).toBeNull();
       expect(await h.adapter.listAuthenticatorsByUserId(user.id)).toEqual([]);
       expect(h.events.filter((event) => event.userId === user.id && event.type === 'admin-deleted')).toMatchObject([{ actorId: root.id }]);
-      await eventually(() => h.adminMails.find((mail) => mail.to === user.email && mail.kind === 'deleted'));
+      await eventually(() => h.mails.admin.find((mail) => mail.to === user.email && mail.kind === 'deleted'));
     });
 
     it('refuses a wrong confirmation (400 by the field), and the user stays', async () => {

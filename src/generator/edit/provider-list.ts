@@ -284,6 +284,20 @@ export function readAuthConfig(api: TypeScriptApi, source: string, path: string 
   };
 }
 
+/**
+ * The option names a feature's call in `features: [...]` is given (`admins` of `Admin({ admins: [...] })`): the
+ * properties of its object-literal argument; none when it has no such argument, undefined when the list has no call
+ * of the feature (its module's import path, `./core/features/admin/index.js`).
+ */
+export function featureOptionNames(api: TypeScriptApi, source: string, importPath: string, path: string = defaultConfigPath): string[] | undefined {
+  const parsed = parseConfig(api, source, path);
+  const element = parsed.features?.array.elements.find((candidate) => importedModuleOf(api, parsed, candidate) === normaliseModule(importPath));
+  if (element === undefined) return undefined;
+  const argument = api.isCallExpression(element) && element.arguments[0] ? unwrap(api, element.arguments[0]) : undefined;
+  if (argument === undefined || !api.isObjectLiteralExpression(argument)) return [];
+  return argument.properties.flatMap((property) => (property.name ? (propertyName(api, property.name) ?? []) : []));
+}
+
 function lineStart(text: string, position: number): number {
   return text.lastIndexOf('\n', position - 1) + 1;
 }

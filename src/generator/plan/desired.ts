@@ -3,7 +3,7 @@ import type { AdapterId } from '../../catalog/adapters.js';
 import { defaultMountPath, reauthPath, sessionsPath, signInPath, signOutPath } from '../../catalog/mount-path.js';
 import { getProvider } from '../../catalog/providers.js';
 import type { ProviderEntry, ProviderId } from '../../catalog/providers.js';
-import { featureAnswers, featureCatalog, featuresOn, optInLines } from '../../catalog/features.js';
+import { featureAnswers, featureCatalog, featureDependencies, featuresOn, optInLines } from '../../catalog/features.js';
 import type { FeatureAnswers, FeatureEntry } from '../../catalog/features.js';
 import type { Answers } from '../answers.js';
 import type { EnvGroup } from '../edit/env-file.js';
@@ -217,7 +217,7 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
   const runtime = new Map(
     isJavaScript(code) ? runtimeAsJavaScript(runtimeFiles, code, release) : runtimeFiles.map((file) => [file.path, withRuntimeHeader(file.path, file.content, version)] as const),
   );
-  const featurePages = features.flatMap(({ page }) => (page ? [{ path: page.path(mount), text: page.linkText }] : []));
+  const featurePages = features.flatMap(({ page }) => (page?.linkText ? [{ path: page.path(mount), text: page.linkText }] : []));
   const module = moduleInFormat(
     [
       ['env.ts', renderTemplate('auth/env.ts.hbs', { header }, templates)],
@@ -246,8 +246,8 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
       }
     : undefined;
 
-  const brought = [...providers, ...(adapter ? [adapter] : []), ...features];
-  const dependencies = Object.assign({}, ...brought.map((entry) => testedRanges(entry.dependencies))) as Record<string, string>;
+  const brought = [...providers, ...(adapter ? [adapter] : [])].map((entry) => entry.dependencies);
+  const dependencies = Object.assign({}, ...[...brought, ...features.map(featureDependencies)].map(testedRanges)) as Record<string, string>;
   // A JavaScript project gets no types packages (the auth module's own declarations sit beside it).
   const devDependencies = isJavaScript(code) ? {} : testedRanges(adapter?.devDependencies ?? {});
   const express4 = setting.expressMajor === 4 ? express4Ranges() : undefined;
@@ -263,12 +263,19 @@ export function desired(choices: DesiredChoices, release: Release, setting: Proj
     moduleType: code === 'javascript-commonjs' || setting.moduleSystem === 'commonjs' ? undefined : ('module' as const),
   };
 
+  // A feature's keys after the providers': a key a provider (or a feature before it) reads too is written once, under
+  // the first one's name.
+  const written = new Set(providers.flatMap((entry) => entry.env));
+  const featureGroups = features.flatMap((entry) => {
+    const group = featureEnvGroup(entry, written);
+    for (const key of entry.env) written.add(key.name);
+    return group ?? [];
+  });
   const envGroups = (secret: string): EnvGroup[] => [
     secretEnvGroup(secret),
     originEnvGroup(setting.origin),
     ...providers.flatMap((entry) => providerEnvGroup(entry, setting.origin, mount) ?? []),
-    // A feature's keys after the providers': a key a provider reads too is written once, under the provider's name.
-    ...features.flatMap((entry) => featureEnvGroup(entry) ?? []),
+    ...featureGroups,
     ...(adapter ? [adapterEnvGroup(adapter)] : []).filter((group): group is EnvGroup => group !== undefined),
   ];
   const envKeys = [...new Set([...providers.flatMap((entry) => entry.env), ...features.flatMap((entry) => entry.env.map((key) => key.name)), ...Object.keys(adapter?.env ?? {})])];

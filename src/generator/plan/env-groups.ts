@@ -70,13 +70,15 @@ export function adapterEnvGroup(entry: AdapterEntry): EnvGroup | undefined {
 }
 
 /**
- * The env keys of a feature, or undefined when it reads none: each empty, under the feature's name and two comment
- * lines per key (what it is for and whether it is optional; an example value).
+ * The env keys of a feature but those `written` under another name already, or undefined when none is left: each
+ * empty, under the feature's name and two comment lines per key (what it is for and whether it is optional; an
+ * example value).
  */
-export function featureEnvGroup(entry: FeatureEntry): EnvGroup | undefined {
-  if (entry.env.length === 0) return undefined;
+export function featureEnvGroup(entry: FeatureEntry, written: ReadonlySet<string> = new Set()): EnvGroup | undefined {
+  const keys = entry.env.filter((key) => !written.has(key.name));
+  if (keys.length === 0) return undefined;
   return {
-    comment: [`${entry.name}.`, ...entry.env.flatMap((key) => [`${key.name}${key.required ? '' : ' (optional)'}: ${key.comment}.`, `  e.g. ${key.example}`])],
-    entries: entry.env.map((key) => ({ key: key.name, value: '' })),
+    comment: [`${entry.name}.`, ...keys.flatMap((key) => [`${key.name}${key.required ? '' : ' (optional)'}: ${key.comment}.`, `  e.g. ${key.example}`])],
+    entries: keys.map((key) => ({ key: key.name, value: '' })),
   };
 }

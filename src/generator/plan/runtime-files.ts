@@ -3,6 +3,7 @@ import { findAdapter } from '../../catalog/adapters.js';
 import type { AdapterId } from '../../catalog/adapters.js';
 import { getProvider } from '../../catalog/providers.js';
 import type { ProviderId } from '../../catalog/providers.js';
+import { broughtFeatures } from '../../catalog/features.js';
 import type { FeatureEntry } from '../../catalog/features.js';
 import type { Templates } from '../release.js';
 
@@ -23,11 +24,12 @@ export const databaseSessionsEntryPoint = 'features/database/session-management.
 /**
  * The runtime files the generated auth module starts from (paths below `templates/runtime/`): `index.ts`, which
  * src/auth/index.ts and config.ts import, the files config.ts imports for these providers, this adapter and
- * the catalog features that are on (which bring their folders), and with an adapter the session helpers that
- * src/auth/index.ts imports.
+ * the catalog features that are on (which bring their folders, and those of the features they bring: administration
+ * two-factor's), and with an adapter the session helpers that src/auth/index.ts imports.
  */
 export function runtimeEntryPoints(providers: readonly ProviderId[], adapter: AdapterId, features: readonly FeatureEntry[] = []): string[] {
-  const fromConfig = [...providers.map((id) => getProvider(id).importPath), findAdapter(adapter)?.importPath ?? null, ...features.map((feature) => feature.importPath)];
+  const featureModules = features.flatMap((feature) => [feature, ...broughtFeatures(feature)]).map((feature) => feature.importPath);
+  const fromConfig = [...providers.map((id) => getProvider(id).importPath), findAdapter(adapter)?.importPath ?? null, ...featureModules];
   const fromIndex = adapter === 'none' ? [] : [databaseSessionsEntryPoint];
   return ['index.ts', ...fromIndex, ...fromConfig.flatMap((path) => (path ? [path.replace(/^\.\/core\//, '').replace(/\.js$/, '.ts')] : []))];
 }

@@ -10,7 +10,7 @@ import { isOAuthProvider } from '../../providers/resolve.js';
 import type { Awaitable } from '../../types.js';
 import type { AccountPartRequest, AccountPartView } from '../database/account-parts.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
-import { securityEventsOf } from '../security-events/index.js';
+import { securityEventLabelsOf, securityEventsOf } from '../security-events/index.js';
 import { type AccountErrors, type AccountPage, type LinkedAccountView, notices, renderAccountPage } from './pages.js';
 import { type AccountRequest, accountPartsOf } from './settings.js';
 
@@ -38,11 +38,6 @@ export async function linkedAccountsOf(options: ResolvedConfig, adapter: Adapter
     .map((account) => ({ provider: account.provider, providerName: providerNameOf(options, account.provider), providerAccountId: account.providerAccountId }));
 }
 
-/** What the features call the security event types they declare; a type no feature declares has no label. */
-function eventLabelsOf(options: ResolvedConfig): Map<string, string> {
-  return new Map(options.features.flatMap((feature) => Object.entries(feature.securityEventLabels ?? {})));
-}
-
 /** Everything the account page shows of `user`. */
 export async function accountViewOf(request: AccountPartRequest, emailChangeUnavailable: string | undefined): Promise<AccountView> {
   const { adapter, user } = request;
@@ -58,7 +53,7 @@ export async function accountViewOf(request: AccountPartRequest, emailChangeUnav
     parts,
     links: Object.assign({ sessions: options.session.strategy === 'database' && has(adapter, 'listSessionsByUserId') }, ...parts.map((part) => part.links ?? {})) as Record<string, boolean>,
     events: await securityEventsOf(options, user.id, SHOWN_EVENTS),
-    eventLabels: eventLabelsOf(options),
+    eventLabels: securityEventLabelsOf(options),
     providerNames: Object.fromEntries(options.providers.map((provider) => [provider.id, provider.name])),
     emailChangeUnavailable,
   };

@@ -6,7 +6,7 @@
  * How a user signs in is read from the features' parts of the account (`Feature.account.view`): administration names
  * no other feature's storage, and shows only the methods the app has.
  */
-import type { RequestContext, ResolvedConfig } from '../../contracts.js';
+import type { RequestContext } from '../../contracts.js';
 import { sendHtml, sendJson } from '../../context.js';
 import { UnknownAction } from '../../errors.js';
 import { csrfTokenOf } from '../../http/csrf.js';
@@ -15,9 +15,9 @@ import type { AdapterUser } from '../../types.js';
 import type { AccountPartView } from '../database/account-parts.js';
 import { type Adapter, callAdapter } from '../database/adapter.js';
 import { sessionIdOf } from '../database/session-management.js';
-import { isImpersonationToken } from './impersonation.js';
-import { type SecurityEvent, securityEventsOf } from '../security-events/index.js';
+import { type SecurityEvent, securityEventLabelsOf, securityEventsOf } from '../security-events/index.js';
 import { type AdminAction, type SignedInAdmin, isConfiguredAdmin } from './access.js';
+import { isImpersonationToken } from './impersonation.js';
 import { type ListedSession, type SignInMethods, type UserPage, renderUserListPage, renderUserPage } from './pages.js';
 import { adminSettingsOf } from './settings.js';
 
@@ -121,11 +121,6 @@ async function sessionsOf(adapter: Adapter, userId: string): Promise<ListedSessi
     .sort((a, b) => seen(b) - seen(a));
 }
 
-/** What the features call the security event types they declare (`Feature.securityEventLabels`). */
-function eventLabelsOf(options: ResolvedConfig): Map<string, string> {
-  return new Map(options.features.flatMap((feature) => Object.entries(feature.securityEventLabels ?? {})));
-}
-
 /** Everything the user's page shows (but the refusal and the notice). */
 async function userViewOf(context: RequestContext, admin: SignedInAdmin, user: AdapterUser): Promise<Omit<UserPage, 'mountPath' | 'csrfToken' | 'theme' | 'errors' | 'refusedAction' | 'notice'>> {
   const { options } = context;
@@ -160,7 +155,7 @@ async function userViewOf(context: RequestContext, admin: SignedInAdmin, user: A
     sessions,
     memberships: membershipsOf(parts),
     events,
-    eventLabels: eventLabelsOf(options),
+    eventLabels: securityEventLabelsOf(options),
     providerNames: new Map(options.providers.map((provider) => [provider.id, provider.name])),
     actions,
     // Each form only where the action's rules allow it: never on yourself, never impersonate an admin or a disabled user.

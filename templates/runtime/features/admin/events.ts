@@ -23,16 +23,16 @@ declare module '../../contracts.js' {
 /** The security events of administration. */
 export type AdminEventType = Extract<SecurityEventType, `admin-${string}`>;
 
-/** What each event is called on the user's account page (`Feature.securityEventLabels`): an administrator did it. */
+/** What each event is called on the user's account page and the admin's page of the user (`Feature.securityEventLabels`). */
 export const adminEventLabels = {
   'admin-disabled': 'An administrator disabled the account',
   'admin-enabled': 'An administrator enabled the account',
-  'admin-sessions-ended': 'An administrator ended your sessions',
+  'admin-sessions-ended': 'An administrator ended every session',
   'admin-two-factor-removed': 'An administrator removed two-factor',
   'admin-passkey-removed': 'An administrator removed a passkey',
   'admin-reset-sent': 'An administrator sent a password reset link',
-  'admin-granted': 'An administrator made you an admin',
-  'admin-revoked': 'An administrator withdrew your admin rights',
-  'admin-impersonated': 'An administrator acted as you',
+  'admin-granted': 'An administrator granted admin rights',
+  'admin-revoked': 'An administrator withdrew admin rights',
+  'admin-impersonated': 'An administrator acted as this account',
   'admin-deleted': 'An administrator deleted the account',
 } as const satisfies Record<AdminEventType, string>;

@@ -11,7 +11,7 @@ import { MissingAdapterMethods } from '../../errors.js';
 import { securityEventRecorder, useSecurityEventSettings } from './record.js';
 import { securityEventStorage } from './storage.js';
 
-export { MAX_LISTED_EVENTS, securityEventsOf } from './record.js';
+export { MAX_LISTED_EVENTS, securityEventLabelsOf, securityEventsOf } from './record.js';
 export type { IpPrecision, SecurityEvent, SecurityEventSettings } from './record.js';
 
 /** The adapter methods the events are kept with. */

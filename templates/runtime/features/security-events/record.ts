@@ -152,3 +152,8 @@ export async function securityEventsOf(options: ResolvedConfig, userId: AdapterU
   const events = await callAdapter(options.adapter, 'listSecurityEvents', userId, limit);
   return events.filter((event) => event.at.valueOf() >= oldest);
 }
+
+/** What the features call the security event types they declare (`Feature.securityEventLabels`); others have none. */
+export function securityEventLabelsOf(options: ResolvedConfig): Map<string, string> {
+  return new Map(options.features.flatMap((feature) => Object.entries(feature.securityEventLabels ?? {})));
+}
