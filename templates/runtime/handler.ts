@@ -59,6 +59,8 @@ export function FrameworkAuth(config: FrameworkAuthConfig): FrameworkAuthHandler
   return async function frameworkAuth(req: Request, res: Response, next: NextFunction): Promise<void> {
     let context: RequestContext | undefined;
     let entry: RouteEntry | undefined;
+    // The route's way of answering errors once the guards passed: a guard's refusal is a page or JSON, never a redirect.
+    let errors: RouteEntry['errors'] | undefined;
     try {
       const request = routeRequest(req, options.basePath);
       if (!request) return next();
@@ -70,9 +72,10 @@ export function FrameworkAuth(config: FrameworkAuthConfig): FrameworkAuthHandler
       if (bearer) return options.bearer!.refuse(res, await bearer, { message: `An API key cannot use ${request.mountPath}/${found.action}: sign in to manage the account.` });
       context = createContext(req, res, options, request.mountPath);
       for (const feature of options.features) await feature.beforeRoute?.(context, found.action, route);
+      errors = entry.errors;
       await entry.run(context, route);
     } catch (error) {
-      respondWithError(req, res, options, context, entry?.errors, error);
+      respondWithError(req, res, options, context, errors ?? (context ? 'page' : entry?.errors), error);
     }
   };
 }

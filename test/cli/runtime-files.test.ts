@@ -49,9 +49,10 @@ const templates = readTemplates(packageTemplateDirs);
  * (router.ts), the rest declared by the features that use it (the API-key organizations by the database feature's
  * adapter.ts, an event's organization by the security events): 5,398. Issue 49's administration: a hook before every
  * route (`Feature.beforeRoute`), a banner a feature puts on the pages (`RequestContext.banner`) and one CSRF token per
- * request however often it is asked, the rest declared by the features that use it: 5,405.
+ * request however often it is asked, the rest declared by the features that use it: 5,405; a guard's refusal
+ * answered as a page or JSON on every route (not a redirect on the sign-in, callback and reauth routes): 5,408.
  */
-const defaultScaffoldLineBudget = 5405;
+const defaultScaffoldLineBudget = 5408;
 
 function sourceFiles(directory: string, prefix = ''): string[] {
   return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => {

@@ -14,8 +14,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, openPage, saveScreenshot, scanAccessibility, submitForm, violationsOf } from '../browser/helpers.js';
@@ -23,6 +21,7 @@ import { type CookieJar, createJar, formBody } from '../support/cookie-jar.js';
 import type { RunningSmtpServer } from '../support/smtp-server.js';
 import { type MailApp, csrfToken, messageTo, postForm, shareCookies, signUpByMail, signedInWithPassword, startMailApp, storedText } from './helpers/mail-app.js';
 import { removeTempDirs } from './helpers/project.js';
+import { type Row, type Sql, openSql } from './helpers/sql.js';
 import type { RunningApp } from './helpers/project.js';
 
 afterAll(removeTempDirs);
@@ -45,42 +44,6 @@ async function addOwnerRoute(projectDir: string): Promise<void> {
   const text = await readFile(path, 'utf8');
   if (text.split(routesBefore).length !== 2 || !text.includes("app.get('/orgs/:slug', requirePermission('organization:read'")) throw new Error(`the scaffold's server.ts changed:\n${text}`);
   await writeFile(path, text.replace(routesBefore, `${ownerRoute}${routesBefore}`));
-}
-
-type Row = Record<string, unknown>;
-
-/** One connection to the app's database beside the app (`?` parameters become `$n` for PostgreSQL). */
-interface Sql {
-  all(sql: string, parameters?: unknown[]): Promise<Row[]>;
-  /** A time as the database stores it (milliseconds in SQLite, a timestamptz in PostgreSQL). */
-  time(ms: number): unknown;
-  close(): Promise<void>;
-}
-
-async function openSql(mail: MailApp): Promise<Sql> {
-  if (!mail.postgres) {
-    const database = new Database(join(mail.projectDir, 'data/auth.db'), { fileMustExist: true });
-    // The apps write to the same file: wait for their locks rather than fail.
-    database.pragma('busy_timeout = 5000');
-    return {
-      all: (sql, parameters = []) => {
-        const statement = database.prepare(sql);
-        return Promise.resolve(statement.reader ? (statement.all(...parameters) as Row[]) : (statement.run(...parameters), []));
-      },
-      time: (ms) => ms,
-      close: () => Promise.resolve(void database.close()),
-    };
-  }
-  const client = new pg.Client({ connectionString: mail.postgres.url });
-  await client.connect();
-  return {
-    all: async (sql, parameters = []) => {
-      let index = 0;
-      return (await client.query(sql.replace(/\?/g, () => `$${(index += 1)}`), parameters)).rows as Row[];
-    },
-    time: (ms) => new Date(ms),
-    close: () => client.end(),
-  };
 }
 
 /** An organization's rows: itself, its memberships and its pending invitations, each in a stable order. */

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, totpCode, totpStep } from '../../templates/runtime/features/two-factor/totp.js';
 import { createJar } from '../support/cookie-jar.js';
 import type { RunningSmtpServer } from '../support/smtp-server.js';
+import { authenticator } from './helpers/authenticator.js';
 import { type MailApp, confirmAddress, postForm, sessionEmail, startMailApp, storedText } from './helpers/mail-app.js';
 import { removeTempDirs } from './helpers/project.js';
 import type { RunningApp } from './helpers/project.js';
@@ -14,19 +15,6 @@ import type { RunningApp } from './helpers/project.js';
 afterAll(removeTempDirs);
 
 const PASSWORD = 'violet staple orbit lantern';
-
-/** Codes of an authenticator app, each of a later time step than the one before (a step is accepted once). */
-function authenticator(secret: string): { next(): string } {
-  let last = Number.NEGATIVE_INFINITY;
-  return {
-    next() {
-      const step = Math.max(totpStep(Date.now()), last + 1);
-      if (step > totpStep(Date.now()) + 1) throw new Error('no unused step left in the window');
-      last = step;
-      return totpCode(base32Decode(secret), step);
-    },
-  };
-}
 
 /** Signs up through the emailed link: a confirmed user with a password. */
 async function account(app: RunningApp, smtp: RunningSmtpServer, email: string): Promise<void> {

@@ -118,7 +118,8 @@ export async function confirmAddress(jar: CookieJar, link: string, fields: Recor
 export async function signUpByMail(app: RunningApp, smtp: RunningSmtpServer, email: string, password: string, client?: string): Promise<void> {
   const count = smtp.messages.length;
   await postForm(createJar(), app, 'signup/password', { email, password }, false, client);
-  const link = /https?:\/\/\S+\/auth\/callback\/password\S*/.exec((await smtp.waitForMessage(count)).text ?? '')?.[0];
+  // The message to this address: another user's notice, sent after its answer, may arrive in between.
+  const link = /https?:\/\/\S+\/auth\/callback\/password\S*/.exec((await messageTo(smtp, count, email, /./)).text ?? '')?.[0];
   if (!link) throw new Error(`no confirmation link was mailed to ${email}`);
   const confirmed = await confirmAddress(createJar(), link, { password });
   if (confirmed.status !== 302) throw new Error(`confirming ${email} answered ${confirmed.status}`);
