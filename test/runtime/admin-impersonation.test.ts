@@ -223,4 +223,17 @@ describe.each(memoryAndSqlite)('requireAdmin with %s', (_name, make) => {
     expect((await post(h, admin.jar, `admin/users/${granted.id}`, { action: 'revoke-admin' })).status).toBe(200);
     expect((await granted.jar.fetch(`${h.url}/reports`, { headers: { accept: 'application/json' } })).status).toBe(403);
   });
+
+  it('links the administration pages from an admin\'s account page, and from nobody else\'s; the export says who is an admin', async () => {
+    h = await startHarness(await make());
+    const admin = await newUser(h, { admin: true });
+    const user = await newUser(h);
+    const adminPage = await (await admin.jar.fetch(`${h.url}/auth/account`, { headers: { accept: 'text/html' } })).text();
+    expect(adminPage).toContain('<a href="/auth/admin">Administration</a>');
+    expect(await (await admin.jar.fetch(`${h.url}/auth/account`, { headers: { accept: 'application/json' } })).json()).toMatchObject({ links: { admin: true } });
+    const userPage = await (await user.jar.fetch(`${h.url}/auth/account`, { headers: { accept: 'text/html' } })).text();
+    expect(userPage).not.toContain('/auth/admin');
+    expect(await (await admin.jar.fetch(`${h.url}/auth/account/export`)).json()).toMatchObject({ administration: { admin: true, adminByGrant: false } });
+    expect(await (await user.jar.fetch(`${h.url}/auth/account/export`)).json()).toMatchObject({ administration: { admin: false, adminByGrant: false } });
+  });
 });

@@ -19,6 +19,7 @@ import { rateLimits } from '../rate-limit/index.js';
 import { SecurityEvents } from '../security-events/index.js';
 import { TwoFactor } from '../two-factor/index.js';
 import { AccountDisabled, refuseDisabled } from './access.js';
+import { adminAccountPart } from './account.js';
 import { adminRoute, adminSubpaths } from './admin-route.js';
 import { adminEventLabels } from './events.js';
 import { ImpersonationRefused, impersonationGuard, sessionImpersonation } from './impersonation.js';
@@ -36,8 +37,8 @@ export type { AdminActionRecord, AdminState, AdminUserSummary } from './storage.
 
 /**
  * The administration feature: its route (`<mount>/admin`), tables and columns, the disabled users' refusal, the
- * impersonation's guard, banner and session field, its events and startup checks. It brings the two-factor feature
- * (an admin needs a second factor) unless `requireSecondFactor: false`.
+ * impersonation's guard, banner and session field, its part of the account, its events and startup checks. It brings
+ * the two-factor feature (an admin needs a second factor) unless `requireSecondFactor: false`.
  */
 export function Admin(options: AdminOptions = {}, env: AuthEnv = process.env): Feature {
   const settings = resolveAdmin(options, env);
@@ -60,6 +61,7 @@ export function Admin(options: AdminOptions = {}, env: AuthEnv = process.env): F
     },
     beforeRoute: impersonationGuard,
     session: sessionImpersonation,
+    account: adminAccountPart,
     check(resolved) {
       assertAdapterFor({ id: 'admin', type: 'feature' }, resolved.adapter, resolved.session.strategy, { what: 'admins, disabled users and impersonations are kept', methods: adminMethods });
       if (resolved.session.strategy !== 'database') {
