@@ -9,83 +9,18 @@
  * And a disabled user's sessions end on every process at once: disabling through one adapter (its own pool or
  * connection) deletes the session rows another adapter on the same database reads.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { Pool } from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Adapter, AdapterUser } from '../../templates/runtime/features/database/adapter.js';
-import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
-import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { adminStorageFeature } from '../support/all-features.js';
-import { createTestPool, startPostgres, type RunningPostgres } from '../support/postgres.js';
+import { twoProcessRace } from '../support/two-process-race.js';
 
 const rounds = 50;
-const features = [adminStorageFeature];
-
-let postgres: RunningPostgres;
-let admin: Pool;
-let folder: string;
-let databases = 0;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-beforeAll(async () => {
-  [postgres, folder] = await Promise.all([startPostgres(), mkdtemp(join(tmpdir(), 'framework-auth-admin-race-'))]);
-  admin = createTestPool({ connectionString: postgres.url });
+const { postgresDatabase, postgresAdapter, sqliteDatabase, sqliteAdapter, startWorker } = twoProcessRace({
+  name: 'admin-race',
+  features: [adminStorageFeature],
+  worker: 'test/support/admin-last-admin-worker.ts',
 });
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await admin?.end();
-  await postgres?.stop();
-  if (folder) await rm(folder, { recursive: true, force: true });
-});
-
-/** A PostgreSQL database no other test uses: its URL, and an adapter on it with a pool of its own. */
-async function postgresDatabase(): Promise<{ url: string; adapter: Required<Adapter> }> {
-  const name = `admin_race_${++databases}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(postgres.url);
-  url.pathname = `/${name}`;
-  return { url: url.href, adapter: postgresAdapter(url.href) };
-}
-
-/** Another adapter on the database at `url`, with its own pool: what another app process has. */
-function postgresAdapter(url: string): Required<Adapter> {
-  const pool = createTestPool({ connectionString: url });
-  cleanups.push(() => pool.end());
-  return PostgresAdapter({ pool, features }) as Required<Adapter>;
-}
-
-function sqliteDatabase(): { url: string; adapter: Required<Adapter> } {
-  const url = `file:${join(folder, `admin-race-${++databases}.db`)}`;
-  return { url, adapter: SqliteAdapter({ url, features }) as Required<Adapter> };
-}
-
-/** A worker process, once ready: `send` writes it one revocation, `answer` reads its next outcome's line. */
-async function startWorker(url: string): Promise<{ send(revocation: object): void; answer(): Promise<string> }> {
-  const child: ChildProcess = spawn(join(process.cwd(), 'node_modules/.bin/tsx'), ['test/support/admin-last-admin-worker.ts'], {
-    cwd: process.cwd(),
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  cleanups.push(() => {
-    child.stdin?.end();
-    child.kill();
-  });
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const answer = async (): Promise<string> => {
-    const next = await lines.next();
-    if (next.done) throw new Error(`the worker ${child.pid} exited`);
-    return next.value;
-  };
-  expect(await answer()).toBe('ready');
-  return { send: (revocation) => void child.stdin!.write(`${JSON.stringify(revocation)}\n`), answer };
-}
 
 async function createUser(adapter: Required<Adapter>, label: string, emailVerified: Date | null = null): Promise<AdapterUser> {
   return adapter.createUser({ id: randomUUID(), name: label, email: `${label}-${randomUUID()}@example.com`, emailVerified });
@@ -154,6 +89,6 @@ describe('a disabled user on two app processes (SPEC §15)', () => {
 
   it("SQLite (one file): disabling through one connection ends the user's session as another connection reads it", async () => {
     const { url, adapter } = sqliteDatabase();
-    await disabledOnOtherProcess(adapter, SqliteAdapter({ url, features }) as Required<Adapter>);
+    await disabledOnOtherProcess(adapter, sqliteAdapter(url));
   });
 });

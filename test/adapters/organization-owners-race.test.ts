@@ -7,77 +7,18 @@
  * (storage.ts `lockOrganization`): without it, both changes read the other owner as still there and both go through.
  * On SQLite, by its single writer.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { Pool } from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Adapter, AdapterUser } from '../../templates/runtime/features/database/adapter.js';
-import { PostgresAdapter } from '../../templates/runtime/adapters/postgres.js';
-import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { Organizations } from '../../templates/runtime/features/organizations/index.js';
-import { createTestPool, startPostgres, type RunningPostgres } from '../support/postgres.js';
+import { twoProcessRace } from '../support/two-process-race.js';
 
 const organizations = 50;
-
-let postgres: RunningPostgres;
-let admin: Pool;
-let folder: string;
-let databases = 0;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-beforeAll(async () => {
-  [postgres, folder] = await Promise.all([startPostgres(), mkdtemp(join(tmpdir(), 'framework-auth-owners-race-'))]);
-  admin = createTestPool({ connectionString: postgres.url });
+const { postgresDatabase, sqliteDatabase, startWorker } = twoProcessRace({
+  name: 'owners-race',
+  features: [Organizations()],
+  worker: 'test/support/organization-owners-worker.ts',
 });
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await admin?.end();
-  await postgres?.stop();
-  if (folder) await rm(folder, { recursive: true, force: true });
-});
-
-/** A database no other test uses: its URL for the processes, and an adapter on it for the test's own writes and reads. */
-async function postgresDatabase(): Promise<{ url: string; adapter: Required<Adapter> }> {
-  const name = `owners_race_${++databases}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(postgres.url);
-  url.pathname = `/${name}`;
-  const pool = createTestPool({ connectionString: url.href });
-  cleanups.push(() => pool.end());
-  return { url: url.href, adapter: PostgresAdapter({ pool, features: [Organizations()] }) as Required<Adapter> };
-}
-
-async function sqliteDatabase(): Promise<{ url: string; adapter: Required<Adapter> }> {
-  const url = `file:${join(folder, `owners-race-${++databases}.db`)}`;
-  return { url, adapter: SqliteAdapter({ url, features: [Organizations()] }) as Required<Adapter> };
-}
-
-/** A worker process, once ready: `send` writes it one change, `answer` reads its next outcome's line. */
-async function startWorker(url: string): Promise<{ send(change: object): void; answer(): Promise<string> }> {
-  const child: ChildProcess = spawn(join(process.cwd(), 'node_modules/.bin/tsx'), ['test/support/organization-owners-worker.ts'], {
-    cwd: process.cwd(),
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  cleanups.push(() => {
-    child.stdin?.end();
-    child.kill();
-  });
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const answer = async (): Promise<string> => {
-    const next = await lines.next();
-    if (next.done) throw new Error(`the worker ${child.pid} exited`);
-    return next.value;
-  };
-  expect(await answer()).toBe('ready');
-  return { send: (change) => void child.stdin!.write(`${JSON.stringify(change)}\n`), answer };
-}
 
 async function ownersAfterConcurrentChanges(database: { url: string; adapter: Required<Adapter> }, actions: readonly ['remove' | 'demote', 'remove' | 'demote']): Promise<void> {
   const { adapter, url } = database;
@@ -126,8 +67,8 @@ describe('the last owner under two app processes (SPEC §14)', () => {
 
   describe('SQLite (one file)', () => {
     it('two processes removing, or demoting, the two owners of 50 organizations at once leave each an owner', async () => {
-      await ownersAfterConcurrentChanges(await sqliteDatabase(), ['remove', 'remove']);
-      await ownersAfterConcurrentChanges(await sqliteDatabase(), ['demote', 'demote']);
+      await ownersAfterConcurrentChanges(sqliteDatabase(), ['remove', 'remove']);
+      await ownersAfterConcurrentChanges(sqliteDatabase(), ['demote', 'demote']);
     }, 120_000);
   });
 });

@@ -4,15 +4,14 @@
 // enrols a second factor before any admin action): its runtime files and dependency come with it, without
 // `TwoFactor()` in the config. Without an adapter (JWT sessions) it is refused before anything is written; doctor
 // warns while AUTH_ADMINS is empty.
-import { existsSync, readdirSync } from 'node:fs';
-import { cp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findEnvLine } from '../../src/generator/edit/env-file.js';
-import { cliPackageRoot, runtimeTemplateDir } from '../../src/generator/paths.js';
-import { parseJsonOutput, parseManifestJson } from './helpers/json-schema.js';
+import { addDryRun, addThenRemove, configWithFeature, createDryRun, createInFixture, createJson, doctorFinding, doctorOnFeatureByHand, expectAddAndRemoveAgainChangeNothing, expectAddRefused, expectCompiles, expectCreateRefused, expectRemovesWithOptions, featurePaths, homeLinks, manifestAnswers, removeDryRun, runWithAuthIndex, withInstalls } from './helpers/feature-cli.js';
+import { parseJsonOutput } from './helpers/json-schema.js';
 import { projectTree } from './helpers/project-tree.js';
 import { createApp, frameworkAuthIn, makeTempDir, removeTempDirs, runInProcess } from './helpers/run-cli.js';
 
@@ -23,14 +22,8 @@ const frameworkAuth = frameworkAuthIn;
 const create = createApp;
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** A runtime feature folder's files, as templates/runtime holds them, at their path in a project. */
-const folderPaths = (id: string): string[] =>
-  readdirSync(join(runtimeTemplateDir, 'features', id))
-    .filter((file) => file.endsWith('.ts'))
-    .map((file) => `src/auth/core/features/${id}/${file}`);
-const adminPaths = (): string[] => folderPaths('admin');
-const twoFactorPaths = (): string[] => folderPaths('two-factor');
-const homeLinks = (server: string): string => /const links = user\n\s+\? `([^`]*)`/.exec(server)?.[1] ?? '';
+const adminPaths = (): string[] => featurePaths('admin');
+const twoFactorPaths = (): string[] => featurePaths('two-factor');
 
 /** The comment and the line create writes for AUTH_ADMINS. */
 const adminsLines = [
@@ -39,23 +32,10 @@ const adminsLines = [
   '#   e.g. you@example.com,ops@example.com',
 ];
 
-/** This repo's installs stand in for npm install. */
-async function withInstalls(root: string): Promise<string> {
-  await symlink(join(cliPackageRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
-  return root;
-}
-
-async function tsc(root: string): Promise<{ exitCode: number | undefined; all: string }> {
-  const result = await execa(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root, '--noEmit'], { reject: false, all: true });
-  return { exitCode: result.exitCode, all: String(result.all) };
-}
-
 describe('administration in the CLI: create --admin', () => {
   it('writes Admin() in the features, its runtime folder with two-factor\'s, and records it in the manifest', async () => {
     const root = await create(['--providers', 'password', '--adapter', 'sqlite', '--admin']);
-    const config = await readFile(join(root, 'src/auth/config.ts'), 'utf8');
-    expect(config).toContain("import { Admin } from './core/features/admin/index.js';");
-    expect(config).toContain('  features: [Admin()],\n');
+    const config = await configWithFeature(root, 'admin', 'Admin');
     // Two-factor comes with it, in the files: the config does not list it.
     expect(config).not.toContain('TwoFactor');
     for (const path of [...adminPaths(), ...twoFactorPaths()]) expect(existsSync(join(root, path)), path).toBe(true);
@@ -63,7 +43,7 @@ describe('administration in the CLI: create --admin', () => {
     const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     // Two-factor's QR code, and the notices to users.
     expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['uqr', 'nodemailer']));
-    expect(parseManifestJson(await readFile(join(root, 'framework-auth.json'), 'utf8')).answers).toEqual({ providers: ['password'], mount: '/auth', adapter: 'sqlite', admin: true });
+    expect(await manifestAnswers(root)).toEqual({ providers: ['password'], mount: '/auth', adapter: 'sqlite', admin: true });
   });
 
   it('writes it after the other features, in catalog order, and beside TwoFactor() when both are asked for', async () => {
@@ -146,9 +126,7 @@ describe('administration in the CLI: create --admin', () => {
         '',
       ].join('\n'),
     );
-    const compiled = await tsc(root);
-    expect(compiled.all).toBe('');
-    expect(compiled.exitCode).toBe(0);
+    await expectCompiles(root);
   }, 300_000);
 
   it('compiles with tsc in TypeScript compiled to CommonJS', async () => {
@@ -157,90 +135,55 @@ describe('administration in the CLI: create --admin', () => {
     const made = await runInProcess('create-framework-auth', ['--yes', '--no-install', '--providers', 'password', '--adapter', 'sqlite', '--admin'], { cwd: root, nodeVersion: '20.19.0' });
     expect(made.exitCode, made.stderr).toBe(0);
     expect(await readFile(join(root, 'src/auth/index.ts'), 'utf8')).toContain('export const requireAdmin: RequestHandler = createRequireAdmin(authConfig);');
-    const compiled = await tsc(await withInstalls(root));
-    expect(compiled.all).toBe('');
-    expect(compiled.exitCode).toBe(0);
+    await expectCompiles(await withInstalls(root));
   }, 300_000);
 
   it('refuses --admin with --adapter none (JWT sessions) before writing anything (exit 2), saying why', async () => {
-    const parent = await makeTempDir();
-    const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'credentials', '--adapter', 'none', '--admin'], { cwd: parent });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('--admin needs a database adapter, but --adapter is "none": admin grants, disabled users and impersonation sessions are stored through the adapter.');
-    expect(result.stderr).toContain('--adapter memory, sqlite, postgres');
-    expect(await readdir(parent)).toEqual([]);
+    await expectCreateRefused(['--providers', 'credentials', '--adapter', 'none', '--admin'], [
+      '--admin needs a database adapter, but --adapter is "none": admin grants, disabled users and impersonation sessions are stored through the adapter.',
+      '--adapter memory, sqlite, postgres',
+    ]);
   });
 
   it('refuses --admin without --adapter given and no terminal to ask, before writing anything (exit 2)', async () => {
     // --yes takes the default adapter, none: JWT sessions.
-    const parent = await makeTempDir();
-    const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'credentials', '--admin'], { cwd: parent });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('--admin needs a database adapter, but --adapter is "none"');
-    expect(await readdir(parent)).toEqual([]);
+    await expectCreateRefused(['--providers', 'credentials', '--admin'], ['--admin needs a database adapter, but --adapter is "none"']);
   });
 
   it('refuses --admin without a password or credentials provider before writing anything (exit 2): the two-factor it brings would stop the app', async () => {
-    const parent = await makeTempDir();
-    const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'oidc,github', '--adapter', 'sqlite', '--admin'], { cwd: parent });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain("--admin brings two-factor (an admin's second factor), which asks for a code after a password, and none of the providers (oidc, github) signs in with one.");
-    expect(result.stderr).toContain('Add password (or credentials) to --providers, e.g. --providers oidc,github,password.');
-    expect(await readdir(parent)).toEqual([]);
+    await expectCreateRefused(['--providers', 'oidc,github', '--adapter', 'sqlite', '--admin'], [
+      "--admin brings two-factor (an admin's second factor), which asks for a code after a password, and none of the providers (oidc, github) signs in with one.",
+      'Add password (or credentials) to --providers, e.g. --providers oidc,github,password.',
+    ]);
   });
 
   it('reports admin in the answers of its --json document', async () => {
-    const parent = await makeTempDir();
-    const result = await runInProcess('create-framework-auth', ['app', '--yes', '--no-install', '--providers', 'password', '--adapter', 'memory', '--admin', '--json'], { cwd: parent });
-    expect(result.exitCode, result.stderr).toBe(0);
-    const document = parseJsonOutput(result.stdout) as { answers: unknown; files: { created: string[] }; dependencies: { added: Record<string, string> } };
+    const document = await createJson<{ answers: unknown; files: { created: string[] }; dependencies: { added: Record<string, string> } }>(['--providers', 'password', '--adapter', 'memory', '--admin']);
     expect(document).toMatchObject({ command: 'create', ok: true, dryRun: false, answers: { providers: ['password'], mount: '/auth', adapter: 'memory', admin: true } });
     expect(document.files.created).toEqual(expect.arrayContaining([...adminPaths(), ...twoFactorPaths(), 'src/auth/config.ts', 'src/auth/index.ts', 'src/server.ts', '.env', '.env.example']));
   });
 
   it('prints its plan with --dry-run and writes nothing', async () => {
-    const parent = await makeTempDir();
-    const flags = ['app', '--yes', '--no-install', '--providers', 'password', '--adapter', 'sqlite', '--admin', '--dry-run'];
-    const result = await runInProcess('create-framework-auth', [...flags, '--json'], { cwd: parent });
-    expect(result.exitCode, result.stderr).toBe(0);
-    const document = parseJsonOutput(result.stdout) as { dryRun: boolean; answers: { admin?: boolean }; files: { created: string[] } };
-    expect(document.dryRun).toBe(true);
-    expect(document.answers.admin).toBe(true);
+    const { document, text } = await createDryRun(['--providers', 'password', '--adapter', 'sqlite', '--admin']);
+    expect(document.answers['admin']).toBe(true);
     expect(document.files.created).toEqual(expect.arrayContaining([...adminPaths(), ...twoFactorPaths()]));
-    expect(await readdir(parent)).toEqual([]);
-
-    const text = await runInProcess('create-framework-auth', flags, { cwd: parent });
-    expect(text.exitCode, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/create\s+src\/auth\/core\/features\/admin\/index\.ts/);
-    expect(text.stdout).toMatch(/create\s+src\/auth\/core\/features\/two-factor\/index\.ts/);
-    expect(text.stdout).toContain('Dry run: nothing was written.');
-    expect(await readdir(parent)).toEqual([]);
+    expect(text).toMatch(/create\s+src\/auth\/core\/features\/admin\/index\.ts/);
+    expect(text).toMatch(/create\s+src\/auth\/core\/features\/two-factor\/index\.ts/);
   });
 });
 
 describe('administration in the CLI: add-admin and remove-admin', () => {
   it('gives the same project created with --admin as created and then given add-admin; remove-admin --purge-env undoes it', async () => {
-    const together = await create(['--providers', 'oidc,password', '--adapter', 'postgres', '--admin']);
-    const added = await create(['--providers', 'oidc,password', '--adapter', 'postgres']);
-    const without = await tree(added);
-    const result = await frameworkAuth(['add-admin', '--no-install'], added);
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout).toContain("Set AUTH_ADMINS in .env to your admins' addresses (comma-separated).");
-    expect(result.stdout).toContain('an admin finds users at /auth/admin');
-    expect(result.stdout).toContain('npx framework-auth migrate');
-    expect(await tree(added)).toEqual(await tree(together));
-
-    const removed = await frameworkAuth(['remove-admin', '--purge-env', '--json'], added);
-    expect(removed.exitCode, removed.stderr).toBe(0);
-    expect(parseJsonOutput(removed.stdout)).toMatchObject({
-      command: 'remove-admin',
-      admin: false,
+    const { added, removed, document } = await addThenRemove('admin', ['--providers', 'oidc,password', '--adapter', 'postgres'], ['--purge-env']);
+    expect(added.stdout).toContain("Set AUTH_ADMINS in .env to your admins' addresses (comma-separated).");
+    expect(added.stdout).toContain('an admin finds users at /auth/admin');
+    expect(added.stdout).toContain('npx framework-auth migrate');
+    expect(document).toMatchObject({
       files: { updated: expect.arrayContaining(['src/auth/config.ts', 'src/auth/index.ts', 'src/server.ts', 'framework-auth.json']), deleted: expect.arrayContaining([...adminPaths(), ...twoFactorPaths()]) },
       dependencies: { removed: ['uqr'] },
       env: { removed: ['AUTH_ADMINS'] },
     });
     expect(removed.stderr).toContain('so disabled users can sign in again.');
-    expect(await tree(added)).toEqual(without);
   });
 
   it('add-admin reports its env keys and dependencies in --json', async () => {
@@ -253,59 +196,29 @@ describe('administration in the CLI: add-admin and remove-admin', () => {
   });
 
   it('changes nothing when run again, and says so', async () => {
-    const root = await create(['--providers', 'credentials', '--adapter', 'memory', '--admin']);
-    const before = await tree(root);
-    const again = await frameworkAuth(['add-admin', '--no-install', '--json'], root);
-    expect(again.exitCode, again.stderr).toBe(0);
-    expect(parseJsonOutput(again.stdout)).toMatchObject({ command: 'add-admin', admin: true, files: { created: [], updated: [], deleted: [] } });
-    expect(again.stderr).toContain('The admin feature is already in src/auth/config.ts; nothing changed.');
-    expect(await tree(root)).toEqual(before);
-
-    expect((await frameworkAuth(['remove-admin'], root)).exitCode).toBe(0);
-    const removed = await tree(root);
-    const twice = await frameworkAuth(['remove-admin'], root);
-    expect(twice.exitCode, twice.stderr).toBe(0);
-    expect(twice.stdout).toContain('The admin feature is not in src/auth/config.ts; nothing to remove.');
-    expect(await tree(root)).toEqual(removed);
+    await expectAddAndRemoveAgainChangeNothing('admin', ['--providers', 'credentials', '--adapter', 'memory']);
   });
 
   it('prints its plan with --dry-run --json and writes nothing', async () => {
-    const root = await create(['--providers', 'credentials', '--adapter', 'sqlite']);
-    const before = await tree(root);
-    const result = await frameworkAuth(['add-admin', '--dry-run', '--json'], root);
-    expect(result.exitCode, result.stderr).toBe(0);
-    const document = parseJsonOutput(result.stdout) as { files: { created: string[]; updated: string[] } };
-    expect(document).toMatchObject({ command: 'add-admin', dryRun: true, admin: true });
+    const document = await addDryRun('admin', await create(['--providers', 'credentials', '--adapter', 'sqlite']));
     expect(document.files.created).toEqual(expect.arrayContaining([...adminPaths(), ...twoFactorPaths()]));
     expect(document.files.updated).toEqual(expect.arrayContaining(['src/auth/config.ts', 'src/auth/index.ts', 'src/server.ts', '.env', '.env.example', 'framework-auth.json']));
-    expect(await tree(root)).toEqual(before);
 
-    const withAdmin = await create(['--providers', 'credentials', '--adapter', 'sqlite', '--admin']);
-    const kept = await tree(withAdmin);
-    const text = await frameworkAuth(['remove-admin', '--dry-run'], withAdmin);
-    expect(text.exitCode, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/delete\s+src\/auth\/core\/features\/admin\/index\.ts/);
-    expect(text.stdout).toContain('Dry run: nothing was written.');
-    expect(await tree(withAdmin)).toEqual(kept);
+    const text = await removeDryRun('admin', await create(['--providers', 'credentials', '--adapter', 'sqlite', '--admin']));
+    expect(text).toMatch(/delete\s+src\/auth\/core\/features\/admin\/index\.ts/);
   });
 
   it('add-admin refuses a project without an adapter (JWT sessions) (exit 2), changing nothing', async () => {
-    const root = await create(['--providers', 'credentials', '--adapter', 'none']);
-    const before = await tree(root);
-    const result = await frameworkAuth(['add-admin'], root);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('The admin feature needs a database adapter, and src/auth/config.ts sets none: admin grants, disabled users and impersonation sessions are stored through the adapter.');
-    expect(await tree(root)).toEqual(before);
+    await expectAddRefused('admin', await create(['--providers', 'credentials', '--adapter', 'none']), [
+      'The admin feature needs a database adapter, and src/auth/config.ts sets none: admin grants, disabled users and impersonation sessions are stored through the adapter.',
+    ]);
   });
 
   it('add-admin refuses a project without a password or credentials provider (exit 2), changing nothing', async () => {
-    const root = await create(['--providers', 'oidc', '--adapter', 'sqlite']);
-    const before = await tree(root);
-    const result = await frameworkAuth(['add-admin'], root);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain("The admin feature brings two-factor (an admin's second factor), which asks for a code after a password, and src/auth/config.ts has no provider that signs in with one.");
-    expect(result.stderr).toContain('Add one first: npx framework-auth add-provider password');
-    expect(await tree(root)).toEqual(before);
+    await expectAddRefused('admin', await create(['--providers', 'oidc', '--adapter', 'sqlite']), [
+      "The admin feature brings two-factor (an admin's second factor), which asks for a code after a password, and src/auth/config.ts has no provider that signs in with one.",
+      'Add one first: npx framework-auth add-provider password',
+    ]);
   });
 
   it('remove-admin keeps two-factor\'s files and dependency while TwoFactor() is in the config', async () => {
@@ -350,24 +263,11 @@ describe('administration in the CLI: add-admin and remove-admin', () => {
   });
 
   it('removes Admin(…) with the options the user gave it, and its import', async () => {
-    const root = await create(['--providers', 'credentials', '--adapter', 'memory']);
-    const configPath = join(root, 'src/auth/config.ts');
-    const before = await readFile(configPath, 'utf8');
-    expect((await frameworkAuth(['add-admin', '--no-install'], root)).exitCode).toBe(0);
-    await writeFile(configPath, (await readFile(configPath, 'utf8')).replace('Admin()', "Admin({\n    admins: ['ops@example.com'],\n    impersonation: false,\n  })"));
-    const removed = await frameworkAuth(['remove-admin'], root);
-    expect(removed.exitCode, removed.stderr).toBe(0);
-    expect(await readFile(configPath, 'utf8')).toBe(before);
+    await expectRemovesWithOptions('admin', 'Admin', "{\n    admins: ['ops@example.com'],\n    impersonation: false,\n  }", ['--providers', 'credentials', '--adapter', 'memory']);
   });
 });
 
 describe('administration in JavaScript projects', () => {
-  async function copyFixture(name: string): Promise<string> {
-    const target = join(await makeTempDir('cfa-js-'), name);
-    await cp(join(repoRoot, 'test/fixtures', name), target, { recursive: true });
-    return target;
-  }
-
   /** Imports the auth module in the project: its guard is a request handler. */
   const load = `
     const auth = await import(process.env.AUTH_INDEX);
@@ -378,35 +278,20 @@ describe('administration in JavaScript projects', () => {
     ['js-express5-esm', "import { createRequireAdmin } from './core/features/admin/index.js';"],
     ['js-express4-cjs', "const { createRequireAdmin } = require('./core/features/admin/index.js');"],
   ])('%s: create --admin writes requireAdmin in its module system, with two-factor\'s runtime, and the module loads', async (fixture, importLine) => {
-    const root = await copyFixture(fixture);
-    const made = await runInProcess('create-framework-auth', ['.', '--yes', '--no-install', '--providers', 'password', '--adapter', 'memory', '--admin'], { cwd: root });
-    expect(made.exitCode, made.stderr).toBe(0);
-    const index = await readFile(join(root, 'auth/index.js'), 'utf8');
-    expect(index).toContain(importLine);
+    const { root } = await createInFixture(fixture, ['--providers', 'password', '--adapter', 'memory', '--admin'], importLine);
     expect(await readFile(join(root, 'auth/index.d.ts'), 'utf8')).toContain('export declare const requireAdmin: RequestHandler;');
     for (const path of ['auth/core/features/admin/index.js', 'auth/core/features/admin/index.d.ts', 'auth/core/features/two-factor/index.js']) expect(existsSync(join(root, path)), path).toBe(true);
 
-    await withInstalls(root);
-    const result = await execa(process.execPath, ['--input-type=module', '--eval', load], {
-      cwd: root,
-      env: { AUTH_INDEX: join(root, 'auth/index.js'), AUTH_SECRET: 'a'.repeat(43), AUTH_URL: 'http://localhost:3000', AUTH_ADMINS: 'ops@example.com' },
-      reject: false,
-    });
-    expect(result.exitCode, String(result.stderr)).toBe(0);
+    const result = await runWithAuthIndex(root, load, { AUTH_ADMINS: 'ops@example.com' });
+    expect(result.exitCode, result.stderr).toBe(0);
     // An Express middleware: (req, res, next).
-    expect(JSON.parse(String(result.stdout).trim().split('\n').at(-1)!)).toEqual({ requireAdmin: 'function', arity: 3 });
+    expect(result.answer()).toEqual({ requireAdmin: 'function', arity: 3 });
   }, 60_000);
 });
 
 describe('administration in doctor', () => {
   /** Doctor's finding about AUTH_ADMINS, its id left out. */
-  async function adminsFinding(root: string): Promise<{ status: string; message: string; fix?: string } | undefined> {
-    const result = await frameworkAuth(['doctor', '--offline', '--json'], root);
-    const found = (parseJsonOutput(result.stdout) as { findings: { id: string; status: string; message: string; fix?: string }[] }).findings.find((each) => each.id === 'feature-env:AUTH_ADMINS');
-    if (!found) return undefined;
-    const { id: _id, ...rest } = found;
-    return rest;
-  }
+  const adminsFinding = (root: string): ReturnType<typeof doctorFinding> => doctorFinding(root, 'feature-env:AUTH_ADMINS', ['doctor', '--offline', '--json']);
 
   it('warns while AUTH_ADMINS is empty, with the fix, as a warning (not an error)', async () => {
     const root = await create(['--providers', 'password', '--adapter', 'sqlite', '--admin']);
@@ -449,24 +334,14 @@ describe('administration in doctor', () => {
   });
 
   it('says what is wrong with Admin() in a config without a password or credentials provider, and how to fix it', async () => {
-    const root = await create(['--providers', 'oidc', '--adapter', 'sqlite']);
-    const configPath = join(root, 'src/auth/config.ts');
-    const config = await readFile(configPath, 'utf8');
-    await writeFile(configPath, config.replace("import './env.js';", "import './env.js';\nimport { Admin } from './core/features/admin/index.js';").replace(/\n};\s*$/, '\n  features: [Admin()],\n};\n'));
-    const result = await frameworkAuth(['doctor', '--offline'], root);
-    expect(result.exitCode).toBe(1);
-    expect(result.stdout).toContain('✖ src/auth/config.ts has Admin() but no password or credentials provider (the two-factor it brings asks for a code after a password): the app refuses to start.');
-    expect(result.stdout).toContain('Run npx framework-auth add-provider password, or npx framework-auth remove-admin.');
+    const stdout = await doctorOnFeatureByHand('admin', 'Admin', ['--providers', 'oidc', '--adapter', 'sqlite']);
+    expect(stdout).toContain('✖ src/auth/config.ts has Admin() but no password or credentials provider (the two-factor it brings asks for a code after a password): the app refuses to start.');
+    expect(stdout).toContain('Run npx framework-auth add-provider password, or npx framework-auth remove-admin.');
   });
 
   it('says what is wrong with Admin() in a config without an adapter, and how to fix it', async () => {
-    const root = await create(['--providers', 'oidc', '--adapter', 'none']);
-    const configPath = join(root, 'src/auth/config.ts');
-    const config = await readFile(configPath, 'utf8');
-    await writeFile(configPath, config.replace("import './env.js';", "import './env.js';\nimport { Admin } from './core/features/admin/index.js';").replace(/\n};\s*$/, '\n  features: [Admin()],\n};\n'));
-    const result = await frameworkAuth(['doctor', '--offline'], root);
-    expect(result.exitCode).toBe(1);
-    expect(result.stdout).toContain('✖ src/auth/config.ts has Admin() but no adapter: the app refuses to start (its grants, disabled users and impersonation sessions live in the database).');
-    expect(result.stdout).toContain('Set `adapter:` (npx create-framework-auth . --adapter sqlite), or run npx framework-auth remove-admin.');
+    const stdout = await doctorOnFeatureByHand('admin', 'Admin', ['--providers', 'oidc', '--adapter', 'none']);
+    expect(stdout).toContain('✖ src/auth/config.ts has Admin() but no adapter: the app refuses to start (its grants, disabled users and impersonation sessions live in the database).');
+    expect(stdout).toContain('Set `adapter:` (npx create-framework-auth . --adapter sqlite), or run npx framework-auth remove-admin.');
   });
 });
