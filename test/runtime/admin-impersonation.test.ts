@@ -108,6 +108,8 @@ describe.each(memoryAndSqlite)('impersonation with %s', (_name, make) => {
     await impersonate(h, admin, target);
     expect(await (await admin.jar.fetch(`${h.url}/whoami`)).json()).toMatchObject({ user: { id: target.id }, impersonatedBy: { id: admin.id, email: ADMIN_EMAIL } });
     expect(await (await admin.jar.fetch(`${h.url}/auth/session`)).json()).toMatchObject({ user: { id: target.id }, impersonatedBy: { id: admin.id } });
+    // A staging site's Basic authentication in front of the app hides nothing.
+    expect(await (await admin.jar.fetch(`${h.url}/whoami`, { headers: { authorization: 'Basic c3RhZ2luZzpzdGFnaW5n' } })).json()).toMatchObject({ impersonatedBy: { id: admin.id } });
     expect((await admin.jar.fetch(`${h.url}/billing`, { method: 'POST', headers: { accept: 'application/json' } })).status).toBe(401);
     // The user's own session is not an impersonation.
     expect(await (await target.jar.fetch(`${h.url}/whoami`)).json()).not.toHaveProperty('impersonatedBy');
