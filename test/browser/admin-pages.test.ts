@@ -20,7 +20,7 @@ import Password from '../../templates/runtime/providers/password.js';
 import { SECRET, startApp } from '../runtime/helpers.js';
 import { CSRF, userListPage, userPage } from '../support/admin-pages.js';
 import { listen } from '../support/listen.js';
-import { launchChromium, openPage, saveScreenshot, scanAccessibility, submitForm, violationsOf } from './helpers.js';
+import { labelsOfFields, launchChromium, openPage, saveScreenshot, scanAccessibility, submitForm, violationsOf } from './helpers.js';
 
 const schemes = ['light', 'dark'] as const;
 type Scheme = (typeof schemes)[number];
@@ -109,20 +109,6 @@ afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await browser?.close();
 });
-
-/** The label of every visible field (input or select), in page order; fails when one has no single `<label for=id>`. */
-async function labelsOfFields(page: Page): Promise<string[]> {
-  const fields = await page.locator('input:not([type=hidden]), select').all();
-  const labels: string[] = [];
-  for (const field of fields) {
-    const id = await field.getAttribute('id');
-    expect(id, `field ${await field.getAttribute('name')} has an id for its label`).toBeTruthy();
-    const label = page.locator(`label[for="${id}"]`);
-    expect(await label.count(), `field ${id} has one label`).toBe(1);
-    labels.push((await label.textContent())?.trim() ?? '');
-  }
-  return labels;
-}
 
 /** The address of a page in a scheme. */
 function pageUrl(page: (typeof pages)[number], scheme: Scheme): string {

@@ -144,3 +144,17 @@ export function violationsOf(results: AxeResults, impacts: readonly string[] = [
     .filter((violation: Result) => impacts.includes(violation.impact ?? ''))
     .flatMap((violation) => violation.nodes.map((node) => `${violation.impact} ${violation.id}: ${node.target.join(' ')} (${node.failureSummary ?? violation.help})`));
 }
+
+/** The label of every visible field (input or select), in page order; fails when one has no single `<label for=id>`. */
+export async function labelsOfFields(page: Page): Promise<string[]> {
+  const fields = await page.locator('input:not([type=hidden]), select').all();
+  const labels: string[] = [];
+  for (const field of fields) {
+    const id = await field.getAttribute('id');
+    expect(id, `field ${await field.getAttribute('name')} has an id for its label`).toBeTruthy();
+    const label = page.locator(`label[for="${id}"]`);
+    expect(await label.count(), `field ${id} has one label`).toBe(1);
+    labels.push((await label.textContent())?.trim() ?? '');
+  }
+  return labels;
+}

@@ -5,14 +5,14 @@
 // scheme, with one label on every field; and the invitation's buttons POST to the page's own address (the link's
 // token is not in the page), which the policy's form-action allows.
 import express, { urlencoded } from 'express';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Theme } from '../../templates/runtime/contracts.js';
 import { renderInvitationPage, renderOrganizationPage, renderOrganizationsPage } from '../../templates/runtime/features/organizations/pages.js';
 import { pageContentSecurityPolicy } from '../../templates/runtime/pages/csp.js';
 import { listen } from '../support/listen.js';
 import { CSRF, TOKEN, invitationPage, listPage, organizationPage } from '../support/organization-pages.js';
-import { launchChromium, openPage, saveScreenshot, scanAccessibility, violationsOf } from './helpers.js';
+import { labelsOfFields, launchChromium, openPage, saveScreenshot, scanAccessibility, violationsOf } from './helpers.js';
 
 const schemes = ['light', 'dark'] as const;
 type Scheme = (typeof schemes)[number];
@@ -91,20 +91,6 @@ afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await browser?.close();
 });
-
-/** The label of every visible field (input or select), in page order; fails when one has no single `<label for=id>`. */
-async function labelsOfFields(page: Page): Promise<string[]> {
-  const fields = await page.locator('input:not([type=hidden]), select').all();
-  const labels: string[] = [];
-  for (const field of fields) {
-    const id = await field.getAttribute('id');
-    expect(id, `field ${await field.getAttribute('name')} has an id for its label`).toBeTruthy();
-    const label = page.locator(`label[for="${id}"]`);
-    expect(await label.count(), `field ${id} has one label`).toBe(1);
-    labels.push((await label.textContent())?.trim() ?? '');
-  }
-  return labels;
-}
 
 /** The address of a page in a scheme. */
 function pageUrl(page: (typeof pages)[number], scheme: Scheme): string {
