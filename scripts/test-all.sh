@@ -7,10 +7,12 @@ cd "$(dirname "$0")/.."
 # Debian packages the tests need: the PostgreSQL server binaries (the adapter tests start their own cluster on a
 # free port, test/support/postgres.ts, so a cluster the package starts on 5432 is left alone), a C++ toolchain
 # because `npm ci` builds better-sqlite3 from source (package.json "allowScripts"), and Chromium for the browser
-# tests (playwright-core drives /usr/bin/chromium; no browser is ever downloaded).
+# tests (playwright-core drives /usr/bin/chromium; no browser is ever downloaded), and Valgrind, whose callgrind counts
+# the bench's instructions per request (test/bench/instructions.test.ts checks that count).
 packages=()
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then packages+=(postgresql); fi
 if [ ! -x /usr/bin/chromium ]; then packages+=(chromium); fi
+if ! command -v callgrind_control >/dev/null 2>&1; then packages+=(valgrind); fi
 for tool in python3 make g++; do
   if ! command -v "$tool" >/dev/null 2>&1; then packages+=(python3 make g++); break; fi
 done

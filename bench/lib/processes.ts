@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { FromChild, ToChild } from '../servers/child.js';
+import { type CallgrindProcess, callgrindProcess } from './instructions.js';
 
 const run = promisify(execFile);
 
@@ -35,6 +36,14 @@ export interface BenchServer {
   usage(gc?: boolean): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number; cpuMicros: number }>;
   /** Calls one of the server's IPC functions. */
   call<T>(name: string, ...args: unknown[]): Promise<T>;
+  /**
+   * Stops the process and starts the same script again, with the same options, on the same port (so that the
+   * origin it was configured with and the redirect URIs registered for it stay right): under Valgrind's callgrind
+   * when `counted` (see instructions.ts), else plain. The new process writes its rows afresh, so `info` is replaced.
+   */
+  restart(counted: boolean): Promise<void>;
+  /** The instructions the process executes while `work` runs (only when restarted counted); `label` names a kept dump. */
+  countInstructions(work: () => Promise<void>, label: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -71,18 +80,64 @@ export const pinning: { serverCore: number; loadCore: number } | undefined = (()
 
 /** Starts `script` with plain node (plus `--expose-gc` for memory readings) and waits for it to listen. */
 export async function startServer(name: string, script: string, options: StartOptions = {}): Promise<BenchServer> {
+  let running = await startProcess(name, script, options, undefined);
+  let counter: CallgrindProcess | undefined;
+  const port = running.port;
+  return {
+    name,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    get pid() {
+      return running.child.pid ?? 0;
+    },
+    get info() {
+      return running.info;
+    },
+    usage: (gc) => running.usage(gc),
+    call: (callName, ...args) => running.call(callName, ...args),
+    async restart(counted) {
+      await stopChild(running.child);
+      await counter?.remove();
+      counter = counted ? await callgrindProcess() : undefined;
+      // Node starts some ten times slower under valgrind.
+      running = await startProcess(name, script, { ...options, port, ...(counted && { timeoutMs: 300_000 }) }, counter);
+      counter?.attach(running.child.pid ?? 0);
+    },
+    async countInstructions(work, label) {
+      if (!counter) throw new Error(`${name} is not running under callgrind: restart(true) first`);
+      return counter.count(work, label);
+    },
+    async stop() {
+      await stopChild(running.child);
+      await counter?.remove();
+    },
+  };
+}
+
+/** One process of a bench server. */
+interface RunningProcess {
+  child: ChildProcess;
+  port: number;
+  info: Record<string, unknown>;
+  usage: BenchServer['usage'];
+  call: BenchServer['call'];
+}
+
+async function startProcess(name: string, script: string, options: StartOptions, callgrind: CallgrindProcess | undefined): Promise<RunningProcess> {
   const execArgv = ['--expose-gc'];
-  if (options.profileDir) {
+  if (options.profileDir && !callgrind) {
     await mkdir(options.profileDir, { recursive: true });
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`);
   }
+  // Under callgrind, valgrind runs node (fork's IPC channel, an inherited descriptor, passes through it).
   const child = fork(script, [], {
-    execArgv,
+    ...(callgrind ? { execPath: callgrind.valgrind, execArgv: [...callgrind.arguments, process.execPath, ...execArgv] } : { execArgv }),
     cwd: options.cwd ?? repoRoot,
     env: { ...process.env, NODE_ENV: 'production', ...options.env, BENCH_PORT: String(options.port ?? 0) },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  if (pinning && child.pid !== undefined) {
+  // Counted processes are not pinned: counts do not depend on the core, and several run at once.
+  if (pinning && child.pid !== undefined && !callgrind) {
     const core = options.core === 'load' ? pinning.loadCore : pinning.serverCore;
     execFileSync('taskset', ['-pc', String(core), String(child.pid)], { stdio: 'ignore' });
   }
@@ -119,10 +174,8 @@ export async function startServer(name: string, script: string, options: StartOp
     });
 
   return {
-    name,
+    child,
     port: listening.port,
-    url: `http://127.0.0.1:${listening.port}`,
-    pid: child.pid ?? 0,
     info: listening.info ?? {},
     async usage(gc = false) {
       const reply = await request({ type: 'usage', gc }, (m): m is Extract<FromChild, { type: 'usage' }> => m.type === 'usage');
@@ -134,7 +187,6 @@ export async function startServer(name: string, script: string, options: StartOp
       if (reply.error !== undefined) throw new Error(`${name}.${callName}: ${reply.error}`);
       return reply.value as T;
     },
-    stop: () => stopChild(child),
   };
 }
 

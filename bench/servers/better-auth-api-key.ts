@@ -2,7 +2,8 @@
  * Better Auth with its API-key plugin (`@better-auth/api-key`, its defaults: keys kept in the database, SHA-256
  * digests), on the same kind of database as ours: SQLite through better-sqlite3 (a temp file, BENCH_SQLITE_FILE, in
  * WAL mode with `synchronous = NORMAL`, as our adapter opens its file), in Express 5. Its tables are created with its
- * own migration API (what `npx auth migrate` runs); the bench user is signed up with `auth.api.signUpEmail` and its
+ * own migration API (what `npx auth migrate` runs); the bench user (a new address each start: the bench restarts it to
+ * count its instructions) is signed up with `auth.api.signUpEmail` and its
  * key created with `auth.api.createApiKey`. Better Auth's rate limiter and the plugin's per-key rate limit (on by
  * default: 10 requests a day) are off, and so is its telemetry.
  *
@@ -11,6 +12,7 @@
  * row is not read (ours answers with it). The plugin's other way, `enableSessionForAPIKeys` with `getSession`, which
  * also reads the user, is marked "not recommended for production use" in its options.
  */
+import { randomUUID } from 'node:crypto';
 import express from 'express';
 import Database from 'better-sqlite3';
 import { betterAuth } from 'better-auth';
@@ -38,7 +40,7 @@ const auth = betterAuth({
 
 const { runMigrations } = await getMigrations(auth.options);
 await runMigrations();
-const { user } = await auth.api.signUpEmail({ body: { name: PASSWORD_USER.name, email: PASSWORD_USER.email, password: PASSWORD_USER.password } });
+const { user } = await auth.api.signUpEmail({ body: { name: PASSWORD_USER.name, email: `${randomUUID()}@example.test`, password: PASSWORD_USER.password } });
 const created = await auth.api.createApiKey({ body: { name: 'bench', userId: user.id } });
 
 const app = express();
