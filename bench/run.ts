@@ -433,7 +433,7 @@ async function main(): Promise<void> {
       AUTH_OIDC_SECRET: 'bench-client-secret',
       AUTH_OIDC_ISSUER: issuer,
     };
-    const bare = await startServer('bare', join(build, 'bare.js'));
+    const bare = await startServer('bare', join(build, 'bare.js'), { env: { AUTH_SECRET: secret } });
     servers.push(bare);
     const ours = await startScaffolded('ours', build, project, appEnv, profileDir);
     servers.push(ours);
@@ -493,8 +493,31 @@ async function main(): Promise<void> {
 
       const distinct = await mintSessions(secret, salt, settings.distinctSessions);
       const cycle = (index: number): Record<string, string> => ({ cookie: distinct[index % distinct.length]! });
-      const manySessions = await measure('protected (a different session each request)', sides('/protected', undefined, cycle), 200, deferCount);
-      rows.push(row(`Protected route, a different JWT session each request (${distinct.length.toLocaleString('en-US')} sessions)`, manySessions, { target: () => cpuWithin(manySessions, 1.25) }));
+      // Beside them, the floor of reading a session not seen before (bare.ts's /session-floor), its own process.
+      const sessionFloor = await startServer('session-floor', join(build, 'bare.js'), { env: { AUTH_SECRET: secret } });
+      servers.push(sessionFloor);
+      await expectResponse(`${sessionFloor.url}/session-floor`, { headers: { cookie: distinct[0]! } }, 200, (body) => body.includes(BENCH_USER.email));
+      const floorSide: Contender = { key: 'floor', server: sessionFloor, path: '/session-floor', headersFor: cycle };
+      const manySessions = await measure('protected (a different session each request)', [...sides('/protected', undefined, cycle), floorSide], 200, deferCount);
+      rows.push(
+        row(`Protected route, a different JWT session each request (${distinct.length.toLocaleString('en-US')} sessions)`, manySessions, {
+          target: () => {
+            const cost = cpuWithin(manySessions, 1.25);
+            const floor = costRatio(rateOf(manySessions['floor']!), rateOf(manySessions['bare']!));
+            return { ...cost, text: `${cost.text}; the floor ${floor.text.replace(/×/, '× bare')}` };
+          },
+        }),
+        {
+          case:
+            'The floor of that row (bare Express + the cookie found, one HMAC-SHA-512 checked, one AES-256-CBC decryption with node:crypto, the claims parsed, ' +
+            '`{ user }`): its figures in the first columns, bare Express in the last',
+          unit: 'req/s',
+          ours: rateOf(manySessions['floor']!),
+          bare: rateOf(manySessions['bare']!),
+          vsBare: true,
+          noRatio: true,
+        },
+      );
 
       const session = await measure('GET /auth/session', sides('/auth/session', sessionCookie), 200, deferCount);
       rows.push(row('GET /auth/session, valid session', session, { target: () => cpuWithin(session, 1.1) }));
