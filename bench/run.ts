@@ -547,17 +547,7 @@ async function main(): Promise<void> {
         { seconds: settings.signInSeconds, concurrency: settings.signInConcurrency },
       );
       rows.push({ case: 'Credentials sign-ins (GET csrf + POST callback)', unit: 'sign-ins/s', ...credentials });
-      // One unmeasured sign-in each: discovery and JWKS fetches happen once per process in both apps.
-      await oidcSignIn(ours.url);
-      await oidcSignIn(authjs.url);
-      const openId = await compareSignIns(
-        'OIDC sign-ins',
-        [
-          { key: 'ours', server: ours, signIn: () => oidcSignIn(ours.url) },
-          { key: 'authjs', server: authjs, signIn: () => oidcSignIn(authjs.url) },
-        ],
-        { seconds: settings.oidcSeconds, count: settings.oidcSignIns, concurrency: settings.oidcConcurrency, counted: { warmup: settings.countSignInsWarmup, window: settings.countSignIns } },
-      );
+      const openId = await compareOidcSignIns('OIDC sign-ins', ours, authjs);
       rows.push({
         case: 'OIDC code + PKCE sign-ins against oidc-provider',
         unit: 'sign-ins/s',
@@ -999,15 +989,7 @@ async function measureAppGroup(
   appRows.push(appRow('GET / (public, behind app.use(sessionLocals)), no cookie', await measure('app: / without cookie', sides('/'), 200), 1.05));
   appRows.push(appRow('GET /me without a session (302 to sign-in)', await measure('app: /me without session', sides('/me'), 302), undefined));
 
-  await oidcSignIn(app.url);
-  const openId = await compareSignIns(
-    'app: OIDC sign-ins',
-    [
-      { key: 'ours', server: app, signIn: () => oidcSignIn(app.url) },
-      { key: 'authjs', server: authjs, signIn: () => oidcSignIn(authjs.url) },
-    ],
-    { seconds: settings.oidcSeconds, count: settings.oidcSignIns, concurrency: settings.oidcConcurrency, counted: { warmup: settings.countSignInsWarmup, window: settings.countSignIns } },
-  );
+  const openId = await compareOidcSignIns('app: OIDC sign-ins', app, authjs);
   const [appAfter, authjsAfter] = [await app.usage(true), await authjs.usage(true)];
   appRows.push(
     {
@@ -1028,6 +1010,23 @@ async function measureAppGroup(
   );
   for (const countLater of deferredCounts.splice(0)) await countLater();
   await app.stop();
+}
+
+/**
+ * OIDC sign-ins of ours and @auth/express's server, timed in alternating slices and counted (deferred, see
+ * {@link deferredCounts}); one unmeasured sign-in each first: discovery and JWKS fetches happen once per process.
+ */
+async function compareOidcSignIns(name: string, ours: BenchServer, authjs: BenchServer): Promise<{ ours: Rate; authjs: Rate }> {
+  await oidcSignIn(ours.url);
+  await oidcSignIn(authjs.url);
+  return compareSignIns(
+    name,
+    [
+      { key: 'ours', server: ours, signIn: () => oidcSignIn(ours.url) },
+      { key: 'authjs', server: authjs, signIn: () => oidcSignIn(authjs.url) },
+    ],
+    { seconds: settings.oidcSeconds, count: settings.oidcSignIns, concurrency: settings.oidcConcurrency, counted: { warmup: settings.countSignInsWarmup, window: settings.countSignIns } },
+  );
 }
 
 /** Better Auth's installed version (package.json of node_modules/better-auth). */
