@@ -27,7 +27,7 @@ async function count(path: string, requests: number): Promise<number> {
 }
 
 describe('instructions per request under callgrind', () => {
-  it('counts the window only, in proportion to its requests, with the route its own work', { timeout: 240_000 }, async () => {
+  it('counts the window only, in proportion to its requests, with the route its own work', { timeout: 600_000 }, async () => {
     server = await startServer('counted', script, { env: { BENCH_PIN: '0' } });
     await expect(server.countInstructions(async () => undefined, 'test')).rejects.toThrow(/not running under callgrind/);
     await server.restart(true);
