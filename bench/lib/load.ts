@@ -31,6 +31,8 @@ export interface LoadOptions {
   headersFor?: (index: number) => Record<string, string>;
   /** Where to start counting for `headersFor` (so that consecutive runs keep cycling). */
   firstIndex?: number;
+  /** Seconds before a request counts as an error (30; a server under callgrind answers some fifty times slower). */
+  timeoutSeconds?: number;
 }
 
 /** Runs autocannon once and summarises it. */
@@ -42,7 +44,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     url: options.url,
     connections: options.connections,
     pipelining: 1,
-    timeout: 30,
+    timeout: options.timeoutSeconds ?? 30,
     ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.seconds ?? 10 }),
     ...(options.headers && { headers: options.headers }),
     ...(headersFor && {
