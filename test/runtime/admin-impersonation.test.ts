@@ -105,11 +105,16 @@ describe.each(memoryAndSqlite)('impersonation with %s', (_name, make) => {
     const admin = await newUser(h, { admin: true });
     const target = await newUser(h);
     expect(await (await admin.jar.fetch(`${h.url}/whoami`)).json()).not.toHaveProperty('impersonatedBy');
+    const { key } = (await (await post(h, admin.jar, 'api-keys', { action: 'create', name: 'script' })).json()) as { key: string };
     await impersonate(h, admin, target);
     expect(await (await admin.jar.fetch(`${h.url}/whoami`)).json()).toMatchObject({ user: { id: target.id }, impersonatedBy: { id: admin.id, email: ADMIN_EMAIL } });
     expect(await (await admin.jar.fetch(`${h.url}/auth/session`)).json()).toMatchObject({ user: { id: target.id }, impersonatedBy: { id: admin.id } });
     // A staging site's Basic authentication in front of the app hides nothing.
     expect(await (await admin.jar.fetch(`${h.url}/whoami`, { headers: { authorization: 'Basic c3RhZ2luZzpzdGFnaW5n' } })).json()).toMatchObject({ impersonatedBy: { id: admin.id } });
+    // An API key sent beside the impersonation's cookie is the key's owner, acting as themselves.
+    const asKey = (await (await admin.jar.fetch(`${h.url}/whoami`, { headers: { authorization: `Bearer ${key}` } })).json()) as Record<string, unknown>;
+    expect(asKey).toMatchObject({ user: { id: admin.id } });
+    expect(asKey).not.toHaveProperty('impersonatedBy');
     expect((await admin.jar.fetch(`${h.url}/billing`, { method: 'POST', headers: { accept: 'application/json' } })).status).toBe(401);
     // The user's own session is not an impersonation.
     expect(await (await target.jar.fetch(`${h.url}/whoami`)).json()).not.toHaveProperty('impersonatedBy');

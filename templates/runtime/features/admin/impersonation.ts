@@ -142,8 +142,9 @@ export function impersonationGuard(context: RequestContext, action: string, rout
 export async function sessionImpersonation(_session: Session, context: { options: ResolvedConfig; req: Request }): Promise<{ impersonatedBy: SessionImpersonation } | undefined> {
   const { options, req } = context;
   const header = req.headers.cookie;
-  // An API key's session is its own (`Authorization: Bearer`); another scheme (a staging site's Basic) is no key.
-  if (!header?.includes('~i') || /^\s*bearer/i.test(req.headers.authorization ?? '')) return undefined;
+  // An API key's session is its own: the bearer feature, the one judge of whether a request carries a key, says so
+  // (another scheme, a staging site's Basic, is no key; neither is any header in an app without API keys).
+  if (!header?.includes('~i') || options.bearer?.resultOf(req, options) !== undefined) return undefined;
   const token = findCookie(header, cookieOptionsFor(req, options).sessionToken.name);
   if (!token || !isImpersonationToken(token)) return undefined;
   const impersonation = await callAdapter(options.adapter!, 'getImpersonation', token);
