@@ -191,8 +191,7 @@ const deferredCounts: (() => Promise<void>)[] = [];
 function makeRate(result: LoadResult | Measured | SignInResult): Rate {
   if ('requestsPerSecond' in result) {
     const cpu = 'cpuMicrosPerRequest' in result ? { cpuMicros: result.cpuMicrosPerRequest } : {};
-    const instructions = 'instructionsPerRequest' in result && result.instructionsPerRequest !== undefined ? { instructions: result.instructionsPerRequest } : {};
-    return { perSecond: result.requestsPerSecond, p50: result.p50, p99: result.p99, count: result.requests, ...cpu, ...instructions };
+    return { perSecond: result.requestsPerSecond, p50: result.p50, p99: result.p99, count: result.requests, ...cpu };
   }
   return { perSecond: result.signInsPerSecond, p50: result.p50, p99: result.p99, count: result.signIns };
 }
@@ -208,10 +207,15 @@ interface Contender {
   refresh?: (server: BenchServer) => Pick<Contender, 'path' | 'headers'>;
 }
 
-/** A measured side: the merged load, the server's CPU time per request, and its instructions when counted. */
+/** A measured side: the merged load and the server's CPU time per request (its instructions, when counted, land in its {@link rateOf}). */
 interface Measured extends LoadResult {
   cpuMicrosPerRequest: number;
-  instructionsPerRequest?: number;
+}
+
+/** Throws unless every response of `load` had `status` and none failed. */
+function expectOnly(label: string, load: LoadResult, status: number): void {
+  const unexpected = Object.keys(load.statuses).filter((code) => Number(code) !== status);
+  if (unexpected.length > 0 || load.errors > 0) throw new Error(`${label}: expected only ${status}, got ${JSON.stringify(load.statuses)} and ${load.errors} errors`);
 }
 
 /** Whether this run counts instructions (BENCH_COUNT_REQUESTS > 0 and valgrind installed); settled in main(). */
@@ -269,8 +273,7 @@ function countSide(name: string, contender: Contender, firstIndex: number, expec
       ...(side.headersFor && { headersFor: side.headersFor }),
     });
     next += result.requests;
-    const unexpected = Object.keys(result.statuses).filter((status) => Number(status) !== expectStatus);
-    if (unexpected.length > 0 || result.errors > 0) throw new Error(`${name} (${contender.key}, counted): expected only ${expectStatus}, got ${JSON.stringify(result.statuses)} and ${result.errors} errors`);
+    expectOnly(`${name} (${contender.key}, counted)`, result, expectStatus);
     return result.requests;
   });
 }
@@ -314,10 +317,7 @@ async function measure(name: string, contenders: Contender[], expectStatus: numb
     const merged = mergeLoads(part.loads);
     // Bare Express's trivial route always answers 200.
     const expected = contender.key === 'bare' ? 200 : expectStatus;
-    const unexpected = Object.keys(merged.statuses).filter((status) => Number(status) !== expected);
-    if (unexpected.length > 0 || merged.errors > 0) {
-      throw new Error(`${name} (${contender.key}): expected only ${expected}, got ${JSON.stringify(merged.statuses)} and ${merged.errors} errors`);
-    }
+    expectOnly(`${name} (${contender.key})`, merged, expected);
     const result: Measured = { ...merged, cpuMicrosPerRequest: part.cpuMicros / merged.requests };
     measured[contender.key] = result;
     const { samples: _samples, ...summary } = result;
@@ -338,9 +338,7 @@ async function measure(name: string, contenders: Contender[], expectStatus: numb
           const bareCpu = measured['bare']?.cpuMicrosPerRequest ?? Math.min(...Object.values(measured).map((side) => side.cpuMicrosPerRequest));
           const scale = (2 * bareCpu) / measured[contender.key]!.cpuMicrosPerRequest;
           const perRequest = await countSide(name, contender, parts.get(contender.key)!.next, expected, scale);
-          const result = measured[contender.key]!;
-          result.instructionsPerRequest = perRequest;
-          rateOf(result).instructions = perRequest;
+          rateOf(measured[contender.key]!).instructions = perRequest;
           (raw[`${contender.key} ${name}`] as Record<string, unknown>)['instructionsPerRequest'] = perRequest;
           log(`${contender.key} ${name}: ${(perRequest / 1000).toFixed(0)} k instructions/req`);
         }),
@@ -474,9 +472,6 @@ async function main(): Promise<void> {
         ...(headers && { headers }),
         ...(headersFor && { headersFor }),
       }));
-    /** Ours' cost per request within `limit` times bare's in the same case (instructions when counted, else CPU). */
-    const cpuWithin = (measured: Record<string, Measured>, limit: number, floor = 'bare'): { text: string; met: boolean } =>
-      costWithin(rateOf(measured['ours']!), rateOf(measured['bare']!), limit, floor);
     const row = (name: string, measured: Record<string, Measured>, extra: Partial<Row> = {}): Row => ({
       case: name,
       unit: 'req/s',
@@ -491,7 +486,7 @@ async function main(): Promise<void> {
       // Counted after the memory readings below (counting restarts the servers).
       const deferCount = { deferCount: true };
       const protectedRoute = await measure('protected (JWT session)', sides('/protected', sessionCookie), 200, deferCount);
-      rows.push(row('Protected route, JWT session (middleware calls getSession)', protectedRoute, { target: () => cpuWithin(protectedRoute, 1.1) }));
+      rows.push(row('Protected route, JWT session (middleware calls getSession)', protectedRoute, { target: () => oursWithinBare(protectedRoute, 1.1) }));
 
       const distinct = await mintSessions(secret, salt, settings.distinctSessions);
       const cycle = (index: number): Record<string, string> => ({ cookie: distinct[index % distinct.length]! });
@@ -504,9 +499,9 @@ async function main(): Promise<void> {
       rows.push(
         row(`Protected route, a different JWT session each request (${distinct.length.toLocaleString('en-US')} sessions)`, manySessions, {
           target: () => {
-            const cost = cpuWithin(manySessions, 1.25);
+            const cost = oursWithinBare(manySessions, 1.25);
             const floor = costRatio(rateOf(manySessions['floor']!), rateOf(manySessions['bare']!));
-            return { ...cost, text: `${cost.text}; the floor ${floor.text.replace(/×/, '× bare')}` };
+            return { ...cost, text: `${cost.text}; the floor ÷ bare: ${floor.text}` };
           },
         }),
         {
@@ -522,9 +517,9 @@ async function main(): Promise<void> {
       );
 
       const session = await measure('GET /auth/session', sides('/auth/session', sessionCookie), 200, deferCount);
-      rows.push(row('GET /auth/session, valid session', session, { target: () => cpuWithin(session, 1.1) }));
+      rows.push(row('GET /auth/session, valid session', session, { target: () => oursWithinBare(session, 1.1) }));
       const csrf = await measure('GET /auth/csrf', sides('/auth/csrf', undefined, undefined, '/csrf'), 200, deferCount);
-      rows.push(row('GET /auth/csrf', csrf, { target: () => cpuWithin(csrf, 1.05, 'the floor'), note: 'bare: its floor, the same random token, hash and cookie' }));
+      rows.push(row('GET /auth/csrf', csrf, { target: () => oursWithinBare(csrf, 1.05, 'the floor'), note: 'bare: its floor, the same random token, hash and cookie' }));
       rows.push(row('Protected route without a session (302 to sign-in)', await measure('protected without session', sides('/protected'), 302, deferCount)));
       const publicRoute = await measure('public behind sessionLocals', sides('/public'), 200, deferCount);
       rows.push(
@@ -753,8 +748,8 @@ async function main(): Promise<void> {
     let bareAllRate: Rate | undefined;
     if (bareAll) {
       const cpuMicros = bareRuns.reduce((sum, run) => sum + run.cpuMicrosPerRequest * run.requests, 0) / bareAll.requests;
-      const counts = bareRuns.filter((run) => run.instructionsPerRequest !== undefined);
-      const instructions = counts.length > 0 ? { instructions: counts.reduce((sum, run) => sum + run.instructionsPerRequest!, 0) / counts.length } : {};
+      const counts = bareRuns.map((run) => rateOf(run).instructions).filter((count) => count !== undefined);
+      const instructions = counts.length > 0 ? { instructions: counts.reduce((sum, count) => sum + count, 0) / counts.length } : {};
       bareAllRate = { ...rateOf(bareAll), cpuMicros, ...instructions };
       rows.unshift({ case: 'Bare Express 5, trivial JSON route (all its runs)', unit: 'req/s', ours: bareAllRate, vsBare: true });
     }
@@ -981,7 +976,7 @@ async function measureAppGroup(
     vsBare: true,
     ours: rateOf(measured['ours']!),
     bare: rateOf(measured['bare']!),
-    ...(limit !== undefined && { target: () => costWithin(rateOf(measured['ours']!), rateOf(measured['bare']!), limit, floor) }),
+    ...(limit !== undefined && { target: () => oursWithinBare(measured, limit, floor) }),
   });
   appRows.push(appRow('GET /me (requireAuth), the same session cookie', await measure('app: /me, same cookie', sides('/me', sessionCookie), 200), 1.1));
   const cycle = (index: number): Record<string, string> => ({ cookie: distinct[index % distinct.length]! });
@@ -1578,8 +1573,13 @@ function costRatio(ours: Rate, base: Rate): { value: number; text: string } {
   return { value: instructions, text: `instructions ${instructions.toFixed(2)}×; CPU ${cpu.toFixed(2)}×` };
 }
 
+/** A case's target: ours' cost per request within `limit` times bare's side (named `baseName`) in the same case. */
+function oursWithinBare(measured: Record<string, Measured>, limit: number, baseName = 'bare'): Target {
+  return costWithin(rateOf(measured['ours']!), rateOf(measured['bare']!), limit, baseName);
+}
+
 /** A target on {@link costRatio}: at most `limit` times `base`'s cost. */
-function costWithin(ours: Rate, base: Rate, limit: number, baseName: string): { text: string; met: boolean } {
+function costWithin(ours: Rate, base: Rate, limit: number, baseName: string): Target {
   const { value, text } = costRatio(ours, base);
   return target(`≤ ${limit.toFixed(2)}× ${baseName}'s cost per request (${text})`, value <= limit);
 }

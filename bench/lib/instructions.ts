@@ -1,13 +1,15 @@
 /**
- * Instructions per request, the bench's noise-free measure: a server restarted under Valgrind's callgrind, warmed up,
+ * Instructions per request, the bench's steadier measure: a server restarted under Valgrind's callgrind, warmed up,
  * then counted over a fixed number of requests: `callgrind_control` zeroes the counters, the requests run, and a dump
  * gives the instructions the process executed meanwhile, in every thread (V8's compiler and GC helpers, libuv's
  * pool). They are user-space instructions only: the kernel's share of a request (the socket calls) is not in them.
- * A count does not move with the machine's load, as CPU time does: two processes of the same server agree within 1%.
+ * On an idle machine two processes of the same server agree within 1%; on a busy one V8's threads do their share at
+ * other moments and a server's windows moved ±8% (docs/benchmarks.md), still less than CPU time's 10–30%.
  *
  * Instrumentation is on from the start. Switched on only after an uninstrumented warm-up, the first few thousand
  * counted requests still ran V8's tier-up (TurboFan compiles, baseline code), as if the warm-up had not happened; run
- * instrumented throughout, a server settles after some 6,000 requests and stays within ±1% window to window.
+ * instrumented throughout on an idle machine, a server settles after some 6,000 requests and stays within ±1% window
+ * to window.
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
