@@ -7,7 +7,7 @@
  * integers). An "unknown" user id is the id of a user that was created and deleted, so it has the adapter's own
  * format. Returned objects are compared with `toMatchObject`: an adapter may add its own columns (a row id).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Adapter, AdapterAccount, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
 import type { AdapterAuthenticator } from '../../templates/runtime/features/passkey/storage.js';
@@ -1700,7 +1700,8 @@ export function runAdapterSuite(
       }
 
       test('searches users by a case-insensitive part of their address or name, ordered by address, with how many match', ['createUser', 'searchUsers'], async () => {
-        const tag = randomUUID().slice(0, 8);
+        // Digits only: a hex tag can hold "ada" (3873ada5 did), and then bob's address matches the search for ADA.
+        const tag = String(randomInt(10_000_000, 100_000_000));
         const [bob, ada, grace] = [
           await createUser({ email: `bob-${tag}@example.com`, name: 'Bob Builder' }),
           await createUser({ email: `ada-${tag}@example.com`, name: 'Ada Lovelace' }),
@@ -1710,7 +1711,7 @@ export function runAdapterSuite(
         expect(await emails('ADA')).toEqual([ada.email, grace.email]);
         expect(await emails('lovelace')).toEqual([ada.email]);
         expect(await emails('EXAMPLE.ORG')).toEqual([grace.email]);
-        expect(await emails(`B-${tag.toUpperCase()}`)).toEqual([bob.email]);
+        expect(await emails(`B-${tag}`)).toEqual([bob.email]);
         expect(await emails('nobody-matches')).toEqual([]);
         expect(await adapter.searchUsers({ query: '', offset: 0, limit: 10 })).toMatchObject({ total: 3, users: [{ id: ada.id }, { id: bob.id }, { id: grace.id }] });
       });
