@@ -241,6 +241,7 @@ async function countPerOperation(label: string, server: BenchServer, warmup: num
       const [previous, last] = windows.slice(-2);
       if (previous !== undefined && last !== undefined && (Math.abs(last - previous) / previous <= 0.02 || windows.length >= 6)) {
         raw[`${label}, instructions per operation in each counted window`] = windows.map(Math.round);
+        log(`${label}: counted windows ${windows.map((count) => (count / 1000).toFixed(0)).join(', ')} k instructions per operation`);
         return (previous + last) / 2;
       }
     }
@@ -329,7 +330,8 @@ async function measure(name: string, contenders: Contender[], expectStatus: numb
     if (contender.key === 'bare' && contender.path === '/json') bareRuns.push(result);
   }
   if (counting) {
-    // The sides are counted at the same time: a count does not depend on what else runs.
+    // The sides are counted at the same time (a count moves less with the machine's load than CPU time does, and
+    // each side shares the others' moments, as in the timed slices).
     const countAll = async (): Promise<void> => {
       await Promise.all(
         contenders.map(async (contender) => {
@@ -891,8 +893,8 @@ async function compareSignIns(
   }
   const { counted } = limits;
   if (counting && counted) {
-    // Instructions per sign-in, both sides at once (a count does not depend on what else runs), after the memory
-    // readings that follow the sign-ins (counting restarts the servers).
+    // Instructions per sign-in, the sides at once (as the load cases' sides are), after the memory readings that
+    // follow the sign-ins (counting restarts the servers).
     deferredCounts.push(async () => {
       await Promise.all(
         sides.map(async (side) => {
