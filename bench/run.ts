@@ -223,9 +223,10 @@ let counting = false;
 
 /**
  * Instructions per operation of `server`: restarted under callgrind on the same port, warmed up with `warmup`
- * operations, then counted in windows of `window` operations until two in a row agree within 2% (at most six
- * windows); the mean of those two. Restarted plain afterwards. `run` performs a number of operations and returns how
- * many completed (it throws on any unexpected answer).
+ * operations, then counted in windows of `window` operations until three in a row lie within 2% of each other (at
+ * most eight windows); the mean of those three. Two were not enough: a count still falling after the warm-up (V8's
+ * tier-up, slower on a busy machine) can pause for two windows. Restarted plain afterwards. `run` performs a number
+ * of operations and returns how many completed (it throws on any unexpected answer).
  */
 async function countPerOperation(label: string, server: BenchServer, warmup: number, window: number, run: (amount: number) => Promise<number>): Promise<number> {
   await server.restart(true);
@@ -238,11 +239,11 @@ async function countPerOperation(label: string, server: BenchServer, warmup: num
         done = await run(window);
       }, `${label} ${windows.length + 1}`);
       windows.push(instructions / done);
-      const [previous, last] = windows.slice(-2);
-      if (previous !== undefined && last !== undefined && (Math.abs(last - previous) / previous <= 0.02 || windows.length >= 6)) {
+      const lastThree = windows.slice(-3);
+      if ((lastThree.length === 3 && Math.max(...lastThree) / Math.min(...lastThree) <= 1.02) || windows.length >= 8) {
         raw[`${label}, instructions per operation in each counted window`] = windows.map(Math.round);
         log(`${label}: counted windows ${windows.map((count) => (count / 1000).toFixed(0)).join(', ')} k instructions per operation`);
-        return (previous + last) / 2;
+        return lastThree.reduce((sum, count) => sum + count, 0) / lastThree.length;
       }
     }
   } finally {

@@ -3,8 +3,9 @@
  * then counted over a fixed number of requests: `callgrind_control` zeroes the counters, the requests run, and a dump
  * gives the instructions the process executed meanwhile, in every thread (V8's compiler and GC helpers, libuv's
  * pool). They are user-space instructions only: the kernel's share of a request (the socket calls) is not in them.
- * On an idle machine two processes of the same server agree within 1%; on a busy one V8's threads do their share at
- * other moments and a server's windows moved ±8% (docs/benchmarks.md), still less than CPU time's 10–30%.
+ * On an idle machine two processes of the same server agree within 1%. A busy machine raises a count (V8's compiler
+ * threads get less of the CPU, so tier-up ends later): by 15% in one run, and V8's single-threaded and predictable
+ * modes did not prevent it (docs/benchmarks.md). Count on a quiet machine.
  *
  * Instrumentation is on from the start. Switched on only after an uninstrumented warm-up, the first few thousand
  * counted requests still ran V8's tier-up (TurboFan compiles, baseline code), as if the warm-up had not happened; run
