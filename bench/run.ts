@@ -26,7 +26,7 @@ import { type CliTiming, timeCliStarts, timeScaffold } from './lib/cli.js';
 import { type FirstRunTiming, timeFirstRuns } from './lib/first-run.js';
 import { type Footprint, measureFootprints, packRepository } from './lib/footprint.js';
 import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
-import { callgrindAvailable } from './lib/instructions.js';
+import { callgrindAvailable, countEach } from './lib/instructions.js';
 import { type BenchServer, compileServers, pinning, repoRoot, startServer } from './lib/processes.js';
 import { type SignInResult, credentialsSignIn, mergeSignIns, oidcSignIn, runSignIns } from './lib/sign-ins.js';
 import { betterAuthSignIn, floorSignIn, ourPasswordSignIn, probeLatency, startPacedSignIns } from './lib/password.js';
@@ -331,21 +331,18 @@ async function measure(name: string, contenders: Contender[], expectStatus: numb
     if (contender.key === 'bare' && contender.path === '/json') bareRuns.push(result);
   }
   if (counting) {
-    // The sides are counted at the same time (a count moves less with the machine's load than CPU time does, and
-    // each side shares the others' moments, as in the timed slices).
+    // The sides are counted one per core at a time (countEach).
     const countAll = async (): Promise<void> => {
-      await Promise.all(
-        contenders.map(async (contender) => {
-          const expected = contender.key === 'bare' ? 200 : expectStatus;
-          // Sides that cost over twice bare Express's CPU per request are counted over proportionally fewer requests.
-          const bareCpu = measured['bare']?.cpuMicrosPerRequest ?? Math.min(...Object.values(measured).map((side) => side.cpuMicrosPerRequest));
-          const scale = (2 * bareCpu) / measured[contender.key]!.cpuMicrosPerRequest;
-          const perRequest = await countSide(name, contender, parts.get(contender.key)!.next, expected, scale);
-          rateOf(measured[contender.key]!).instructions = perRequest;
-          (raw[`${contender.key} ${name}`] as Record<string, unknown>)['instructionsPerRequest'] = perRequest;
-          log(`${contender.key} ${name}: ${(perRequest / 1000).toFixed(0)} k instructions/req`);
-        }),
-      );
+      await countEach(contenders, async (contender) => {
+        const expected = contender.key === 'bare' ? 200 : expectStatus;
+        // Sides that cost over twice bare Express's CPU per request are counted over proportionally fewer requests.
+        const bareCpu = measured['bare']?.cpuMicrosPerRequest ?? Math.min(...Object.values(measured).map((side) => side.cpuMicrosPerRequest));
+        const scale = (2 * bareCpu) / measured[contender.key]!.cpuMicrosPerRequest;
+        const perRequest = await countSide(name, contender, parts.get(contender.key)!.next, expected, scale);
+        rateOf(measured[contender.key]!).instructions = perRequest;
+        (raw[`${contender.key} ${name}`] as Record<string, unknown>)['instructionsPerRequest'] = perRequest;
+        log(`${contender.key} ${name}: ${(perRequest / 1000).toFixed(0)} k instructions/req`);
+      });
     };
     if (options.deferCount) deferredCounts.push(countAll);
     else await countAll();
@@ -918,21 +915,19 @@ async function compareSignIns(
   }
   const { counted } = limits;
   if (counting && counted) {
-    // Instructions per sign-in, the sides at once (as the load cases' sides are), after the memory readings that
-    // follow the sign-ins (counting restarts the servers).
+    // Instructions per sign-in, one side per core at a time (as the load cases' sides), after the memory readings
+    // that follow the sign-ins (counting restarts the servers).
     deferredCounts.push(async () => {
-      await Promise.all(
-        sides.map(async (side) => {
-          const perSignIn = await countPerOperation(`${side.key} ${name}`, side.server, counted.warmup, counted.window, async (count) => {
-            const result = await runSignIns(side.signIn, { seconds: Infinity, count, concurrency: limits.concurrency });
-            if (result.failures > 0) throw new Error(`${side.key} ${name} (counted): ${result.failures} sign-ins failed; first: ${result.firstFailure}`);
-            return result.signIns;
-          });
-          rates[side.key]!.instructions = perSignIn;
-          (raw[`${side.key} ${name}`] as Record<string, unknown>)['instructionsPerSignIn'] = perSignIn;
-          log(`${side.key} ${name}: ${(perSignIn / 1000).toFixed(0)} k instructions per sign-in`);
-        }),
-      );
+      await countEach(sides, async (side) => {
+        const perSignIn = await countPerOperation(`${side.key} ${name}`, side.server, counted.warmup, counted.window, async (count) => {
+          const result = await runSignIns(side.signIn, { seconds: Infinity, count, concurrency: limits.concurrency });
+          if (result.failures > 0) throw new Error(`${side.key} ${name} (counted): ${result.failures} sign-ins failed; first: ${result.firstFailure}`);
+          return result.signIns;
+        });
+        rates[side.key]!.instructions = perSignIn;
+        (raw[`${side.key} ${name}`] as Record<string, unknown>)['instructionsPerSignIn'] = perSignIn;
+        log(`${side.key} ${name}: ${(perSignIn / 1000).toFixed(0)} k instructions per sign-in`);
+      });
     });
   }
   return { ours: rates['ours']!, authjs: rates['authjs']!, ...(rates['floor'] && { floor: rates['floor'] }) };

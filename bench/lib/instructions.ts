@@ -14,7 +14,7 @@
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -80,4 +80,18 @@ export async function callgrindProcess(): Promise<CallgrindProcess> {
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Runs `count` for each item, at most one per core at a time. Each counted process runs on one core (valgrind runs
+ * a process's threads one at a time); more of them than cores raise every count, since V8's compiler threads then
+ * get less of the CPU and tier-up ends later (five at once on 2 cores: bare Express 621–706 k, 578–590 k counted
+ * three at once).
+ */
+export async function countEach<Item>(items: readonly Item[], count: (item: Item) => Promise<void>): Promise<void> {
+  const waiting = [...items];
+  const worker = async (): Promise<void> => {
+    for (let item = waiting.shift(); item !== undefined; item = waiting.shift()) await count(item);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(cpus().length, waiting.length)) }, worker));
 }
