@@ -7,9 +7,10 @@
  * AES-256-CBC decryption with node:crypto, the claims parsed and `exp` checked, `{ user }` answered or 401. The key is
  * derived once from AUTH_SECRET as Auth.js derives it. No `kid`, no remembered tokens, no callbacks.
  */
-import { createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import { serve } from './child.js';
+import { sendCsrfToken } from './floor-parts.js';
 
 const secret = randomBytes(32).toString('base64url');
 const app = express();
@@ -17,11 +18,7 @@ app.get('/json', (_req, res) => {
   res.json({ hello: 'world' });
 });
 app.get('/csrf', (_req, res) => {
-  const token = randomBytes(32).toString('hex');
-  const hash = createHash('sha256').update(`${token}${secret}`).digest('hex');
-  res.setHeader('Set-Cookie', `authjs.csrf-token=${token}%7C${hash}; Path=/; HttpOnly; SameSite=Lax`);
-  res.setHeader('Cache-Control', 'private, no-cache, no-store');
-  res.json({ csrfToken: token });
+  sendCsrfToken(res, secret);
 });
 
 const cookieName = 'authjs.session-token';

@@ -28,6 +28,7 @@ import { SqliteAdapter } from '../../templates/runtime/adapters/sqlite.js';
 import { Organizations } from '../../templates/runtime/features/organizations/index.js';
 import { BENCH_USER } from './bench-user.js';
 import { serve } from './child.js';
+import { cookieOf } from './floor-parts.js';
 
 const kind = process.env['BENCH_ADAPTER'];
 const url = process.env['DATABASE_URL'];
@@ -94,17 +95,8 @@ if (kind === 'sqlite') {
   membershipAsync = async (slug, userId) => (await pool.query<MembershipRow>(membersText, [slug, userId])).rows[0];
 }
 
-const cookieName = 'authjs.session-token=';
-
 /** The value of the session cookie, found in the header without parsing the other cookies. */
-function sessionTokenOf(req: Request): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  const at = header.startsWith(cookieName) ? 0 : header.indexOf(`; ${cookieName}`) + 2;
-  if (at === 1) return undefined;
-  const end = header.indexOf(';', at);
-  return header.slice(at + cookieName.length, end === -1 ? undefined : end);
-}
+const sessionTokenOf = (req: Request): string | undefined => cookieOf(req, 'authjs.session-token');
 
 /** Whether the session row is there and not expired; else answers 401. */
 function signedIn(res: Response, row: Row | undefined): row is Row {

@@ -15,13 +15,14 @@
  * timeouts, callbacks, events, account linking, error mapping and pages (any failure answers 400 with a short text).
  * AUTH_URL names its origin (the bench picks the port first), as the scaffolded app's does.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { compactVerify, createRemoteJWKSet } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { decode, encode } from '../../templates/runtime/session/jwt.js';
 import { serve } from './child.js';
+import { cookieOf, csrfHash, sendCsrfToken } from './floor-parts.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -49,19 +50,8 @@ const CALLBACK_URL = 'authjs.callback-url';
 const SESSION = 'authjs.session-token';
 const SESSION_MAX_AGE = 30 * 24 * 60 * 60;
 
-/** The value of cookie `name` in the Cookie header, found without parsing the others. */
-function cookieOf(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  const at = header.startsWith(`${name}=`) ? 0 : header.indexOf(`; ${name}=`) + 2;
-  if (at === 1) return undefined;
-  const end = header.indexOf(';', at);
-  return header.slice(at + name.length + 1, end === -1 ? undefined : end);
-}
-
 const cookie = (name: string, value: string, maxAge?: number): string =>
   `${name}=${value}; Path=/; HttpOnly; SameSite=Lax${maxAge === undefined ? '' : `; Max-Age=${maxAge}`}`;
-const csrfHash = (token: string): string => createHash('sha256').update(`${token}${secret}`).digest('hex');
 const sameText = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** `url` resolved against this app's origin, or undefined when it leads elsewhere. */
@@ -76,17 +66,14 @@ function refuse(res: Response, text: string): void {
 
 const app = express();
 app.get('/auth/csrf', (_req, res) => {
-  const token = randomBytes(32).toString('hex');
-  res.setHeader('Set-Cookie', cookie(CSRF, `${token}%7C${csrfHash(token)}`));
-  res.setHeader('Cache-Control', 'private, no-cache, no-store');
-  res.json({ csrfToken: token });
+  sendCsrfToken(res, secret);
 });
 
 app.post('/auth/signin/oidc', express.urlencoded({ extended: false }), async (req, res) => {
   const body = (req.body ?? {}) as { csrfToken?: unknown; callbackUrl?: unknown };
   const [cookieToken = '', cookieHash = ''] = (cookieOf(req, CSRF) ?? '').split('%7C');
   const sent = typeof body.csrfToken === 'string' ? body.csrfToken : '';
-  if (!cookieToken || !sameText(sent, cookieToken) || !sameText(cookieHash, csrfHash(cookieToken))) return refuse(res, 'the CSRF token does not match');
+  if (!cookieToken || !sameText(sent, cookieToken) || !sameText(cookieHash, csrfHash(cookieToken, secret))) return refuse(res, 'the CSRF token does not match');
   const callbackUrl = sameOrigin(typeof body.callbackUrl === 'string' ? body.callbackUrl : '/');
   if (!callbackUrl) return refuse(res, 'the callbackUrl is not on this origin');
 
