@@ -62,10 +62,17 @@ const settings = {
    * BENCH_COUNT_WARMUP uncounted ones on the same process; see bench/lib/instructions.ts.
    */
   countRequests: numberSetting('BENCH_COUNT_REQUESTS', 2000),
-  countWarmup: numberSetting('BENCH_COUNT_WARMUP', 6000),
+  countWarmup: numberSetting('BENCH_COUNT_WARMUP', 15_000),
+  /** Counted windows per side (their mean is the figure). */
+  countWindows: Math.max(1, Math.round(numberSetting('BENCH_COUNT_WINDOWS', 3))),
+  /**
+   * The sides counted (comma list of ours, bare, floor, authjs, betterAuth, betterAuthCached; default all): a quicker
+   * run for the ratios to bare Express and the floors. The rows of the others then show CPU time only.
+   */
+  countSides: process.env['BENCH_COUNT_SIDES']?.split(',').map((side) => side.trim()).filter(Boolean),
   /** OIDC sign-ins counted per window, after BENCH_COUNT_SIGNINS_WARMUP uncounted ones. */
   countSignIns: numberSetting('BENCH_COUNT_SIGNINS', 200),
-  countSignInsWarmup: numberSetting('BENCH_COUNT_SIGNINS_WARMUP', 600),
+  countSignInsWarmup: numberSetting('BENCH_COUNT_SIGNINS_WARMUP', 1500),
   /** Concurrent connections of the load generator. */
   connections: numberSetting('BENCH_CONNECTIONS', 10),
   /** Seconds of credentials sign-ins per app. */
@@ -116,6 +123,10 @@ const settings = {
 
 for (const group of settings.only) {
   if (!groups.includes(group)) throw new Error(`BENCH_ONLY: unknown group "${group}" (valid: ${groups.join(', ')})`);
+}
+const sideKeys: readonly string[] = ['ours', 'bare', 'floor', 'authjs', 'betterAuth', 'betterAuthCached'];
+for (const side of settings.countSides ?? []) {
+  if (!sideKeys.includes(side)) throw new Error(`BENCH_COUNT_SIDES: unknown side "${side}" (valid: ${sideKeys.join(', ')})`);
 }
 const runs = (group: Group): boolean => settings.only.includes(group);
 
@@ -221,31 +232,38 @@ function expectOnly(label: string, load: LoadResult, status: number): void {
 /** Whether this run counts instructions (BENCH_COUNT_REQUESTS > 0 and valgrind installed); settled in main(). */
 let counting = false;
 
+/** Whether `side` is counted (BENCH_COUNT_SIDES). */
+const countsSide = (side: { key: string }): boolean => settings.countSides === undefined || settings.countSides.includes(side.key);
+
 /**
- * Instructions per operation of `server`: restarted under callgrind on the same port, warmed up with `warmup`
- * operations, then counted in windows of `window` operations until three in a row lie within 2% of each other (at
- * most eight windows); the mean of those three. Two were not enough: a count still falling after the warm-up (V8's
- * tier-up, slower on a busy machine) can pause for two windows. Restarted plain afterwards. `run` performs a number
- * of operations and returns how many completed (it throws on any unexpected answer).
+ * Instructions per operation of `server`: restarted under callgrind on the same port (V8 compiling on the main
+ * thread, see processes.ts), warmed up with `warmup` operations, then counted in `settings.countWindows` windows of
+ * `window` operations; the figure is their mean, i.e. one count over all of them. The windows are logged: what moves
+ * one window against the next, once tier-up is over, is where V8's major GCs land (±5–7% on 2,000 requests). The
+ * warm-up is long enough for tier-up to end (the counts of 2026-11-29 after 6,000 requests with V8's helper-thread
+ * compiler still carried 80–110 k instructions of compiling per request of ours, 20–40 k of the floor's).
+ * Restarted plain afterwards. `run` performs a number of operations and returns how many completed (it throws on any
+ * unexpected answer).
  */
 async function countPerOperation(label: string, server: BenchServer, warmup: number, window: number, run: (amount: number) => Promise<number>): Promise<number> {
   await server.restart(true);
   try {
     if (warmup > 0) await run(warmup);
+    let instructions = 0;
+    let operations = 0;
     const windows: number[] = [];
-    for (;;) {
+    while (windows.length < settings.countWindows) {
       let done = 0;
-      const instructions = await server.countInstructions(async () => {
+      const counted = await server.countInstructions(async () => {
         done = await run(window);
       }, `${label} ${windows.length + 1}`);
-      windows.push(instructions / done);
-      const lastThree = windows.slice(-3);
-      if ((lastThree.length === 3 && Math.max(...lastThree) / Math.min(...lastThree) <= 1.02) || windows.length >= 8) {
-        raw[`${label}, instructions per operation in each counted window`] = windows.map(Math.round);
-        log(`${label}: counted windows ${windows.map((count) => (count / 1000).toFixed(0)).join(', ')} k instructions per operation`);
-        return lastThree.reduce((sum, count) => sum + count, 0) / lastThree.length;
-      }
+      instructions += counted;
+      operations += done;
+      windows.push(counted / done);
     }
+    raw[`${label}, instructions per operation in each counted window`] = windows.map(Math.round);
+    log(`${label}: counted windows ${windows.map((count) => (count / 1000).toFixed(0)).join(', ')} k instructions per operation`);
+    return instructions / operations;
   } finally {
     await server.restart(false);
   }
@@ -333,7 +351,7 @@ async function measure(name: string, contenders: Contender[], expectStatus: numb
   if (counting) {
     // The sides are counted one per core at a time (countEach).
     const countAll = async (): Promise<void> => {
-      await countEach(contenders, async (contender) => {
+      await countEach(contenders.filter(countsSide), async (contender) => {
         const expected = contender.key === 'bare' ? 200 : expectStatus;
         // Sides that cost over twice bare Express's CPU per request are counted over proportionally fewer requests.
         const bareCpu = measured['bare']?.cpuMicrosPerRequest ?? Math.min(...Object.values(measured).map((side) => side.cpuMicrosPerRequest));
@@ -918,7 +936,7 @@ async function compareSignIns(
     // Instructions per sign-in, one side per core at a time (as the load cases' sides), after the memory readings
     // that follow the sign-ins (counting restarts the servers).
     deferredCounts.push(async () => {
-      await countEach(sides, async (side) => {
+      await countEach(sides.filter(countsSide), async (side) => {
         const perSignIn = await countPerOperation(`${side.key} ${name}`, side.server, counted.warmup, counted.window, async (count) => {
           const result = await runSignIns(side.signIn, { seconds: Infinity, count, concurrency: limits.concurrency });
           if (result.failures > 0) throw new Error(`${side.key} ${name} (counted): ${result.failures} sign-ins failed; first: ${result.firstFailure}`);
@@ -1081,7 +1099,8 @@ let apiKeyPluginVersion = '';
 /**
  * The api-keys group: `GET /api/me` with `Authorization: Bearer <key>`, on SQLite, in three servers (each its own
  * process, on the app core when pinned), measured in the same alternating slices as bare Express's `GET /json`:
- * - the floor (api-key-floor.ts): Express and better-sqlite3, one SHA-256 of the token and one indexed lookup;
+ * - the floor (api-key-floor.ts): Express and better-sqlite3, one SHA-256 of the token and one indexed lookup of the
+ *   key joined with its user, answering the user's public fields as ours does;
  * - Better Auth with `@better-auth/api-key` (better-auth-api-key.ts): `auth.api.verifyApiKey` in the route;
  * - ours (ours-api-keys.ts): `ApiKeys()` with the SQLite adapter and `requireAuth()`.
  * Before measuring, each must answer its key 200 (with its user) and a wrong key of the same shape 401.
@@ -1137,12 +1156,12 @@ async function measureApiKeysGroup(build: string, work: string, secret: string, 
         againstFloor.met && againstTheirs.value < 1,
       ),
       // On a busy host the rates swing from slice to slice; CPU per request is the steadier comparison.
-      note: "ours answers the user row, the others the key's user id"
+      note: "ours and the floor answer the key's user (id, name, email, image), Better Auth the key's user id",
     },
     {
       case:
         'The floor, not an auth library (its figures in the first columns): Express + better-sqlite3, one SHA-256 of the token (node:crypto) and one ' +
-        'indexed SELECT by digest, 401 or { user: { id } }',
+        "indexed SELECT by digest joined with the key's user, 401 or { user: { id, name, email, image } }",
       unit: 'req/s',
       ours: floor,
       noRatio: true,

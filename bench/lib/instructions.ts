@@ -4,13 +4,19 @@
  * gives the instructions the process executed meanwhile, in every thread (V8's compiler and GC helpers, libuv's
  * pool). They are user-space instructions only: the kernel's share of a request (the socket calls) is not in them.
  * On an idle machine two processes of the same server agree within 1%. A busy machine raises a count (V8's compiler
- * threads get less of the CPU, so tier-up ends later): by 15% in one run, and V8's single-threaded and predictable
- * modes did not prevent it (docs/benchmarks.md). Count on a quiet machine.
+ * threads get less of the CPU, so tier-up ends later): by 15% in one run with V8's defaults. Counted servers
+ * therefore compile on the main thread (`--no-concurrent-recompilation`, processes.ts), so that tier-up ends after
+ * the same number of requests whatever else runs; V8's single-threaded and predictable modes did not help
+ * (docs/benchmarks.md). Count on a quiet machine all the same.
  *
- * Instrumentation is on from the start. Switched on only after an uninstrumented warm-up, the first few thousand
- * counted requests still ran V8's tier-up (TurboFan compiles, baseline code), as if the warm-up had not happened; run
- * instrumented throughout on an idle machine, a server settles after some 6,000 requests and stays within ±1% window
- * to window.
+ * The warm-up runs under valgrind uninstrumented (some four times faster); the first count switches instrumentation
+ * on. With V8's helper-thread compiler that made the first counted windows run high (1.4× the settled count after
+ * 15,000 warm-up requests, presumably compiles queued during the fast warm-up); compiling on the main thread,
+ * the windows after an uninstrumented warm-up of 15,000 requests matched those after an instrumented one (our
+ * PostgreSQL session server: 865, 752, 776 k against 784, 797, 742 k; the floor 760, 717, 704 against 748, 682,
+ * 787). Natively, that server's tier-up is mostly over after 15,000 requests (466 functions optimised in the first
+ * 5,000, 8 in the third, 0–6 in each later one); after it, windows of 2,000 requests move ±5–7% with where V8's major
+ * GCs land (34–104 k instructions of GC per request in one window or the next).
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -56,12 +62,14 @@ export async function callgrindProcess(): Promise<CallgrindProcess> {
   };
   return {
     valgrind: 'valgrind',
-    // Counts go to the dump only (no per-line data: smaller files); every thread's counts are summed.
-    arguments: ['--tool=callgrind', '--instr-atstart=yes', `--callgrind-out-file=${output}`, '--dump-line=no', '--quiet'],
+    // Uninstrumented until the first count; counts go to the dump only (no per-line data: smaller files); every
+    // thread's counts are summed.
+    arguments: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${output}`, '--dump-line=no', '--quiet'],
     attach(started) {
       pid = started;
     },
     async count(work, label) {
+      await control('--instr=on');
       await control('--zero');
       await work();
       const before = new Set(await readdir(dir));
