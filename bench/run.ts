@@ -237,18 +237,24 @@ const countsSide = (side: { key: string }): boolean => settings.countSides === u
 
 /**
  * Instructions per operation of `server`: restarted under callgrind on the same port (V8 compiling on the main
- * thread, see processes.ts), warmed up with `warmup` operations, then counted in `settings.countWindows` windows of
- * `window` operations; the figure is their mean, i.e. one count over all of them. The windows are logged: what moves
- * one window against the next, once tier-up is over, is where V8's major GCs land (±5–7% on 2,000 requests). The
- * warm-up is long enough for tier-up to end (the counts of 2026-11-29 after 6,000 requests with V8's helper-thread
- * compiler still carried 80–110 k instructions of compiling per request of ours, 20–40 k of the floor's).
- * Restarted plain afterwards. `run` performs a number of operations and returns how many completed (it throws on any
- * unexpected answer).
+ * thread, see processes.ts), warmed up with `warmup` operations uninstrumented and one window instrumented, then
+ * counted in `settings.countWindows` windows of `window` operations; the figure is their mean, i.e. one count over
+ * all of them. The windows are logged: what moves one window against the next, once tier-up is over, is where V8's
+ * major GCs land (±5–7% on 2,000 requests). The warm-up is long enough for tier-up to end (the counts of 2026-11-29
+ * after 6,000 requests with V8's helper-thread compiler still carried 80–110 k instructions of compiling per request
+ * of ours, 20–40 k of the floor's). Restarted plain afterwards. `run` performs a number of operations and returns how
+ * many completed (it throws on any unexpected answer).
  */
 async function countPerOperation(label: string, server: BenchServer, warmup: number, window: number, run: (amount: number) => Promise<number>): Promise<number> {
   await server.restart(true);
   try {
     if (warmup > 0) await run(warmup);
+    // The first instrumented window is left out: it ran 5–12% above the next ones on 2026-11-29, in GC and compiling
+    // (the process runs some four times slower from then on; V8 paces parts of its GC by time).
+    let settling = 0;
+    const first = await server.countInstructions(async () => {
+      settling = await run(window);
+    }, `${label} 0`);
     let instructions = 0;
     let operations = 0;
     const windows: number[] = [];
@@ -262,7 +268,11 @@ async function countPerOperation(label: string, server: BenchServer, warmup: num
       windows.push(counted / done);
     }
     raw[`${label}, instructions per operation in each counted window`] = windows.map(Math.round);
-    log(`${label}: counted windows ${windows.map((count) => (count / 1000).toFixed(0)).join(', ')} k instructions per operation`);
+    raw[`${label}, instructions per operation in the first instrumented window (left out)`] = Math.round(first / settling);
+    log(
+      `${label}: counted windows ${windows.map((count) => (count / 1000).toFixed(0)).join(', ')} k instructions per operation ` +
+        `(the first instrumented window, left out: ${(first / settling / 1000).toFixed(0)} k)`,
+    );
     return instructions / operations;
   } finally {
     await server.restart(false);
