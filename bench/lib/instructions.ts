@@ -14,9 +14,10 @@
  * 15,000 warm-up requests, presumably compiles queued during the fast warm-up); compiling on the main thread,
  * the windows after an uninstrumented warm-up of 15,000 requests matched those after an instrumented one but for the
  * first (our PostgreSQL session server: 865, 752, 776 k against 784, 797, 742 k; the floor 760, 717, 704 against
- * 748, 682, 787), which the bench leaves out (run.ts, countPerOperation). Natively, that server's tier-up is mostly over after 15,000 requests (466 functions optimised in the first
- * 5,000, 8 in the third, 0–6 in each later one); after it, windows of 2,000 requests move ±5–7% with where V8's major
- * GCs land (34–104 k instructions of GC per request in one window or the next).
+ * 748, 682, 787), which the bench leaves out (run.ts, countPerOperation). Natively, that server's tier-up is mostly
+ * over after 15,000 requests (466 functions optimised in the first 5,000, 8 in the third, 0–6 in each later one);
+ * after it, windows of 2,000 requests move ±5–7% with where V8's major GCs land (34–104 k instructions of GC per
+ * request in one window or the next).
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
