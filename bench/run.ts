@@ -124,9 +124,11 @@ const settings = {
 for (const group of settings.only) {
   if (!groups.includes(group)) throw new Error(`BENCH_ONLY: unknown group "${group}" (valid: ${groups.join(', ')})`);
 }
-const sideKeys: readonly string[] = ['ours', 'bare', 'floor', 'authjs', 'betterAuth', 'betterAuthCached'];
+/** The sides a case can have (a {@link Contender}'s key), as BENCH_COUNT_SIDES names them. */
+const sideKeys = ['ours', 'bare', 'floor', 'authjs', 'betterAuth', 'betterAuthCached'] as const;
+type SideKey = (typeof sideKeys)[number];
 for (const side of settings.countSides ?? []) {
-  if (!sideKeys.includes(side)) throw new Error(`BENCH_COUNT_SIDES: unknown side "${side}" (valid: ${sideKeys.join(', ')})`);
+  if (!(sideKeys as readonly string[]).includes(side)) throw new Error(`BENCH_COUNT_SIDES: unknown side "${side}" (valid: ${sideKeys.join(', ')})`);
 }
 const runs = (group: Group): boolean => settings.only.includes(group);
 
@@ -209,7 +211,7 @@ function makeRate(result: LoadResult | Measured | SignInResult): Rate {
 
 /** One server's side of a case. */
 interface Contender {
-  key: 'bare' | 'ours' | 'authjs' | 'floor' | 'betterAuth' | 'betterAuthCached';
+  key: SideKey;
   server: BenchServer;
   path: string;
   headers?: Record<string, string>;
