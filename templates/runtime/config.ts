@@ -56,7 +56,8 @@ function firstBearer(bearers: BearerAuthentication[]): BearerAuthentication | un
     resultOf(req, options) {
       for (const bearer of bearers) {
         const result = bearer.resultOf(req, options);
-        if (result) return result.then((answer) => (judges.set(answer, bearer), answer));
+        if (result instanceof Promise) return result.then((answer) => (judges.set(answer, bearer), answer));
+        if (result) return (judges.set(result, bearer), result);
       }
       return undefined;
     },

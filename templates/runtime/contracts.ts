@@ -747,7 +747,7 @@ export interface Feature {
  * cookie; `refuse` answers a refusal, or 403 when the credential lacks `scopes` or may not use the route (`message`).
  */
 export interface BearerAuthentication {
-  resultOf(req: Request, options: ResolvedConfig): Promise<BearerResult> | undefined;
+  resultOf(req: Request, options: ResolvedConfig): BearerResult | Promise<BearerResult> | undefined;
   refuse(res: Response, result: BearerResult, needed: { scopes?: readonly string[]; message?: string }): void;
 }
 

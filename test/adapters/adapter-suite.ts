@@ -11,7 +11,7 @@ import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Adapter, AdapterAccount, AdapterUser, VerificationToken } from '../../templates/runtime/features/database/adapter.js';
 import type { AdapterAuthenticator } from '../../templates/runtime/features/passkey/storage.js';
-import type { StoredApiKey } from '../../templates/runtime/features/api-keys/storage.js';
+import type { ApiKeyInUse, StoredApiKey } from '../../templates/runtime/features/api-keys/storage.js';
 import type { SecurityEvent } from '../../templates/runtime/features/security-events/index.js';
 import type { EmailChange } from '../../templates/runtime/features/account/storage.js';
 import type { OrganizationRecord, StoredInvitation } from '../../templates/runtime/features/organizations/storage.js';
@@ -530,6 +530,27 @@ export function runAdapterSuite(
         expect(found?.user).toEqual(user);
         expect(found?.withdrawnTokens).toBe(false);
         expect(await adapter.getSessionAndUserForRead(`nobody-${randomUUID()}`)).toBeNull();
+      });
+
+      // The read takes dates as milliseconds since the epoch (PostgreSQL computes them from timestamptz): each comes
+      // back to the millisecond, as a Date, and an absent one stays absent.
+      test('reads every date of the session and its user to the millisecond', ['createUser', 'createSession', 'getSessionAndUserForRead'], async () => {
+        const emailVerified = new Date('2024-05-06T07:08:09.123Z');
+        const user = await createUser({ emailVerified });
+        const [detailed, bare] = [randomUUID(), randomUUID()];
+        const dates = { expires: new Date(Date.now() + 3_600_123), createdAt: new Date('2026-11-29T23:59:59.999Z'), lastSeenAt: new Date('2026-11-30T00:00:00.001Z') };
+        await adapter.createSession({ sessionToken: detailed, userId: user.id, ...dates });
+        await adapter.createSession({ sessionToken: bare, userId: user.id, expires: dates.expires });
+        const found = await adapter.getSessionAndUserForRead(detailed);
+        for (const field of ['expires', 'createdAt', 'lastSeenAt'] as const) {
+          expect(found?.session[field]).toBeInstanceOf(Date);
+          expect(found?.session[field]?.toISOString()).toBe(dates[field].toISOString());
+        }
+        expect(found?.user.emailVerified).toBeInstanceOf(Date);
+        expect(found?.user.emailVerified?.toISOString()).toBe('2024-05-06T07:08:09.123Z');
+        const plain = await adapter.getSessionAndUserForRead(bare);
+        expect(plain?.session).toEqual({ sessionToken: bare, userId: user.id, expires: dates.expires });
+        expect(plain?.user).toEqual(user);
       });
 
       test("says when one of the user's OAuth accounts had its tokens withdrawn, and only the user's", ['createUser', 'linkAccount', 'createSession', 'getSessionAndUserForRead'], async () => {
@@ -1154,6 +1175,11 @@ export function runAdapterSuite(
         };
       }
 
+      /** What `getApiKeyAndUser` answers of a stored key. */
+      function inUse({ id, userId, digest, scopes, organizationId, lastUsedAt, expiresAt }: StoredApiKey): ApiKeyInUse {
+        return { id, userId, digest, scopes, organizationId, lastUsedAt, expiresAt };
+      }
+
       function listed({ digest: _digest, ...record }: StoredApiKey): Omit<StoredApiKey, 'digest'> {
         return record;
       }
@@ -1177,7 +1203,8 @@ export function runAdapterSuite(
         const key = apiKeyData(user.id, { lastUsedAt: null });
         await adapter.createApiKey(key, 10);
         const found = await adapter.getApiKeyAndUser(key.digest);
-        expect(found?.apiKey).toStrictEqual(key);
+        // What a request with the key needs of it: not its name, start or creation.
+        expect(found?.apiKey).toStrictEqual(inUse(key));
         expect(found?.apiKey.expiresAt).toBeInstanceOf(Date);
         expect(found?.user).toMatchObject({ id: user.id, email: user.email, name: user.name, image: user.image });
         expect(await adapter.getApiKeyAndUser(apiKeyData(user.id).digest)).toBeNull();
@@ -1244,7 +1271,7 @@ export function runAdapterSuite(
         const own = apiKeyData(user.id, { createdAt: new Date('2026-11-01T10:00:00.000Z') });
         await adapter.createApiKey(bound, 10);
         await adapter.createApiKey(own, 10);
-        expect((await adapter.getApiKeyAndUser(bound.digest))?.apiKey).toStrictEqual(bound);
+        expect((await adapter.getApiKeyAndUser(bound.digest))?.apiKey).toStrictEqual(inUse(bound));
         expect((await adapter.getApiKeyAndUser(own.digest))?.apiKey.organizationId).toBeNull();
         expect((await adapter.listApiKeys(user.id)).map((key) => key.organizationId)).toEqual([organization.id, null]);
       });

@@ -51,8 +51,11 @@ const templates = readTemplates(packageTemplateDirs);
  * route (`Feature.beforeRoute`), a banner a feature puts on the pages (`RequestContext.banner`) and one CSRF token per
  * request however often it is asked, the rest declared by the features that use it: 5,405; a guard's refusal
  * answered as a page or JSON on every route (not a redirect on the sign-in, callback and reauth routes): 5,408.
+ * Issue 50's counted reads: a session's `expires` written by session/iso-date.ts rather than V8's `toISOString` (some
+ * 7,000 instructions a request), the guards taking an API key's answer at once where SQLite gives it
+ * (`SqlDatabase.first`, the adapters' `isPromiseLike` shared by the session read): 5,429.
  */
-const defaultScaffoldLineBudget = 5408;
+const defaultScaffoldLineBudget = 5429;
 
 function sourceFiles(directory: string, prefix = ''): string[] {
   return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => {

@@ -8,13 +8,13 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import AuthJsPostgresAdapter from '@auth/pg-adapter';
-import express, { urlencoded } from 'express';
+import express, { type Request, urlencoded } from 'express';
 import { Pool } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createJar, formBody, type CookieJar } from '../support/cookie-jar.js';
 import { listen, type RunningApp } from '../support/listen.js';
 import { MemoryAdapter } from '../../templates/runtime/adapters/memory.js';
-import { resolveConfig } from '../../templates/runtime/config.js';
+import { resolveConfig, resolveConfigOnce } from '../../templates/runtime/config.js';
 import { ApiKeys, createApiKey, type ApiKeysOptions, type CreatedApiKey } from '../../templates/runtime/features/api-keys/index.js';
 import type { StoredApiKey } from '../../templates/runtime/features/api-keys/storage.js';
 import { database } from '../../templates/runtime/features/database/index.js';
@@ -689,6 +689,54 @@ describe.each(adapters)('API keys with %s', (adapterName, makeAdapter) => {
         h.adapter.touchApiKey = original;
       }
       expect(touches).toHaveLength(1);
+    });
+  });
+
+  describe('the lookup', () => {
+    // The database failing is not the key being wrong: 503 with Retry-After on every guard, nothing counted against the
+    // client, the error logged. A driver may fail at once (better-sqlite3 throws) or later (a rejected promise).
+    it.each([
+      ['throws', () => {
+        throw new Error('database is locked');
+      }],
+      ['rejects', () => Promise.reject(new Error('database is locked'))],
+    ])('that %s answers 503 temporarily_unavailable, and counts no failure', async (_how, failing) => {
+      const { user, created } = await keyOf(h);
+      const original = h.adapter.getApiKeyAndUser;
+      const client = newClient();
+      const logged = h.errors.length;
+      h.adapter.getApiKeyAndUser = failing as typeof original;
+      try {
+        // More requests than apiKeyFailuresPerClient lets a client fail (30 in five minutes): none is counted.
+        for (let request = 0; request < 31; request += 1) {
+          const response = await withKey(h, '/me', bearer(created.key), { client, headers: { accept: 'application/json' } });
+          expect(response.status).toBe(503);
+          expect(response.headers.get('retry-after')).toBe('5');
+          expect(await response.json()).toMatchObject({ error: 'temporarily_unavailable' });
+        }
+        expect(await (await withKey(h, '/whoami', bearer(created.key), { client })).json()).toBeNull();
+        expect((await withKey(h, '/auth/session', bearer(created.key), { client })).status).toBe(503);
+      } finally {
+        h.adapter.getApiKeyAndUser = original;
+      }
+      const failures = h.errors.slice(logged).map((error) => ({ message: error.message, cause: (error.cause as { err?: Error } | undefined)?.err?.message }));
+      expect(failures).toContainEqual({ message: 'adapter.getApiKeyAndUser() failed', cause: 'database is locked' });
+      expect(await (await withKey(h, '/me', bearer(created.key), { client })).json()).toMatchObject({ user: { id: user.id } });
+    });
+
+    // better-sqlite3 answers at once: a key used within the minute (nothing to record), in an app with no feature's
+    // beforeSignIn and no session callback, is judged in the request's own turn, with no promise.
+    it.runIf(adapterName === 'SqliteAdapter')('answers at once on SQLite once the use is recorded, and with a promise while it is', async () => {
+      const { user, created } = await keyOf(h);
+      const options = resolveConfigOnce(h.config);
+      const request = (): Request => ({ headers: { authorization: bearer(created.key) } }) as Request;
+      expect(h.adapter.getApiKeyAndUser(createHash('sha256').update(created.key).digest('hex'))).not.toBeInstanceOf(Promise);
+      const first = options.bearer!.resultOf(request(), options);
+      expect(first).toBeInstanceOf(Promise);
+      expect((await first)?.session?.user?.id).toBe(user.id);
+      const next = options.bearer!.resultOf(request(), options);
+      expect(next).not.toBeInstanceOf(Promise);
+      expect(next).toMatchObject({ session: { user: { id: user.id }, apiKey: { scopes: [] } }, scopes: [] });
     });
   });
 

@@ -27,14 +27,14 @@ import { database } from '../features/database/index.js';
 import {
   type AccountRow,
   type SessionAndUserRow,
-  type SessionForReadRow,
+  type SessionForReadValues,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
   accountFromRow,
   refreshedTokenFields,
   sessionAndUserSql,
-  sessionForReadFromRow,
+  sessionForReadFromValues,
   sessionForReadSql,
   sessionDetailColumns,
   sessionFromRow,
@@ -48,7 +48,7 @@ import { type AppliedStep, type MigrateOptions, type MigrationStep, columnSteps,
 
 /** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
 const selectSessionAndUser = sessionAndUserSql('$1');
-const selectSessionForRead = sessionForReadSql('$1');
+const selectSessionForRead = sessionForReadSql('postgres');
 
 /**
  * Where the database is: a connection URL, or a `pg` pool the app already has; and the features whose tables it has
@@ -433,9 +433,10 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
     // One promise from the pool to the runtime (no async wrappers): this runs on every request with a session.
     getSessionAndUserForRead(sessionToken) {
       const read = () =>
-        pool.query<SessionForReadRow>(selectSessionForRead, [sessionToken]).then((result) => {
+        // The text and values, not a config object: `pg` copies a config object's property descriptors per query.
+        pool.query<{ r: SessionForReadValues }>(selectSessionForRead, [sessionToken]).then((result) => {
           const row = result.rows[0];
-          return row ? sessionForReadFromRow(sessionToken, row) : null;
+          return row ? sessionForReadFromValues(sessionToken, row.r) : null;
         });
       return migrated ? read() : ensureSchema().then(read);
     },
@@ -482,6 +483,7 @@ export function PostgresAdapter(options: PostgresAdapterOptions = {}): Adapter {
   const sql: SqlDatabase = {
     dialect: 'postgres',
     all: <Row>(text: string, parameters: readonly unknown[]) => query(numbered(text), [...parameters]) as Promise<Row[]>,
+    first: async <Row>(text: string, parameters: readonly unknown[]) => ((await query(numbered(text), [...parameters])) as Row[])[0],
     run: async (text, parameters) => {
       await ensureSchema();
       return (await pool.query(numbered(text), [...parameters])).rowCount ?? 0;

@@ -74,11 +74,6 @@ export function toDate(value: Date | string | number | null | undefined): Date |
   return new Date(value);
 }
 
-/** A date column as a Date: `pg`'s own Date is kept, not copied. */
-function dateOf(value: Date | number): Date {
-  return value instanceof Date ? value : new Date(value);
-}
-
 export function userFromRow(row: UserRow): AdapterUser {
   return {
     id: row.id,
@@ -133,23 +128,48 @@ export type SessionAndUserRow = SessionRow & UserRow;
  * not `user_id`, which is `users.id`, not `user_agent`), and whether one of the user's OAuth accounts had its tokens
  * withdrawn after a refused refresh, by the rule of `isWithdrawnAccount` (features/database/access-token.ts): kept
  * `expires_at`, no access or refresh token. Short, because PostgreSQL receives the text with every (unnamed) query.
+ * Its answer is {@link SessionForReadValues}, dates as milliseconds since the epoch: SQLite stores them so, and its
+ * statement answers the columns as an array (better-sqlite3's `raw` mode). PostgreSQL answers them in one `json`
+ * column, which `pg` parses with one `JSON.parse`: `pg`'s cost grows with each column (its field list, parser and
+ * property per column), and a `timestamptz` it would parse into a Date by regular expression is a number here.
  */
-export function sessionForReadSql(placeholder: string): string {
-  return `SELECT s.expires,s.created_at,s.last_seen_at,u.id,u.name,u.email,u.email_verified,u.image,EXISTS(SELECT 1 FROM accounts a WHERE a.user_id=u.id AND a.type IN('oauth','oidc') AND a.access_token IS NULL AND a.refresh_token IS NULL AND a.expires_at IS NOT NULL) AS withdrawn FROM sessions s JOIN users u ON u.id=s.user_id WHERE s.session_token=${placeholder}`;
+export function sessionForReadSql(dialect: 'sqlite' | 'postgres'): string {
+  const epochMilliseconds = (column: string): string => (dialect === 'sqlite' ? column : `round(extract(epoch FROM ${column})*1000)`);
+  const values = `${epochMilliseconds('s.expires')},${epochMilliseconds('s.created_at')},${epochMilliseconds('s.last_seen_at')},u.id,u.name,u.email,${epochMilliseconds('u.email_verified')},u.image,EXISTS(SELECT 1 FROM accounts a WHERE a.user_id=u.id AND a.type IN('oauth','oidc') AND a.access_token IS NULL AND a.refresh_token IS NULL AND a.expires_at IS NOT NULL)`;
+  return dialect === 'sqlite'
+    ? `SELECT ${values} FROM sessions s JOIN users u ON u.id=s.user_id WHERE s.session_token=?`
+    : `SELECT json_build_array(${values}) AS r FROM sessions s JOIN users u ON u.id=s.user_id WHERE s.session_token=$1`;
 }
 
-/** A row of {@link sessionForReadSql}: SQLite answers `withdrawn` as 0 or 1, PostgreSQL as a boolean. */
-export type SessionForReadRow = Omit<SessionRow, 'session_token' | 'user_id' | 'user_agent'> & UserRow & { withdrawn: number | boolean };
+/**
+ * A row of {@link sessionForReadSql}, in its column order: the session's expiry, creation and last use, the user's
+ * id, name, address, verification date and image, and whether tokens were withdrawn (SQLite answers 0 or 1,
+ * PostgreSQL a boolean).
+ */
+export type SessionForReadValues = [
+  expires: number,
+  createdAt: number | null,
+  lastSeenAt: number | null,
+  id: string,
+  name: string | null,
+  email: string | null,
+  emailVerified: number | null,
+  image: string | null,
+  withdrawn: number | boolean,
+];
 
 /** `getSessionAndUserForRead`'s answer from a row of {@link sessionForReadSql}. */
-export function sessionForReadFromRow(
+export function sessionForReadFromValues(
   sessionToken: string,
-  row: SessionForReadRow,
+  values: SessionForReadValues,
 ): { session: AdapterSession; user: AdapterUser; withdrawnTokens: boolean } {
-  const session: AdapterSession = { sessionToken, userId: row.id, expires: dateOf(row.expires) };
-  if (row.created_at != null) session.createdAt = dateOf(row.created_at);
-  if (row.last_seen_at != null) session.lastSeenAt = dateOf(row.last_seen_at);
-  return { session, user: userFromRow(row), withdrawnTokens: row.withdrawn === true || row.withdrawn === 1 };
+  const [expires, createdAt, lastSeenAt, id, name, email, emailVerified, image, withdrawn] = values;
+  const session: AdapterSession = { sessionToken, userId: id, expires: new Date(expires) };
+  if (createdAt !== null) session.createdAt = new Date(createdAt);
+  if (lastSeenAt !== null) session.lastSeenAt = new Date(lastSeenAt);
+  // A provider without an email (the microblog network over OAuth 2) stores none.
+  const user: AdapterUser = { id, name, email: email as string, emailVerified: emailVerified === null ? null : new Date(emailVerified), image };
+  return { session, user, withdrawnTokens: withdrawn === true || withdrawn === 1 };
 }
 
 export function verificationTokenFromRow(row: VerificationTokenRow): VerificationToken {

@@ -28,14 +28,14 @@ import { database } from '../features/database/index.js';
 import {
   type AccountRow,
   type SessionAndUserRow,
-  type SessionForReadRow,
+  type SessionForReadValues,
   type SessionRow,
   type UserRow,
   type VerificationTokenRow,
   accountFromRow,
   refreshedTokenFields,
   sessionAndUserSql,
-  sessionForReadFromRow,
+  sessionForReadFromValues,
   sessionForReadSql,
   sessionDetailColumns,
   sessionFromRow,
@@ -49,7 +49,7 @@ import { type AppliedStep, type MigrateOptions, type MigrationStep, columnSteps,
 
 /** `getSessionAndUser`'s statement, and `getSessionAndUserForRead`'s (built once: each read looks its text up). */
 const selectSessionAndUser = sessionAndUserSql('?');
-const selectSessionForRead = sessionForReadSql('?');
+const selectSessionForRead = sessionForReadSql('sqlite');
 
 /**
  * Where the database is: a `file:` URL or path, or a better-sqlite3 connection the app already opened; and the
@@ -283,6 +283,8 @@ function sqliteValue(value: unknown): unknown {
 export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
   let opened: Database.Database | undefined;
   const statements = new Map<string, Database.Statement>();
+  // `getSessionAndUserForRead`'s statement, answering arrays (`raw`): its own, since `raw` changes a statement.
+  let readSession: Database.Statement | undefined;
   // The features given so far, whose steps the database gets (`migrationSteps`).
   const features: Feature[] = [];
 
@@ -461,8 +463,8 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
 
     // Not async: better-sqlite3 answers at once, and the runtime then reads the session without waiting a turn.
     getSessionAndUserForRead(sessionToken) {
-      const row = statement(selectSessionForRead).get(sessionToken) as SessionForReadRow | undefined;
-      return row ? sessionForReadFromRow(sessionToken, row) : null;
+      const row = (readSession ??= connection().prepare(selectSessionForRead).raw(true)).get(sessionToken) as SessionForReadValues | undefined;
+      return row ? sessionForReadFromValues(sessionToken, row) : null;
     },
 
     async updateSession(session) {
@@ -523,6 +525,7 @@ export function SqliteAdapter(options: SqliteAdapterOptions = {}): Adapter {
   const sql: SqlDatabase = {
     dialect: 'sqlite',
     all: async <Row>(text: string, parameters: readonly unknown[]) => statement(text).all(...parameters.map(sqliteValue)) as Row[],
+    first: <Row>(text: string, parameters: readonly unknown[]) => statement(text).get(...parameters.map(sqliteValue)) as Row | undefined,
     run: async (text, parameters) => statement(text).run(...parameters.map(sqliteValue)).changes,
     batch: async (list) => connection().transaction(() => list.map(([text, parameters]) => statement(text).run(...parameters.map(sqliteValue)).changes))(),
   };

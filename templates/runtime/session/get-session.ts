@@ -58,7 +58,11 @@ export function createSessionLocals(config: FrameworkAuthConfig): RequestHandler
   const options = resolveConfigOnce(config);
   return function sessionLocals(req: Request, res: Response, next: NextFunction): void | Promise<void> {
     const bearer = options.bearer?.resultOf(req, options);
-    if (bearer) return bearer.then((result) => void (res.locals['session'] = result.session)).then(next);
+    if (bearer instanceof Promise) return bearer.then((result) => void (res.locals['session'] = result.session)).then(next);
+    if (bearer) {
+      res.locals['session'] = bearer.session;
+      return next();
+    }
     // SPEC §8: a request without a session cookie (most public pages) goes on synchronously, with no promise.
     if (!mayHaveSessionCookie(req, options)) {
       res.locals['session'] = null;
@@ -125,14 +129,14 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
     sendRedirectResponse(res, `${signInPath}${separator}callbackUrl=${encodeURIComponent(req.originalUrl ?? req.url)}`);
   }
   const scopes = guardOptions.scopes ?? [];
-  async function guardBearer(res: Response, next: NextFunction, bearer: Promise<BearerResult>): Promise<void> {
-    const result = await bearer;
+  function guardBearer(res: Response, next: NextFunction, result: BearerResult): void {
     if (!result.session || !scopes.every((scope) => result.scopes.includes(scope)) || (result.organizationId !== undefined && !guardOptions.organizationKeys)) return options.bearer!.refuse(res, result, { scopes });
     res.locals['session'] = result.session;
     next();
   }
   return function requireAuth(req: Request, res: Response, next: NextFunction): void | Promise<void> {
     const bearer = options.bearer?.resultOf(req, options);
+    if (bearer instanceof Promise) return bearer.then((result) => guardBearer(res, next, result));
     if (bearer) return guardBearer(res, next, bearer);
     const session = res.locals['session'] as Session | null | undefined;
     // getSession's read (without the API key), when sessionLocals did not run before.

@@ -13,6 +13,7 @@ import { databaseOf } from '../config.js';
 import { providerTokensOf, refreshErrorOfToken } from '../oauth/provider-tokens.js';
 import { customPageUrl, resolveRedirect } from '../http/redirect.js';
 import { cookieOptionsFor, requestCookies } from '../http/request.js';
+import { isoDate } from './iso-date.js';
 import { decode, rememberedClaims, userClaims } from './jwt.js';
 import { type SessionClock, jwtTimes, sessionClock } from './session-clock.js';
 import type { Account, AdapterUser, JWT, Profile, Session, User } from '../types.js';
@@ -88,7 +89,7 @@ function defaultSession(token: JWT, expires: Date): Session {
   if (token.email !== undefined) user.email = token.email;
   if (token.picture !== undefined) user.image = token.picture;
   const error = refreshErrorOfToken(token);
-  return { user, expires: expires.toISOString(), ...(error && { error }) };
+  return { user, expires: isoDate(expires), ...(error && { error }) };
 }
 
 /** What readSession hands its JWT half: the raw cookie, its option, and the request's cookies and clearing. */

@@ -146,7 +146,7 @@ export function createRequireAdmin(config: FrameworkAuthConfig): RequestHandler 
   return function requireAdmin(req: Request, res: Response, next: NextFunction): void | Promise<void> {
     // An API key proves a key, not who is there: never an admin.
     const bearer = options.bearer?.resultOf(req, options);
-    if (bearer) return bearer.then((result) => options.bearer!.refuse(res, result, { message: 'An API key cannot do this: an admin signs in.' }));
+    if (bearer) return Promise.resolve(bearer).then((result) => options.bearer!.refuse(res, result, { message: 'An API key cannot do this: an admin signs in.' }));
     return signedIn(req, res, (error?: unknown) => {
       if (error !== undefined) return next(error);
       check(req, res, next).catch(next);

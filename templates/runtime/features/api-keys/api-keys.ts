@@ -18,15 +18,16 @@ import { InvalidRequest, isAuthError } from '../../errors.js';
 import { recordSecurityEvent } from '../../events.js';
 import { bodyField, prefersJson, readBody } from '../../http/request.js';
 import { safeEqual } from '../../http/safe-equal.js';
-import type { JWT, Session } from '../../types.js';
+import type { AdapterUser, Awaitable, JWT, Session } from '../../types.js';
+import { isoDate } from '../../session/iso-date.js';
 import { userClaims } from '../../session/jwt.js';
-import { callAdapter } from '../database/adapter.js';
+import { type Adapter, adapterFailure, callAdapter, isPromiseLike } from '../database/adapter.js';
 import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { askToSignIn, currentSignIn, isRecentSignIn, sessionUserOf } from '../database/signed-in.js';
 import { RateLimited, consumeClientRateLimit } from '../rate-limit/rate-limit.js';
 import { apiKeyDigest, isApiKeyShaped, newApiKey } from './keys.js';
 import { type ApiKeysPage, type NewKeyErrors, copyKeyScriptHash, renderApiKeysPage } from './pages.js';
-import { type ApiKeyRecord, TOUCH_INTERVAL_MS } from './storage.js';
+import { type ApiKeyInUse, type ApiKeyRecord, TOUCH_INTERVAL_MS } from './storage.js';
 
 /** The options of `ApiKeys()`. */
 export interface ApiKeysOptions {
@@ -170,24 +171,58 @@ export async function createApiKey(config: FrameworkAuthConfig, request: NewApiK
  * Who `Authorization: Bearer <credential>` is (`Feature.bearer`): the key's user, with `session.apiKey`, when the key
  * exists, is unexpired, its digest matches in constant time and no feature's `beforeSignIn` refuses the user (then
  * `invalid_token`). Otherwise the failure counts against the client (`apiKeyFailuresPerClient`): `invalid_token`, or
- * `too_many_requests` once over the limit.
+ * `too_many_requests` once over the limit. The answer itself, not a promise, when the adapter found the key at once
+ * (SQLite) and nothing is left to wait for: no feature's `beforeSignIn`, no use to record, no `session` callback.
  */
-export async function authenticateApiKey(req: Request, credential: string, options: ResolvedConfig): Promise<BearerResult> {
+export function authenticateApiKey(req: Request, credential: string, options: ResolvedConfig): Awaitable<BearerResult> {
   const now = Date.now();
   const digest = isApiKeyShaped(credential) ? apiKeyDigest(credential) : undefined;
-  const found = digest === undefined ? null : await callAdapter(options.adapter!, 'getApiKeyAndUser', digest);
-  if (!found || !safeEqual(found.apiKey.digest, digest!) || found.apiKey.expiresAt.valueOf() <= now) {
-    try {
-      await consumeClientRateLimit({ req, options }, 'apiKeyFailuresPerClient');
-    } catch (error) {
-      if (error instanceof RateLimited) return { session: null, refused: 'too_many_requests', retryAfter: error.retryAfter };
-      throw error;
-    }
-    return { session: null, refused: 'invalid_token' };
+  if (digest === undefined) return refuseKey(req, options);
+  const adapter = options.adapter!;
+  let found: ReturnType<NonNullable<Adapter['getApiKeyAndUser']>>;
+  try {
+    found = adapter.getApiKeyAndUser!(digest);
+  } catch (error) {
+    throw adapterFailure('getApiKeyAndUser', error);
   }
-  const { apiKey, user } = found;
+  if (isPromiseLike(found)) {
+    return Promise.resolve(found).then(
+      (answered) => judgeKey(req, options, digest, now, answered),
+      (error: unknown) => {
+        throw adapterFailure('getApiKeyAndUser', error);
+      },
+    );
+  }
+  return judgeKey(req, options, digest, now, found);
+}
+
+/** A key the adapter found, with its user. */
+type FoundKey = { apiKey: ApiKeyInUse; user: AdapterUser };
+
+/** The key's session, or its refusal, once the adapter answered. */
+function judgeKey(req: Request, options: ResolvedConfig, digest: string, now: number, found: FoundKey | null): Awaitable<BearerResult> {
+  if (!found || !safeEqual(found.apiKey.digest, digest) || found.apiKey.expiresAt.valueOf() <= now) return refuseKey(req, options);
   // A key made for an organization acts there alone: without the feature that keeps it there, it acts nowhere.
-  if (apiKey.organizationId !== null && !options.features.some((feature) => feature.apiKeyOrganizations)) return { session: null, refused: 'invalid_token' };
+  if (found.apiKey.organizationId !== null && !options.features.some((feature) => feature.apiKeyOrganizations)) return { session: null, refused: 'invalid_token' };
+  const touch = found.apiKey.lastUsedAt === null || found.apiKey.lastUsedAt.valueOf() <= now - TOUCH_INTERVAL_MS;
+  if (touch || options.source.callbacks?.session || options.features.some((feature) => feature.beforeSignIn)) return admitKey(req, options, found, now, touch);
+  return resultOfKey(found.apiKey, keySession(found));
+}
+
+/** A wrong, unknown or expired key: the failure counts against the client. */
+async function refuseKey(req: Request, options: ResolvedConfig): Promise<BearerResult> {
+  try {
+    await consumeClientRateLimit({ req, options }, 'apiKeyFailuresPerClient');
+  } catch (error) {
+    if (error instanceof RateLimited) return { session: null, refused: 'too_many_requests', retryAfter: error.retryAfter };
+    throw error;
+  }
+  return { session: null, refused: 'invalid_token' };
+}
+
+/** A good key's session when something is to be waited for: the features' `beforeSignIn`, the use recorded, the callback. */
+async function admitKey(req: Request, options: ResolvedConfig, found: FoundKey, now: number, touch: boolean): Promise<BearerResult> {
+  const { apiKey, user } = found;
   // A user a feature refuses (`Feature.beforeSignIn`, asked with `method: 'api-key'` on every request): the key
   // authenticates nothing. A hook that fails otherwise is the database's failure (503), not the key's.
   try {
@@ -196,10 +231,8 @@ export async function authenticateApiKey(req: Request, credential: string, optio
     if (isAuthError(error)) return { session: null, refused: 'invalid_token' };
     throw error;
   }
-  if (apiKey.lastUsedAt === null || apiKey.lastUsedAt.valueOf() <= now - TOUCH_INTERVAL_MS) {
-    await callAdapter(options.adapter!, 'touchApiKey', apiKey.id, new Date(now));
-  }
-  let session: Session = { user: sessionUserOf(user), expires: apiKey.expiresAt.toISOString() };
+  if (touch) await callAdapter(options.adapter!, 'touchApiKey', apiKey.id, new Date(now));
+  let session = keySession(found);
   // The app's `session` callback shapes a key's session as it shapes a cookie session: with database sessions an
   // empty token, as they have; with JWT sessions the claims a sign-in puts in the token, because their callbacks read
   // the user from it (`session.user.id = token.sub` would otherwise erase the key's user id).
@@ -207,6 +240,16 @@ export async function authenticateApiKey(req: Request, credential: string, optio
     const token: JWT = options.session.strategy === 'jwt' ? userClaims(user) : {};
     session = (await options.callbacks.session({ session, token, user })) as Session;
   }
+  return resultOfKey(apiKey, session);
+}
+
+/** The session a key's user has, before the app's callback. */
+function keySession({ apiKey, user }: FoundKey): Session {
+  return { user: sessionUserOf(user), expires: isoDate(apiKey.expiresAt) };
+}
+
+/** The key's session with `session.apiKey`, and what the guards check: its scopes and organization. */
+function resultOfKey(apiKey: ApiKeyInUse, session: Session): BearerResult {
   session.apiKey = { id: apiKey.id, scopes: [...apiKey.scopes], ...(apiKey.organizationId === null ? {} : { organizationId: apiKey.organizationId }) };
   return { session, scopes: apiKey.scopes, ...(apiKey.organizationId === null ? {} : { organizationId: apiKey.organizationId }) };
 }

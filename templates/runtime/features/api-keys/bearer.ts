@@ -8,6 +8,8 @@ import type { Request, Response } from 'express';
 import type { BearerAuthentication, BearerResult, ResolvedConfig } from '../../contracts.js';
 import { sendJsonResponse } from '../../context.js';
 import { withFeatureFields } from '../../session/session.js';
+import type { Awaitable } from '../../types.js';
+import { isPromiseLike } from '../database/adapter.js';
 import { API_KEY_PREFIX } from './keys.js';
 
 /** A bearer request's refusal, as answered. */
@@ -22,9 +24,39 @@ type BearerRefusal = Extract<BearerResult, { refused: string }>['refused'] | 'in
 export function bearerCredential(req: Request): string | undefined {
   const header = req.headers.authorization;
   if (header === undefined) return undefined;
+  // The usual form, without a regular expression: what follows the scheme and its whitespace, trimmed.
+  if (header.startsWith('Bearer ')) return header.slice(7).trim();
   const match = /^\s*bearer(?:\s+|$)(.*)$/is.exec(header);
   if (match) return match[1]!.trim();
   return /^\s*bearer/i.test(header) || header.includes(API_KEY_PREFIX) ? '' : undefined;
+}
+
+/**
+ * What `authenticate` says of the credential, with the features' session fields (`Feature.session`, when any feature
+ * adds some, as the cookie's readers do). A failure is the database's, not the key's: the client may retry, and the
+ * key is not called wrong.
+ */
+function prove(
+  req: Request,
+  credential: string,
+  options: ResolvedConfig,
+  authenticate: (req: Request, credential: string, options: ResolvedConfig) => Awaitable<BearerResult>,
+): BearerResult | Promise<BearerResult> {
+  let answer: Awaitable<BearerResult>;
+  try {
+    answer = authenticate(req, credential, options);
+  } catch (error) {
+    return unavailable(options, error);
+  }
+  if (options.sessionFeatures.length > 0) {
+    answer = Promise.resolve(answer).then(async (proven) => (proven.session ? { ...proven, session: (await withFeatureFields(req, options, proven.session))! } : proven));
+  }
+  return isPromiseLike(answer) ? Promise.resolve(answer).catch((error: unknown) => unavailable(options, error)) : answer;
+}
+
+function unavailable(options: ResolvedConfig, error: unknown): BearerResult {
+  options.logger.error(error instanceof Error ? error : new Error(String(error)));
+  return { session: null, refused: 'temporarily_unavailable', retryAfter: 5 };
 }
 
 const refusals: Record<BearerRefusal, { status: number; message: string }> = {
@@ -45,23 +77,16 @@ function refuseBearer(res: Response, refusal: BearerRefusal, details: { retryAft
   sendJsonResponse(res, status, { error: refusal, message: details.message ?? message });
 }
 
-/** The bearer side of the feature, over `authenticate` (which proves one credential). */
-export function bearerAuthentication(authenticate: (req: Request, credential: string, options: ResolvedConfig) => Promise<BearerResult>): BearerAuthentication {
-  const proven = new WeakMap<Request, Promise<BearerResult>>();
+/** The bearer side of the feature, over `authenticate` (which proves one credential, at once when it can). */
+export function bearerAuthentication(authenticate: (req: Request, credential: string, options: ResolvedConfig) => Awaitable<BearerResult>): BearerAuthentication {
+  const proven = new WeakMap<Request, BearerResult | Promise<BearerResult>>();
   return {
     resultOf(req, options) {
       const credential = bearerCredential(req);
       if (credential === undefined) return undefined;
       let result = proven.get(req);
-      if (!result) {
-        // The key's session carries the features' fields (`Feature.session`, when any feature adds some, as the
-        // cookie's readers do); a hook's failure is the database's.
-        const proving = authenticate(req, credential, options);
-        result = (options.sessionFeatures.length > 0 ? proving.then(async (answer) => (answer.session ? { ...answer, session: (await withFeatureFields(req, options, answer.session))! } : answer)) : proving).catch((error: unknown): BearerResult => {
-          // The database failed, not the key: the client may retry, and the key is not called wrong.
-          options.logger.error(error instanceof Error ? error : new Error(String(error)));
-          return { session: null, refused: 'temporarily_unavailable', retryAfter: 5 };
-        });
+      if (result === undefined) {
+        result = prove(req, credential, options, authenticate);
         proven.set(req, result);
       }
       return result;

@@ -3,7 +3,7 @@
  * or maps in memory. Never the key: its SHA-256 digest, looked up through a unique index, and its shown start.
  */
 import type { AdapterUser, Awaitable } from '../../types.js';
-import type { FeatureStorage } from '../database/adapter.js';
+import { type FeatureStorage, isPromiseLike } from '../database/adapter.js';
 
 /** An API key as the list shows it: everything but the key. */
 export interface ApiKeyRecord {
@@ -26,6 +26,9 @@ export interface StoredApiKey extends ApiKeyRecord {
   digest: string;
 }
 
+/** What a request with a key needs of it (`getApiKeyAndUser`): not its name, start or creation. */
+export type ApiKeyInUse = Pick<StoredApiKey, 'id' | 'userId' | 'digest' | 'scopes' | 'organizationId' | 'lastUsedAt' | 'expiresAt'>;
+
 declare module '../../contracts.js' {
   interface Adapter {
     /**
@@ -35,8 +38,11 @@ declare module '../../contracts.js' {
     createApiKey?(apiKey: StoredApiKey, maxPerUser: number): Awaitable<boolean>;
     /** Not part of Auth.js's interface: the user's keys, newest first, without their digests. */
     listApiKeys?(userId: AdapterUser['id']): Awaitable<ApiKeyRecord[]>;
-    /** Not part of Auth.js's interface: the key with this digest and its user, or null. */
-    getApiKeyAndUser?(digest: string): Awaitable<{ apiKey: StoredApiKey; user: AdapterUser } | null>;
+    /**
+     * Not part of Auth.js's interface: the key with this digest and its user, or null. Called on every request with
+     * a key: the built-in SQLite adapter answers at once (no promise).
+     */
+    getApiKeyAndUser?(digest: string): Awaitable<{ apiKey: ApiKeyInUse; user: AdapterUser } | null>;
     /** Not part of Auth.js's interface: deletes one of the user's keys; true when it was theirs. */
     deleteApiKey?(userId: AdapterUser['id'], id: string): Awaitable<boolean>;
     /** Not part of Auth.js's interface: records a use at `usedAt`, unless one was recorded within the minute before. */
@@ -47,7 +53,7 @@ declare module '../../contracts.js' {
 /** Milliseconds between two recorded uses of a key: a busy key writes at most once a minute. */
 export const TOUCH_INTERVAL_MS = 60_000;
 
-/** A row of `api_keys` (and its user's columns) as either driver returns it: dates as milliseconds or Dates. */
+/** A row of `api_keys` as either driver returns it: dates as milliseconds or Dates. */
 interface ApiKeyRow {
   id: string;
   user_id: string;
@@ -68,12 +74,17 @@ function apiKeyFromRow(row: ApiKeyRow): StoredApiKey {
     name: row.name,
     start: row.start,
     digest: row.digest,
-    scopes: row.scopes === '' ? [] : row.scopes.split(' '),
+    scopes: scopesOf(row.scopes),
     organizationId: row.organization_id,
     createdAt: new Date(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
     expiresAt: new Date(row.expires_at),
   };
+}
+
+/** The scopes column (space-separated) as a list. */
+function scopesOf(column: string): string[] {
+  return column === '' ? [] : column.split(' ');
 }
 
 /** A record without its digest, for the list. */
@@ -82,6 +93,34 @@ function listed({ digest: _digest, ...record }: StoredApiKey): ApiKeyRecord {
 }
 
 const columns = 'id, user_id, name, start, digest, scopes, organization_id, created_at, last_used_at, expires_at';
+
+/** `getApiKeyAndUser`'s statement: what a request with the key needs of it, and its user. */
+const keyInUseSql = `SELECT k.id, k.digest, k.scopes, k.organization_id, k.last_used_at, k.expires_at, u.id AS user_id, u.name, u.email, u.email_verified, u.image
+FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.digest = ?`;
+
+/** A row of {@link keyInUseSql}. */
+interface KeyInUseRow extends Pick<ApiKeyRow, 'id' | 'user_id' | 'digest' | 'scopes' | 'organization_id' | 'last_used_at' | 'expires_at'> {
+  name: string | null;
+  email: string | null;
+  email_verified: Date | number | null;
+  image: string | null;
+}
+
+function keyInUseOf(row: KeyInUseRow | undefined): { apiKey: ApiKeyInUse; user: AdapterUser } | null {
+  if (!row) return null;
+  const apiKey: ApiKeyInUse = {
+    id: row.id,
+    userId: row.user_id,
+    digest: row.digest,
+    scopes: scopesOf(row.scopes),
+    organizationId: row.organization_id,
+    lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
+    expiresAt: new Date(row.expires_at),
+  };
+  // A provider without an email (the microblog network over OAuth 2) stores none.
+  const user: AdapterUser = { id: row.user_id, name: row.name, email: row.email as string, emailVerified: row.email_verified === null ? null : new Date(row.email_verified), image: row.image };
+  return { apiKey, user };
+}
 
 export const apiKeyStorage: FeatureStorage = {
   tables: [
@@ -112,22 +151,10 @@ export const apiKeyStorage: FeatureStorage = {
       return rows.map((row) => listed(apiKeyFromRow(row)));
     },
 
-    async getApiKeyAndUser(digest) {
-      const [row] = await database.all<ApiKeyRow & { user_name: string | null; user_email: string | null; user_email_verified: Date | number | null; user_image: string | null }>(
-        `SELECT k.id, k.user_id, k.name, k.start, k.digest, k.scopes, k.organization_id, k.created_at, k.last_used_at, k.expires_at,
-                u.name AS user_name, u.email AS user_email, u.email_verified AS user_email_verified, u.image AS user_image
-         FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.digest = ?`,
-        [digest],
-      );
-      if (!row) return null;
-      const user: AdapterUser = {
-        id: row.user_id,
-        name: row.user_name,
-        email: row.user_email as string,
-        emailVerified: row.user_email_verified === null ? null : new Date(row.user_email_verified),
-        image: row.user_image,
-      };
-      return { apiKey: apiKeyFromRow(row), user };
+    // Not async: on SQLite the row is there at once, and a request with a key is then judged without waiting a turn.
+    getApiKeyAndUser(digest) {
+      const row = database.first<KeyInUseRow>(keyInUseSql, [digest]);
+      return isPromiseLike(row) ? Promise.resolve(row).then(keyInUseOf) : keyInUseOf(row);
     },
 
     async deleteApiKey(userId, id) {
@@ -169,7 +196,9 @@ export const apiKeyStorage: FeatureStorage = {
           const id = idsByDigest.get(digest);
           const stored = id === undefined ? undefined : keys.get(id);
           const user = stored && users.get(stored.userId);
-          return stored && user ? { apiKey: structuredClone(stored), user: structuredClone(user) } : null;
+          if (!stored || !user) return null;
+          const { name: _name, start: _start, createdAt: _createdAt, ...apiKey } = structuredClone(stored);
+          return { apiKey, user: structuredClone(user) };
         },
         async deleteApiKey(userId, id) {
           if (keys.get(id)?.userId !== userId) return false;

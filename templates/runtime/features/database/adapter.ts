@@ -188,6 +188,11 @@ export interface SqlDatabase {
   dialect: 'sqlite' | 'postgres';
   /** The rows of one statement. */
   all<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]>;
+  /**
+   * The first row of one statement, or undefined: the row itself, not a promise, where the driver answers at once
+   * (better-sqlite3), so that a lookup made on every request (an API key's) need not wait for a turn of the event loop.
+   */
+  first<Row>(sql: string, parameters: readonly unknown[]): Awaitable<Row | undefined>;
   /** Runs one statement; resolves how many rows it changed. */
   run(sql: string, parameters: readonly unknown[]): Promise<number>;
   /** Runs the statements in order in one transaction, all or none; resolves how many rows each one changed. */
@@ -274,6 +279,11 @@ export async function callAdapter<Method extends AdapterMethod>(
   } catch (error) {
     throw adapterFailure(method, error);
   }
+}
+
+/** Whether an adapter's answer is a promise (a driver that answers later), not the value itself. */
+export function isPromiseLike<T>(value: Awaitable<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === 'function';
 }
 
 /** The error of a failed adapter call, as `callAdapter` throws it (the original kept as cause). */

@@ -2,7 +2,7 @@
  * Database sessions: the cookie holds the session token, the adapter holds the row (`session.strategy: 'database'`,
  * the default with an adapter).
  */
-import { type Adapter, adapterFailure, callAdapter } from './adapter.js';
+import { type Adapter, adapterFailure, callAdapter, isPromiseLike } from './adapter.js';
 import type { ResolvedConfig, OutgoingCookie, SessionRead, SessionResult } from '../../contracts.js';
 import { chunkCookie } from '../../http/cookies.js';
 import { JWTSessionError } from '../../errors.js';
@@ -10,6 +10,7 @@ import { emitEvent } from '../../events.js';
 import { isWithdrawnAccount } from './access-token.js';
 import { sessionUserOf } from './signed-in.js';
 import type { SessionClock } from '../../session/session-clock.js';
+import { isoDate } from '../../session/iso-date.js';
 import { databaseClock } from './session-token.js';
 import { isOAuthProvider } from '../../providers/resolve.js';
 import type { AdapterSession, AdapterUser, Awaitable, DefaultSession, Session } from '../../types.js';
@@ -53,10 +54,6 @@ function unreadable(options: ResolvedConfig, error: Error): SessionResult {
   return { session: null, token: null, cookies: [] };
 }
 
-function isPromiseLike<T>(value: Awaitable<T>): value is PromiseLike<T> {
-  return typeof (value as PromiseLike<T> | null)?.then === 'function';
-}
-
 function readFoundSession(options: ResolvedConfig, sessionToken: string, params: SessionRead, found: FoundSession | null): SessionResult | Promise<SessionResult> {
   if (!found) return params.clear();
   const row = found.session;
@@ -83,7 +80,7 @@ async function endExpiredSession(options: ResolvedConfig, sessionToken: string, 
 
 /** The session shown to the app (`session.user` holds only the user's public fields). */
 function sessionOf(user: AdapterUser, expires: Date, error: DefaultSession['error']): Session {
-  const session: Session = { user: sessionUserOf(user), expires: expires.toISOString() };
+  const session: Session = { user: sessionUserOf(user), expires: isoDate(expires) };
   if (error) session.error = error;
   return session;
 }
