@@ -53,9 +53,10 @@ const templates = readTemplates(packageTemplateDirs);
  * answered as a page or JSON on every route (not a redirect on the sign-in, callback and reauth routes): 5,408.
  * Issue 50's counted reads: a session's `expires` written by session/iso-date.ts rather than V8's `toISOString` (some
  * 7,000 instructions a request), the guards taking an API key's answer at once where SQLite gives it
- * (`SqlDatabase.first`, the adapters' `isPromiseLike` shared by the session read): 5,429.
+ * (`SqlDatabase.first`, the adapters' `isPromiseLike` shared by the session read), a cookie value of a token's
+ * characters written without `encodeURIComponent`: 5,432.
  */
-const defaultScaffoldLineBudget = 5429;
+const defaultScaffoldLineBudget = 5432;
 
 function sourceFiles(directory: string, prefix = ''): string[] {
   return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => {

@@ -129,4 +129,13 @@ describe('serializing', () => {
     const header = serializeCookie({ name: 'n', value: 'https://app.test/a b;c', options: { httpOnly: true, secure: false, sameSite: 'lax', path: '/' } });
     expect(header.startsWith('n=https%3A%2F%2Fapp.test%2Fa%20b%3Bc;')).toBe(true);
   });
+
+  // Values that encodeURIComponent leaves as they are skip it: the value written is its answer all the same.
+  it('writes every value as encodeURIComponent does, the characters it keeps and those it encodes', () => {
+    const characters = [...Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)), 'é', '€', '😀'];
+    const options = { httpOnly: true, secure: false, sameSite: 'lax' as const, path: '/' };
+    const values = [...characters, 'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2Q0JDLUhTNTEyIn0..abc_DEF-123.xyz~*!()\'', ''];
+    for (let sample = 0; sample < 2_000; sample += 1) values.push(Array.from({ length: 1 + (sample % 40) }, () => characters[Math.floor(Math.random() * characters.length)]).join(''));
+    for (const value of values) expect(serializeCookie({ name: 'n', value, options }), JSON.stringify(value)).toBe(`n=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax`);
+  });
 });
