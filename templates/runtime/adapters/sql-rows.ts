@@ -168,7 +168,7 @@ export function sessionForReadFromValues(
   if (createdAt !== null) session.createdAt = new Date(createdAt);
   if (lastSeenAt !== null) session.lastSeenAt = new Date(lastSeenAt);
   // A provider without an email (the microblog network over OAuth 2) stores none.
-  const user: AdapterUser = { id, name, email: email as string, emailVerified: emailVerified === null ? null : new Date(emailVerified), image };
+  const user: AdapterUser = { id, name, email: email as string, emailVerified: toDate(emailVerified), image };
   return { session, user, withdrawnTokens: withdrawn === true || withdrawn === 1 };
 }
 

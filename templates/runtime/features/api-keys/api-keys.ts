@@ -21,7 +21,7 @@ import { safeEqual } from '../../http/safe-equal.js';
 import type { AdapterUser, Awaitable, JWT, Session } from '../../types.js';
 import { isoDate } from '../../session/iso-date.js';
 import { userClaims } from '../../session/jwt.js';
-import { type Adapter, adapterFailure, callAdapter, isPromiseLike } from '../database/adapter.js';
+import { callAdapter, callAdapterAtOnce, isPromiseLike } from '../database/adapter.js';
 import { askToReauthenticate } from '../database/ask-to-reauthenticate.js';
 import { askToSignIn, currentSignIn, isRecentSignIn, sessionUserOf } from '../database/signed-in.js';
 import { RateLimited, consumeClientRateLimit } from '../rate-limit/rate-limit.js';
@@ -178,22 +178,8 @@ export function authenticateApiKey(req: Request, credential: string, options: Re
   const now = Date.now();
   const digest = isApiKeyShaped(credential) ? apiKeyDigest(credential) : undefined;
   if (digest === undefined) return refuseKey(req, options);
-  const adapter = options.adapter!;
-  let found: ReturnType<NonNullable<Adapter['getApiKeyAndUser']>>;
-  try {
-    found = adapter.getApiKeyAndUser!(digest);
-  } catch (error) {
-    throw adapterFailure('getApiKeyAndUser', error);
-  }
-  if (isPromiseLike(found)) {
-    return Promise.resolve(found).then(
-      (answered) => judgeKey(req, options, digest, now, answered),
-      (error: unknown) => {
-        throw adapterFailure('getApiKeyAndUser', error);
-      },
-    );
-  }
-  return judgeKey(req, options, digest, now, found);
+  const found = callAdapterAtOnce(options.adapter!, 'getApiKeyAndUser', digest);
+  return isPromiseLike(found) ? Promise.resolve(found).then((answered) => judgeKey(req, options, digest, now, answered)) : judgeKey(req, options, digest, now, found);
 }
 
 /** A key the adapter found, with its user. */

@@ -281,13 +281,36 @@ export async function callAdapter<Method extends AdapterMethod>(
   }
 }
 
+/**
+ * {@link callAdapter} for a method an adapter may answer at once (better-sqlite3): that answer itself, else a
+ * promise; a failure, thrown or rejected, as `AdapterError`. For reads on every request, which then need not wait.
+ */
+export function callAdapterAtOnce<Method extends AdapterMethod>(
+  adapter: Adapter,
+  method: Method,
+  ...args: Parameters<NonNullable<Adapter[Method]>>
+): Awaitable<Awaited<ReturnType<NonNullable<Adapter[Method]>>>> {
+  const implementation = adapter[method] as ((...params: unknown[]) => Awaitable<Awaited<ReturnType<NonNullable<Adapter[Method]>>>>) | undefined;
+  if (typeof implementation !== 'function') throw new MissingAdapterMethods(`The adapter has no ${method}() method`);
+  let answer: Awaitable<Awaited<ReturnType<NonNullable<Adapter[Method]>>>>;
+  try {
+    answer = implementation.apply(adapter, args);
+  } catch (error) {
+    throw adapterFailure(method, error);
+  }
+  if (!isPromiseLike(answer)) return answer;
+  return Promise.resolve(answer).catch((error: unknown) => {
+    throw adapterFailure(method, error);
+  });
+}
+
 /** Whether an adapter's answer is a promise (a driver that answers later), not the value itself. */
 export function isPromiseLike<T>(value: Awaitable<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | null)?.then === 'function';
 }
 
 /** The error of a failed adapter call, as `callAdapter` throws it (the original kept as cause). */
-export function adapterFailure(method: AdapterMethod, error: unknown): AdapterError {
+function adapterFailure(method: AdapterMethod, error: unknown): AdapterError {
   return new AdapterError(`adapter.${method}() failed`, { cause: error instanceof Error ? error : undefined });
 }
 

@@ -2,7 +2,7 @@
  * Database sessions: the cookie holds the session token, the adapter holds the row (`session.strategy: 'database'`,
  * the default with an adapter).
  */
-import { type Adapter, adapterFailure, callAdapter, isPromiseLike } from './adapter.js';
+import { type Adapter, callAdapter, callAdapterAtOnce, isPromiseLike } from './adapter.js';
 import type { ResolvedConfig, OutgoingCookie, SessionRead, SessionResult } from '../../contracts.js';
 import { chunkCookie } from '../../http/cookies.js';
 import { JWTSessionError } from '../../errors.js';
@@ -30,19 +30,19 @@ type FoundSession = { session: AdapterSession; user: AdapterUser; withdrawnToken
  */
 export function readDatabaseSession(options: ResolvedConfig, sessionToken: string, params: SessionRead): SessionResult | Promise<SessionResult> {
   const adapter = options.adapter!;
-  // A built-in adapter reads the session, its user and whether `session.error` is due in one query. Called directly,
-  // not through callAdapter: an adapter that answers at once (better-sqlite3) gives a value, not a promise.
+  // A built-in adapter reads the session, its user and whether `session.error` is due in one query. Not through
+  // callAdapter: an adapter that answers at once (better-sqlite3) gives a value, not a promise.
   const method = typeof adapter.getSessionAndUserForRead === 'function' ? 'getSessionAndUserForRead' : 'getSessionAndUser';
   let found: Awaitable<FoundSession | null>;
   try {
-    found = adapter[method]!(sessionToken);
+    found = callAdapterAtOnce(adapter, method, sessionToken);
   } catch (error) {
-    return unreadable(options, adapterFailure(method, error));
+    return unreadable(options, error as Error);
   }
   if (isPromiseLike(found)) {
     return Promise.resolve(found).then(
       (answered) => readFoundSession(options, sessionToken, params, answered),
-      (error: unknown) => unreadable(options, adapterFailure(method, error)),
+      (error: unknown) => unreadable(options, error as Error),
     );
   }
   return readFoundSession(options, sessionToken, params, found);
