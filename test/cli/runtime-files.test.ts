@@ -54,9 +54,11 @@ const templates = readTemplates(packageTemplateDirs);
  * Issue 50's counted reads: a session's `expires` written by session/iso-date.ts rather than V8's `toISOString` (some
  * 7,000 instructions a request), the guards taking an API key's answer at once where SQLite gives it
  * (`SqlDatabase.first`, the adapters' `isPromiseLike` shared by the session read), a cookie value of a token's
- * characters written without `encodeURIComponent`: 5,432.
+ * characters written without `encodeURIComponent`: 5,432. A remembered token found by a fingerprint of its tag (not
+ * by hashing all of its text) with its flat claims copied rather than parsed, and `expires` written from the day
+ * number by integer arithmetic: 5,463.
  */
-const defaultScaffoldLineBudget = 5432;
+const defaultScaffoldLineBudget = 5463;
 
 function sourceFiles(directory: string, prefix = ''): string[] {
   return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => {

@@ -24,6 +24,7 @@ describe('isoDate', () => {
     for (let sample = 0; sample < 100_000; sample += 1) {
       const date = new Date(first + Math.floor(Math.random() * (last - first)));
       expect(isoDate(date)).toBe(date.toISOString());
+      expect(isoDate(date.getTime())).toBe(date.toISOString());
     }
   });
 
@@ -33,5 +34,6 @@ describe('isoDate', () => {
       expect(isoDate(date)).toMatch(/^[+-]\d{6}-/);
     }
     expect(() => isoDate(new Date(Number.NaN))).toThrow(RangeError);
+    for (const time of [Number.NaN, Number.POSITIVE_INFINITY, 8.64e15 + 1]) expect(() => isoDate(time)).toThrow(RangeError);
   });
 });

@@ -190,11 +190,38 @@ describe('issue 8: remembered tokens', () => {
     }
   });
 
-  it('keeps refusing a tampered copy of a remembered token', async () => {
+  it('keeps refusing a tampered copy of a remembered token, which ends as the remembered one does', async () => {
     const token = await encode({ token: { sub: 'user-1' }, secret, salt });
     await remembered(token);
+    // The ciphertext changed, the tag kept: the copy is found by the tag's fingerprint and must still be refused.
     const parts = token.split('.');
     parts[3] = (parts[3]![0] === 'A' ? 'B' : 'A') + parts[3]!.slice(1);
     await expect(decode({ token: parts.join('.'), secret, salt })).rejects.toThrow();
+    expect(await decode({ token, secret, salt })).toMatchObject({ sub: 'user-1' });
+  });
+
+  it('gives each decode its own copy of nested claims too', async () => {
+    const token = await encode({ token: { sub: 'user-1', roles: ['reader'], profile: { plan: 'free' } }, secret, salt });
+    await remembered(token);
+    for (let read = 0; read < 3; read++) {
+      const claims = (await decode({ token, secret, salt })) as { roles: string[]; profile: { plan: string }; auth_time?: number };
+      expect(claims).toMatchObject({ roles: ['reader'], profile: { plan: 'free' } });
+      expect(claims.auth_time).toBeUndefined();
+      claims.roles.push('admin');
+      claims.profile.plan = 'paid';
+      claims.auth_time = 1;
+    }
+  });
+
+  it('copies a flat token\'s claims per decode: a claim added to one is not in the next', async () => {
+    const token = await encode({ token: { sub: 'user-1', name: 'Ada' }, secret, salt });
+    await remembered(token);
+    const first = (await decode({ token, secret, salt }))!;
+    first.auth_time = 1;
+    first.name = 'changed';
+    const second = (await decode({ token, secret, salt }))!;
+    expect(second).toMatchObject({ sub: 'user-1', name: 'Ada' });
+    expect(second.auth_time).toBeUndefined();
+    expect(second).not.toBe(first);
   });
 });

@@ -117,8 +117,8 @@ export interface RequireAuthOptions {
 export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: RequireAuthOptions = {}): RequestHandler {
   const options = resolveConfigOnce(config);
   const signInPath = guardOptions.redirectTo ?? options.pages.signIn ?? `${options.basePath ?? DEFAULT_BASE_PATH}/signin`;
+  /** Lets a session with a user through; `res.locals['session']` already holds it. */
   function guard(req: Request, res: Response, next: NextFunction, session: Session | null): void {
-    res.locals['session'] = session;
     if (session?.user) return next();
     if (prefersJson(req)) {
       // RFC 9110: a 401 names the scheme that would be accepted; with API keys, a bearer key is.
@@ -139,10 +139,8 @@ export function createRequireAuth(config: FrameworkAuthConfig, guardOptions: Req
     if (bearer instanceof Promise) return bearer.then((result) => guardBearer(res, next, result));
     if (bearer) return guardBearer(res, next, bearer);
     const session = res.locals['session'] as Session | null | undefined;
-    // getSession's read (without the API key), when sessionLocals did not run before.
-    if (session === undefined && mayHaveSessionCookie(req, options)) {
-      return readSessionThen(req, options, false, (result) => guard(req, res, next, result.session));
-    }
-    guard(req, res, next, session ?? null);
+    if (session !== undefined) return guard(req, res, next, session);
+    // getSession's read (without the API key), when sessionLocals did not run before: a value without a session cookie.
+    return readSessionThen(req, options, false, (result) => guard(req, res, next, (res.locals['session'] = result.session)));
   };
 }

@@ -5,7 +5,7 @@
  * a rotated secret is found. A token made by `@auth/core`'s `encode()` decodes here, and the reverse.
  * @see https://www.rfc-editor.org/rfc/rfc7516
  */
-import { hkdfSync, randomUUID } from 'node:crypto';
+import { hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { EncryptJWT, base64url, calculateJwkThumbprint, errors, jwtDecrypt } from 'jose';
 import { CLOCK_TOLERANCE, type DerivedKey, checkTimes, decryptOwnShape, keyOf } from './session-decrypt.js';
 import type { JWTDecodeParams, JWTEncodeParams } from '../contracts.js';
@@ -72,41 +72,51 @@ export async function encode<Payload extends Record<string, unknown> = JWT>(para
     .encrypt(key);
 }
 
-/** A token verified: with which secret and cookie name, and its claims as JSON text (each hit parses a copy). */
+/** A token verified: its text, with which secret and cookie name, and its claims. */
 interface VerifiedToken {
+  token: string;
   secret: string;
   salt: string;
   /** Tokens without `kid` are only ever read with the newest secret (Auth.js's rule), on a hit too. */
   hadKid: boolean;
+  /** The claims as JSON text: a hit parses a copy. */
   claims: string;
+  /** The claims parsed once, when every value is a string, number, boolean or null (the default token's): a hit copies them. */
+  flat: JWT | undefined;
 }
 
 /**
- * Tokens verified recently (from their second verification on, see {@link seenOnce}), by their exact text, oldest
- * first out: the same session cookie comes with every request of a signed-in user, and decrypting it is most of what
- * a protected route costs. A hit is checked again (`rememberedClaims`): a secret rotated out stops working at once.
+ * Tokens verified recently (from their second verification on, see {@link seenOnce}), oldest first out: the same
+ * session cookie comes with every request of a signed-in user, and decrypting it is most of what a protected route
+ * costs. Found by {@link fingerprint} (a Map keyed by the token's text hashes all of it on every request, as each
+ * request's cookie is a new string), then compared whole: a token differing anywhere else is not this one. A hit is
+ * checked again (`rememberedClaims`): a secret rotated out stops working at once.
  */
-const verifiedTokens = new Map<string, VerifiedToken>();
+const verifiedTokens = new Map<number, VerifiedToken>();
 const MAX_VERIFIED_TOKENS = 1000;
 /** A single cookie's worth; larger (chunked) tokens are decrypted each time rather than held in memory. */
 const MAX_REMEMBERED_LENGTH = 4096;
 
 /**
- * Tokens verified once, by a fingerprint of their last characters (the authentication tag's: random per token). A
- * token is remembered the second time it is verified, so that sessions each seen once (a crowd of users, or a client
- * cycling through many cookies) do not churn the memory of {@link verifiedTokens}; a user's later requests are hits.
- * Two tokens sharing a fingerprint only make one remembered a request early.
+ * Tokens verified once, by {@link fingerprint}. A token is remembered the second time it is verified, so that sessions
+ * each seen once (a crowd of users, or a client cycling through many cookies) do not churn the memory of
+ * {@link verifiedTokens}; a user's later requests are hits. Two tokens sharing a fingerprint only make one remembered a
+ * request early.
  */
 const seenOnce = new Set<number>();
 const MAX_SEEN_ONCE = 8192;
 
+/** Random per process, so that no one can make tokens that share a fingerprint with another's. */
+const fingerprintSeed = randomBytes(4).readUInt32LE(0);
+
+/** A 30-bit number (a small integer to V8: cheap as a Map key) from the token's last 16 characters, its tag's. */
 function fingerprint(token: string): number {
-  let print = 0;
-  for (let index = Math.max(0, token.length - 5); index < token.length; index++) print = print * 64 + (token.charCodeAt(index) & 63);
-  return print;
+  let print = fingerprintSeed;
+  for (let index = Math.max(0, token.length - 16); index < token.length; index++) print = Math.imul(print ^ token.charCodeAt(index), 0x5bd1e995);
+  return (print ^ (print >>> 15)) & 0x3fffffff;
 }
 
-function remember(token: string, verified: VerifiedToken): void {
+function remember(token: string, verified: Omit<VerifiedToken, 'token' | 'flat'>): void {
   if (token.length > MAX_REMEMBERED_LENGTH) return;
   const print = fingerprint(token);
   if (!seenOnce.delete(print)) {
@@ -118,7 +128,9 @@ function remember(token: string, verified: VerifiedToken): void {
     const oldest = verifiedTokens.keys().next();
     if (!oldest.done) verifiedTokens.delete(oldest.value);
   }
-  verifiedTokens.set(token, verified);
+  const parsed = JSON.parse(verified.claims) as JWT;
+  const flat = Object.values(parsed).every((value) => value === null || typeof value !== 'object') ? parsed : undefined;
+  verifiedTokens.set(print, { ...verified, token, flat });
 }
 
 /**
@@ -148,13 +160,16 @@ async function decryptWithJose(token: string, secrets: readonly string[], salt: 
  * at once, with no decryption. Undefined when it is not remembered; throws as `decode` does when it has expired.
  */
 export function rememberedClaims(token: string, secrets: readonly string[], salt: string): JWT | undefined {
-  const remembered = verifiedTokens.get(token);
-  if (!remembered || remembered.salt !== salt || !(remembered.hadKid ? secrets.includes(remembered.secret) : secrets[0] === remembered.secret)) return undefined;
-  const payload = JSON.parse(remembered.claims) as JWT;
+  const print = fingerprint(token);
+  const remembered = verifiedTokens.get(print);
+  if (!remembered || remembered.token !== token || remembered.salt !== salt || !(remembered.hadKid ? secrets.includes(remembered.secret) : secrets[0] === remembered.secret)) return undefined;
+  // Object.assign onto `{}`, not a spread: a spread's copy takes a map of its own, and a claim added to it (the
+  // session clock's) builds another on every request: 2 µs against 0.26 µs.
+  const payload = remembered.flat ? Object.assign({}, remembered.flat) : (JSON.parse(remembered.claims) as JWT);
   try {
     checkTimes(payload);
   } catch (error) {
-    verifiedTokens.delete(token);
+    verifiedTokens.delete(print);
     throw error;
   }
   return payload;

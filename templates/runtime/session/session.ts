@@ -72,7 +72,7 @@ function sessionTimes(options: ResolvedConfig, params: SessionReadParams, decode
   const refresh = params.write === true && (params.trigger === 'update' || !sameToken(decoded, token) || now - issuedAt >= options.session.updateAge);
   const renewedAt = Math.min(now + options.jwt.maxAge, clock.endsAt);
   const expiresAt = refresh ? renewedAt : typeof decoded.exp === 'number' ? decoded.exp : renewedAt;
-  return { now, clock, ended: now >= clock.endsAt, refresh, expiresAt, expires: new Date(expiresAt * 1000) };
+  return { now, clock, ended: now >= clock.endsAt, refresh, expiresAt };
 }
 
 /** Writes the clock into a token being re-issued, so that the next read finds the same times. */
@@ -81,15 +81,15 @@ function keepClock(token: JWT, clock: SessionClock): void {
   else token.session_start = clock.startedAt!;
 }
 
-/** The session the `session` callback is given: the user from the token's claims, the expiry, a refresh error. */
-function defaultSession(token: JWT, expires: Date): Session {
+/** The session the `session` callback is given: the user from the token's claims, the expiry (seconds), a refresh error. */
+function defaultSession(token: JWT, expiresAt: number): Session {
   const user: User = {};
   if (token.sub !== undefined) user.id = token.sub;
   if (token.name !== undefined) user.name = token.name;
   if (token.email !== undefined) user.email = token.email;
   if (token.picture !== undefined) user.image = token.picture;
   const error = refreshErrorOfToken(token);
-  return { user, expires: isoDate(expires), ...(error && { error }) };
+  return { user, expires: isoDate(expiresAt * 1000), ...(error && { error }) };
 }
 
 /** What readSession hands its JWT half: the raw cookie, its option, and the request's cookies and clearing. */
@@ -122,7 +122,7 @@ function readJwtSession(read: JwtRead): SessionResult | Promise<SessionResult> {
   if (times.ended) return clear();
   if (times.refresh) return readJwtSessionAsync(read);
   keepClock(decoded, times.clock);
-  return { session: defaultSession(decoded, times.expires), token: decoded, cookies: [], authTime: times.clock.authTime };
+  return { session: defaultSession(decoded, times.expiresAt), token: decoded, cookies: [], authTime: times.clock.authTime };
 }
 
 /** A session cookie that did not open: no session (logged at debug level, by the error's name only). */
@@ -152,13 +152,13 @@ async function readJwtSessionAsync({ options, params, raw, sessionCookie, allCoo
   }
   if (!token) return clear();
 
-  const { now, clock, ended, refresh, expiresAt, expires } = sessionTimes(options, params, decoded, token);
+  const { now, clock, ended, refresh, expiresAt } = sessionTimes(options, params, decoded, token);
   if (ended) return clear();
   keepClock(token, clock);
   let session: Session;
   try {
     session = (await options.callbacks.session({
-      session: defaultSession(token, expires),
+      session: defaultSession(token, expiresAt),
       token,
       ...(params.trigger && { trigger: params.trigger, newSession: params.newSession }),
     })) as Session;
@@ -170,7 +170,7 @@ async function readJwtSessionAsync({ options, params, raw, sessionCookie, allCoo
   const outgoing: OutgoingCookie[] = [];
   if (refresh) {
     const encoded = await options.jwt.encode({ token, secret: options.secrets, salt: sessionCookie.name, maxAge: expiresAt - now });
-    outgoing.push(...chunkCookie(allCookies(), sessionCookie, encoded, { expires }));
+    outgoing.push(...chunkCookie(allCookies(), sessionCookie, encoded, { expires: new Date(expiresAt * 1000) }));
   }
   if (options.events.session) await emitEvent(options, 'session', { session, token });
   return { session, token, cookies: outgoing, authTime: clock.authTime };
