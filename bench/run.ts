@@ -70,7 +70,7 @@ const settings = {
    * run for the ratios to bare Express and the floors. The rows of the others then show CPU time only.
    */
   countSides: process.env['BENCH_COUNT_SIDES']?.split(',').map((side) => side.trim()).filter(Boolean),
-  /** OIDC sign-ins counted per window, after BENCH_COUNT_SIGNINS_WARMUP uncounted ones. */
+  /** OIDC sign-ins counted per window, after BENCH_COUNT_SIGNINS_WARMUP uncounted ones (0: sign-ins are not counted). */
   countSignIns: numberSetting('BENCH_COUNT_SIGNINS', 200),
   countSignInsWarmup: numberSetting('BENCH_COUNT_SIGNINS_WARMUP', 1500),
   /** Concurrent connections of the load generator. */
@@ -1079,7 +1079,7 @@ async function compareOidcSignIns(name: string, ours: BenchServer, authjs: Bench
   return compareSignIns(
     name,
     sides.map(({ key, server }) => ({ key, server, signIn: () => oidcSignIn(server.url) })),
-    { seconds: settings.oidcSeconds, count: settings.oidcSignIns, concurrency: settings.oidcConcurrency, counted: { warmup: settings.countSignInsWarmup, window: settings.countSignIns } },
+    { seconds: settings.oidcSeconds, count: settings.oidcSignIns, concurrency: settings.oidcConcurrency, ...(settings.countSignIns > 0 && { counted: { warmup: settings.countSignInsWarmup, window: settings.countSignIns } }) },
   );
 }
 
