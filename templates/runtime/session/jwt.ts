@@ -36,22 +36,23 @@ function isEncryption(enc: string): enc is Encryption {
   return Object.hasOwn(keyLengths, enc);
 }
 
-/** HKDF and thumbprints are deterministic and cost more than the decryption itself: derive each key once. */
-const derivedKeys = new Map<string, Map<string, Promise<DerivedKey>>>();
+/**
+ * HKDF and thumbprints are deterministic and cost more than the decryption itself: derive each key once. By secret,
+ * then salt and encryption in `Map`s of the strings the config holds (a string made per call would be hashed per call).
+ */
+const derivedKeys = new Map<string, Map<string, Map<Encryption, Promise<DerivedKey>>>>();
 
 export function deriveKey(secret: string, salt: string, encryption: Encryption): Promise<DerivedKey> {
   let bySalt = derivedKeys.get(secret);
-  if (!bySalt) {
-    bySalt = new Map();
-    derivedKeys.set(secret, bySalt);
-  }
-  const cacheKey = `${encryption}:${salt}`;
-  let derived = bySalt.get(cacheKey);
+  if (!bySalt) derivedKeys.set(secret, (bySalt = new Map()));
+  let byEncryption = bySalt.get(salt);
+  if (!byEncryption) bySalt.set(salt, (byEncryption = new Map()));
+  let derived = byEncryption.get(encryption);
   if (!derived) {
     const key = new Uint8Array(hkdfSync('sha256', secret, salt, `Auth.js Generated Encryption Key (${salt})`, keyLengths[encryption]));
     // Auth.js's kid: the RFC 7638 thumbprint of the key as an `oct` JWK, SHA-512 for the 64-byte key.
     derived = calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, key.byteLength === 64 ? 'sha512' : 'sha256').then((kid) => ({ key, kid }));
-    bySalt.set(cacheKey, derived);
+    byEncryption.set(encryption, derived);
   }
   return derived;
 }
