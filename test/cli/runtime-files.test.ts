@@ -57,9 +57,9 @@ const templates = readTemplates(packageTemplateDirs);
  * characters written without `encodeURIComponent`: 5,432. A remembered token found by a fingerprint of its tag (not
  * by hashing all of its text) with its flat claims copied rather than parsed, and `expires` written from the day
  * number by integer arithmetic: 5,463. The headers of our shape a list compared by text, derived keys found by the
- * config's own strings: 5,464.
+ * config's own strings: 5,464. A `__proto__` claim kept out of the copied claims: 5,465.
  */
-const defaultScaffoldLineBudget = 5464;
+const defaultScaffoldLineBudget = 5465;
 
 function sourceFiles(directory: string, prefix = ''): string[] {
   return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => {

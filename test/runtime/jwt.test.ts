@@ -213,6 +213,16 @@ describe('issue 8: remembered tokens', () => {
     }
   });
 
+  it('gives a token with a __proto__ claim the claims JSON.parse gives, on every hit', async () => {
+    const token = await encode({ token: JSON.parse('{"sub":"user-1","__proto__":null}') as Record<string, unknown>, secret, salt });
+    await remembered(token);
+    for (let read = 0; read < 2; read++) {
+      const claims = (await decode({ token, secret, salt }))!;
+      expect(Object.hasOwn(claims, '__proto__')).toBe(true);
+      expect(Object.getPrototypeOf(claims)).toBe(Object.prototype);
+    }
+  });
+
   it('copies a flat token\'s claims per decode: a claim added to one is not in the next', async () => {
     const token = await encode({ token: { sub: 'user-1', name: 'Ada' }, secret, salt });
     await remembered(token);

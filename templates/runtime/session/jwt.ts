@@ -130,7 +130,8 @@ function remember(token: string, verified: Omit<VerifiedToken, 'token' | 'flat'>
     if (!oldest.done) verifiedTokens.delete(oldest.value);
   }
   const parsed = JSON.parse(verified.claims) as JWT;
-  const flat = Object.values(parsed).every((value) => value === null || typeof value !== 'object') ? parsed : undefined;
+  // A `__proto__` claim would set the copy's prototype through Object.assign: such claims are parsed on each hit.
+  const flat = !Object.hasOwn(parsed, '__proto__') && Object.values(parsed).every((value) => value === null || typeof value !== 'object') ? parsed : undefined;
   verifiedTokens.set(print, { ...verified, token, flat });
 }
 
