@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { encode as authjsEncode } from '@auth/core/jwt';
 import type { Request, Response } from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRequireAuth, createSessionLocals, getSession } from '../../templates/runtime/index.js';
@@ -94,11 +96,7 @@ describe('issue 39: a remembered JWT session is answered in the same turn', () =
 
   it('requireAuth and sessionLocals call next before returning, with no promise, once the token is remembered', async () => {
     const config = credentialsConfig();
-    const cookie = `${salt}=${await encode({ token: claims, secret: SECRET, salt })}`;
-    const first = createRequireAuth(config)(fakeRequest(cookie), fakeResponse(), vi.fn());
-    expect(first, 'a token seen for the first time is decrypted: a promise').toBeInstanceOf(Promise);
-    await first;
-    await getSession(fakeRequest(cookie), config);
+    const cookie = await rememberedCookie(config);
     for (const middleware of [createRequireAuth(config), createSessionLocals(config)]) {
       const next = vi.fn();
       const res = fakeResponse();
@@ -107,6 +105,33 @@ describe('issue 39: a remembered JWT session is answered in the same turn', () =
       expect(res.locals['session']).toMatchObject({ user: { id: 'user-39', name: 'Ada', email: 'ada@example.test' } });
       expect((res.locals['session'] as { expires: string }).expires).toMatch(/^\d{4}-\d\d-\d\dT/);
     }
+  });
+
+  it('answers a token never seen before in the same turn too once its key is derived, and refuses a tampered one in the same turn', async () => {
+    // A secret this process has not derived a key of: the tokens are made by Auth.js, not by our encode().
+    const secret = `fresh-${randomUUID()}-${randomUUID()}`;
+    const config = credentialsConfig({ secret });
+    const tokenOf = (sub: string) => authjsEncode({ token: { ...claims, sub }, secret, salt });
+    const first = createRequireAuth(config)(fakeRequest(`${salt}=${await tokenOf('user-first')}`), fakeResponse(), vi.fn());
+    expect(first, 'the first token waits for its key (HKDF, then the thumbprint): a promise').toBeInstanceOf(Promise);
+    await first;
+    for (const [index, middleware] of [createRequireAuth(config), createSessionLocals(config)].entries()) {
+      const next = vi.fn();
+      const res = fakeResponse();
+      expect(middleware(fakeRequest(`${salt}=${await tokenOf(`user-${index}`)}`), res, next), 'a token never seen before').toBeUndefined();
+      expect(next).toHaveBeenCalledWith();
+      expect(res.locals['session']).toMatchObject({ user: { id: `user-${index}`, name: 'Ada', email: 'ada@example.test' } });
+    }
+    const token = await tokenOf('user-tampered');
+    // A character of the ciphertext (the fourth part) changed: the MAC no longer matches.
+    const at = token.split('.').slice(0, 3).join('.').length + 5;
+    const tampered = token.slice(0, at) + (token[at] === 'A' ? 'B' : 'A') + token.slice(at + 1);
+    const next = vi.fn();
+    const res = fakeResponse();
+    expect(createSessionLocals(config)(fakeRequest(`${salt}=${tampered}`), res, next)).toBeUndefined();
+    expect(next).toHaveBeenCalledOnce();
+    expect(res.locals['session']).toBeNull();
+    expect(String(res.sent.headers['set-cookie'])).toMatch(/^authjs\.session-token=; Max-Age=0/);
   });
 
   it('still re-issues a remembered cookie once session.updateAge has passed', async () => {

@@ -5,9 +5,9 @@
 import { decode as authjsDecode, encode as authjsEncode } from '@auth/core/jwt';
 import fc from 'fast-check';
 import { CompactEncrypt, SignJWT, base64url, errors, jwtDecrypt } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decode, deriveKey, encode } from '../../templates/runtime/session/jwt.js';
-import { CLOCK_TOLERANCE, decryptOwnShape } from '../../templates/runtime/session/session-decrypt.js';
+import { CLOCK_TOLERANCE, type DerivedKey, decryptOwnShape } from '../../templates/runtime/session/session-decrypt.js';
 
 const salt = 'authjs.session-token';
 const newest = 'n'.repeat(16) + 'e'.repeat(16) + 'w';
@@ -46,16 +46,26 @@ type Outcome = { ok: true; payload: unknown; secret: string } | { ok: false };
 
 let fastDecided = 0;
 
+/** The keys of `secrets`, derived before any case runs: what jwt.ts's `decodeAtOnce` finds without waiting. */
+const readyKeys = new Map<string, DerivedKey>();
+beforeAll(async () => {
+  for (const secret of secrets) readyKeys.set(secret, await deriveKey(secret, salt, 'A256CBC-HS512'));
+});
+
+/** Our own shape opened as jwt.ts's `decodeAtOnce` opens it (every key derived, so it never waits), any other by the reference. */
 async function viaFastPath(token: string): Promise<Outcome> {
+  let fast: ReturnType<typeof decryptOwnShape>;
   try {
-    const fast = await decryptOwnShape(token, secrets, salt, deriveKey);
-    if (fast) fastDecided += 1;
-    const result = fast ?? (await decryptWithJose(token, secrets, salt));
-    return { ok: true, payload: result.payload, secret: result.secret };
+    fast = decryptOwnShape(token, secrets, (secret) => readyKeys.get(secret));
   } catch {
     fastDecided += 1;
     return { ok: false };
   }
+  if (fast) {
+    fastDecided += 1;
+    return { ok: true, payload: fast.payload, secret: fast.secret };
+  }
+  return viaJose(token);
 }
 
 async function viaJose(token: string): Promise<Outcome> {
@@ -154,7 +164,8 @@ describe('decrypting our session cookie: node:crypto and jose agree', () => {
       ),
       { numRuns: 3000 },
     );
-    expect(fastDecided).toBeGreaterThan(1000);
+    // The changes that keep our shape (a character of the alphabet inside the IV, ciphertext or tag): about a fifth.
+    expect(fastDecided).toBeGreaterThan(400);
   });
 
   it('on re-headered tokens (alg, enc, zip, crit, kid, extra fields, non-objects)', async () => {
@@ -173,6 +184,8 @@ describe('decrypting our session cookie: node:crypto and jose agree', () => {
         { requiredKeys: [] },
       ),
       fc.jsonValue(),
+      // Our shape with a kid no secret has (or not a string): decided by the fast path, refused.
+      fc.record({ alg: fc.constant('dir'), enc: fc.constant('A256CBC-HS512'), kid: fc.oneof(fc.string(), fc.constant(7)) }),
     );
     fastDecided = 0;
     await fc.assert(

@@ -36,7 +36,7 @@ function noSession(options: ResolvedConfig, error: unknown): SessionResult {
 
 /**
  * Reads the session (`write`: a rolling one is re-issued) with the features' fields and hands it to `then`: in the same
- * turn when read at once (a remembered JWT, a SQLite row: see readSession) and no feature adds fields: no promise.
+ * turn when read at once (a JWT opened at once, a SQLite row: see readSession) and no feature adds fields: no promise.
  */
 function readSessionThen(req: Request, options: ResolvedConfig, write: boolean, then: (result: SessionResult) => void): void | Promise<void> {
   let read: ReturnType<typeof readSession>;

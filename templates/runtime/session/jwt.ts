@@ -36,25 +36,33 @@ function isEncryption(enc: string): enc is Encryption {
   return Object.hasOwn(keyLengths, enc);
 }
 
+/** A key being derived: the promise of it, and the key itself once its thumbprint is computed. */
+type KeyEntry = { derived: Promise<DerivedKey>; ready: DerivedKey | undefined };
+
 /**
  * HKDF and thumbprints are deterministic and cost more than the decryption itself: derive each key once. By secret,
  * then salt and encryption in `Map`s of the strings the config holds (a string made per call would be hashed per call).
  */
-const derivedKeys = new Map<string, Map<string, Map<Encryption, Promise<DerivedKey>>>>();
+const derivedKeys = new Map<string, Map<string, Map<Encryption, KeyEntry>>>();
 
-export function deriveKey(secret: string, salt: string, encryption: Encryption): Promise<DerivedKey> {
+function keyEntry(secret: string, salt: string, encryption: Encryption): KeyEntry {
   let bySalt = derivedKeys.get(secret);
   if (!bySalt) derivedKeys.set(secret, (bySalt = new Map()));
   let byEncryption = bySalt.get(salt);
   if (!byEncryption) bySalt.set(salt, (byEncryption = new Map()));
-  let derived = byEncryption.get(encryption);
-  if (!derived) {
+  let entry = byEncryption.get(encryption);
+  if (!entry) {
     const key = new Uint8Array(hkdfSync('sha256', secret, salt, `Auth.js Generated Encryption Key (${salt})`, keyLengths[encryption]));
     // Auth.js's kid: the RFC 7638 thumbprint of the key as an `oct` JWK, SHA-512 for the 64-byte key.
-    derived = calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, key.byteLength === 64 ? 'sha512' : 'sha256').then((kid) => ({ key, kid }));
-    byEncryption.set(encryption, derived);
+    const thumbprint = calculateJwkThumbprint({ kty: 'oct', k: base64url.encode(key) }, key.byteLength === 64 ? 'sha512' : 'sha256');
+    const created: KeyEntry = { derived: thumbprint.then((kid) => (created.ready = { key, kid })), ready: undefined };
+    byEncryption.set(encryption, (entry = created));
   }
-  return derived;
+  return entry;
+}
+
+export function deriveKey(secret: string, salt: string, encryption: Encryption): Promise<DerivedKey> {
+  return keyEntry(secret, salt, encryption).derived;
 }
 
 /** Encrypts `token` into a JWE with the newest secret. Adds `iat`, `exp` (now + `maxAge`) and a random `jti`. */
@@ -107,7 +115,7 @@ const MAX_REMEMBERED_LENGTH = 4096;
 const seenOnce = new Set<number>();
 const MAX_SEEN_ONCE = 8192;
 
-/** Random per process, so that no one can make tokens that share a fingerprint with another's. */
+/** Random per process: which tokens share a fingerprint is not known outside (it only changes which one is remembered). */
 const fingerprintSeed = randomBytes(4).readUInt32LE(0);
 
 /** A 30-bit number (a small integer to V8: cheap as a Map key) from the token's last 16 characters, its tag's. */
@@ -117,7 +125,8 @@ function fingerprint(token: string): number {
   return (print ^ (print >>> 15)) & 0x3fffffff;
 }
 
-function remember(token: string, verified: Omit<VerifiedToken, 'token' | 'flat'>): void {
+/** Keeps a token verified for the second time (see {@link seenOnce}) with a copy of its claims, made before anyone changes them. */
+function remember(token: string, { secret, salt, hadKid, payload, claims }: Pick<VerifiedToken, 'secret' | 'salt' | 'hadKid'> & { payload: JWT; claims?: string }): void {
   if (token.length > MAX_REMEMBERED_LENGTH) return;
   const print = fingerprint(token);
   if (!seenOnce.delete(print)) {
@@ -129,10 +138,9 @@ function remember(token: string, verified: Omit<VerifiedToken, 'token' | 'flat'>
     const oldest = verifiedTokens.keys().next();
     if (!oldest.done) verifiedTokens.delete(oldest.value);
   }
-  const parsed = JSON.parse(verified.claims) as JWT;
   // A `__proto__` claim would set the copy's prototype through Object.assign: such claims are parsed on each hit.
-  const flat = !Object.hasOwn(parsed, '__proto__') && Object.values(parsed).every((value) => value === null || typeof value !== 'object') ? parsed : undefined;
-  verifiedTokens.set(print, { ...verified, token, flat });
+  const flat = !Object.hasOwn(payload, '__proto__') && Object.values(payload).every((value) => value === null || typeof value !== 'object');
+  verifiedTokens.set(print, { token, secret, salt, hadKid, claims: claims ?? JSON.stringify(payload), flat: flat ? Object.assign({}, payload) : undefined });
 }
 
 /**
@@ -147,7 +155,9 @@ async function decryptWithJose(token: string, secrets: readonly string[], salt: 
     async ({ kid, enc }) => {
       hadKid = kid !== undefined;
       if (!isEncryption(enc)) throw new errors.JOSEAlgNotAllowed('"enc" (Encryption Algorithm) Header Parameter value not allowed');
-      const found = await keyOf(kid, secrets, (candidate) => deriveKey(candidate, salt, enc));
+      await Promise.all(secrets.map((candidate) => deriveKey(candidate, salt, enc)));
+      const found = keyOf(kid, secrets, (candidate) => keyEntry(candidate, salt, enc).ready);
+      if (!found) throw new errors.JWEDecryptionFailed('the session key is not derived');
       usedSecret = found.secret;
       return found.key;
     },
@@ -161,7 +171,7 @@ async function decryptWithJose(token: string, secrets: readonly string[], salt: 
  * The claims of `token` when it is remembered (verified before with one of `secrets`, under this cookie name): a copy,
  * at once, with no decryption. Undefined when it is not remembered; throws as `decode` does when it has expired.
  */
-export function rememberedClaims(token: string, secrets: readonly string[], salt: string): JWT | undefined {
+function rememberedClaims(token: string, secrets: readonly string[], salt: string): JWT | undefined {
   const print = fingerprint(token);
   const remembered = verifiedTokens.get(print);
   if (!remembered || remembered.token !== token || remembered.salt !== salt || !(remembered.hadKid ? secrets.includes(remembered.secret) : secrets[0] === remembered.secret)) return undefined;
@@ -178,19 +188,30 @@ export function rememberedClaims(token: string, secrets: readonly string[], salt
 }
 
 /**
+ * `decode`'s answer when it needs no waiting (a remembered token, or ours once its key is derived), else undefined.
+ * Throws as `decode` does.
+ */
+export function decodeAtOnce(token: string, secrets: readonly string[], salt: string): JWT | undefined {
+  const remembered = rememberedClaims(token, secrets, salt);
+  if (remembered) return remembered;
+  const opened = decryptOwnShape(token, secrets, (secret) => keyEntry(secret, salt, ENCRYPTION).ready);
+  if (opened) remember(token, { ...opened, salt });
+  return opened?.payload;
+}
+
+/**
  * Decrypts a token made by `encode` (or by Auth.js) with whichever secret its `kid` names. Throws on a tampered,
  * expired or foreign token; callers turn that into "no session". Tokens of our own shape are opened with
- * node:crypto (session-decrypt.ts), every other token with jose.
+ * node:crypto once their key is derived (`decodeAtOnce`), every other token with jose.
  */
 export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
   const { token, secret, salt } = params;
   if (!token) return null;
   const secrets = Array.isArray(secret) ? secret : [secret];
-  const remembered = rememberedClaims(token, secrets, salt);
-  if (remembered) return remembered as Payload;
-  const own = await decryptOwnShape(token, secrets, salt, deriveKey);
-  const decrypted = own ?? (await decryptWithJose(token, secrets, salt));
-  // Our own path hands back the claims' JSON text as decrypted; jose's payload is written out again.
-  remember(token, { secret: decrypted.secret, salt, hadKid: decrypted.hadKid, claims: own ? own.claims : JSON.stringify(decrypted.payload) });
+  const atOnce = decodeAtOnce(token, secrets, salt);
+  if (atOnce) return atOnce as Payload;
+  // Another shape, or the process's first tokens (their key still being derived): jose.
+  const decrypted = await decryptWithJose(token, secrets, salt);
+  remember(token, { secret: decrypted.secret, salt, hadKid: decrypted.hadKid, payload: decrypted.payload });
   return decrypted.payload as Payload;
 }

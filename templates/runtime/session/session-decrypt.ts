@@ -97,40 +97,44 @@ export function checkTimes(claims: Record<string, unknown>): void {
   }
 }
 
-/** The key of the secret that `kid` names, and that secret; a token without `kid` gets the newest only (Auth.js's rule). */
-export async function keyOf(kid: string | undefined, secrets: readonly string[], derive: (secret: string) => Promise<DerivedKey>): Promise<{ key: Uint8Array; secret: string }> {
+/**
+ * The key of the secret that `kid` names, and that secret; a token without `kid` gets the newest only (Auth.js's rule).
+ * Undefined when a key it needs is still being derived (`derived` gives undefined); throws when no secret matches.
+ */
+export function keyOf(kid: string | undefined, secrets: readonly string[], derived: (secret: string) => DerivedKey | undefined): { key: Uint8Array; secret: string } | undefined {
   for (const secret of kid === undefined ? secrets.slice(0, 1) : secrets) {
-    const derived = await derive(secret);
-    if (kid === undefined || kid === derived.kid) return { key: derived.key, secret };
+    const key = derived(secret);
+    if (!key) return undefined;
+    if (kid === undefined || kid === key.kid) return { key: key.key, secret };
   }
   throw new errors.JWEDecryptionFailed('no secret matches the token key id');
 }
 
 /**
- * Opens a token of our own shape with the secret its `kid` names (`keyOf`), or returns undefined for any other shape.
- * Throws jose's errors for ours tampered with, made with another key, expired or not yet valid.
+ * Opens a token of our own shape with the secret its `kid` names (`keyOf`): its claims, their JSON text as decrypted,
+ * and which secret opened it. Undefined for any other shape, and while a key it needs is still being derived. Throws
+ * jose's errors for ours tampered with, made with another key, expired or not yet valid.
  */
-export async function decryptOwnShape(
+export function decryptOwnShape(
   token: string,
   secrets: readonly string[],
-  salt: string,
-  deriveKey: (secret: string, salt: string, encryption: 'A256CBC-HS512') => Promise<DerivedKey>,
-): Promise<{ payload: JWT; secret: string; hadKid: boolean; claims: string } | undefined> {
+  derived: (secret: string) => DerivedKey | undefined,
+): { payload: JWT; claims: string; secret: string; hadKid: boolean } | undefined {
   const parts = token.split('.');
   if (parts.length !== 5 || parts[1] !== '' || !parts.every(isPlainPart)) return undefined;
   const [protectedHeader = '', , ivPart = '', ciphertextPart = '', tagPart = ''] = parts;
   const header = ownHeader(protectedHeader);
   if (!header) return undefined;
-
-  const { key, secret } = await keyOf(header.kid, secrets, (candidate) => deriveKey(candidate, salt, 'A256CBC-HS512'));
+  const found = keyOf(header.kid, secrets, derived);
+  if (!found) return undefined;
 
   const iv = Buffer.from(ivPart, 'base64url');
   if (iv.length !== 16) throw new errors.JWEInvalid('Invalid Initialization Vector length');
   const ciphertext = Buffer.from(ciphertextPart, 'base64url');
   const tag = Buffer.from(tagPart, 'base64url');
   const { aad, aadBits } = header;
-  const macKey = key.subarray(0, 32);
-  const encKey = key.subarray(32, 64);
+  const macKey = found.key.subarray(0, 32);
+  const encKey = found.key.subarray(32, 64);
   const expected = createHmac('sha512', macKey).update(aad).update(iv).update(ciphertext).update(aadBits).digest().subarray(0, 32);
   if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) throw new errors.JWEDecryptionFailed();
   let plaintext: Buffer;
@@ -141,5 +145,5 @@ export async function decryptOwnShape(
     throw new errors.JWEDecryptionFailed();
   }
   const claims = utf8.decode(plaintext);
-  return { payload: checkClaims(claims), secret, hadKid: header.kid !== undefined, claims };
+  return { payload: checkClaims(claims), claims, secret: found.secret, hadKid: header.kid !== undefined };
 }

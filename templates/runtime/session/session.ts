@@ -14,7 +14,7 @@ import { providerTokensOf, refreshErrorOfToken } from '../oauth/provider-tokens.
 import { customPageUrl, resolveRedirect } from '../http/redirect.js';
 import { cookieOptionsFor, requestCookies } from '../http/request.js';
 import { isoDate } from './iso-date.js';
-import { decode, rememberedClaims, userClaims } from './jwt.js';
+import { decode, decodeAtOnce, userClaims } from './jwt.js';
 import { type SessionClock, jwtTimes, sessionClock } from './session-clock.js';
 import type { Account, AdapterUser, JWT, Profile, Session, User } from '../types.js';
 
@@ -30,7 +30,7 @@ function sameToken(a: JWT, b: JWT): boolean {
 /**
  * Reads the session of a request. With `write`, an expiring session is re-issued (rolling sessions) and a bad one
  * is cleared; without it (plain `getSession`), nothing is written. A value, not a promise, when the answer needs no
- * waiting (no session cookie; a remembered JWT, see readJwtSession; a database session read at once).
+ * waiting (no session cookie; a JWT opened at once, see readJwtSession; a database session read at once).
  */
 export function readSession(req: Request, options: ResolvedConfig, params: SessionReadParams): SessionResult | Promise<SessionResult> {
   // Cheap exits first: a request without a session cookie costs no key derivation and no decryption.
@@ -103,9 +103,10 @@ interface JwtRead {
 }
 
 /**
- * The JWT half of readSession: decrypts the cookie, runs the callbacks, and re-issues it when due. A token verified
- * before (jwt.ts's remembered tokens), read with the default `decode` and callbacks and no `session` event, and not
- * due to be re-issued, is answered at once: nothing in it waits, so nothing returns a promise.
+ * The JWT half of readSession: decrypts the cookie, runs the callbacks, and re-issues it when due. A token `decode`
+ * opens without waiting (jwt.ts's `decodeAtOnce`: a remembered token, or ours once its key is derived), read with the
+ * default `decode` and callbacks and no `session` event, and not due to be re-issued, is answered at once: nothing in
+ * it waits, so nothing returns a promise.
  */
 function readJwtSession(read: JwtRead): SessionResult | Promise<SessionResult> {
   const { options, params, raw, sessionCookie, clear } = read;
@@ -113,7 +114,7 @@ function readJwtSession(read: JwtRead): SessionResult | Promise<SessionResult> {
   if (options.jwt.decode !== decode || custom?.jwt || custom?.session || options.events.session || params.trigger) return readJwtSessionAsync(read);
   let decoded: JWT | undefined;
   try {
-    decoded = rememberedClaims(raw, options.secrets, sessionCookie.name);
+    decoded = decodeAtOnce(raw, options.secrets, sessionCookie.name);
   } catch (error) {
     return rejected(options, error, clear);
   }
