@@ -3,7 +3,7 @@
  * the server can mint a valid pair, and every state-changing POST must echo `token` in its body.
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Cross-Site_Request_Forgery_Prevention_Cheat_Sheet.html#signed-double-submit-cookie-recommended
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { RequestContext } from '../contracts.js';
 import { setCookie } from '../context.js';
 import { MissingCSRF } from '../errors.js';
@@ -11,7 +11,7 @@ import { bodyField } from './request.js';
 import { safeEqual } from './safe-equal.js';
 
 function hashToken(token: string, secret: string): string {
-  return createHash('sha256').update(`${token}${secret}`).digest('hex');
+  return hash('sha256', `${token}${secret}`, 'hex');
 }
 
 /** The token of a CSRF cookie whose hash matches one of the secrets, or null. */
