@@ -60,9 +60,10 @@ const templates = readTemplates(packageTemplateDirs);
  * config's own strings: 5,464. A `__proto__` claim kept out of the copied claims: 5,465. A token never seen before
  * opened without waiting once its key is derived (`decodeAtOnce`: the derived key kept beside its promise, the
  * opening of our shape synchronous), and `remember` copying the claims just decrypted rather than parsing them again:
- * 5,491.
+ * 5,491. One AES-256-CBC decipher per key fed the IV as a block before the ciphertext (`decryptCbc`, with the PKCS #7
+ * check OpenSSL's final call made) instead of a decipher per token: 5,519.
  */
-const defaultScaffoldLineBudget = 5491;
+const defaultScaffoldLineBudget = 5519;
 
 function sourceFiles(directory: string, prefix = ''): string[] {
   return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => {

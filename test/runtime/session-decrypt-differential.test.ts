@@ -3,6 +3,7 @@
 // foreign tokens get the same accept/reject and the same claims through both; tokens interoperate both ways with
 // @auth/core. The fast path must also actually run: every case counts how often it decided.
 import { decode as authjsDecode, encode as authjsEncode } from '@auth/core/jwt';
+import { createCipheriv, createHmac, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { CompactEncrypt, SignJWT, base64url, errors, jwtDecrypt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +82,29 @@ async function expectSameAnswer(token: string): Promise<Outcome> {
   const [fast, jose] = await Promise.all([viaFastPath(token), viaJose(token)]);
   expect(fast, token).toEqual(jose);
   return jose;
+}
+
+/**
+ * A token of our exact shape whose ciphertext is any bytes at all, with the real key's tag over them (RFC 7518 §5.2.2.1):
+ * what only a holder of the key could make, so it reaches decryption. For plaintexts whose padding is wrong, ciphertexts
+ * of a length that is not whole blocks, and an empty one.
+ */
+async function forge(ciphertext: Uint8Array, iv: Uint8Array = randomBytes(16)): Promise<string> {
+  const { key, kid } = await deriveKey(newest, salt, 'A256CBC-HS512');
+  const protectedHeader = base64url.encode(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512', kid }));
+  const aad = Buffer.from(protectedHeader, 'ascii');
+  const aadBits = Buffer.alloc(8);
+  aadBits.writeBigUInt64BE(BigInt(aad.length * 8));
+  const tag = createHmac('sha512', key.subarray(0, 32)).update(aad).update(iv).update(ciphertext).update(aadBits).digest().subarray(0, 32);
+  return [protectedHeader, '', base64url.encode(iv), base64url.encode(ciphertext), base64url.encode(tag)].join('.');
+}
+
+/** `plaintext` (whole blocks, its padding whatever it is) encrypted with AES-256-CBC and the newest key, no padding added. */
+async function encryptBlocks(plaintext: Uint8Array, iv: Uint8Array): Promise<Uint8Array> {
+  const { key } = await deriveKey(newest, salt, 'A256CBC-HS512');
+  const cipher = createCipheriv('aes-256-cbc', key.subarray(32, 64), iv);
+  cipher.setAutoPadding(false);
+  return Buffer.concat([cipher.update(plaintext), cipher.final()]);
 }
 
 /** A token of any header and any plaintext, encrypted with a real key (the one a secret derives). */
@@ -197,6 +221,44 @@ describe('decrypting our session cookie: node:crypto and jose agree', () => {
       { numRuns: 1000 },
     );
     expect(fastDecided).toBeGreaterThan(50);
+  });
+
+  it('on a proven tag over bad padding, partial blocks or nothing: refused by both, and the next token still opens', async () => {
+    const valid = await encode({ token: { sub: 'u1' }, secret: secrets, salt });
+    const json = new TextEncoder().encode('{"sub":"padded"}');
+    // The claims (spaces after them, which JSON allows, to fill the block), then n bytes of padding: right (each n), or
+    // one of them wrong, or n = 0 or 17 (never valid).
+    const padded = fc.tuple(fc.integer({ min: 0, max: 17 }), fc.integer({ min: 0, max: 32 }), fc.integer({ min: 0, max: 255 })).map(([n, wrongAt, wrongValue]) => {
+      const count = Math.min(Math.max(n, 1), 16);
+      const bytes = new Uint8Array(Math.ceil((json.length + count) / 16) * 16).fill(0x20);
+      bytes.set(json);
+      bytes.fill(n, bytes.length - count);
+      if (wrongAt < count && wrongValue !== n) bytes[bytes.length - 1 - wrongAt] = wrongValue;
+      return bytes;
+    });
+    fastDecided = 0;
+    let opened = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          padded.map((plaintext) => ({ plaintext })),
+          fc.uint8Array({ minLength: 16, maxLength: 96 }).filter((bytes) => bytes.length % 16 === 0).map((plaintext) => ({ plaintext })),
+          fc.uint8Array({ minLength: 0, maxLength: 70 }).map((ciphertext) => ({ ciphertext })),
+        ),
+        async (made) => {
+          const iv = randomBytes(16);
+          const token = await forge('ciphertext' in made ? made.ciphertext : await encryptBlocks(made.plaintext, iv), iv);
+          if ((await expectSameAnswer(token)).ok) opened += 1;
+          // A ciphertext of partial blocks never reaches the key's block decryption: a token after it still opens.
+          expect(await expectSameAnswer(valid)).toMatchObject({ ok: true, payload: { sub: 'u1' } });
+        },
+      ),
+      { numRuns: 1500 },
+    );
+    // Every forged token has our shape and a good tag, so the fast path decided each (and each valid one after it).
+    expect(fastDecided).toBe(3000);
+    // Right padding opens (about a fifth of the cases: n from 1 to 16 and no byte made wrong); everything else is refused.
+    expect(opened).toBeGreaterThan(100);
   });
 
   it('on foreign tokens: signed JWTs, other encryptions, random text', async () => {

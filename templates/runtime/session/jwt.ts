@@ -126,7 +126,7 @@ function fingerprint(token: string): number {
 }
 
 /** Keeps a token verified for the second time (see {@link seenOnce}) with a copy of its claims, made before anyone changes them. */
-function remember(token: string, { secret, salt, hadKid, payload, claims }: Pick<VerifiedToken, 'secret' | 'salt' | 'hadKid'> & { payload: JWT; claims?: string }): void {
+function remember(token: string, salt: string, { secret, hadKid, payload, claims }: Pick<VerifiedToken, 'secret' | 'hadKid'> & { payload: JWT; claims?: string }): void {
   if (token.length > MAX_REMEMBERED_LENGTH) return;
   const print = fingerprint(token);
   if (!seenOnce.delete(print)) {
@@ -159,7 +159,7 @@ async function decryptWithJose(token: string, secrets: readonly string[], salt: 
       const found = keyOf(kid, secrets, (candidate) => keyEntry(candidate, salt, enc).ready);
       if (!found) throw new errors.JWEDecryptionFailed('the session key is not derived');
       usedSecret = found.secret;
-      return found.key;
+      return found.key.key;
     },
     { clockTolerance: CLOCK_TOLERANCE, keyManagementAlgorithms: [ALGORITHM], contentEncryptionAlgorithms: ['A256CBC-HS512', 'A256GCM'] },
   );
@@ -195,7 +195,7 @@ export function decodeAtOnce(token: string, secrets: readonly string[], salt: st
   const remembered = rememberedClaims(token, secrets, salt);
   if (remembered) return remembered;
   const opened = decryptOwnShape(token, secrets, (secret) => keyEntry(secret, salt, ENCRYPTION).ready);
-  if (opened) remember(token, { ...opened, salt });
+  if (opened) remember(token, salt, opened);
   return opened?.payload;
 }
 
@@ -212,6 +212,6 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
   if (atOnce) return atOnce as Payload;
   // Another shape, or the process's first tokens (their key still being derived): jose.
   const decrypted = await decryptWithJose(token, secrets, salt);
-  remember(token, { secret: decrypted.secret, salt, hadKid: decrypted.hadKid, payload: decrypted.payload });
+  remember(token, salt, decrypted);
   return decrypted.payload as Payload;
 }
